@@ -1,0 +1,63 @@
+# Every target bootstraps what it needs on first use: the Debian packages (idempotent) and a virtual
+# environment built from the pinned requirements. A second run reuses both and starts in seconds.
+SHELL := /bin/bash
+PY_BOOT ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export PYTHONUNBUFFERED := 1
+
+.PHONY: demo test synth serve lint data train evaluate bench audit apt venv clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	@test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+# Debian packages: Festival voices are teacher audio for `make data`; installed only when missing.
+apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; fi
+
+# The main job on the bundled defaults: synthesize every stack, start the server, speak a sentence.
+demo: $(STAMP)
+	$(PY) -m model_server.demo --cdk-out cdk.out --wav demo.wav
+
+test: $(STAMP) apt
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+synth: $(STAMP)
+	$(PY) app.py
+
+serve: $(STAMP)
+	$(PY) -m model_server serve --host 127.0.0.1 --port 8080
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+data: $(STAMP) apt
+	$(PY) -m model_server.data
+
+train: $(STAMP)
+	$(PY) -m model_server.train
+
+evaluate: $(STAMP)
+	$(PY) -m model_server.evaluate
+
+bench: $(STAMP)
+	$(PY) -m model_server.bench --local --update-docs
+
+audit: $(STAMP)
+	$(PY) -m tools.audit
+
+clean:
+	rm -rf cdk.out .pytest_cache .ruff_cache

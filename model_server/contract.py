@@ -1,0 +1,43 @@
+"""Names shared by the model server and the CDK stacks: the one source of truth.
+
+The server emits metrics under these names and the stacks' scaling policies, dashboards and alarms
+read them, so neither side may spell them on its own. Import-light: no torch, no server imports.
+"""
+
+from __future__ import annotations
+
+# Network contract -------------------------------------------------------------------------------
+SERVER_PORT = 8080
+HEALTH_PATH = "/health"  # liveness: 200 while the process runs
+READY_PATH = "/ready"  # readiness: 200 once weights are loaded and warmed, 503 while loading/draining
+PING_PATH = "/ping"  # SageMaker readiness, same semantics as READY_PATH
+INVOCATIONS_PATH = "/invocations"  # SageMaker inference route
+METRICS_PATH = "/metrics"  # Prometheus text
+
+# Environment variables the container reads ------------------------------------------------------
+ENV_MODEL_DIR = "MODEL_DIR"
+ENV_MAX_STREAMS = "MAX_STREAMS"
+ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
+ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
+ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"
+ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimension
+
+SAGEMAKER_MODEL_DIR = "/opt/ml/model"
+CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
+
+# CloudWatch Embedded Metric Format ---------------------------------------------------------------
+METRICS_NAMESPACE = "Statespeak"
+DIM_SERVICE = "Service"  # the deployment route: "ecs" or "sagemaker"
+
+METRIC_ACTIVE_STREAMS = "ActiveStreams"  # gauge per task, the autoscaling signal
+METRIC_TIME_TO_FIRST_AUDIO = "TimeToFirstAudio"  # milliseconds, per stream
+METRIC_REAL_TIME_FACTOR = "RealTimeFactor"  # compute seconds per audio second, per stream
+METRIC_REJECTED_STREAMS = "RejectedStreams"  # count, admission control refusals
+METRIC_STREAM_ERRORS = "StreamErrors"  # count
+METRIC_STREAMS_COMPLETED = "StreamsCompleted"  # count
+METRIC_AUDIO_SECONDS = "AudioSeconds"  # seconds of audio produced
+
+# Canary (lambda/canary) publishes under the same namespace.
+METRIC_CANARY_TTFB = "CanaryTimeToFirstAudio"
+METRIC_CANARY_STALLS = "CanaryStalls"
+METRIC_CANARY_SUCCESS = "CanarySuccess"
