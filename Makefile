@@ -35,7 +35,7 @@ test: $(STAMP) apt
 	$(PY) -m pytest -q
 
 synth: $(STAMP)
-	$(PY) app.py
+	CDK_OUTDIR=cdk.out $(PY) app.py
 
 serve: $(STAMP)
 	$(PY) -m model_server serve --host 127.0.0.1 --port 8080
