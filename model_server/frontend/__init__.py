@@ -1,0 +1,1 @@
+"""Text frontend: normalization, espeak-ng phonemization, symbol inventory, duration alignment."""

@@ -1,0 +1,144 @@
+"""espeak-ng binding: phonemize() and synthesize_with_phonemes() must agree phoneme for phoneme."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from model_server.frontend import espeak as E
+
+SENTENCES = {
+    "en-us": [
+        "Hello world, this is a test.", "Okay?", "Nothing's church judge thing, then!",
+        "The quick brown fox jumps over the lazy dog.", "With the greatest of ease, she climbed up.",
+        "I can't believe it's already twelve o'clock; we're late.", "Where are you going tomorrow?",
+        "Please call me back as soon as possible.", "The measure passed with a narrow majority.",
+        "Thousands of people gathered in the square.", "He read the book that she had read before.",
+        "Our usual route was closed, so we took the highway.", "Would you like some tea or coffee?",
+        "The engineer measured the voltage twice.", "Yes, no, maybe: who knows.",
+        "A bird in the hand is worth two in the bush.", "They're over there with their friends.",
+        "Jazz music echoed through the azure sky.", "Pleasure and leisure aren't the same thing.",
+        "Buy the boy a toy, and enjoy the joyful noise.", "Whose shoes are those?",
+        "The genre of the film was hard to describe.", "Wow, that was an enormous pizza!",
+        "She sells sea shells by the sea shore.", "We visited Paris, Berlin and Madrid.",
+        "Running, jumping, and swimming are fun.", "Could you measure the azure hue?",
+        "The thermometer showed freezing temperatures.", "Is it ok to be late?", "Oh. Ah! Hmm.",
+    ],
+    "de": [
+        "Über die Brücke gehen wir heute Abend, ja.", "Ich habe keine Ahnung, was er meint.",
+        "Guten Morgen, wie geht es Ihnen?", "Das Wetter ist heute sehr schön.",
+        "Wir fahren morgen nach München.", "Die Kinder spielen im Garten.",
+        "Können Sie mir bitte helfen?", "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich.",
+        "Ich möchte ein Glas Wasser, bitte.", "Der Zug hat zehn Minuten Verspätung.",
+        "Eichhörnchen sammeln Nüsse im Herbst.", "Ach so, das wusste ich nicht!",
+    ],
+    "es": [
+        "¿Dónde está el niño? Mañana llueve.", "El perro come carne y bebe agua.",
+        "Buenos días, ¿cómo estás?", "La ciudad es muy grande y hermosa.",
+        "Me gustaría un café con leche, por favor.", "El tren llega a las ocho.",
+        "¡Qué sorpresa tan agradable!", "Los jóvenes juegan al fútbol en el parque.",
+        "Ayer llovió todo el día.", "Quiero viajar a Argentina el próximo año.",
+        "El zorro rápido salta sobre el perro perezoso.", "Hace mucho calor en julio.",
+    ],
+    "fr": [
+        "Les amis sont arrivés à l'école, n'est-ce pas? Oui.", "Je ne sais pas pourquoi il est parti.",
+        "Bonjour, comment allez-vous?", "Il fait très beau aujourd'hui.",
+        "Nous allons au cinéma ce soir.", "Les enfants jouent dans le jardin.",
+        "Pouvez-vous m'aider, s'il vous plaît?", "Le train arrive à huit heures.",
+        "J'aimerais un café au lait.", "Quelle belle surprise!",
+        "Les oiseaux chantent dans les arbres.", "Il y a beaucoup de monde dans la rue.",
+    ],
+}
+
+
+@pytest.mark.parametrize("voice", sorted(SENTENCES))
+def test_phonemize_matches_synthesis_events(voice):
+    for sentence in SENTENCES[voice]:
+        words = E.phonemize(sentence, voice)
+        assert words, sentence
+        flat = [p for w in words for p in w if not E.is_pause(p)]
+        audio, sr, events = E.synthesize_with_phonemes(sentence, voice)
+        assert sr == E.sample_rate() == 22050
+        assert audio.dtype == np.int16 and len(audio) > sr // 4
+        assert flat == E.speech_phonemes(events), sentence
+        # Pauses only come from synthesis, at clause ends.
+        assert any(E.is_pause(e.name) for e in events if isinstance(e, E.PhonemeEvent))
+
+
+def test_events_are_ordered_and_durations_sum():
+    audio, sr, events = E.synthesize_with_phonemes("Hello world, how are you today?", "en-us")
+    samples = [e.sample for e in events]
+    assert samples == sorted(samples)
+    durs = E.phone_durations(events, len(audio))
+    assert sum(d for _, d in durs) == len(audio)
+    assert all(d >= 0 for _, d in durs)
+    words = [e for e in events if isinstance(e, E.WordEvent)]
+    text = "Hello world, how are you today?"
+    assert [text[w.start:w.start + w.length] for w in words] == ["Hello", "world", "how", "are", "you", "today"]
+
+
+def test_word_events_count_characters_not_bytes():
+    text = "Über die Brücke"
+    _, _, events = E.synthesize_with_phonemes(text, "de")
+    words = [text[w.start:w.start + w.length] for w in events if isinstance(w, E.WordEvent)]
+    assert words == ["Über", "die", "Brücke"]
+
+
+def test_stress_reported_separately():
+    words = E.phonemize_detailed("Hello", "en-us")
+    assert [p.name for p in words[0]] == ["h", "@", "l", "oU"]
+    assert words[0][-1].stress == 2
+    assert all("'" not in p.name and "," not in p.name for p in words[0])
+
+
+def test_rate_changes_duration():
+    slow, _, _ = E.synthesize_with_phonemes("The rain in Spain stays mainly in the plain.", "en-us", rate=100)
+    fast, _, _ = E.synthesize_with_phonemes("The rain in Spain stays mainly in the plain.", "en-us", rate=300)
+    assert len(slow) > 1.8 * len(fast)
+
+
+def test_empty_and_control_text():
+    assert E.phonemize("", "en-us") == []
+    assert E.phonemize("  \x00\t ", "en-us") == []
+    audio, sr, events = E.synthesize_with_phonemes("", "en-us")
+    assert len(audio) == 0 and events == []
+    assert E.phonemize("hi\x00there", "en-us")  # NUL must not truncate or crash
+
+
+@pytest.mark.parametrize("bad", ["xx-nonexistent", "", "é"])
+def test_unknown_voice_raises(bad):
+    with pytest.raises(E.EspeakVoiceError):
+        E.phonemize("hello", bad)
+    # The library is still usable afterwards.
+    assert E.phonemize("hello", "en-us")
+
+
+@pytest.mark.parametrize("rate", [10, 1000, 1.5, True, "fast"])
+def test_bad_rate_raises(rate):
+    with pytest.raises(E.EspeakError):
+        E.synthesize_with_phonemes("hello", "en-us", rate=rate)
+
+
+def test_phone_durations_rejects_short_total():
+    audio, _, events = E.synthesize_with_phonemes("hello", "en-us")
+    with pytest.raises(E.EspeakError):
+        E.phone_durations(events, 10)
+
+
+def test_threads_do_not_mix_voices():
+    results: dict[int, list] = {}
+    ref = {"en-us": E.phonemize("Good morning everyone.", "en-us"), "de": E.phonemize("Guten Morgen.", "de")}
+
+    def work(i: int) -> None:
+        out = []
+        for _ in range(20):
+            out.append(E.phonemize("Good morning everyone.", "en-us") == ref["en-us"])
+            out.append(E.phonemize("Guten Morgen.", "de") == ref["de"])
+        results[i] = out
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(all(v) for v in results.values())
