@@ -1,0 +1,136 @@
+"""The training dataset format, its writer and its reader (`load_dataset`).
+
+Layout under a dataset directory::
+
+    voices.json                      list of {"id", "name", "language", "gender", "description", "teacher"}
+    <voice_id>/utterances.jsonl      one JSON object per line: id, text, language, voice,
+                                     symbols (list[str]), durations (list[int], frames),
+                                     n_frames, frame_offset
+    <voice_id>/features.npy          float32 [total_frames, FEATURE_DIM]: every utterance's frames
+                                     concatenated; rows frame_offset .. frame_offset + n_frames
+
+Invariants the reader checks: len(symbols) == len(durations), sum(durations) == n_frames, utterances
+tile features.npy exactly in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+class DatasetError(ValueError):
+    """The dataset on disk is missing a file or breaks an invariant (the message names file and line)."""
+
+
+@dataclass
+class Utterance:
+    id: str
+    text: str
+    language: str
+    voice: str
+    symbols: list[str]
+    durations: list[int]
+    n_frames: int
+    frame_offset: int
+
+
+@dataclass
+class VoiceData:
+    info: dict
+    utterances: list[Utterance]
+    features: np.ndarray  # float32 [total_frames, FEATURE_DIM], memory-mapped
+
+    def frames(self, utt: Utterance) -> np.ndarray:
+        return self.features[utt.frame_offset:utt.frame_offset + utt.n_frames]
+
+
+def _atomic_write_text(path: Path, content: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(content, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list[np.ndarray]) -> None:
+    """Write one voice's files and merge its entry into voices.json (other voices' entries are kept)."""
+    vdir = Path(dataset_dir) / voice.id
+    vdir.mkdir(parents=True, exist_ok=True)
+    dim = features[0].shape[1] if features else 0
+    arr = np.concatenate(features).astype(np.float32) if features else np.zeros((0, dim), np.float32)
+    tmp = vdir / "features.npy.tmp.npy"
+    np.save(tmp, arr)
+    os.replace(tmp, vdir / "features.npy")
+    _atomic_write_text(vdir / "utterances.jsonl",
+                       "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in utterances))
+    vpath = Path(dataset_dir) / "voices.json"
+    entries = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
+    entries = [e for e in entries if e["id"] != voice.id] + [voice.metadata()]
+    entries.sort(key=lambda e: e["id"])
+    _atomic_write_text(vpath, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+
+
+_UTT_FIELDS = ("id", "text", "language", "voice", "symbols", "durations", "n_frames", "frame_offset")
+
+
+def load_voice(dataset_dir: Path, info: dict, mmap: bool = True) -> VoiceData:
+    vdir = Path(dataset_dir) / info["id"]
+    upath, fpath = vdir / "utterances.jsonl", vdir / "features.npy"
+    for p in (upath, fpath):
+        if not p.exists():
+            raise DatasetError(f"{p}: missing (voice {info['id']} is listed in voices.json)")
+    feats = np.load(fpath, mmap_mode="r" if mmap else None)
+    if feats.ndim != 2 or feats.dtype != np.float32:
+        raise DatasetError(f"{fpath}: expected float32 [frames, dim], got {feats.dtype} {feats.shape}")
+    utts = []
+    expected_offset = 0
+    with upath.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{upath}:{lineno}"
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{where}: invalid JSON ({exc})") from None
+            missing = [k for k in _UTT_FIELDS if k not in d]
+            if missing:
+                raise DatasetError(f"{where}: missing field(s) {missing}")
+            u = Utterance(**{k: d[k] for k in _UTT_FIELDS})
+            if len(u.symbols) != len(u.durations):
+                raise DatasetError(f"{where}: {len(u.symbols)} symbols but {len(u.durations)} durations")
+            if sum(u.durations) != u.n_frames or any(x < 0 for x in u.durations):
+                raise DatasetError(f"{where}: durations sum to {sum(u.durations)}, n_frames is {u.n_frames}")
+            if u.frame_offset != expected_offset:
+                raise DatasetError(f"{where}: frame_offset {u.frame_offset}, expected {expected_offset}")
+            expected_offset += u.n_frames
+            utts.append(u)
+    if expected_offset != len(feats):
+        raise DatasetError(f"{fpath}: has {len(feats)} frames, utterances.jsonl covers {expected_offset}")
+    return VoiceData(info, utts, feats)
+
+
+def load_dataset(dataset_dir: str | Path, voices: list[str] | None = None, mmap: bool = True
+                 ) -> dict[str, VoiceData]:
+    """Read a dataset directory: {voice_id: VoiceData}. Raises DatasetError on any inconsistency."""
+    dataset_dir = Path(dataset_dir)
+    vpath = dataset_dir / "voices.json"
+    if not vpath.exists():
+        raise DatasetError(f"{vpath}: missing (run `make data` or `python -m model_server.data`)")
+    try:
+        infos = json.loads(vpath.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{vpath}: invalid JSON ({exc})") from None
+    out = {}
+    for info in infos:
+        if voices and info["id"] not in voices:
+            continue
+        out[info["id"]] = load_voice(dataset_dir, info, mmap=mmap)
+    if voices:
+        missing = sorted(set(voices) - set(out))
+        if missing:
+            raise DatasetError(f"{vpath}: voice(s) {missing} not in the dataset")
+    return out

@@ -1,0 +1,150 @@
+"""Festival teacher rendering: many sentences per Festival process, with phone segment times.
+
+Festival takes a noticeable time to start and load a voice, so one Scheme script renders a whole batch:
+for each sentence it synthesizes, resamples to 16 kHz inside Festival, saves a RIFF wav and writes every
+Segment's name and `end` time (seconds). A sentence Festival fails on is caught with `unwind-protect`
+and reported as an error for that sentence only, so one bad sentence never loses the batch.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+SAMPLE_RATE = 16000
+
+# voice id -> Festival voice command; both are the Debian packages the Makefile installs.
+FESTIVAL_VOICES = {
+    "us_slt_hts": "voice_cmu_us_slt_arctic_hts",
+    "kal_diphone": "voice_kal_diphone",
+}
+
+
+class FestivalError(RuntimeError):
+    """Festival is missing, crashed, or produced output that cannot be read."""
+
+
+@dataclass
+class TeacherRender:
+    """One rendered sentence: int16 audio at 16 kHz and (phone, end seconds) per Festival Segment."""
+
+    text: str
+    audio: np.ndarray | None
+    segments: list[tuple[str, float]]
+    error: str | None = None
+
+
+def scheme_string(text: str) -> str:
+    """Quote `text` as a Scheme string literal (backslash and double quote escaped, no newlines)."""
+    text = " ".join(text.split())
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_PRELUDE = """
+(define (statespeak_render text wavpath segpath)
+  (let ((fd (fopen segpath "w")))
+    (unwind-protect
+      (let ((utt (SynthText text)))
+        (utt.wave.resample utt 16000)
+        (utt.save.wave utt wavpath 'riff)
+        (mapcar (lambda (seg) (format fd "%s %f\\n" (item.name seg) (item.feat seg 'end)))
+                (utt.relation.items utt 'Segment))
+        (format fd "END\\n"))
+      (format fd "ERROR\\n"))
+    (fclose fd)))
+"""
+
+
+def build_script(voice: str, texts: list[str], workdir: Path) -> str:
+    if voice not in FESTIVAL_VOICES:
+        raise FestivalError(f"unknown Festival voice {voice!r}; expected one of {sorted(FESTIVAL_VOICES)}")
+    lines = [f"({FESTIVAL_VOICES[voice]})", _PRELUDE]
+    for i, text in enumerate(texts):
+        lines.append(f'(statespeak_render {scheme_string(text)} "{workdir}/{i}.wav" "{workdir}/{i}.seg")')
+    return "\n".join(lines) + "\n"
+
+
+def parse_segments(content: str, source: str = "<segments>") -> list[tuple[str, float]]:
+    """Parse a segment dump: one `name end_seconds` per line, terminated by `END`.
+
+    Raises FestivalError (naming `source` and the line) for an ERROR marker, a truncated dump, a bad
+    line, or end times that go backwards.
+    """
+    segs: list[tuple[str, float]] = []
+    finished = False
+    for lineno, line in enumerate(content.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        if line == "END":
+            finished = True
+            break
+        if line == "ERROR":
+            raise FestivalError(f"{source}: Festival failed to synthesize this sentence")
+        parts = line.split()
+        if len(parts) != 2:
+            raise FestivalError(f"{source}:{lineno}: expected 'phone end_time', got {line!r}")
+        try:
+            end = float(parts[1])
+        except ValueError:
+            raise FestivalError(f"{source}:{lineno}: bad end time {parts[1]!r}") from None
+        if segs and end < segs[-1][1]:
+            raise FestivalError(f"{source}:{lineno}: end time {end} before previous {segs[-1][1]}")
+        segs.append((parts[0], end))
+    if not finished:
+        raise FestivalError(f"{source}: segment dump is truncated (no END marker)")
+    if not segs:
+        raise FestivalError(f"{source}: no segments")
+    return segs
+
+
+def read_wav_int16(path: Path) -> tuple[np.ndarray, int]:
+    with wave.open(str(path), "rb") as w:
+        if w.getsampwidth() != 2 or w.getnchannels() != 1:
+            raise FestivalError(f"{path}: expected 16-bit mono wav, got {w.getsampwidth() * 8}-bit "
+                                f"{w.getnchannels()}-channel")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).copy(), w.getframerate()
+
+
+def write_wav_int16(path: Path, audio: np.ndarray, sr: int) -> None:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sr)
+        w.writeframes(np.asarray(audio, dtype=np.int16).tobytes())
+
+
+def render_batch(voice: str, texts: list[str], timeout_s: float = 1800) -> list[TeacherRender]:
+    """Render `texts` with one Festival process; per-sentence failures are returned, not raised."""
+    exe = shutil.which("festival")
+    if exe is None:
+        raise FestivalError("festival is not installed (Debian packages: festival festvox-us-slt-hts "
+                            "festvox-kallpc16k; `make apt` installs them)")
+    with tempfile.TemporaryDirectory(prefix="statespeak-fest-") as tmp:
+        work = Path(tmp)
+        script = work / "batch.scm"
+        script.write_text(build_script(voice, texts, work), encoding="utf-8")
+        proc = subprocess.run([exe, "-b", str(script)], capture_output=True, text=True, timeout=timeout_s)
+        out: list[TeacherRender] = []
+        for i, text in enumerate(texts):
+            seg_path, wav_path = work / f"{i}.seg", work / f"{i}.wav"
+            if not seg_path.exists():
+                # Festival died before reaching this sentence: a process-level failure.
+                raise FestivalError(f"festival (voice {voice}) stopped before sentence {i} ({text!r}); "
+                                    f"exit {proc.returncode}; stderr: {proc.stderr[-800:]}")
+            try:
+                segs = parse_segments(seg_path.read_text(encoding="utf-8"), f"sentence {i} ({text!r})")
+                audio, sr = read_wav_int16(wav_path)
+                if sr != SAMPLE_RATE:
+                    raise FestivalError(f"sentence {i}: Festival wrote {sr} Hz, expected {SAMPLE_RATE}")
+            except FestivalError as exc:
+                out.append(TeacherRender(text, None, [], str(exc)))
+                continue
+            out.append(TeacherRender(text, audio, segs))
+        return out
