@@ -1,0 +1,326 @@
+"""Command line of the load bench: parse, start the local server if asked, run the levels, report."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import hashlib
+import importlib.metadata
+import os
+import platform
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from model_server.contract import ENV_MODEL_DIR
+
+from . import report
+from .local import LocalServer
+from .runner import Driver, LevelResult, ramp_levels, records_as_dicts, run_level, streams_per_replica
+from .streams import StreamOptions, http_stream, ws_stream
+from .texts import MIX_WEIGHTS, TextItem, TextMix
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
+DOCS_IMAGE = REPO_ROOT / "docs" / "img" / "bench_cpu.png"
+BUNDLED_MODEL_DIR = REPO_ROOT / "model_server" / "weights" / "default"
+SAGEMAKER_SCHEME = "sagemaker://"
+
+
+def parse_levels(text: str) -> list[int]:
+    try:
+        levels = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--concurrency takes integers separated by commas, got {text!r}"
+        ) from None
+    if not levels or any(c < 1 for c in levels):
+        raise argparse.ArgumentTypeError(f"--concurrency levels must be >= 1, got {text!r}")
+    return sorted(set(levels))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m model_server.bench",
+        description="Load benchmark: time to first audio, real-time playback stalls and rejections per "
+        "concurrency level, against a local server, an ALB URL or a SageMaker endpoint.",
+    )
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--target", help="http(s)://host:port of a server or ALB, or sagemaker://ENDPOINT_NAME"
+    )
+    where.add_argument(
+        "--local",
+        action="store_true",
+        help="start the bundled server on 127.0.0.1 (free port) and stop it after",
+    )
+    p.add_argument(
+        "--protocol",
+        choices=["ws", "http", "sse"],
+        default="ws",
+        help="ws: /tts/websocket (default); http: /tts/bytes; sse: /tts/sse. SageMaker targets use /invocations",
+    )
+    p.add_argument(
+        "--continuations",
+        action="store_true",
+        help="WebSocket: send each transcript in word groups with continue=true, as an LLM streams it",
+    )
+    p.add_argument(
+        "--piece-interval-ms", type=float, default=50.0, help="pause between continuation pieces (default 50)"
+    )
+    levels = p.add_mutually_exclusive_group()
+    levels.add_argument(
+        "--concurrency",
+        type=parse_levels,
+        default=[1, 2, 4, 8],
+        help="fixed concurrency levels, comma-separated (default 1,2,4,8)",
+    )
+    levels.add_argument(
+        "--ramp",
+        type=int,
+        metavar="MAX",
+        help="ramp 1,2,4,...,MAX, stopping after the first level that misses the target",
+    )
+    p.add_argument(
+        "--streams-per-level", type=int, default=16, help="streams sent per level (at least the concurrency)"
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=300.0,
+        help="bound on the whole run; each level gets an equal share of what is left",
+    )
+    p.add_argument("--stream-timeout", type=float, default=60.0, help="bound on one stream, seconds")
+    p.add_argument(
+        "--jitter-ms",
+        type=float,
+        default=100.0,
+        help="client jitter buffer before playback starts (default 100)",
+    )
+    p.add_argument(
+        "--ttfa-target-ms", type=float, default=200.0, help="p99 client TTFA target for streams per replica"
+    )
+    p.add_argument("--voice", help="voice id (default: the first voice GET /voices lists)")
+    p.add_argument(
+        "--sample-rate", type=int, default=16000, help="requested output rate (default 16000, the model's)"
+    )
+    p.add_argument(
+        "--api-key",
+        default=os.environ.get("STATESPEAK_API_KEY"),
+        help="sent as Authorization: Bearer (default: $STATESPEAK_API_KEY)",
+    )
+    p.add_argument(
+        "--max-streams",
+        type=int,
+        help="--local only: the server's MAX_STREAMS (default: the highest concurrency level)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="text mix seed")
+    p.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default bench-out/)")
+    p.add_argument(
+        "--update-docs",
+        action="store_true",
+        help="also write the PNG to docs/img/ and the numbers into docs/benchmarks.md",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    return p
+
+
+def host_info() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    try:
+        torch_version = importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        torch_version = "not installed"
+    return {
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch_version,
+        "platform": platform.platform(),
+    }
+
+
+def describe_weights(local: bool) -> str:
+    """Which weights a local run served: the model dir and a short hash, so numbers can be traced."""
+    if not local:
+        return "as deployed behind the target"
+    model_dir = Path(os.environ.get(ENV_MODEL_DIR) or BUNDLED_MODEL_DIR)
+    weights = model_dir / "model.safetensors"
+    if not weights.exists():
+        return f"{model_dir} (no model.safetensors there: the server's own fallback)"
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
+    try:
+        rel = model_dir.resolve().relative_to(REPO_ROOT)
+    except ValueError:
+        rel = model_dir
+    return f"{rel}/model.safetensors sha256 {digest}"
+
+
+async def first_voice(base_url: str, api_key: str | None) -> str:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(timeout=10.0) as client:
+        resp = await client.get(base_url.rstrip("/") + "/voices", headers=headers)
+    if resp.status_code != 200:
+        raise SystemExit(f"GET /voices returned HTTP {resp.status_code}; pass --voice")
+    voices = resp.json().get("voices") or []
+    if not voices:
+        raise SystemExit("GET /voices lists no voices; pass --voice")
+    return voices[0]["id"]
+
+
+def make_driver(target: str, protocol: str, opts: StreamOptions, http_client: httpx.AsyncClient) -> Driver:
+    if target.startswith(SAGEMAKER_SCHEME):
+        from .sagemaker import sagemaker_driver
+
+        return sagemaker_driver(target, opts)
+    if protocol == "ws":
+        return lambda item: ws_stream(target, item, opts)
+    sse = protocol == "sse"
+
+    async def drive(item: TextItem):
+        return await http_stream(http_client, target, item, opts, sse=sse)
+
+    return drive
+
+
+async def run_levels(args: argparse.Namespace, target: str, levels: list[int]) -> list[LevelResult]:
+    voice = args.voice
+    if voice is None:
+        if target.startswith(SAGEMAKER_SCHEME):
+            raise SystemExit("a sagemaker:// target needs --voice (the endpoint has no /voices route)")
+        voice = await first_voice(target, args.api_key)
+    opts = StreamOptions(
+        voice=voice,
+        sample_rate=args.sample_rate,
+        api_key=args.api_key,
+        continuations=args.continuations,
+        piece_interval_s=args.piece_interval_ms / 1000.0,
+        timeout_s=args.stream_timeout,
+    )
+    mix = TextMix(args.seed)
+    results: list[LevelResult] = []
+    total = sum(max(args.streams_per_level, c) for c in levels)
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="stream", desc="bench", file=sys.stderr)
+    loop = asyncio.get_running_loop()
+    run_deadline = loop.time() + args.max_seconds
+    limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=0)
+    async with httpx.AsyncClient(timeout=args.stream_timeout, limits=limits) as http_client:
+        driver = make_driver(target, args.protocol, opts, http_client)
+        for i, c in enumerate(levels):
+            left = run_deadline - loop.time()
+            if left <= 1.0:
+                print(f"time budget spent: level {c} and above not run", file=sys.stderr)
+                break
+            budget = left / (len(levels) - i)
+            if bar is not None:
+                bar.set_description(f"bench c={c}")
+            level = await run_level(
+                driver,
+                mix,
+                c,
+                args.streams_per_level,
+                budget,
+                args.jitter_ms / 1000.0,
+                on_done=(lambda _r: bar.update(1)) if bar is not None else None,
+            )
+            results.append(level)
+            if args.ramp and not level.summary(args.ttfa_target_ms)["meets_target"]:
+                break  # a ramp stops at the first level past capacity
+    if bar is not None:
+        bar.close()
+    return results
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    levels = ramp_levels(args.ramp) if args.ramp else args.concurrency
+    if args.streams_per_level < 1:
+        raise SystemExit("--streams-per-level must be >= 1")
+    if args.max_seconds <= 0 or args.stream_timeout <= 0 or args.jitter_ms < 0:
+        raise SystemExit("--max-seconds and --stream-timeout must be > 0, --jitter-ms >= 0")
+    if args.max_streams is not None and not args.local:
+        raise SystemExit("--max-streams applies only with --local (a remote server has its own MAX_STREAMS)")
+    if args.continuations and args.protocol != "ws":
+        raise SystemExit("--continuations needs --protocol ws")
+    if args.target and not (args.target.startswith(("http://", "https://", SAGEMAKER_SCHEME))):
+        raise SystemExit(f"--target must be http(s)://... or {SAGEMAKER_SCHEME}NAME, got {args.target!r}")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    with contextlib.ExitStack() as stack:
+        if args.local:
+            server = stack.enter_context(
+                LocalServer(args.out / "server.log", args.max_streams if args.max_streams else max(levels))
+            )
+            target, label = server.url, "the bundled server on 127.0.0.1"
+        else:
+            target = args.target
+            label = target
+        protocol = (
+            "sagemaker /invocations"
+            if target.startswith(SAGEMAKER_SCHEME)
+            else {
+                "ws": "WebSocket" + (" with continuations" if args.continuations else ""),
+                "http": "HTTP /tts/bytes",
+                "sse": "HTTP /tts/sse",
+            }[args.protocol]
+        )
+        results = asyncio.run(run_levels(args, target, levels))
+
+    summaries = [lvl.summary(args.ttfa_target_ms) for lvl in results]
+    command = "python -m model_server.bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    meta = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command.strip(),
+        "target_label": label,
+        "protocol": protocol,
+        "jitter_ms": args.jitter_ms,
+        "ttfa_target_ms": args.ttfa_target_ms,
+        "streams_per_level": args.streams_per_level,
+        "max_seconds": args.max_seconds,
+        "sample_rate": args.sample_rate,
+        "text_mix": ", ".join(f"{k} {w:.0%}" for k, w in MIX_WEIGHTS.items()),
+        "host": host_info(),
+        "weights": describe_weights(args.local),
+    }
+    return {
+        "meta": meta,
+        "levels": summaries,
+        "streams_per_replica": streams_per_replica(summaries),
+        "streams": records_as_dicts(results),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result = run(args)
+    json_path = args.out / "bench.json"
+    png_path = args.out / "bench.png"
+    report.write_json(json_path, result)
+    report.plot(png_path, result["levels"], result["streams"], result["meta"])
+    print(report.markdown_table(result["levels"]))
+    print(
+        f"\nstreams per replica (p99 TTFA < {args.ttfa_target_ms:.0f} ms, no stalls, no failures): "
+        f"{result['streams_per_replica']}"
+    )
+    for s in result["levels"]:
+        for err in s["first_errors"]:
+            print(f"  c={s['concurrency']}: {err}", file=sys.stderr)
+    print(f"wrote {json_path} and {png_path}")
+    if args.update_docs:
+        report.plot(DOCS_IMAGE, result["levels"], result["streams"], result["meta"])
+        report.update_docs(DOCS_PAGE, report.docs_section(result, "img/" + DOCS_IMAGE.name))
+        print(f"updated {DOCS_PAGE.relative_to(REPO_ROOT)} and {DOCS_IMAGE.relative_to(REPO_ROOT)}")
+    return 0

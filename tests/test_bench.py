@@ -1,0 +1,272 @@
+"""The load bench's pure parts: jitter-buffer playback, statistics, text mix, levels, reports.
+
+The end-to-end run against the real server lives in tests/test_bench_server.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from model_server.bench import report
+from model_server.bench.cli import build_parser, parse_levels
+from model_server.bench.playback import percentile, simulate_playback, summarize
+from model_server.bench.runner import (
+    LevelResult,
+    ramp_levels,
+    record_from,
+    records_as_dicts,
+    run_level,
+    streams_per_replica,
+)
+from model_server.bench.streams import RawStream, StreamOptions, StreamStatus, server_ttfa_from
+from model_server.bench.texts import MIX_WEIGHTS, TextItem, TextMix, split_for_continuation
+
+# --- playback -----------------------------------------------------------------------------------
+
+
+def test_steady_stream_faster_than_real_time_never_stalls():
+    # 50 ms of audio every 20 ms: the buffer only grows.
+    arrivals = [(0.2 + 0.02 * i, 0.05) for i in range(40)]
+    p = simulate_playback(arrivals, jitter_s=0.1)
+    assert p.stalls == 0 and p.stall_s == 0.0
+    assert p.playback_start_s == pytest.approx(0.22)  # second chunk brings the buffer to 100 ms
+    assert p.audio_s == pytest.approx(2.0)
+    assert p.max_gap_s == pytest.approx(0.02)
+
+
+def test_late_chunk_is_one_stall_from_running_dry_until_the_buffer_refills():
+    # 200 ms plays from t=0.05 and runs dry at t=0.25; the next chunk lands at t=0.5.
+    p = simulate_playback([(0.05, 0.2), (0.5, 0.2), (0.55, 0.1)], jitter_s=0.1)
+    assert p.playback_start_s == pytest.approx(0.05)
+    assert p.stalls == 1
+    assert p.stall_s == pytest.approx(0.25)
+    assert p.max_gap_s == pytest.approx(0.45)
+
+
+def test_after_a_stall_playback_waits_for_the_buffer_to_refill():
+    # Dry at t=0.15; small chunks after: resume only once 100 ms is buffered again (at t=1.02).
+    arrivals = [(0.05, 0.1), (1.0, 0.05), (1.02, 0.05), (1.04, 0.5)]
+    p = simulate_playback(arrivals, jitter_s=0.1)
+    assert p.stalls == 1
+    assert p.stall_s == pytest.approx(1.02 - 0.15)
+
+
+def test_short_utterance_starts_when_the_stream_ends():
+    p = simulate_playback([(0.1, 0.03), (0.2, 0.03)], jitter_s=0.1)
+    assert p.playback_start_s == pytest.approx(0.2)
+    assert p.stalls == 0
+
+
+def test_zero_jitter_buffer_stalls_on_any_gap_longer_than_the_audio():
+    p = simulate_playback([(0.0, 0.1), (0.3, 0.1)], jitter_s=0.0)
+    assert p.stalls == 1 and p.stall_s == pytest.approx(0.2)
+
+
+def test_no_audio_and_bad_input():
+    assert simulate_playback([], 0.1).playback_start_s is None
+    assert simulate_playback([(0.1, 0.0)], 0.1).audio_s == 0.0
+    with pytest.raises(ValueError, match="non-decreasing"):
+        simulate_playback([(0.5, 0.1), (0.2, 0.1)], 0.1)
+    with pytest.raises(ValueError, match="jitter_s"):
+        simulate_playback([(0.5, 0.1)], -1)
+
+
+def test_percentiles_interpolate_and_ignore_missing():
+    xs = list(range(1, 101))
+    assert percentile(xs, 50) == pytest.approx(50.5)
+    assert percentile(xs, 99) == pytest.approx(99.01)
+    assert percentile([], 50) is None
+    assert percentile([3.0], 99) == 3.0
+    s = summarize([1.0, None, 3.0])
+    assert s["n"] == 2 and s["max"] == 3.0 and s["p50"] == 2.0
+    with pytest.raises(ValueError):
+        percentile(xs, 101)
+
+
+# --- text mix -----------------------------------------------------------------------------------
+
+
+def test_text_mix_is_reproducible_and_covers_every_kind():
+    a = [TextMix(7).next() for _ in range(1)]
+    mix1, mix2 = TextMix(7), TextMix(7)
+    seq1 = [mix1.next() for _ in range(200)]
+    seq2 = [mix2.next() for _ in range(200)]
+    assert seq1 == seq2 and seq1[0] == a[0]
+    kinds = {item.kind for item in seq1}
+    assert kinds == set(MIX_WEIGHTS)
+    numbers = [i.text for i in seq1 if i.kind == "numbers"]
+    assert all(any(ch.isdigit() for ch in t) for t in numbers)
+    paragraphs = [i.text for i in seq1 if i.kind == "paragraph"]
+    assert min(len(t) for t in paragraphs) > 4 * max(len(i.text) for i in seq1 if i.kind == "turn") / 2
+
+
+def test_continuation_pieces_rejoin_to_the_text():
+    text = "Sure, I can help with that. Your order number is 123456."
+    pieces = split_for_continuation(text, 3)
+    assert "".join(pieces) == text
+    assert len(pieces) == 4
+    assert split_for_continuation("one", 4) == ["one"]
+    with pytest.raises(ValueError):
+        split_for_continuation(text, 0)
+
+
+# --- streams helpers ------------------------------------------------------------------------------
+
+
+def test_request_body_is_cartesia_shaped():
+    body = StreamOptions(voice="v1", sample_rate=24000).request_body("hi")
+    assert body["transcript"] == "hi" and body["voice"] == {"mode": "id", "id": "v1"}
+    assert body["output_format"] == {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}
+    assert StreamOptions(voice="v", api_key="k").headers() == {"Authorization": "Bearer k"}
+
+
+def test_server_ttfa_is_read_from_the_final_message():
+    assert server_ttfa_from({"type": "done", "ttfa_ms": 42.5}) == 42.5
+    assert server_ttfa_from({"type": "done", "metrics": {"ttfa_ms": 7}}) == 7.0
+    assert server_ttfa_from({"type": "done"}) is None
+
+
+# --- runner -------------------------------------------------------------------------------------
+
+
+def _raw(kind="turn", ttfa=0.05, n=5, status=StreamStatus.OK):
+    r = RawStream(kind, 10, status=status)
+    if status == StreamStatus.OK:
+        r.arrivals = [(ttfa + 0.01 * i, 0.1) for i in range(n)]
+    return r
+
+
+def test_record_marks_an_ok_stream_without_audio_as_an_error():
+    rec = record_from(_raw(n=0), 1, 0.1)
+    assert rec.status == StreamStatus.ERROR and "without audio" in rec.error
+    rec = record_from(_raw(ttfa=0.08), 2, 0.1)
+    assert rec.client_ttfa_ms == pytest.approx(80.0) and rec.concurrency == 2 and rec.chunks == 5
+
+
+def test_run_level_keeps_the_concurrency_in_flight_and_sends_the_requested_count():
+    in_flight = 0
+    peak = 0
+
+    async def driver(item: TextItem) -> RawStream:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return _raw(item.kind)
+
+    level = asyncio.run(run_level(driver, TextMix(0), 3, 10, budget_s=30.0, jitter_s=0.1))
+    assert len(level.records) == 10 and level.cut == 0
+    assert peak == 3
+    s = level.summary(ttfa_target_ms=200)
+    assert s["ok"] == 10 and s["meets_target"] and s["stalls"] == 0
+    assert s["client_ttfa_ms"]["p99"] == pytest.approx(50.0)
+
+
+def test_run_level_cuts_streams_at_the_time_budget():
+    async def slow(item: TextItem) -> RawStream:
+        await asyncio.sleep(30)
+        return _raw()
+
+    level = asyncio.run(run_level(slow, TextMix(0), 2, 4, budget_s=0.2, jitter_s=0.1))
+    assert level.records == [] and level.cut == 2
+    assert not level.summary(200)["meets_target"]
+
+
+def test_summary_fails_the_target_on_rejections_and_slow_ttfa():
+    ok = [record_from(_raw(), 4, 0.1) for _ in range(5)]
+    rejected = record_from(_raw(status=StreamStatus.REJECTED), 4, 0.1)
+    assert LevelResult(4, ok, 0, 1.0).summary(200)["meets_target"]
+    s = LevelResult(4, ok + [rejected], 0, 1.0).summary(200)
+    assert s["rejected"] == 1 and not s["meets_target"]
+    assert not LevelResult(4, ok, 0, 1.0).summary(40)["meets_target"]
+
+
+def test_streams_per_replica_is_the_top_of_the_contiguous_passing_range():
+    def lvl(c, ok):
+        return {"concurrency": c, "meets_target": ok}
+
+    assert streams_per_replica([lvl(1, True), lvl(2, True), lvl(4, False), lvl(8, True)]) == 2
+    assert streams_per_replica([lvl(1, False), lvl(2, True)]) == 0
+    assert streams_per_replica([lvl(4, True), lvl(1, True)]) == 4
+
+
+def test_ramp_levels_double_up_to_the_maximum():
+    assert ramp_levels(1) == [1]
+    assert ramp_levels(8) == [1, 2, 4, 8]
+    assert ramp_levels(12) == [1, 2, 4, 8, 12]
+    with pytest.raises(ValueError):
+        ramp_levels(0)
+
+
+def test_cli_parses_levels_and_requires_a_target():
+    assert parse_levels("8,1,2,2") == [1, 2, 8]
+    args = build_parser().parse_args(["--local"])
+    assert args.concurrency == [1, 2, 4, 8] and args.jitter_ms == 100.0 and args.ttfa_target_ms == 200.0
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([])
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--local", "--concurrency", "0,2"])
+
+
+# --- report -------------------------------------------------------------------------------------
+
+
+def _result():
+    levels = [
+        LevelResult(1, [record_from(_raw(ttfa=0.04), 1, 0.1) for _ in range(4)], 0, 2.0),
+        LevelResult(2, [record_from(_raw(ttfa=0.3), 2, 0.1) for _ in range(4)], 1, 2.0),
+    ]
+    summaries = [lvl.summary(200) for lvl in levels]
+    meta = {
+        "date": "2026-11-29 20:00 UTC",
+        "command": "python -m model_server.bench --local",
+        "target_label": "test",
+        "protocol": "WebSocket",
+        "jitter_ms": 100.0,
+        "ttfa_target_ms": 200.0,
+        "streams_per_level": 4,
+        "sample_rate": 16000,
+        "text_mix": "turn 50%",
+        "host": {"cpu": "test cpu", "cpus": 2, "python": "3.12", "torch": "x"},
+        "weights": "test weights",
+    }
+    return {
+        "meta": meta,
+        "levels": summaries,
+        "streams_per_replica": streams_per_replica(summaries),
+        "streams": records_as_dicts(levels),
+    }
+
+
+def test_table_json_and_plot(tmp_path):
+    result = _result()
+    assert result["streams_per_replica"] == 1
+    table = report.markdown_table(result["levels"])
+    lines = table.splitlines()
+    assert len(lines) == 4 and lines[2].startswith("| 1 | 4 | 4 | 0 | 0 | 0 | 40 |")
+    assert lines[3].startswith("| 2 | 4 | 4 | 0 | 0 | 1 | 300 |")
+    report.write_json(tmp_path / "b.json", result)
+    assert json.loads((tmp_path / "b.json").read_text())["streams_per_replica"] == 1
+    report.plot(tmp_path / "b.png", result["levels"], result["streams"], result["meta"])
+    assert (tmp_path / "b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_update_docs_replaces_only_the_marked_section(tmp_path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"# Bench\nintro\n{report.DOCS_BEGIN}\nold numbers\n{report.DOCS_END}\noutro\n")
+    report.update_docs(doc, report.docs_section(_result(), "img/bench_cpu.png"))
+    text = doc.read_text()
+    assert "old numbers" not in text and text.startswith("# Bench\nintro\n") and text.endswith("outro\n")
+    assert "**Streams per replica**" in text and "![TTFA" in text and "test cpu" in text
+    report.update_docs(doc, "second")  # idempotent: markers survive a refresh
+    assert f"{report.DOCS_BEGIN}\nsecond\n{report.DOCS_END}" in doc.read_text()
+    bare = tmp_path / "bare.md"
+    bare.write_text("no markers")
+    with pytest.raises(ValueError, match="markers"):
+        report.update_docs(bare, "x")
+    with pytest.raises(FileNotFoundError):
+        report.update_docs(tmp_path / "missing.md", "x")
