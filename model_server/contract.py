@@ -41,3 +41,12 @@ METRIC_AUDIO_SECONDS = "AudioSeconds"  # seconds of audio produced
 METRIC_CANARY_TTFB = "CanaryTimeToFirstAudio"
 METRIC_CANARY_STALLS = "CanaryStalls"
 METRIC_CANARY_SUCCESS = "CanarySuccess"
+
+# Deployment routes: the values of ENV_DEPLOYMENT and of the DIM_SERVICE metric dimension.
+DEPLOYMENT_ECS = "ecs"
+DEPLOYMENT_SAGEMAKER = "sagemaker"
+
+# Weights bucket layout: s3://<weights bucket>/weights/<version>/{config.json, model.safetensors, voices...}.
+# The ECS stack serves one version (context `weights_version`); SageMaker reads the same prefix.
+WEIGHTS_S3_PREFIX = "weights/"
+BUNDLED_WEIGHTS_VERSION = "bundled"  # the model shipped in model_server/weights/default, seeded on deploy
