@@ -12,6 +12,7 @@ import os
 import platform
 import shlex
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         help="--local only: the server's MAX_STREAMS (default: the highest concurrency level)",
     )
+    p.add_argument("--region", help="sagemaker:// only: AWS region (default: boto3's)")
+    p.add_argument(
+        "--endpoint-url",
+        help="sagemaker:// only: SageMaker runtime URL (a VPC interface endpoint's DNS name, or a local stand-in)",
+    )
     p.add_argument("--seed", type=int, default=0, help="text mix seed")
     p.add_argument("--out", type=Path, default=Path("bench-out"), help="output folder (default bench-out/)")
     p.add_argument(
@@ -178,11 +184,18 @@ async def first_voice(base_url: str, api_key: str | None) -> str:
     return voices[0]["id"]
 
 
-def make_driver(target: str, protocol: str, opts: StreamOptions, http_client: httpx.AsyncClient) -> Driver:
+def make_driver(
+    target: str,
+    protocol: str,
+    opts: StreamOptions,
+    http_client: httpx.AsyncClient,
+    region: str | None = None,
+    endpoint_url: str | None = None,
+) -> Driver:
     if target.startswith(SAGEMAKER_SCHEME):
         from .sagemaker import sagemaker_driver
 
-        return sagemaker_driver(target, opts)
+        return sagemaker_driver(target, opts, region=region, endpoint_url=endpoint_url)
     if protocol == "ws":
         return lambda item: ws_stream(target, item, opts)
     sse = protocol == "sse"
@@ -219,7 +232,11 @@ async def run_levels(args: argparse.Namespace, target: str, levels: list[int]) -
     run_deadline = loop.time() + args.max_seconds
     limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=0)
     async with httpx.AsyncClient(timeout=args.stream_timeout, limits=limits) as http_client:
-        driver = make_driver(target, args.protocol, opts, http_client)
+        if target.startswith(SAGEMAKER_SCHEME):
+            # boto3 reads block: every in-flight stream holds a worker thread, so the default pool
+            # (a few threads on a small machine) would cap the concurrency the bench can offer.
+            loop.set_default_executor(ThreadPoolExecutor(max_workers=max(levels) + 4))
+        driver = make_driver(target, args.protocol, opts, http_client, args.region, args.endpoint_url)
         for i, c in enumerate(levels):
             left = run_deadline - loop.time()
             if left <= 1.0:
@@ -253,6 +270,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("--max-seconds and --stream-timeout must be > 0, --jitter-ms >= 0")
     if args.max_streams is not None and not args.local:
         raise SystemExit("--max-streams applies only with --local (a remote server has its own MAX_STREAMS)")
+    if (args.region or args.endpoint_url) and not (args.target or "").startswith(SAGEMAKER_SCHEME):
+        raise SystemExit("--region and --endpoint-url apply to sagemaker:// targets only")
     if args.continuations and args.protocol != "ws":
         raise SystemExit("--continuations needs --protocol ws")
     if args.target and not (args.target.startswith(("http://", "https://", SAGEMAKER_SCHEME))):
