@@ -30,6 +30,7 @@ import math
 import os
 
 import numpy as np
+import torch
 
 SAMPLE_RATE = 16000
 HOP = 200
@@ -190,3 +191,184 @@ def analyze(wave: np.ndarray, sr: int) -> np.ndarray:
     feats[:, ENV] = env
     feats[:, AP] = band_ap
     return feats
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Streaming harmonic-plus-noise synthesis
+# ---------------------------------------------------------------------------------------------------------
+
+NYQUIST = SAMPLE_RATE / 2
+HARMONIC_FADE_HZ = (7600.0, 7900.0)  # harmonics fade out over this range: no aliasing, no on/off clicks
+F0_MAX = 1000.0
+NOISE_LEN = 2 * HOP  # one noise grain per frame, 50 % overlap
+NOISE_BINS = NOISE_LEN // 2 + 1
+NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
+ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
+
+
+def _lin_interp_matrix(src_x: np.ndarray, dst_x: np.ndarray) -> np.ndarray:
+    """[len(src), len(dst)] matrix M with values_at_dst = values_at_src @ M (piecewise linear, held ends)."""
+    m = np.zeros((len(src_x), len(dst_x)))
+    for j, x in enumerate(dst_x):
+        if x <= src_x[0]:
+            m[0, j] = 1.0
+        elif x >= src_x[-1]:
+            m[-1, j] = 1.0
+        else:
+            i = int(np.searchsorted(src_x, x, side="right")) - 1
+            t = (x - src_x[i]) / (src_x[i + 1] - src_x[i])
+            m[i, j], m[i + 1, j] = 1.0 - t, t
+    return m
+
+
+def silence_frame() -> np.ndarray:
+    """Feature row of digital silence (what a stream's synthesizer state starts from)."""
+    row = np.zeros(FEATURE_DIM, dtype=np.float32)
+    row[LF0] = math.log(DEFAULT_F0)
+    row[VUV] = 0.0
+    row[ENV] = math.log(ENV_FLOOR)
+    row[AP] = 1.0
+    return row
+
+
+class HarmonicNoiseSynth(torch.nn.Module):
+    """Features -> 16 kHz audio, ``HOP`` samples per frame, batched over streams, streaming.
+
+    Harmonic part: a bank of sinusoids at k * F0 up to ~7.9 kHz; F0 and each harmonic's amplitude ramp
+    linearly per sample from the previous frame to the current one, and the phase runs on across calls,
+    so any chunking of a sequence gives the same audio. Amplitude: ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv``,
+    with ``D`` the power density implied by the WORLD envelope (see ``SP_PER_DENSITY``).
+    Noise part: one white-noise grain of 2 * HOP samples per frame, coloured in the FFT domain to density
+    ``D(f) * (1 - vuv * (1 - ap(f)))`` (the full envelope when unvoiced), windowed with a sine window and
+    overlap-added (squared windows sum to 1, so the noise power stays constant). The grains come from a
+    fixed table indexed by the stream's frame counter: noise is deterministic, hence chunking-invariant.
+
+    State (plain tensors, batch first, so a runtime can gather/scatter them by slot): ``prev`` [B, F]
+    previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail`` [B, HOP] overlap-add tail,
+    ``frame_index`` [B] int64 frames emitted so far.
+    """
+
+    def __init__(self, noise_seed: int = 0):
+        super().__init__()
+        gen = torch.Generator().manual_seed(noise_seed)
+        noise = torch.randn(NOISE_TABLE_ROWS, NOISE_LEN, generator=gen, dtype=torch.float64)
+        self.register_buffer("noise_fft", torch.fft.rfft(noise, dim=-1).to(torch.complex64), persistent=False)
+        n = np.arange(NOISE_LEN)
+        self.register_buffer(
+            "window", torch.tensor(np.sin(np.pi * (n + 0.5) / NOISE_LEN), dtype=torch.float32), persistent=False
+        )
+        bins_hz = np.linspace(0.0, NYQUIST, NOISE_BINS)
+        env_m = _lin_interp_matrix(_hz_to_mel(ENV_CENTERS_HZ), _hz_to_mel(bins_hz))
+        ap_m = _lin_interp_matrix(AP_CENTERS_HZ, bins_hz)
+        self.register_buffer("env_to_bins", torch.tensor(env_m, dtype=torch.float32), persistent=False)
+        self.register_buffer("ap_to_bins", torch.tensor(ap_m, dtype=torch.float32), persistent=False)
+        self.register_buffer("ap_centers", torch.tensor(AP_CENTERS_HZ, dtype=torch.float32), persistent=False)
+        alpha = (torch.arange(HOP, dtype=torch.float64) + 1.0) / HOP
+        self.register_buffer("alpha64", alpha, persistent=False)
+        self.register_buffer("alpha", alpha.to(torch.float32), persistent=False)
+        self.register_buffer("silence", torch.tensor(silence_frame()), persistent=False)
+
+    def init_state(self, batch: int, device: torch.device | str | None = None) -> dict[str, torch.Tensor]:
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise ValueError(f"batch must be a positive int, got {batch!r}")
+        device = torch.device(device) if device is not None else self.silence.device
+        return {
+            "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
+            "phase": torch.zeros(batch, dtype=torch.float64, device=device),
+            "noise_tail": torch.zeros(batch, HOP, dtype=torch.float32, device=device),
+            "frame_index": torch.zeros(batch, dtype=torch.int64, device=device),
+        }
+
+    def _check(self, feats: torch.Tensor, state: dict[str, torch.Tensor]) -> None:
+        if not isinstance(feats, torch.Tensor):
+            raise ValueError(f"feats must be a torch.Tensor, got {type(feats).__name__}")
+        if feats.dtype != torch.float32:
+            raise ValueError(f"feats must be float32, got {feats.dtype}")
+        if feats.ndim != 3 or feats.shape[-1] != FEATURE_DIM:
+            raise ValueError(f"feats must have shape [batch, frames, {FEATURE_DIM}], got {tuple(feats.shape)}")
+        if feats.shape[0] == 0 or feats.shape[1] == 0:
+            raise ValueError(f"feats is empty: shape {tuple(feats.shape)}")
+        if not bool(torch.isfinite(feats).all()):
+            raise ValueError("feats contains NaN or infinite values")
+        expected = {"prev": (FEATURE_DIM,), "phase": (), "noise_tail": (HOP,), "frame_index": ()}
+        if not isinstance(state, dict) or set(state) != set(expected):
+            raise ValueError(f"state must be the dict from init_state with keys {sorted(expected)}")
+        for key, tail in expected.items():
+            if tuple(state[key].shape) != (feats.shape[0], *tail):
+                raise ValueError(
+                    f"state[{key!r}] has shape {tuple(state[key].shape)}, expected {(feats.shape[0], *tail)}"
+                )
+
+    def _harmonic_amplitudes(self, f0, vuv, log_env, ap, n_harm: int) -> torch.Tensor:
+        """[B, N, n_harm] sinusoid amplitudes for frames with f0 [B, N] etc."""
+        k = torch.arange(1, n_harm + 1, device=f0.device, dtype=f0.dtype)
+        freqs = f0.unsqueeze(-1) * k  # [B, N, H]
+        # Log envelope at each harmonic: linear interpolation on the uniform mel grid.
+        pos = (2595.0 * torch.log10(1.0 + freqs / 700.0) / MEL_MAX * (N_ENV - 1)).clamp(0.0, N_ENV - 1)
+        i0 = pos.floor().long().clamp(max=N_ENV - 2)
+        t = pos - i0
+        e = torch.gather(log_env, -1, i0) * (1.0 - t) + torch.gather(log_env, -1, i0 + 1) * t
+        # Aperiodicity: linear in Hz between band centres, held beyond the outer centres.
+        c = self.ap_centers
+        j = torch.bucketize(freqs, c).clamp(1, N_AP - 1) - 1
+        u = ((freqs - c[j]) / (c[j + 1] - c[j])).clamp(0.0, 1.0)
+        a = torch.gather(ap, -1, j) * (1.0 - u) + torch.gather(ap, -1, j + 1) * u
+        lo, hi = HARMONIC_FADE_HZ
+        fade = ((hi - freqs) / (hi - lo)).clamp(0.0, 1.0)
+        density = torch.exp(e) / SP_PER_DENSITY
+        amp = torch.sqrt(2.0 * f0.unsqueeze(-1) * density * (1.0 - a)) * fade
+        return amp * vuv.unsqueeze(-1)
+
+    def forward(
+        self, feats: torch.Tensor, state: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        self._check(feats, state)
+        b, n_frames, _ = feats.shape
+        full = torch.cat([state["prev"].unsqueeze(1).to(feats.dtype), feats], dim=1)  # [B, L+1, F]
+        f0 = torch.exp(full[..., LF0].squeeze(-1)).clamp(F0_FLOOR, F0_MAX)
+        vuv = full[..., VUV].squeeze(-1).clamp(0.0, 1.0)
+        log_env = full[..., ENV].clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
+        ap = full[..., AP].clamp(0.0, 1.0)
+
+        # --- harmonic part -------------------------------------------------------------------------------
+        # Only as many harmonics as the lowest F0 in this call needs; the others would be faded to zero.
+        n_harm = max(1, int(math.ceil(HARMONIC_FADE_HZ[1] / float(f0.min()))))
+        amp = self._harmonic_amplitudes(f0, vuv, log_env, ap, n_harm)  # [B, L+1, H]
+        # Phase in float64 (closed form of the per-sample ramp) so long streams do not drift.
+        f0_64 = f0.to(torch.float64)
+        f_prev, delta = f0_64[:, :-1], f0_64[:, 1:] - f0_64[:, :-1]  # [B, L]
+        step = 2.0 * math.pi / SAMPLE_RATE
+        frame_adv = step * (f_prev * HOP + delta * (HOP + 1) / 2.0)
+        starts = state["phase"].unsqueeze(1) + torch.cumsum(frame_adv, dim=1) - frame_adv  # [B, L]
+        j1 = self.alpha64 * HOP  # j + 1
+        within = step * (f_prev.unsqueeze(-1) * j1 + delta.unsqueeze(-1) * j1 * (j1 + 1.0) / (2.0 * HOP))
+        phase = torch.remainder(starts.unsqueeze(-1) + within, 2.0 * math.pi).to(torch.float32)  # [B, L, HOP]
+        k = torch.arange(1, n_harm + 1, device=feats.device, dtype=torch.float32)
+        sines = torch.sin(phase.unsqueeze(-1) * k).reshape(b * n_frames, HOP, n_harm)
+        ends = torch.stack([amp[:, :-1], amp[:, 1:]], dim=-1).reshape(b * n_frames, n_harm, 2)
+        both = torch.bmm(sines, ends).reshape(b, n_frames, HOP, 2)
+        harmonic = both[..., 0] * (1.0 - self.alpha) + both[..., 1] * self.alpha  # [B, L, HOP]
+
+        # --- noise part ----------------------------------------------------------------------------------
+        cur_env, cur_ap, cur_vuv = log_env[:, 1:], ap[:, 1:], vuv[:, 1:].unsqueeze(-1)
+        density = torch.exp(cur_env @ self.env_to_bins) / SP_PER_DENSITY  # [B, L, bins]
+        noise_frac = 1.0 - cur_vuv * (1.0 - (cur_ap @ self.ap_to_bins).clamp(0.0, 1.0))
+        # Unit-variance white noise has one-sided density 1 / NYQUIST per Hz.
+        mag = torch.sqrt(density * noise_frac * NYQUIST)
+        rows = torch.remainder(
+            state["frame_index"].unsqueeze(1) + torch.arange(n_frames, device=feats.device), NOISE_TABLE_ROWS
+        )
+        grains = torch.fft.irfft(self.noise_fft[rows] * mag, n=NOISE_LEN, dim=-1) * self.window  # [B, L, 2H]
+        blocks = torch.zeros(b, n_frames + 1, HOP, dtype=torch.float32, device=feats.device)
+        blocks[:, :-1] += grains[..., :HOP]
+        blocks[:, 1:] += grains[..., HOP:]
+        blocks[:, 0] += state["noise_tail"]
+
+        audio = (harmonic + blocks[:, :-1]).reshape(b, n_frames * HOP)
+        new_state = {
+            "prev": feats[:, -1].detach().clone(),
+            "phase": torch.remainder(state["phase"] + frame_adv.sum(dim=1), 2.0 * math.pi),
+            "noise_tail": blocks[:, -1].clone(),
+            "frame_index": state["frame_index"] + n_frames,
+        }
+        return audio, new_state
