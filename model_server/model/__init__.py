@@ -1,0 +1,1 @@
+"""The acoustic model (phones -> vocoder features), its checkpoints and the streaming runtime."""

@@ -1,0 +1,406 @@
+"""`make train` / `python -m model_server.train`: train (or fine-tune) the acoustic model.
+
+    python -m model_server.train --minutes 30 --name default --export model_server/weights/default
+    python -m model_server.train --name default --resume --minutes 10          # continue a run
+    python -m model_server.train --init model_server/weights/default --voices my_voice --minutes 20 \
+        --name my_voice --export runs/my_voice/export                          # fine-tune a new voice
+
+Each step takes a batch of random utterances: the phone encoder sees whole utterances (duration loss on
+every phone), the frame decoder a random crop of frames (from a zero state, which also teaches it to
+recover from any state). Loss = duration MSE on log(1 + frames) + L1 on normalized vocoder features +
+BCE on the voicing flag. Checkpoints (model dir + optimizer state) go to runs/<name>/ every
+--checkpoint-minutes and at the end; --resume continues from there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model_server import vocoder
+from model_server.model import checkpoint
+from model_server.model.acoustic import AcousticConfig, AcousticModel, frame_conditioning
+from model_server.model.checkpoint import Checkpoint, Voice, VoiceInfo
+
+log = logging.getLogger("model_server.train")
+
+HELD_OUT_FRACTION = 0.02  # utterances per voice kept for the validation loss
+FEATURE_CHANNELS = [i for i in range(vocoder.FEATURE_DIM) if i != vocoder.VUV.start]
+
+
+@dataclass
+class Example:
+    speaker: int
+    symbols: np.ndarray  # int64 [P] model symbol ids
+    durations: np.ndarray  # int64 [P] frames
+    features: np.ndarray  # float32 [T, F] (a view into the voice's memory-mapped features)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m model_server.train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", type=Path, default=Path("data/dataset"), help="dataset dir (make data)")
+    p.add_argument("--voices", default="", help="comma-separated voice ids to train on (default: all)")
+    p.add_argument("--name", default="default", help="run name: checkpoints go to runs/<name>/")
+    p.add_argument("--runs", type=Path, default=Path("runs"), help="runs root")
+    p.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget for this invocation")
+    p.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: only --minutes)")
+    p.add_argument("--resume", action="store_true", help="continue from runs/<name>/ (model + optimizer)")
+    p.add_argument("--init", type=Path, default=None,
+                   help="start from this model dir (fine-tuning); voices new to it get new speaker rows")
+    p.add_argument("--export", type=Path, default=None, help="copy the final model dir here")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
+    p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    p.add_argument("--batch", type=int, default=16, help="utterances per step")
+    p.add_argument("--crop", type=int, default=192, help="frames per utterance seen by the decoder")
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--warmup", type=int, default=200, help="warm-up steps")
+    p.add_argument("--checkpoint-minutes", type=float, default=5.0)
+    p.add_argument("--log-every", type=int, default=25, help="steps between train.log lines")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-progress", action="store_true", help="no tqdm bar")
+    p.add_argument("--model", default="{}",
+                   help='JSON overrides of AcousticConfig for a new model, e.g. \'{"d_model": 128}\'')
+    args = p.parse_args(argv)
+    for name in ("batch", "crop", "warmup", "log_every"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be >= 1")
+    if args.minutes < 0 or not math.isfinite(args.minutes):
+        p.error("--minutes must be >= 0")
+    if args.max_steps < 0:
+        p.error("--max-steps must be >= 0")
+    if args.lr <= 0 or args.checkpoint_minutes <= 0:
+        p.error("--lr and --checkpoint-minutes must be > 0")
+    if args.resume and args.init:
+        p.error("--resume and --init are exclusive (a resumed run already has its weights)")
+    if args.device not in ("auto", "cpu", "cuda"):
+        p.error("--device must be auto, cpu or cuda")
+    return args
+
+
+def pick_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: CUDA is not available")
+    return torch.device(name)
+
+
+# -- data ------------------------------------------------------------------------------------------------
+def load_examples(data_dir: Path, voice_ids: list[str] | None, speaker_of: dict[str, int],
+                  symbol_index: dict[str, int]) -> dict[str, list[Example]]:
+    from model_server.data.dataset import load_dataset
+
+    data = load_dataset(data_dir, voice_ids or None)
+    unk = symbol_index.get("<unk>")
+    out: dict[str, list[Example]] = {}
+    for vid, vd in data.items():
+        unknown: dict[str, int] = {}
+        exs = []
+        for u in vd.utterances:
+            ids = []
+            for s in u.symbols:
+                i = symbol_index.get(s)
+                if i is None:
+                    unknown[s] = unknown.get(s, 0) + 1
+                    i = unk
+                ids.append(i)
+            if unk is None and unknown:
+                break
+            exs.append(Example(speaker_of[vid], np.asarray(ids, np.int64), np.asarray(u.durations, np.int64),
+                               vd.frames(u)))
+        n_sym = sum(len(u.symbols) for u in vd.utterances)
+        if unknown and (unk is None or sum(unknown.values()) > 0.01 * max(n_sym, 1)):
+            raise SystemExit(f"voice {vid}: symbols missing from the model's inventory: {sorted(unknown)[:10]} "
+                             "(dataset and frontend disagree; rebuild the dataset)")
+        if unknown:
+            log.warning("voice %s: %d rare unknown symbols mapped to <unk>: %s", vid, sum(unknown.values()),
+                        sorted(unknown)[:10])
+        if not exs:
+            raise SystemExit(f"voice {vid}: no utterances in {data_dir}")
+        out[vid] = exs
+    return out
+
+
+def feature_stats(examples: list[Example], max_frames: int = 400_000, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    rng = random.Random(seed)
+    picked, n = [], 0
+    for ex in rng.sample(examples, len(examples)):
+        picked.append(np.asarray(ex.features))
+        n += len(ex.features)
+        if n >= max_frames:
+            break
+    x = torch.from_numpy(np.concatenate(picked)).double()
+    return x.mean(0).float(), x.std(0).float()
+
+
+def make_batch(examples: list[Example], crop: int, rng: random.Random, device: torch.device):
+    """Padded phones/durations for the encoder, and per-utterance frame crops for the decoder."""
+    b = len(examples)
+    p_max = max(len(e.symbols) for e in examples)
+    sym = torch.zeros(b, p_max, dtype=torch.long)
+    dur = torch.zeros(b, p_max, dtype=torch.long)
+    mask = torch.zeros(b, p_max, dtype=torch.bool)
+    spk = torch.tensor([e.speaker for e in examples])
+    starts, feats = [], torch.zeros(b, crop, vocoder.FEATURE_DIM)
+    fmask = torch.zeros(b, crop, dtype=torch.bool)
+    for i, e in enumerate(examples):
+        n = len(e.symbols)
+        sym[i, :n] = torch.from_numpy(e.symbols)
+        dur[i, :n] = torch.from_numpy(e.durations)
+        mask[i, :n] = True
+        t = len(e.features)
+        s = rng.randint(0, max(0, t - crop))
+        m = min(crop, t - s)
+        feats[i, :m] = torch.from_numpy(np.array(e.features[s : s + m]))  # copy out of the mmap
+        fmask[i, :m] = True
+        starts.append(s)
+    return (sym.to(device), dur.to(device), mask.to(device), spk.to(device), starts, feats.to(device),
+            fmask.to(device))
+
+
+def compute_loss(model: AcousticModel, batch, crop: int) -> dict[str, torch.Tensor]:
+    sym, dur, mask, spk, starts, feats, fmask = batch
+    enc, log_dur = model.encoder(sym, spk, mask)
+    target = torch.log1p(dur.float())
+    dur_loss = ((log_dur - target) ** 2 * mask).sum() / mask.sum()
+    conds = []
+    for i, s in enumerate(starts):
+        n = int(mask[i].sum())
+        c = frame_conditioning(enc[i, :n], dur[i, :n])[s : s + crop]
+        conds.append(F.pad(c, (0, 0, 0, crop - len(c))))
+    cond = torch.stack(conds)
+    out, _ = model.decoder(cond)
+    out = out.float()
+    norm = model.normalize(feats)
+    fm = fmask.unsqueeze(-1).float()
+    l1 = ((out[..., FEATURE_CHANNELS] - norm[..., FEATURE_CHANNELS]).abs() * fm).sum() / (fm.sum() * len(FEATURE_CHANNELS))
+    vuv = F.binary_cross_entropy_with_logits(out[..., vocoder.VUV.start], feats[..., vocoder.VUV.start],
+                                             reduction="none")
+    bce = (vuv * fmask).sum() / fmask.sum()
+    return {"loss": dur_loss + l1 + 0.5 * bce, "dur": dur_loss, "l1": l1, "vuv": bce}
+
+
+# -- model setup -----------------------------------------------------------------------------------------
+def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
+    path = data_dir / "voices.json"
+    if not path.is_file():
+        raise SystemExit(f"{path}: missing (run `make data` first)")
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    infos = [VoiceInfo(e["id"], e.get("name", e["id"]), e["language"], e.get("gender", "neutral"),
+                       e.get("description", "")) for e in entries]
+    if ids:
+        unknown = sorted(set(ids) - {v.id for v in infos})
+        if unknown:
+            raise SystemExit(f"--voices: {unknown} not in {path}")
+        infos = [v for v in infos if v.id in ids]
+    return infos
+
+
+def new_checkpoint(infos: list[VoiceInfo], overrides: dict) -> Checkpoint:
+    from model_server.frontend.symbols import SYMBOLS
+
+    cfg = AcousticConfig.from_dict({"n_symbols": len(SYMBOLS), "n_speakers": len(infos), **overrides})
+    voices = [Voice(v, i) for i, v in enumerate(infos)]
+    return Checkpoint(cfg, list(SYMBOLS), voices, AcousticModel(cfg), {})
+
+
+def extend_voices(ckpt: Checkpoint, infos: list[VoiceInfo]) -> Checkpoint:
+    """Fine-tuning: keep the checkpoint's voices, add a speaker-embedding row for each new one
+    (initialised to the mean of the existing rows, a neutral starting voice)."""
+    known = {v.info.id for v in ckpt.voices}
+    new = [v for v in infos if v.id not in known]
+    if not new:
+        return ckpt
+    old_cfg = ckpt.config
+    cfg = AcousticConfig.from_dict({**old_cfg.to_dict(), "n_speakers": old_cfg.n_speakers + len(new)})
+    model = AcousticModel(cfg)
+    state = ckpt.model.state_dict()
+    emb = state["encoder.speaker_emb.weight"]
+    state["encoder.speaker_emb.weight"] = torch.cat([emb, emb.mean(0, keepdim=True).expand(len(new), -1)])
+    model.load_state_dict(state)
+    voices = list(ckpt.voices) + [Voice(v, old_cfg.n_speakers + i) for i, v in enumerate(new)]
+    log.info("fine-tuning: new voice(s) %s get speaker rows %d..%d", [v.id for v in new], old_cfg.n_speakers,
+             cfg.n_speakers - 1)
+    return Checkpoint(cfg, ckpt.symbols, voices, model, dict(ckpt.extra))
+
+
+# -- loop ------------------------------------------------------------------------------------------------
+def lr_at(step: int, frac: float, args) -> float:
+    warm = min(1.0, (step + 1) / args.warmup)
+    return args.lr * warm * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, frac))))
+
+
+def save_run(run_dir: Path, ckpt: Checkpoint, opt, step: int, elapsed_s: float, budget_s: float, extra: dict):
+    ckpt.extra = {**ckpt.extra, **extra, "step": step, "trained_minutes": round(elapsed_s / 60, 2)}
+    checkpoint.save(ckpt, run_dir / "last")
+    tmp = run_dir / "state.pt.tmp"
+    torch.save({"optimizer": opt.state_dict(), "step": step, "elapsed_s": elapsed_s, "budget_s": budget_s}, tmp)
+    os.replace(tmp, run_dir / "state.pt")
+
+
+def setup_logging(run_dir: Path) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S")
+    fh = logging.FileHandler(run_dir / "train.log")
+    fh.setFormatter(fmt)
+    sh = logging.StreamHandler(sys.stderr)
+    sh.setFormatter(fmt)
+    log.handlers[:] = [fh, sh]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    run_dir = args.runs / args.name
+    setup_logging(run_dir)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    device = pick_device(args.device)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    voice_ids = [v.strip() for v in args.voices.split(",") if v.strip()]
+    infos = voice_infos(args.data, voice_ids)
+
+    state = None
+    if args.resume:
+        if not (run_dir / "last" / checkpoint.CONFIG_FILE).is_file():
+            raise SystemExit(f"--resume: no checkpoint in {run_dir / 'last'}")
+        ckpt = checkpoint.load(run_dir / "last")
+        state = torch.load(run_dir / "state.pt", map_location="cpu", weights_only=True)
+        missing = sorted({v.id for v in infos} - {v.info.id for v in ckpt.voices})
+        if missing:
+            raise SystemExit(f"--resume: voices {missing} are not in the run's model (use --init to add voices)")
+        log.info("resuming %s at step %d (%.1f min trained)", run_dir, state["step"], state["elapsed_s"] / 60)
+    elif args.init:
+        try:
+            ckpt = extend_voices(checkpoint.load(args.init), infos)
+        except checkpoint.ModelLoadError as e:
+            raise SystemExit(f"--init: {e}") from None
+        ckpt.extra = {k: v for k, v in ckpt.extra.items() if k not in ("step", "trained_minutes")}
+        ckpt.extra["init"] = str(args.init)
+    else:
+        ckpt = new_checkpoint(infos, json.loads(args.model))
+
+    speaker_of = {v.info.id: v.speaker for v in ckpt.voices}
+    symbol_index = {s: i for i, s in enumerate(ckpt.symbols)}
+    by_voice = load_examples(args.data, [v.id for v in infos], speaker_of, symbol_index)
+    train, val = [], []
+    for vid, exs in by_voice.items():
+        order = list(range(len(exs)))
+        random.Random(vid).shuffle(order)  # stable split per voice, whatever the seed
+        n_val = max(1, int(len(exs) * HELD_OUT_FRACTION)) if len(exs) > 20 else 0
+        val += [exs[i] for i in order[:n_val]]
+        train += [exs[i] for i in order[n_val:]]
+    n_frames = sum(len(e.features) for e in train)
+    log.info("data: %d voices, %d train / %d val utterances, %.2f h of training audio", len(by_voice), len(train),
+             len(val), n_frames * vocoder.HOP / vocoder.SAMPLE_RATE / 3600)
+
+    model = ckpt.model.to(device)
+    if state is None and not args.init:
+        mean, std = feature_stats(train, seed=args.seed)
+        model.set_feature_stats(mean.to(device), std.to(device))
+    log.info("model: %d parameters, config %s", model.num_parameters(), ckpt.config.to_dict())
+
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
+    no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
+    step, elapsed_before = 0, 0.0
+    if state is not None:
+        opt.load_state_dict(state["optimizer"])
+        step, elapsed_before = state["step"], state["elapsed_s"]
+    total_budget = elapsed_before + args.minutes * 60
+    use_amp = device.type == "cuda"
+    amp_dtype = torch.bfloat16
+
+    def validate() -> float | None:
+        if not val:
+            return None
+        model.eval()
+        vr = random.Random(1)
+        losses = []
+        with torch.no_grad(), torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
+            for i in range(0, len(val), args.batch):
+                batch = make_batch(val[i : i + args.batch], args.crop, vr, device)
+                losses.append(float(compute_loss(model, batch, args.crop)["loss"]))
+        model.train()
+        return sum(losses) / len(losses)
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=round(args.minutes * 60), unit="s", disable=args.no_progress, dynamic_ncols=True,
+               desc=f"train {args.name}")
+    t_start = time.monotonic()
+    last_ckpt = t_start
+    frames_seen, t_rate = 0, t_start
+    sums: dict[str, float] = {}
+    model.train()
+    while True:
+        now = time.monotonic()
+        if now - t_start >= args.minutes * 60 or (args.max_steps and step >= args.max_steps):
+            break
+        elapsed = elapsed_before + (now - t_start)
+        lr = lr_at(step, elapsed / max(total_budget, 1e-9), args)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        batch = make_batch(rng.sample(train, min(args.batch, len(train))), args.crop, rng, device)
+        with torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
+            losses = compute_loss(model, batch, args.crop)
+        if not torch.isfinite(losses["loss"]):
+            raise SystemExit(f"step {step}: loss is not finite ({losses}); lower --lr")
+        opt.zero_grad(set_to_none=True)
+        losses["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        frames_seen += int(batch[6].sum())
+        for k, v in losses.items():
+            sums[k] = sums.get(k, 0.0) + float(v.detach())
+        bar.n = min(bar.total, round(time.monotonic() - t_start))
+        bar.set_postfix(step=step, loss=f"{float(losses['loss']):.3f}", refresh=False)
+        bar.update(0)
+        if step % args.log_every == 0:
+            t = time.monotonic()
+            log.info("step %d  %.1f min  lr %.2e  %s  %.0f frames/s", step, (elapsed_before + t - t_start) / 60, lr,
+                     "  ".join(f"{k} {v / args.log_every:.4f}" for k, v in sums.items()),
+                     frames_seen / max(t - t_rate, 1e-9))
+            sums, frames_seen, t_rate = {}, 0, t
+        if time.monotonic() - last_ckpt >= args.checkpoint_minutes * 60:
+            v = validate()
+            log.info("step %d  val loss %s  checkpoint -> %s", step, f"{v:.4f}" if v is not None else "n/a",
+                     run_dir / "last")
+            save_run(run_dir, ckpt, opt, step, elapsed_before + time.monotonic() - t_start, total_budget,
+                     {"val_loss": v})
+            last_ckpt = time.monotonic()
+    bar.close()
+    v = validate()
+    total = elapsed_before + time.monotonic() - t_start
+    log.info("done: step %d, %.1f min trained, val loss %s", step, total / 60, f"{v:.4f}" if v is not None else "n/a")
+    model.eval()
+    save_run(run_dir, ckpt, opt, step, total, total_budget, {"val_loss": v})
+    if args.export:
+        args.export.mkdir(parents=True, exist_ok=True)
+        for name in (checkpoint.CONFIG_FILE, checkpoint.WEIGHTS_FILE):
+            shutil.copyfile(run_dir / "last" / name, args.export / name)
+        checkpoint.load(args.export)  # the exported copy must load
+        log.info("exported %s", args.export)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

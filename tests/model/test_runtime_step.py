@@ -1,0 +1,127 @@
+"""SpeechRuntime's batched step and state pool (random weights; no frontend needed)."""
+
+import pytest
+import torch
+
+from model_server.model import checkpoint
+from model_server.model.checkpoint import ModelLoadError
+from model_server.model.runtime import SpeechRuntime
+
+SMALL = dict(d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2, chunk_size=8)
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return SpeechRuntime.init_random(seed=1, **SMALL)
+
+
+def _cond(rt, b, n, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    c = torch.randn(b, n, rt.config.cond_dim, generator=g)
+    return c
+
+
+def test_step_shapes_and_dtype(rt):
+    pool = rt.new_pool(4)
+    audio = rt.step(pool, [2, 0], _cond(rt, 2, 5))
+    assert audio.shape == (2, 5 * rt.hop) and audio.dtype == torch.float32 and audio.device.type == "cpu"
+    assert torch.isfinite(audio).all()
+
+
+def test_chunking_is_invisible(rt):
+    """Any split of a stream's frames into step calls gives the same audio (state carried exactly)."""
+    cond = _cond(rt, 1, 23)
+    p1 = rt.new_pool(1)
+    whole = rt.step(p1, [0], cond)
+    p2 = rt.new_pool(1)
+    parts, pos = [], 0
+    for n in (1, 4, 7, 2, 9):
+        parts.append(rt.step(p2, [0], cond[:, pos : pos + n]))
+        pos += n
+    torch.testing.assert_close(torch.cat(parts, 1), whole, rtol=1e-4, atol=1e-4)
+
+
+def test_batched_equals_single_and_slots_are_isolated(rt):
+    cond = _cond(rt, 3, 6, seed=2)
+    pool = rt.new_pool(5)
+    batched = rt.step(pool, [4, 1, 3], cond)
+    for i in range(3):
+        p = rt.new_pool(1)
+        torch.testing.assert_close(rt.step(p, [0], cond[i : i + 1]), batched[i : i + 1], rtol=1e-4, atol=1e-4)
+    # untouched slots keep their initial state
+    fresh = rt.new_pool(5)
+    for (c, s), (c0, s0) in zip(pool.layers, fresh.layers, strict=True):
+        for slot in (0, 2):
+            assert torch.equal(c[slot], c0[slot]) and torch.equal(s[slot], s0[slot])
+        assert not torch.equal(s[1], s0[1])
+
+
+def test_reset_slots_restarts_a_stream(rt):
+    cond = _cond(rt, 1, 8, seed=3)
+    pool = rt.new_pool(2)
+    first = rt.step(pool, [1], cond)
+    rt.step(pool, [1], cond)
+    rt.reset_slots(pool, [1])
+    torch.testing.assert_close(rt.step(pool, [1], cond), first)
+
+
+def test_state_size_is_fixed(rt):
+    pool = rt.new_pool(2)
+    before = [(t.shape, t.dtype) for t in pool.tensors()]
+    for _ in range(5):
+        rt.step(pool, [0, 1], _cond(rt, 2, 16))
+    assert [(t.shape, t.dtype) for t in pool.tensors()] == before
+    assert pool.bytes_per_stream == sum(t[0].numel() * t.element_size() for t in pool.tensors())
+
+
+@pytest.mark.parametrize("slots, shape, message", [
+    ([0, 0], (2, 4), "duplicates"),
+    ([5], (1, 4), "outside"),
+    ([], (0, 4), "empty"),
+    ([0], (2, 4), "cond must be"),
+    ([0], (1, 0), "cond must be"),
+])
+def test_step_rejects_bad_input(rt, slots, shape, message):
+    pool = rt.new_pool(2)
+    with pytest.raises(ValueError, match=message):
+        rt.step(pool, slots, torch.zeros(*shape, rt.config.cond_dim))
+
+
+def test_step_rejects_wrong_cond_dim(rt):
+    with pytest.raises(ValueError, match="cond must be"):
+        rt.step(rt.new_pool(1), [0], torch.zeros(1, 3, rt.config.cond_dim + 1))
+
+
+def test_new_pool_and_planner_validation(rt):
+    with pytest.raises(ValueError, match="max_streams"):
+        rt.new_pool(0)
+    with pytest.raises(ValueError, match="unknown voice"):
+        rt.new_planner("nope", "en", 1.0)
+    with pytest.raises(ValueError, match="language"):
+        rt.new_planner("en_female_slt", "xx", 1.0)
+    with pytest.raises(ValueError, match="speed"):
+        rt.new_planner("en_female_slt", "en", 9.0)
+
+
+def test_load_saved_model_dir(rt, tmp_path):
+    checkpoint.save(rt.ckpt, tmp_path)
+    rt2 = SpeechRuntime.load(tmp_path)
+    assert rt2.voices == rt.voices and rt2.sample_rate == 16000 and rt2.hop == 200
+    cond = _cond(rt, 1, 5)
+    torch.testing.assert_close(rt2.step(rt2.new_pool(1), [0], cond), rt.step(rt.new_pool(1), [0], cond))
+    (tmp_path / "config.json").unlink()
+    with pytest.raises(ModelLoadError, match="config.json"):
+        SpeechRuntime.load(tmp_path)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_graph_step_equals_eager():
+    rt_g = SpeechRuntime.init_random(seed=1, device="cuda", **SMALL)
+    rt_e = SpeechRuntime(rt_g.ckpt, "cuda", use_cuda_graphs=False)
+    pg, pe = rt_g.new_pool(8), rt_e.new_pool(8)
+    for b, n in ((3, 8), (3, 10), (5, 1), (3, 16)):
+        cond = torch.randn(b, n, rt_g.config.cond_dim)
+        slots = list(range(b))
+        torch.testing.assert_close(rt_g.step(pg, slots, cond), rt_e.step(pe, slots, cond), rtol=1e-3, atol=1e-3)
+    assert rt_g._graphs.graphs  # graphs were captured and used
