@@ -1,0 +1,255 @@
+"""Latency canary: one real synthesis stream a minute against the deployed route, published as metrics.
+
+Runs inside the VPC (the ALB is internal, the SageMaker runtime is reached through an interface
+endpoint), speaks one short agent turn, and measures what a caller would see:
+- time to first audio: from just before the request is sent (TCP connect included on the ALB route,
+  request signing included on the SageMaker route) to the first audio bytes received;
+- stalls: the received chunks replayed against a real-time player with a jitter buffer (the same
+  model as the load bench, model_server/bench/playback.py: start once `jitter` of audio is buffered,
+  a stall when the playhead catches up with received audio, re-prime before resuming);
+- success: 1 when the stream completed with audio (stalls are reported on their own), else 0.
+
+Metrics go out as CloudWatch Embedded Metric Format lines on stdout: Lambda ships its logs itself,
+so no monitoring VPC endpoint or PutMetricData permission is needed. The metric names come from the
+environment, set by statespeak_constructs/canary.py from model_server/contract.py: this asset folder
+cannot import the server package, and must not spell the names on its own.
+
+Standard library and boto3 only (both in the Lambda Python runtime): no packaging step.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import traceback
+from urllib.parse import urlsplit
+
+BYTES_PER_SAMPLE = 2  # the canary asks for pcm_s16le
+DEFAULT_TEXT = "Thanks for calling. Your table for two is booked for seven thirty tonight."
+READ_SIZE = 65536
+
+# Cached across warm invocations: the SageMaker client and the API key.
+_cache: dict[str, object] = {}
+
+
+class CanaryConfigError(Exception):
+    """The function's environment is incomplete or contradictory (a deployment bug, not an outage)."""
+
+
+def _env(name: str, default: str | None = None) -> str:
+    value = os.environ.get(name, default)
+    if value is None or value == "":
+        raise CanaryConfigError(f"environment variable {name} is not set")
+    return value
+
+
+def load_config() -> dict:
+    url = os.environ.get("CANARY_TARGET_URL", "")
+    endpoint = os.environ.get("CANARY_ENDPOINT_NAME", "")
+    if bool(url) == bool(endpoint):
+        raise CanaryConfigError(
+            "set exactly one of CANARY_TARGET_URL (ALB route) and CANARY_ENDPOINT_NAME (SageMaker)"
+        )
+    if url and urlsplit(url).scheme not in ("http", "https"):
+        raise CanaryConfigError(f"CANARY_TARGET_URL must be an http(s) URL, got {url!r}")
+    return {
+        "url": url.rstrip("/"),
+        "endpoint": endpoint,
+        "sagemaker_endpoint_url": os.environ.get("CANARY_SAGEMAKER_ENDPOINT_URL") or None,
+        "voice": _env("CANARY_VOICE"),
+        "text": os.environ.get("CANARY_TEXT") or DEFAULT_TEXT,
+        "sample_rate": int(_env("CANARY_SAMPLE_RATE", "16000")),
+        "jitter_s": float(_env("CANARY_JITTER_MS", "100")) / 1000.0,
+        "timeout_s": float(_env("CANARY_TIMEOUT_S", "20")),
+        "api_key_secret": os.environ.get("CANARY_API_KEY_SECRET_ARN") or None,
+        "namespace": _env("METRICS_NAMESPACE"),
+        "dim_service": _env("METRIC_DIMENSION_SERVICE"),
+        "service": _env("CANARY_SERVICE"),
+        "m_ttfa": _env("METRIC_CANARY_TTFA"),
+        "m_stalls": _env("METRIC_CANARY_STALLS"),
+        "m_success": _env("METRIC_CANARY_SUCCESS"),
+    }
+
+
+def request_body(cfg: dict) -> bytes:
+    return json.dumps(
+        {
+            "model_id": "statespeak",
+            "transcript": cfg["text"],
+            "voice": {"mode": "id", "id": cfg["voice"]},
+            "output_format": {"container": "raw", "encoding": "pcm_s16le", "sample_rate": cfg["sample_rate"]},
+            "language": "en",
+        }
+    ).encode()
+
+
+def simulate_playback(arrivals: list[tuple[float, float]], jitter_s: float) -> tuple[int, float]:
+    """(stalls, stall seconds) of [(arrival s, audio s), ...] played in real time through a jitter buffer.
+
+    Same model as model_server/bench/playback.py (tests/test_canary.py checks they agree).
+    """
+    chunks = [(t, d) for t, d in arrivals if d > 0]
+    received = pos0 = t_resume = 0.0
+    playing = False
+    dry_at = None
+    stalls, stall_s = 0, 0.0
+    for i, (t, d) in enumerate(chunks):
+        if playing and pos0 + (t - t_resume) > received:
+            dry_at = t_resume + (received - pos0)
+            stalls += 1
+            playing = False
+            pos0 = received
+        received += d
+        if not playing and (received - pos0 >= jitter_s or i == len(chunks) - 1):
+            playing = True
+            t_resume = t
+            if dry_at is not None:
+                stall_s += t - dry_at
+                dry_at = None
+    return stalls, stall_s
+
+
+def _api_key(cfg: dict) -> str | None:
+    arn = cfg["api_key_secret"]
+    if not arn:
+        return None
+    if "api_key" not in _cache:
+        import boto3
+
+        secret = boto3.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]
+        # The server's key file holds one key per line: the canary uses the first.
+        _cache["api_key"] = secret.strip().splitlines()[0].strip()
+    return _cache["api_key"]  # type: ignore[return-value]
+
+
+def stream_http(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
+    """POST /tts/bytes on the ALB route; returns (t0, [(arrival s since t0, audio s), ...])."""
+    parts = urlsplit(cfg["url"])
+    conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    headers = {"Content-Type": "application/json", "Accept": "application/octet-stream"}
+    key = _api_key(cfg)
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    body = request_body(cfg)
+    rate = cfg["sample_rate"]
+    t0 = time.perf_counter()
+    conn = conn_cls(parts.hostname, parts.port, timeout=cfg["timeout_s"])
+    try:
+        conn.request("POST", (parts.path or "") + "/tts/bytes", body=body, headers=headers)
+        resp = conn.getresponse()
+        if resp.status != 200:
+            detail = resp.read(500).decode("utf-8", "replace")
+            raise RuntimeError(f"HTTP {resp.status}: {detail}")
+        arrivals = []
+        while True:
+            if time.perf_counter() - t0 > cfg["timeout_s"]:
+                raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s")
+            data = resp.read1(READ_SIZE)  # returns as soon as some bytes arrived: chunk timing
+            if not data:
+                break
+            arrivals.append((time.perf_counter() - t0, len(data) / (BYTES_PER_SAMPLE * rate)))
+        return t0, arrivals
+    finally:
+        conn.close()
+
+
+def stream_sagemaker(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
+    """InvokeEndpointWithResponseStream on the managed route; same return as stream_http."""
+    if "sm" not in _cache:
+        import boto3
+        from botocore.config import Config
+
+        _cache["sm"] = boto3.client(
+            "sagemaker-runtime",
+            endpoint_url=cfg["sagemaker_endpoint_url"],
+            # One attempt: a refused stream must show as a failed canary, not be hidden by a retry.
+            config=Config(
+                retries={"total_max_attempts": 1}, read_timeout=cfg["timeout_s"], connect_timeout=5
+            ),
+        )
+    rate = cfg["sample_rate"]
+    t0 = time.perf_counter()
+    resp = _cache["sm"].invoke_endpoint_with_response_stream(  # type: ignore[attr-defined]
+        EndpointName=cfg["endpoint"],
+        Body=request_body(cfg),
+        ContentType="application/json",
+        Accept="application/octet-stream",
+    )
+    arrivals = []
+    for event in resp["Body"]:
+        part = event.get("PayloadPart")
+        if part and part.get("Bytes"):
+            arrivals.append((time.perf_counter() - t0, len(part["Bytes"]) / (BYTES_PER_SAMPLE * rate)))
+        if time.perf_counter() - t0 > cfg["timeout_s"]:
+            resp["Body"].close()
+            raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s")
+    return t0, arrivals
+
+
+def emf_record(cfg: dict, result: dict, timestamp_ms: int) -> dict:
+    """One Embedded Metric Format document: metrics for this run plus searchable context fields."""
+    metrics = [{"Name": cfg["m_success"], "Unit": "Count"}]
+    values = {cfg["m_success"]: 1 if result["success"] else 0}
+    if result["ttfa_ms"] is not None:
+        metrics.append({"Name": cfg["m_ttfa"], "Unit": "Milliseconds"})
+        values[cfg["m_ttfa"]] = round(result["ttfa_ms"], 2)
+    if result["success"]:
+        metrics.append({"Name": cfg["m_stalls"], "Unit": "Count"})
+        values[cfg["m_stalls"]] = result["stalls"]
+    return {
+        "_aws": {
+            "Timestamp": timestamp_ms,
+            "CloudWatchMetrics": [
+                {"Namespace": cfg["namespace"], "Dimensions": [[cfg["dim_service"]]], "Metrics": metrics}
+            ],
+        },
+        cfg["dim_service"]: cfg["service"],
+        **values,
+        "route": cfg["url"] or f"sagemaker://{cfg['endpoint']}",
+        "stall_ms": round(result["stall_ms"], 1),
+        "audio_s": round(result["audio_s"], 3),
+        "chunks": result["chunks"],
+        "error": result["error"],
+    }
+
+
+def run_once(cfg: dict) -> dict:
+    """One canary stream; never raises for an outage (that is a measurement), only for bad config."""
+    error = None
+    arrivals: list[tuple[float, float]] = []
+    try:
+        _, arrivals = stream_sagemaker(cfg) if cfg["endpoint"] else stream_http(cfg)
+        if not arrivals:
+            error = "the stream completed without audio"
+    except Exception as exc:  # an outage of any kind is the canary's finding, not its crash
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    stalls, stall_s = simulate_playback(arrivals, cfg["jitter_s"])
+    return {
+        "success": error is None,
+        "ttfa_ms": arrivals[0][0] * 1000.0 if arrivals else None,
+        "stalls": stalls,
+        "stall_ms": stall_s * 1000.0,
+        "audio_s": sum(d for _, d in arrivals),
+        "chunks": len(arrivals),
+        "error": error,
+    }
+
+
+def handler(event, context):
+    cfg = load_config()
+    try:
+        result = run_once(cfg)
+    except Exception:  # a canary bug still reports a failure rather than no data
+        result = {
+            "success": False,
+            "ttfa_ms": None,
+            "stalls": 0,
+            "stall_ms": 0.0,
+            "audio_s": 0.0,
+            "chunks": 0,
+            "error": traceback.format_exc(limit=3)[-500:],
+        }
+    print(json.dumps(emf_record(cfg, result, int(time.time() * 1000))), flush=True)
+    return result

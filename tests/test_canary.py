@@ -1,0 +1,125 @@
+"""The canary function (lambda/canary/handler.py) run locally: config, playback model, EMF output, and an
+outage seen as a failed measurement. Runs against the real server are in test_canary_server.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import socket
+from pathlib import Path
+
+import pytest
+
+from model_server import contract
+from model_server.bench.playback import simulate_playback as bench_playback
+
+HANDLER = Path(__file__).resolve().parent.parent / "lambda" / "canary" / "handler.py"
+
+
+def load_handler():
+    """Import the asset as Lambda does: a plain module from its folder (`lambda` is a keyword)."""
+    spec = importlib.util.spec_from_file_location("canary_handler", HANDLER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def canary_env(monkeypatch, **route):
+    """The environment the construct sets, names taken from contract.py as the construct does."""
+    for key in ("CANARY_TARGET_URL", "CANARY_ENDPOINT_NAME", "CANARY_SAGEMAKER_ENDPOINT_URL"):
+        monkeypatch.delenv(key, raising=False)
+    env = {
+        "CANARY_VOICE": route.pop("voice", "slt"),
+        "CANARY_SERVICE": route.pop("service", contract.DEPLOYMENT_ECS),
+        "CANARY_TIMEOUT_S": "10",
+        "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
+        "METRIC_DIMENSION_SERVICE": contract.DIM_SERVICE,
+        "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
+        "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
+        "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
+        **route,
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+
+
+def emf_lines(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{") and '"_aws"' in line]
+
+
+def test_canary_playback_model_matches_the_bench():
+    # The asset keeps its own copy of the player model; both must count the same stalls.
+    rng = random.Random(3)
+    for _ in range(300):
+        t, arrivals = 0.0, []
+        for _ in range(rng.randint(1, 25)):
+            t += rng.expovariate(1 / 0.08)
+            arrivals.append((t, rng.choice([0.0, 0.025, 0.05, 0.1, 0.2])))
+        jitter = rng.choice([0.0, 0.05, 0.1, 0.3])
+        want = bench_playback(arrivals, jitter)
+        stalls, stall_s = load_handler().simulate_playback(arrivals, jitter)
+        assert stalls == want.stalls
+        assert stall_s == pytest.approx(want.stall_s)
+
+
+def test_config_needs_exactly_one_route(monkeypatch):
+    h = load_handler()
+    canary_env(monkeypatch)
+    with pytest.raises(h.CanaryConfigError, match="exactly one"):
+        h.load_config()
+    canary_env(monkeypatch, CANARY_TARGET_URL="http://a", CANARY_ENDPOINT_NAME="b")
+    with pytest.raises(h.CanaryConfigError, match="exactly one"):
+        h.load_config()
+    canary_env(monkeypatch, CANARY_TARGET_URL="ftp://a")
+    with pytest.raises(h.CanaryConfigError, match="http"):
+        h.load_config()
+    canary_env(monkeypatch, CANARY_TARGET_URL="http://a")
+    monkeypatch.delenv("METRIC_CANARY_SUCCESS")
+    with pytest.raises(h.CanaryConfigError, match="METRIC_CANARY_SUCCESS"):
+        h.load_config()
+
+
+def test_emf_document_uses_the_names_it_was_given(monkeypatch):
+    h = load_handler()
+    canary_env(monkeypatch, CANARY_TARGET_URL="http://alb.internal")
+    cfg = h.load_config()
+    ok = {
+        "success": True,
+        "ttfa_ms": 81.234,
+        "stalls": 1,
+        "stall_ms": 40.0,
+        "audio_s": 2.5,
+        "chunks": 9,
+        "error": None,
+    }
+    doc = h.emf_record(cfg, ok, 1_700_000_000_000)
+    directive = doc["_aws"]["CloudWatchMetrics"][0]
+    assert directive["Namespace"] == contract.METRICS_NAMESPACE
+    assert directive["Dimensions"] == [[contract.DIM_SERVICE]]
+    names = {m["Name"]: m["Unit"] for m in directive["Metrics"]}
+    assert names == {
+        contract.METRIC_CANARY_SUCCESS: "Count",
+        contract.METRIC_CANARY_TTFB: "Milliseconds",
+        contract.METRIC_CANARY_STALLS: "Count",
+    }
+    assert doc[contract.DIM_SERVICE] == contract.DEPLOYMENT_ECS
+    assert doc[contract.METRIC_CANARY_SUCCESS] == 1 and doc[contract.METRIC_CANARY_TTFB] == 81.23
+    failed = dict(ok, success=False, ttfa_ms=None, error="boom")
+    doc = h.emf_record(cfg, failed, 1)
+    assert [m["Name"] for m in doc["_aws"]["CloudWatchMetrics"][0]["Metrics"]] == [
+        contract.METRIC_CANARY_SUCCESS
+    ]
+    assert doc[contract.METRIC_CANARY_SUCCESS] == 0 and doc["error"] == "boom"
+
+
+def test_unreachable_route_is_a_failed_measurement_not_a_crash(monkeypatch, capsys):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    canary_env(monkeypatch, CANARY_TARGET_URL=f"http://127.0.0.1:{port}")
+    result = load_handler().handler({}, None)
+    assert result["success"] is False and "ConnectionRefused" in result["error"]
+    (doc,) = emf_lines(capsys.readouterr().out)
+    assert doc[contract.METRIC_CANARY_SUCCESS] == 0
+    assert contract.METRIC_CANARY_TTFB not in doc

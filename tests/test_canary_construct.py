@@ -1,0 +1,250 @@
+"""LatencyCanary construct: template assertions for both routes, and cdk-nag's AwsSolutions report.
+
+Synthesized once for the module, in a small stack of its own (an isolated VPC like the kit's), so the
+construct is checked without the full app.
+"""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk import Acknowledgment, Validations
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_sns as sns
+from aws_cdk.assertions import Match, Template
+from cdk_nag import AwsSolutionsChecks
+
+from model_server import contract
+from statespeak_constructs.canary import RUNTIME, CanaryProps, LatencyCanary
+from statespeak_constructs.logs import LogsKey
+
+ENDPOINT = "Statespeak-Endpoint"
+
+
+@pytest.fixture(scope="module")
+def synth():
+    app = cdk.App()
+    Validations.of(app).add_plugins(AwsSolutionsChecks())
+    stack = cdk.Stack(app, "CanaryTest", env=cdk.Environment(region="us-east-1"))
+    vpc = ec2.Vpc(
+        stack,
+        "Vpc",
+        nat_gateways=0,
+        max_azs=2,
+        subnet_configuration=[
+            ec2.SubnetConfiguration(name="data", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
+        ],
+    )
+    Validations.of(vpc).acknowledge(
+        Acknowledgment(
+            id="AwsSolutions::AwsSolutions-VPC7", reason="Test scaffolding VPC; the kit's has flow logs."
+        )
+    )
+    key = LogsKey(stack, "LogsKey")
+    topic = sns.Topic(stack, "Alarms", enforce_ssl=True, master_key=key.key)
+    ecs = LatencyCanary(
+        stack,
+        "EcsCanary",
+        CanaryProps(
+            vpc=vpc,
+            service=contract.DEPLOYMENT_ECS,
+            voice="slt",
+            logs_key=key,
+            log_retention_days=30,
+            target_url="http://internal-statespeak.us-east-1.elb.amazonaws.com",
+            ttfa_alarm_ms=450,
+            alarm_topic=topic,
+        ),
+    )
+    sm = LatencyCanary(
+        stack,
+        "SmCanary",
+        CanaryProps(
+            vpc=vpc,
+            service=contract.DEPLOYMENT_SAGEMAKER,
+            voice="slt",
+            logs_key=key,
+            log_retention_days=30,
+            endpoint_name=ENDPOINT,
+        ),
+    )
+    # Synthesizing runs the nag plugin: an unacknowledged finding fails here.
+    app.synth()
+    return stack, Template.from_stack(stack), ecs, sm
+
+
+def _function(template, service):
+    fns = template.find_resources(
+        "AWS::Lambda::Function",
+        {"Properties": {"Environment": {"Variables": {"CANARY_SERVICE": service}}}},
+    )
+    assert len(fns) == 1
+    return next(iter(fns.items()))
+
+
+def test_function_runs_in_the_isolated_subnets_with_its_own_security_group(synth):
+    stack, template, ecs, _ = synth
+    _, fn = _function(template, contract.DEPLOYMENT_ECS)
+    props = fn["Properties"]
+    assert props["Runtime"] == RUNTIME.name
+    assert props["ReservedConcurrentExecutions"] == 1
+    assert props["Handler"] == "handler.handler"
+    vpc_config = props["VpcConfig"]
+    assert len(vpc_config["SubnetIds"]) == 2
+    for subnet in vpc_config["SubnetIds"]:
+        assert "dataSubnet" in subnet["Ref"]  # the isolated subnets
+    assert vpc_config["SecurityGroupIds"] == [
+        {"Fn::GetAtt": [stack.get_logical_id(ecs.security_group.node.default_child), "GroupId"]}
+    ]
+    template.has_resource_properties(
+        "AWS::Lambda::EventInvokeConfig",
+        {"MaximumRetryAttempts": 0, "FunctionName": {"Ref": Match.any_value()}},
+    )
+
+
+def test_security_groups_allow_no_ingress_and_only_the_route_out(synth):
+    stack, template, ecs, sm = synth
+    for canary, port in ((ecs, 80), (sm, 443)):
+        sg = template.to_json()["Resources"][stack.get_logical_id(canary.security_group.node.default_child)]
+        props = sg["Properties"]
+        assert "SecurityGroupIngress" not in props
+        (egress,) = props["SecurityGroupEgress"]
+        assert egress["FromPort"] == port and egress["ToPort"] == port and egress["IpProtocol"] == "tcp"
+        assert "Fn::GetAtt" in egress["CidrIp"]  # the VPC's CIDR, not 0.0.0.0/0
+
+
+def test_environment_carries_the_contract_names_and_the_route(synth):
+    _, template, _, _ = synth
+    _, ecs_fn = _function(template, contract.DEPLOYMENT_ECS)
+    _, sm_fn = _function(template, contract.DEPLOYMENT_SAGEMAKER)
+    shared = {
+        "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
+        "METRIC_DIMENSION_SERVICE": contract.DIM_SERVICE,
+        "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
+        "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
+        "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
+        "CANARY_VOICE": "slt",
+    }
+    ecs_env = ecs_fn["Properties"]["Environment"]["Variables"]
+    sm_env = sm_fn["Properties"]["Environment"]["Variables"]
+    assert shared.items() <= ecs_env.items() and shared.items() <= sm_env.items()
+    assert (
+        ecs_env["CANARY_TARGET_URL"].startswith("http://internal-") and "CANARY_ENDPOINT_NAME" not in ecs_env
+    )
+    assert sm_env["CANARY_ENDPOINT_NAME"] == ENDPOINT and "CANARY_TARGET_URL" not in sm_env
+
+
+def test_schedule_is_every_minute_for_each_canary(synth):
+    _, template, _, _ = synth
+    rules = template.find_resources(
+        "AWS::Events::Rule", {"Properties": {"ScheduleExpression": "rate(1 minute)"}}
+    )
+    assert len(rules) == 2
+    for rule in rules.values():
+        (target,) = rule["Properties"]["Targets"]
+        assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
+    template.resource_properties_count_is(
+        "AWS::Lambda::Permission", {"Principal": "events.amazonaws.com", "Action": "lambda:InvokeFunction"}, 2
+    )
+
+
+def test_alarms_on_failure_and_slow_first_audio(synth):
+    _, template, _, _ = synth
+    dims = [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    template.has_resource_properties(
+        "AWS::CloudWatch::Alarm",
+        {
+            "Namespace": contract.METRICS_NAMESPACE,
+            "MetricName": contract.METRIC_CANARY_SUCCESS,
+            "Dimensions": dims,
+            "Statistic": "Average",
+            "Period": 60,
+            "Threshold": 1,
+            "ComparisonOperator": "LessThanThreshold",
+            "EvaluationPeriods": 5,
+            "DatapointsToAlarm": 3,
+            "TreatMissingData": "breaching",
+            "AlarmActions": [{"Ref": Match.string_like_regexp("Alarms")}],
+            "OKActions": [{"Ref": Match.string_like_regexp("Alarms")}],
+        },
+    )
+    template.has_resource_properties(
+        "AWS::CloudWatch::Alarm",
+        {
+            "MetricName": contract.METRIC_CANARY_TTFB,
+            "Dimensions": dims,
+            "Threshold": 450,
+            "ComparisonOperator": "GreaterThanThreshold",
+            "TreatMissingData": "notBreaching",
+        },
+    )
+    sm_alarms = template.find_resources(
+        "AWS::CloudWatch::Alarm",
+        {
+            "Properties": {
+                "Dimensions": [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_SAGEMAKER}]
+            }
+        },
+    )
+    assert len(sm_alarms) == 2
+    assert all("AlarmActions" not in a["Properties"] for a in sm_alarms.values())  # no topic given
+
+
+def test_role_is_least_privilege(synth):
+    _, template, _, _ = synth
+    roles = template.find_resources(
+        "AWS::IAM::Role", {"Properties": {"Description": Match.string_like_regexp("latency canary")}}
+    )
+    assert len(roles) == 2
+    for role in roles.values():
+        props = role["Properties"]
+        assert "ManagedPolicyArns" not in props
+        assert props["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+            "Service": "lambda.amazonaws.com"
+        }
+        (policy,) = props["Policies"]
+        actions = [a for s in policy["PolicyDocument"]["Statement"] for a in _as_list(s["Action"])]
+        assert not any(a.endswith("*") for a in actions)
+        assert "cloudwatch:PutMetricData" not in actions  # metrics travel as EMF in the function's logs
+    sm_role = next(r for r in roles.values() if "sagemaker" in r["Properties"]["Description"])
+    statements = sm_role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
+    (invoke,) = [s for s in statements if s["Action"] == "sagemaker:InvokeEndpointWithResponseStream"]
+    # The one endpoint, with SageMaker's lower-case ARN spelling.
+    assert f"endpoint/{ENDPOINT.lower()}" in str(invoke["Resource"])
+
+
+def test_log_group_is_retained_and_encrypted(synth):
+    _, template, _, _ = synth
+    groups = template.find_resources(
+        "AWS::Logs::LogGroup",
+        {"Properties": {"RetentionInDays": 30, "KmsKeyId": {"Fn::GetAtt": [Match.any_value(), "Arn"]}}},
+    )
+    used = {
+        fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+        for _, fn in (
+            _function(template, s) for s in (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
+        )
+    }
+    assert len(used) == 2 and used <= set(groups)
+
+
+def _as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def test_props_are_validated():
+    app = cdk.App()
+    stack = cdk.Stack(app, "Bad")
+    vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0)
+    key = LogsKey(stack, "K")
+    base = {"vpc": vpc, "voice": "slt", "logs_key": key, "log_retention_days": 30}
+    with pytest.raises(ValueError, match="exactly one"):
+        CanaryProps(service="ecs", **base)
+    with pytest.raises(ValueError, match="exactly one"):
+        CanaryProps(service="ecs", target_url="http://a", endpoint_name="b", **base)
+    with pytest.raises(ValueError, match="service"):
+        CanaryProps(service="eks", target_url="http://a", **base)
+    with pytest.raises(ValueError, match="http"):
+        CanaryProps(service="ecs", target_url="alb.internal", **base)
+    with pytest.raises(ValueError, match="plain string"):
+        CanaryProps(service="sagemaker", endpoint_name=cdk.Aws.STACK_NAME, **base)
