@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import re
 import time
 import uuid
@@ -35,6 +36,8 @@ CARTESIA_VERSION = "2025-04-16"
 DEFAULT_MODEL_ID = "statespeak"
 DEFAULT_OUTPUT_FORMAT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
 TRANSPORTS = ("bytes", "websocket")
+ENV_TARGET = "STATESPEAK_TARGET"  # read by SpeechClient.from_env()
+ENV_CLIENT_API_KEY = "STATESPEAK_API_KEY"  # the key a client sends (the bench reads the same variable)
 
 # SageMaker endpoint names: 1-63 characters, alphanumerics separated by single or repeated hyphens.
 _ENDPOINT_NAME = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$")
@@ -299,6 +302,19 @@ class SpeechClient:
                 raise ValueError("region, endpoint_url and boto_session apply to sagemaker:// targets only")
             self.kind = "http"
             self.base_url = target.rstrip("/")
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> SpeechClient:
+        """A client for `$STATESPEAK_TARGET` (with `$STATESPEAK_API_KEY` for HTTP targets).
+
+        Lets an application switch routes with a configuration change and a restart, no code change.
+        """
+        target = os.environ.get(ENV_TARGET, "").strip()
+        if not target:
+            raise ValueError(f"${ENV_TARGET} is not set: an http(s):// base URL or {SAGEMAKER_SCHEME}<endpoint-name>")
+        if not target.startswith(SAGEMAKER_SCHEME) and "api_key" not in kwargs:
+            kwargs["api_key"] = os.environ.get(ENV_CLIENT_API_KEY) or None
+        return cls(target, **kwargs)
 
     # -- public API ---------------------------------------------------------------------------------
 

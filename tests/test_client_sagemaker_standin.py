@@ -139,3 +139,16 @@ def test_request_fields_are_validated_before_sending():
         client.stream("  ", voice="v1")
     with pytest.raises(ValueError, match="speed"):
         client.stream("hi", voice="v1", speed=0)
+
+
+def test_from_env_switches_route_by_configuration(monkeypatch, standin, aws_env):
+    monkeypatch.setenv("STATESPEAK_TARGET", f"sagemaker://{ENDPOINT}")
+    client = SpeechClient.from_env(region="us-east-1", endpoint_url=standin)
+    assert client.kind == "sagemaker" and client.endpoint_name == ENDPOINT
+    assert client.stream("hello", voice="v1").read() == b"".join(CHUNKS)
+    monkeypatch.setenv("STATESPEAK_TARGET", "http://alb.internal:80")
+    monkeypatch.setenv("STATESPEAK_API_KEY", "k1")
+    assert SpeechClient.from_env().kind == "http"
+    monkeypatch.delenv("STATESPEAK_TARGET")
+    with pytest.raises(ValueError, match="STATESPEAK_TARGET is not set"):
+        SpeechClient.from_env()

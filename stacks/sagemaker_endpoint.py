@@ -1,0 +1,116 @@
+"""The managed route: the kit's model on a SageMaker real-time endpoint inside the kit's VPC.
+
+Wires constructs only: the endpoint (model, role, security group, endpoint config), its autoscaling,
+its log group and its dashboard and alarms. The VPC, the image and the weights come from the stacks that
+own them, so `deployment=both` serves the same image and the same weights on both routes.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from stacks.config import StatespeakConfig
+from statespeak_constructs.image import ServerImage
+from statespeak_constructs.logs import LogsKey, retention
+from statespeak_constructs.network import StatespeakNetwork
+from statespeak_constructs.sagemaker_endpoint import (
+    KitModel,
+    MarketplaceModel,
+    SageMakerEndpoint,
+    SageMakerEndpointProps,
+)
+from statespeak_constructs.sagemaker_scaling import SageMakerScaling, SageMakerScalingProps
+
+
+def endpoint_name(config: StatespeakConfig) -> str:
+    """The endpoint's name: the client's target is `sagemaker://<this>`."""
+    return f"{config.name.lower()}-tts"
+
+
+class SageMakerEndpointStack(Stack):
+    """SageMaker endpoint serving the kit's image and weights, or a Marketplace model package."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: StatespeakConfig,
+        network: StatespeakNetwork,
+        image: ServerImage,
+        weights_bucket: s3.IBucket,
+        weights_prefix: str,
+        **kwargs,
+    ) -> None:
+        """`weights_prefix`: the model directory in `weights_bucket`, e.g. `weights/bundled/`."""
+        super().__init__(scope, construct_id, **kwargs)
+        name = endpoint_name(config)
+
+        logs_key = LogsKey(self, "LogsKey")
+        # SageMaker writes container output to this exact group; made here so it has retention and a key.
+        log_group = logs.LogGroup(
+            self,
+            "EndpointLogs",
+            log_group_name=f"/aws/sagemaker/Endpoints/{name}",
+            encryption_key=logs_key.key,
+            retention=retention(config.log_retention_days),
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+
+        model = (
+            MarketplaceModel(config.model_package_arn)
+            if config.model_package_arn
+            else KitModel(
+                image=image,
+                weights_bucket=weights_bucket,
+                weights_prefix=weights_prefix,
+                max_streams=config.max_streams_per_task,
+            )
+        )
+        self.endpoint = SageMakerEndpoint(
+            self,
+            "Endpoint",
+            SageMakerEndpointProps(
+                vpc=network.vpc,
+                subnets=network.data_subnets,
+                model=model,
+                endpoint_name=name,
+                log_group=log_group,
+                instance_type=config.sagemaker_instance_type,
+                initial_instance_count=config.min_replicas,
+                # Weights load and warm-up share the ECS health-check grace; the CUDA image pull comes on top.
+                container_startup_timeout=Duration.seconds(min(3600, config.health_check_grace_s + 600)),
+                runtime_vpc_endpoint=network.interface_endpoints.get("SageMakerRuntime"),
+            ),
+        )
+        self.scaling = SageMakerScaling(
+            self,
+            "Scaling",
+            SageMakerScalingProps(
+                endpoint=self.endpoint.endpoint,
+                endpoint_name=name,
+                variant_name=self.endpoint.variant_name,
+                min_instances=config.min_replicas,
+                max_instances=config.max_replicas,
+                target_concurrency=config.target_streams_per_task,
+                scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
+                scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
+            ),
+        )
+
+        CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
+        CfnOutput(
+            self,
+            "InvokePolicyArn",
+            value=self.endpoint.invoke_policy.managed_policy_arn,
+            description="Attach to callers' roles: invoke this endpoint through the VPC endpoint only",
+        )
+        CfnOutput(
+            self,
+            "ClientTarget",
+            value=f"sagemaker://{name}",
+            description="Target for SpeechClient and `python -m model_server.bench --target`",
+        )
