@@ -1,1 +1,217 @@
-"""Text frontend: normalization, espeak-ng phonemization, symbol inventory, duration alignment."""
+"""Text frontend: text -> units of model symbols, identical at data-generation and serving time.
+
+    fe = Frontend("en")
+    units = fe.text_to_units("Dr. Smith paid $12.50.")
+    ids = units_to_ids(units)            # the acoustic model's input
+
+A sentence becomes: <pause>, then words separated by <wb> (or by a punctuation unit such as <,>),
+then the final punctuation unit and <pause>. A word unit keeps the text as the client wrote it
+("$12.50") and the symbols of everything it is spoken as ("twelve dollars and fifty cents", with <wb>
+between the spoken words), so the server can time-stamp the client's words.
+
+Pipeline: `normalize.normalize_segments` -> tokenize spoken text into words and punctuation ->
+espeak-ng phonemes per clause (so cross-word context such as "the" before a vowel is kept; when espeak
+merges or splits words, that clause is phonemized word by word instead) -> `symbols.SymbolMapper`.
+Text with nothing speakable gives an empty list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import espeak
+from .normalize import NormalizationError, normalize_segments
+from .symbols import (
+    LANGUAGE_VOICES,
+    PAUSE,
+    PUNCTUATION,
+    SYMBOL_TO_ID,
+    WORD_BOUNDARY,
+    SymbolMapper,
+    UnsupportedLanguageError,
+)
+
+__all__ = [
+    "Frontend",
+    "NormalizationError",
+    "Unit",
+    "UnsupportedLanguageError",
+    "supported_languages",
+    "units_to_ids",
+    "units_to_symbols",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """kind: "word" (spoken words from `text`), "punct" (a punctuation class), "boundary" (<wb>),
+    or "pause" (<pause> at sentence start/end). `symbols` and `ids` are parallel."""
+
+    kind: str
+    text: str
+    symbols: tuple[str, ...]
+    ids: tuple[int, ...]
+
+
+def supported_languages() -> list[str]:
+    """Language codes the frontend (and the symbol inventory) supports."""
+    return sorted(LANGUAGE_VOICES)
+
+
+def units_to_symbols(units: list[Unit]) -> list[str]:
+    return [s for u in units for s in u.symbols]
+
+
+def units_to_ids(units: list[Unit]) -> list[int]:
+    return [i for u in units for i in u.ids]
+
+
+# Spoken-text tokens: dotted initialisms ("U.S."), words with inner apostrophes/hyphens, punctuation runs.
+_TOKEN = re.compile(r"(?:[^\W\d_]\.){2,}|[^\W_]+(?:['\-][^\W_]+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
+_CLAUSE_PUNCT = {",": "<,>", ";": "<,>", ":": "<,>", "-": "<,>", ".": "<.>", "?": "<?>", "!": "<!>"}
+
+
+def _punct_symbol(run: str) -> str:
+    # "?!" asks, "..." ends, "!!!" exclaims: the strongest mark in the run wins.
+    for mark in ("?", "!", "."):
+        if mark in run:
+            return PUNCTUATION[mark]
+    return _CLAUSE_PUNCT[run[0]]
+
+
+def _unit(kind: str, text: str, symbols: list[str] | tuple[str, ...]) -> Unit:
+    return Unit(kind, text, tuple(symbols), tuple(SYMBOL_TO_ID[s] for s in symbols))
+
+
+class Frontend:
+    """Text -> units for one language ("en", "es", "de", "fr"). Thread-safe."""
+
+    def __init__(self, language: str = "en") -> None:
+        if not isinstance(language, str) or language not in LANGUAGE_VOICES:
+            raise UnsupportedLanguageError(
+                f"language {language!r} is not supported; choose one of {supported_languages()}")
+        self.language = language
+        self.voice = LANGUAGE_VOICES[language]
+        self._mapper = SymbolMapper(language)
+        self._word_cache = lru_cache(maxsize=20000)(self._phonemize_word_uncached)
+
+    # -- phonemization -----------------------------------------------------------------------------
+
+    def _phonemize_word_uncached(self, word: str) -> tuple[str, ...]:
+        names = [p for w in espeak.phonemize(word, self.voice) for p in w]
+        return tuple(names)
+
+    def _phonemize_clause(self, words: list[str]) -> list[list[str]]:
+        """espeak phoneme names for each of `words` (one clause, no punctuation)."""
+        if not words:
+            return []
+        out = espeak.phonemize(" ".join(words), self.voice)
+        if len(out) == len(words):
+            return out
+        # espeak joined ("with the") or split words: context-free per-word phonemes keep the mapping exact.
+        return [list(self._word_cache(w)) for w in words]
+
+    def _to_symbols(self, per_word: list[list[str]]) -> list[list[str]]:
+        lang = self.language
+        result = []
+        for names in per_word:
+            syms, lang = self._mapper.map_phonemes(names, lang)
+            result.append(syms)
+        return result
+
+    # -- public ------------------------------------------------------------------------------------
+
+    def text_to_units(self, text: str, sentence: bool = True) -> list[Unit]:
+        """Units for `text`; with `sentence`, framed by <pause> units (as in training data)."""
+        segments = normalize_segments(text, self.language)
+        # Items: ("word", original, spoken word) or ("punct", original, symbol); a rule segment's
+        # words share one group id so they become one unit.
+        items: list[tuple[str, int, str, str]] = []
+        for gid, seg in enumerate(segments):
+            if seg.rule == "text":
+                for m in _TOKEN.finditer(seg.spoken):
+                    tok = m.group(0)
+                    if tok[0] in _CLAUSE_PUNCT:
+                        items.append(("punct", -1, tok, _punct_symbol(tok)))
+                    else:
+                        items.append(("word", -1, tok, tok))
+            else:
+                for m in _TOKEN.finditer(seg.spoken):
+                    tok = m.group(0)
+                    if tok[0] in _CLAUSE_PUNCT:
+                        items.append(("punct", gid, tok, _punct_symbol(tok)))
+                    else:
+                        items.append(("word", gid, seg.original, tok))
+        # Phonemize clause by clause (a clause ends at punctuation outside rule segments).
+        word_syms: dict[int, list[str]] = {}
+        clause: list[int] = []
+        for k, item in enumerate(items + [("punct", -1, "", "")]):
+            if item[0] == "word":
+                clause.append(k)
+                continue
+            if item[1] != -1:
+                continue  # punctuation inside a rule segment (e.g. phone number groups) keeps the clause
+            if clause:
+                names = self._phonemize_clause([items[c][3] for c in clause])
+                for c, syms in zip(clause, self._to_symbols(names), strict=True):
+                    word_syms[c] = syms
+                clause = []
+        return self._assemble(items, word_syms, sentence)
+
+    def _assemble(self, items, word_syms: dict[int, list[str]], sentence: bool) -> list[Unit]:
+        units: list[Unit] = []
+        pending: list[str] = []  # symbols of the rule-segment unit being built
+        pending_text = ""
+        pending_gid = None
+
+        def flush() -> None:
+            nonlocal pending, pending_gid
+            while pending and pending[-1] in (WORD_BOUNDARY, *PUNCTUATION.values()):
+                pending.pop()
+            if pending:
+                add("word", pending_text, pending)
+            pending, pending_gid = [], None
+
+        def add(kind: str, text: str, syms: list[str]) -> None:
+            if kind == "word" and units and units[-1].kind == "word":
+                units.append(_unit("boundary", "", [WORD_BOUNDARY]))
+            if kind == "punct" and units and units[-1].kind == "punct":
+                return  # ", ." -> one pause mark is enough
+            units.append(_unit(kind, text, syms))
+
+        for k, (kind, gid, original, value) in enumerate(items):
+            if gid != -1:
+                if gid != pending_gid:
+                    flush()
+                    pending_gid, pending_text = gid, original
+                if kind == "word" and word_syms.get(k):
+                    if pending and pending[-1] not in (WORD_BOUNDARY, *PUNCTUATION.values()):
+                        pending.append(WORD_BOUNDARY)
+                    pending.extend(word_syms[k])
+                elif kind == "punct" and pending:
+                    if pending[-1] == WORD_BOUNDARY:
+                        pending[-1] = value
+                    else:
+                        pending.append(value)
+                continue
+            flush()
+            if kind == "word":
+                if word_syms.get(k):
+                    add("word", original, word_syms[k])
+            elif units:  # leading punctuation says nothing
+                add("punct", original, [value])
+        flush()
+        if not any(u.kind == "word" for u in units):
+            return []
+        if sentence:
+            units.insert(0, _unit("pause", "", [PAUSE]))
+            units.append(_unit("pause", "", [PAUSE]))
+        return units
+
+    def text_to_symbols(self, text: str, sentence: bool = True) -> list[str]:
+        return units_to_symbols(self.text_to_units(text, sentence))
+
+    def text_to_ids(self, text: str, sentence: bool = True) -> list[int]:
+        return units_to_ids(self.text_to_units(text, sentence))

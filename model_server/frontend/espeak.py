@@ -35,7 +35,9 @@ __all__ = [
     "PhonemeEvent",
     "WordEvent",
     "is_pause",
+    "PHONEME_TYPES",
     "phone_durations",
+    "phoneme_table_inventory",
     "phonemize",
     "phonemize_detailed",
     "sample_rate",
@@ -326,3 +328,50 @@ def phone_durations(events: list[PhonemeEvent | WordEvent], total_samples: int) 
     if any(b < a for a, b in zip(starts, starts[1:], strict=False)):
         raise EspeakError("phoneme events are not in time order")
     return [(p.name, starts[i + 1] - starts[i]) for i, p in enumerate(phones)]
+
+
+# espeak-ng phoneme types (phoneme.h) that denote sounds; 0 pause, 1 stress and 9+ virtual are not sounds.
+PHONEME_TYPES = {2: "vowel", 3: "liquid", 4: "stop", 5: "vstop", 6: "fric", 7: "vfric", 8: "nasal"}
+
+
+def phoneme_table_inventory(table: str) -> dict[str, str]:
+    """{mnemonic: type name} of every sound phoneme in espeak-ng phoneme table `table` (e.g. "en-us").
+
+    Read from the `phontab` data file: a table lists only the phonemes it defines and names the table it
+    includes, so the inventory is the union along the include chain (later tables override by code).
+    This is everything espeak-ng can emit for a voice that uses the table (apart from pauses).
+    """
+    import struct
+
+    path = os.path.join(espeakng_loader.get_data_path(), "phontab")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise EspeakError(f"cannot read espeak-ng phoneme tables at {path}: {exc}") from exc
+    tables: list[tuple[str, int, list[tuple[int, str, int]]]] = []
+    pos = 4
+    for _ in range(data[0]):
+        n_phonemes, includes = data[pos], data[pos + 1]
+        name = data[pos + 4:pos + 36].split(b"\0")[0].decode("ascii")
+        pos += 36
+        entries = []
+        for _ in range(n_phonemes):
+            # PHONEME_TAB: mnemonic (4 chars, first in the low byte), flags, program, code, type, ...
+            mnemonic, _flags, _program, code, ph_type = struct.unpack_from("<IIHBB", data, pos)
+            pos += 16
+            entries.append((code, mnemonic.to_bytes(4, "little").rstrip(b"\0").decode("latin-1"), ph_type))
+        tables.append((name, includes, entries))
+    names = [t[0] for t in tables]
+    if table not in names:
+        raise EspeakError(f"espeak-ng has no phoneme table {table!r}")
+    by_code: dict[int, tuple[str, int]] = {}
+
+    def collect(ix: int) -> None:
+        if tables[ix][1] > 0:
+            collect(tables[ix][1] - 1)
+        for code, mnemonic, ph_type in tables[ix][2]:
+            by_code[code] = (mnemonic, ph_type)
+
+    collect(names.index(table))
+    return {m: PHONEME_TYPES[t] for m, t in sorted(by_code.values()) if t in PHONEME_TYPES}
