@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import espeak
-from .normalize import NormalizationError, normalize_segments
+from .align import Alignment, align
+from .normalize import NormalizationError, normalize, normalize_segments
 from .symbols import (
     LANGUAGE_VOICES,
     PAUSE,
@@ -34,6 +35,7 @@ from .symbols import (
 )
 
 __all__ = [
+    "EspeakTeacher",
     "Frontend",
     "NormalizationError",
     "Unit",
@@ -83,6 +85,21 @@ def _punct_symbol(run: str) -> str:
 
 def _unit(kind: str, text: str, symbols: list[str] | tuple[str, ...]) -> Unit:
     return Unit(kind, text, tuple(symbols), tuple(SYMBOL_TO_ID[s] for s in symbols))
+
+
+@dataclass(frozen=True)
+class EspeakTeacher:
+    """espeak-ng teacher audio for one text with a duration (in audio samples) for every symbol.
+
+    `durations[i]` belongs to `units_to_symbols(units)[i]`; they sum to `len(audio)`. `alignment` tells
+    how well espeak's own phonemes matched the frontend's symbols (normally exactly).
+    """
+
+    audio: object  # np.ndarray int16
+    sample_rate: int
+    units: list[Unit]
+    durations: list[int]
+    alignment: Alignment
 
 
 class Frontend:
@@ -215,3 +232,41 @@ class Frontend:
 
     def text_to_ids(self, text: str, sentence: bool = True) -> list[int]:
         return units_to_ids(self.text_to_units(text, sentence))
+
+    def espeak_teacher(self, text: str, rate: int | None = None) -> EspeakTeacher | None:
+        """Render `text` with espeak-ng and time every symbol of `text_to_units(text)` (training data).
+
+        espeak reads the normalized text; its phoneme events are mapped to symbols (an event that maps
+        to several symbols splits its samples evenly) and aligned to the frontend's symbols, which
+        carries the durations over even where per-word fallback phonemized a word differently.
+        Returns None when the text has nothing to speak.
+        """
+        units = self.text_to_units(text)
+        if not units:
+            return None
+        audio, sr, events = espeak.synthesize_with_phonemes(normalize(text, self.language), self.voice, rate)
+        teacher_syms: list[str] = []
+        teacher_durs: list[int] = []
+        lang = self.language
+        for name, dur in espeak.phone_durations(events, len(audio)):
+            if espeak.is_pause(name):
+                teacher_syms.append(PAUSE)
+                teacher_durs.append(dur)
+                continue
+            syms, lang = self._mapper.map_phonemes([name], lang)
+            if not syms:
+                if teacher_durs:  # a language-switch marker or a silent mnemonic: keep its samples
+                    teacher_durs[-1] += dur
+                else:
+                    teacher_syms.append(PAUSE)
+                    teacher_durs.append(dur)
+                continue
+            share, extra = divmod(dur, len(syms))
+            for k, sym in enumerate(syms):
+                teacher_syms.append(sym)
+                teacher_durs.append(share + (1 if k < extra else 0))
+        result = align(units_to_symbols(units), teacher_syms, teacher_durs)
+        if sum(result.durations) != len(audio):
+            # Audio before the first phoneme event is already inside phone_durations; this cannot differ.
+            raise espeak.EspeakError("espeak teacher durations do not cover the audio")
+        return EspeakTeacher(audio, sr, units, result.durations, result)
