@@ -474,8 +474,15 @@ def _renumber(pattern: str, i: int) -> str:
 
 # --- the scan -------------------------------------------------------------------------------------
 
+# ASCII fast path of `_speakable`: everything but letters, digits, space and kept punctuation -> space.
+_ASCII_DROP = str.maketrans({c: " " for c in map(chr, range(128))
+                             if not (c.isalnum() or c == " " or c in _PUNCT_KEEP)})
+
+
 def _speakable(text: str) -> str:
     """Keep letters of Latin script, digits, whitespace and kept punctuation; skip the rest."""
+    if text.isascii():
+        return text.translate(_ASCII_DROP)
     out = []
     for ch in text:
         if ch.isspace():
