@@ -1,7 +1,7 @@
 """The managed route: the kit's model on a SageMaker real-time endpoint inside the kit's VPC.
 
 Wires constructs only: the endpoint (model, role, security group, endpoint config), its autoscaling,
-its log group and its dashboard and alarms. The VPC, the image and the weights come from the stacks that
+its log group, its dashboard and alarms (the same observability construct as the ECS route). The VPC, the image and the weights come from the stacks that
 own them, so `deployment=both` serves the same image and the same weights on both routes.
 """
 
@@ -12,11 +12,14 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from model_server.contract import DEPLOYMENT_SAGEMAKER
 from stacks.config import StatespeakConfig
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.logs import LogsKey, retention
 from statespeak_constructs.network import StatespeakNetwork
+from statespeak_constructs.observability import ObservabilityProps, ServiceObservability
 from statespeak_constructs.sagemaker_endpoint import (
+    ENDPOINT_INSTANCE_NAMESPACE,
     KitModel,
     MarketplaceModel,
     SageMakerEndpoint,
@@ -100,6 +103,24 @@ class SageMakerEndpointStack(Stack):
                 scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
             ),
         )
+
+        endpoint = self.endpoint
+        self.observability = ServiceObservability(
+            self,
+            "Observability",
+            ObservabilityProps(
+                route=DEPLOYMENT_SAGEMAKER,
+                dashboard_name=config.stack_name("sagemaker"),
+                ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
+                server_errors=endpoint.metric("Invocation5XXErrors", "Sum", "Endpoint 5xx"),
+                gpu_utilization=endpoint.metric(
+                    "GPUUtilization", "Average", "GPU utilization (instances)", namespace=ENDPOINT_INSTANCE_NAMESPACE
+                ),
+                alarm_email=config.alarm_email,
+                alarm_topic_arn=config.alarm_topic_arn,
+            ),
+        )
+        self.observability.dashboard.add_widgets(*endpoint.dashboard_widgets())
 
         CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
         CfnOutput(

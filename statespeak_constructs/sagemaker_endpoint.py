@@ -16,6 +16,7 @@ from typing import Any
 
 import jsii
 from aws_cdk import Acknowledgment, ArnFormat, Duration, Stack, Validations
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -35,6 +36,7 @@ from model_server.contract import (
 from statespeak_constructs.image import ServerImage
 
 VARIANT_NAME = "AllTraffic"
+ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"  # per-instance CPU/GPU/memory/disk utilization
 # SageMaker stops a container 30 s after SIGTERM: the server must finish draining before that.
 SAGEMAKER_DRAIN_TIMEOUT_S = 25
 
@@ -282,8 +284,9 @@ class SageMakerEndpoint(Construct):
                 security_group_ids=[self.security_group.security_group_id], subnets=subnets.subnet_ids
             ),
         )
-        # CreateModel checks the role's permissions: create the role's policies first.
-        self.model.node.add_dependency(self.role, self.policy)
+        # CreateModel checks the role's permissions: create the role's policies first (the role itself is
+        # already a dependency through ExecutionRoleArn).
+        self.model.node.add_dependency(*(c for c in self.node.find_all() if isinstance(c, iam.Policy)))
 
         self.volume_encrypted = props.volume_key is not None and not has_instance_storage(props.instance_type)
         variant = sagemaker.CfnEndpointConfig.ProductionVariantProperty(
@@ -342,6 +345,44 @@ class SageMakerEndpoint(Construct):
             description=f"Invoke SageMaker endpoint {props.endpoint_name} (streaming included)",
             statements=[invoke],
         )
+
+    # -- metrics ------------------------------------------------------------------------------------
+
+    def metric(self, name: str, statistic: str, label: str, *, namespace: str = "AWS/SageMaker",
+               period: Duration | None = None) -> cloudwatch.Metric:
+        """An endpoint metric of this variant: AWS/SageMaker invocation metrics, or the per-instance
+        utilization metrics with namespace ENDPOINT_INSTANCE_NAMESPACE."""
+        return cloudwatch.Metric(
+            namespace=namespace,
+            metric_name=name,
+            dimensions_map={"EndpointName": self.endpoint_name, "VariantName": self.variant_name},
+            statistic=statistic,
+            period=period or Duration.minutes(1),
+            label=label,
+        )
+
+    def dashboard_widgets(self) -> list[cloudwatch.IWidget]:
+        """Graphs only the endpoint has: its request load (the scaling signal) and latency split."""
+        return [
+            cloudwatch.GraphWidget(
+                title="Concurrent requests per instance (scaling signal)",
+                left=[
+                    self.metric("ConcurrentRequestsPerModel", "Average", "Average", period=Duration.seconds(10)),
+                    self.metric("ConcurrentRequestsPerModel", "Maximum", "Maximum", period=Duration.seconds(10)),
+                ],
+                right=[self.metric("Invocations", "Sum", "Invocations per minute")],
+                width=12,
+            ),
+            cloudwatch.GraphWidget(
+                title="Latency to response start (microseconds)",
+                left=[
+                    self.metric("ModelLatency", "p99", "Model p99"),
+                    self.metric("OverheadLatency", "p99", "SageMaker overhead p99"),
+                ],
+                right=[self.metric("Invocation4XXErrors", "Sum", "4xx")],
+                width=12,
+            ),
+        ]
 
     # -- pieces -------------------------------------------------------------------------------------
 

@@ -169,3 +169,20 @@ def serve_in_thread(app, *, host: str = "127.0.0.1", startup_timeout: float = 10
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def main() -> None:
+    """Serve the stand-in in the foreground, for trying the SageMaker route against a local server."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Local stand-in for the SageMaker runtime's streaming API")
+    parser.add_argument("--upstream", required=True, help="base URL of the container, e.g. http://127.0.0.1:8080")
+    parser.add_argument("--endpoint", default="statespeak-tts", help="endpoint name to answer for")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8081)
+    args = parser.parse_args()
+    uvicorn.run(create_app(args.upstream, args.endpoint), host=args.host, port=args.port, log_level="info")
+
+
+if __name__ == "__main__":
+    main()
