@@ -102,6 +102,60 @@ class EspeakTeacher:
     alignment: Alignment
 
 
+_MAX_GROUP = 3
+
+
+def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list[str]]:
+    """Give each word its part of espeak's clause output when espeak merged or split words.
+
+    A small DP pairs groups of clause words with groups of our words (one-to-one, one clause word for up
+    to 3 of ours, or up to 3 clause words for one of ours), preferring groups whose phoneme counts
+    match the words said alone. A merged clause word is cut where the words said alone would end, so
+    context-dependent forms elsewhere in the clause are kept. If no sensible grouping exists, the
+    words said alone are used.
+    """
+    n, m = len(alone), len(clause)
+    inf = float("inf")
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    back: list[list[tuple[int, int] | None]] = [[None] * (m + 1) for _ in range(n + 1)]
+    cost[0][0] = 0.0
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if cost[i][j] == inf:
+                continue
+            for a, b in [(1, 1)] + [(k, 1) for k in range(2, _MAX_GROUP + 1)] + [
+                    (1, k) for k in range(2, _MAX_GROUP + 1)]:
+                if i + a > n or j + b > m:
+                    continue
+                ours = sum(len(alone[x]) for x in range(i, i + a))
+                theirs = sum(len(clause[y]) for y in range(j, j + b))
+                c = cost[i][j] + abs(ours - theirs) + 0.5 * (a + b - 2)
+                if c < cost[i + a][j + b]:
+                    cost[i + a][j + b] = c
+                    back[i + a][j + b] = (a, b)
+    total_alone = sum(len(x) for x in alone) or 1
+    if cost[n][m] == inf or cost[n][m] > 0.25 * total_alone:
+        return [list(x) for x in alone]
+    groups: list[tuple[int, int, int, int]] = []
+    i, j = n, m
+    while i > 0 or j > 0:
+        a, b = back[i][j]
+        groups.append((i - a, a, j - b, b))
+        i, j = i - a, j - b
+    out: list[list[str]] = []
+    for i0, a, j0, b in reversed(groups):
+        phones = [p for y in range(j0, j0 + b) for p in clause[y]]
+        if a == 1:
+            out.append(phones)
+            continue
+        start = 0
+        for k in range(a):
+            end = len(phones) if k == a - 1 else min(len(phones), start + len(alone[i0 + k]))
+            out.append(phones[start:end])
+            start = end
+    return out
+
+
 class Frontend:
     """Text -> units for one language ("en", "es", "de", "fr"). Thread-safe."""
 
@@ -127,8 +181,8 @@ class Frontend:
         out = espeak.phonemize(" ".join(words), self.voice)
         if len(out) == len(words):
             return out
-        # espeak joined ("with the") or split words: context-free per-word phonemes keep the mapping exact.
-        return [list(self._word_cache(w)) for w in words]
+        # espeak joined ("did not", "in the") or split words: regroup using each word said alone.
+        return _regroup(out, [self._word_cache(w) for w in words])
 
     def _to_symbols(self, per_word: list[list[str]]) -> list[list[str]]:
         lang = self.language

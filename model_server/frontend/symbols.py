@@ -309,5 +309,8 @@ class SymbolMapper:
                 continue
             if name.startswith("_"):
                 continue
-            out.extend(self._lookup(current, name))
+            syms = self._lookup(current, name)
+            if syms and syms[0] == "r" and out and out[-1] == "r":
+                syms = syms[1:]  # linking "r-" after "o@" (ao r) would say r twice
+            out.extend(syms)
         return out, current

@@ -150,3 +150,20 @@ def test_speed_benchmark_prints_microseconds_per_word(capsys):
     with capsys.disabled():
         print(f"\nfrontend en: {per_word:.1f} us/word")
     assert per_word > 0
+
+
+def test_merged_words_are_cut_where_the_words_alone_end():
+    fe = Frontend("en")
+    units = fe.text_to_units("She did not go on the second floor in the morning.")
+    words = {u.text: u.symbols for u in units if u.kind == "word"}
+    assert words["did"] == ("d", "ih", "d") and words["not"] == ("n", "aa", "t")
+    assert words["on"] == ("ao", "n") and words["the"] == ("dh", "ax")
+    assert words["floor"] == ("f", "l", "ao", "r")  # linking r not doubled
+
+
+def test_regroup_falls_back_to_words_alone_when_nothing_fits():
+    from model_server.frontend import _regroup
+
+    alone = [("a", "b"), ("c",), ("d", "e", "f")]
+    assert _regroup([["a", "b", "c"], ["d", "e", "f"]], alone) == [["a", "b"], ["c"], ["d", "e", "f"]]
+    assert _regroup([["x"] * 30], alone) == [list(x) for x in alone]
