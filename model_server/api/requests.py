@@ -1,0 +1,256 @@
+"""Parsing and validation of synthesis requests (Cartesia and OpenAI shapes) into one `SynthesisRequest`.
+
+Validation happens before a stream slot is taken, so a bad request never costs another client anything.
+Unknown fields are ignored (forward compatibility with newer SDKs); known fields are checked strictly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from model_server.api.errors import ApiError
+from model_server.audio import CONTAINERS, ENCODINGS, SAMPLE_RATES, AudioFormat
+
+SPEED_MIN, SPEED_MAX = 0.5, 2.0
+VOLUME_MIN, VOLUME_MAX = 0.5, 2.0
+# Cartesia's named speeds (its `speed` field is "slow" | "normal" | "fast").
+NAMED_SPEEDS = {"slowest": 0.6, "slow": 0.8, "normal": 1.0, "fast": 1.25, "fastest": 1.5}
+DEFAULT_FORMAT = AudioFormat(container="raw", encoding="pcm_s16le", sample_rate=24000)
+# OpenAI's response_format values this server cannot produce (no lossy/compressed encoders bundled).
+OPENAI_UNSUPPORTED = ("mp3", "opus", "aac", "flac")
+OPENAI_FORMATS = {
+    # OpenAI's "pcm" is raw 16-bit little-endian at 24 kHz; wav carries the same samples.
+    "pcm": AudioFormat(container="raw", encoding="pcm_s16le", sample_rate=24000),
+    "wav": AudioFormat(container="wav", encoding="pcm_s16le", sample_rate=24000),
+}
+# OpenAI's built-in voice names, mapped in order onto the model's voices so OpenAI clients work unchanged.
+OPENAI_VOICE_NAMES = (
+    "alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class VoiceCatalog:
+    """What the loaded model offers: voice ids -> language, and the languages it speaks."""
+
+    voices: dict[str, str]  # id -> default language
+    languages: frozenset[str]
+
+    def openai_alias(self, name: str) -> str | None:
+        if name not in OPENAI_VOICE_NAMES or not self.voices:
+            return None
+        ids = sorted(self.voices)
+        return ids[OPENAI_VOICE_NAMES.index(name) % len(ids)]
+
+
+@dataclass(frozen=True)
+class SynthesisRequest:
+    transcript: str
+    voice: str
+    language: str
+    speed: float
+    volume: float
+    format: AudioFormat
+    add_timestamps: bool = False
+    context_id: str | None = None
+    model_id: str = ""
+
+
+def parse_json(body: bytes, field: str = "body") -> Any:
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, field, f"{field} is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ApiError(
+            400, field, f"{field} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+
+
+def _expect_object(value: Any, field: str) -> dict:
+    if not isinstance(value, dict):
+        raise ApiError(400, field, f"{field} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def check_transcript(value: Any, field: str, max_chars: int, allow_empty: bool = False) -> str:
+    if value is None:
+        if allow_empty:
+            return ""
+        raise ApiError(400, field, f"{field} is required")
+    if not isinstance(value, str):
+        raise ApiError(400, field, f"{field} must be a string, got {type(value).__name__}")
+    if not allow_empty and not value.strip():
+        raise ApiError(400, field, f"{field} must not be empty")
+    if len(value) > max_chars:
+        raise ApiError(400, field, f"{field} has {len(value)} characters; the limit is {max_chars}")
+    return value
+
+
+def _voice_id(value: Any, catalog: VoiceCatalog, field: str = "voice", openai: bool = False) -> str:
+    if isinstance(value, dict):
+        mode = value.get("mode", "id")
+        if mode != "id":
+            raise ApiError(400, f"{field}.mode", f"{field}.mode {mode!r} is not supported; use 'id'")
+        field, value = f"{field}.id", value.get("id")
+    if not isinstance(value, str) or not value:
+        raise ApiError(400, field, f"{field} must be a voice id string (see GET /voices)")
+    if value in catalog.voices:
+        return value
+    alias = catalog.openai_alias(value) if openai else None
+    if alias is not None:
+        return alias
+    known = ", ".join(sorted(catalog.voices))
+    raise ApiError(400, field, f"unknown {field} {value!r}; available: {known}")
+
+
+def _language(value: Any, voice: str, catalog: VoiceCatalog, field: str = "language") -> str:
+    if value is None:
+        return catalog.voices[voice]
+    if not isinstance(value, str) or value not in catalog.languages:
+        known = ", ".join(sorted(catalog.languages))
+        raise ApiError(400, field, f"unsupported {field} {value!r}; supported: {known}")
+    return value
+
+
+def _number(value: Any, field: str, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ApiError(400, field, f"{field} must be a number in [{lo}, {hi}]")
+    if not lo <= value <= hi:
+        raise ApiError(400, field, f"{field} {value} is out of range [{lo}, {hi}]")
+    return float(value)
+
+
+def _speed(value: Any, field: str = "speed") -> float:
+    if value is None:
+        return 1.0
+    if isinstance(value, str):
+        if value not in NAMED_SPEEDS:
+            names = ", ".join(NAMED_SPEEDS)
+            raise ApiError(
+                400,
+                field,
+                f"{field} {value!r} is not one of {names} or a number in [{SPEED_MIN}, {SPEED_MAX}]",
+            )
+        return NAMED_SPEEDS[value]
+    return _number(value, field, SPEED_MIN, SPEED_MAX)
+
+
+def parse_output_format(value: Any, field: str = "output_format") -> AudioFormat:
+    if value is None:
+        return DEFAULT_FORMAT
+    value = _expect_object(value, field)
+    container = value.get("container", "raw")
+    encoding = value.get("encoding", DEFAULT_FORMAT.encoding)
+    rate = value.get("sample_rate", DEFAULT_FORMAT.sample_rate)
+    if container not in CONTAINERS:
+        raise ApiError(
+            400,
+            f"{field}.container",
+            f"container {container!r} is not supported; use one of {', '.join(CONTAINERS)}",
+        )
+    if encoding not in ENCODINGS:
+        raise ApiError(
+            400,
+            f"{field}.encoding",
+            f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}",
+        )
+    if isinstance(rate, bool) or rate not in SAMPLE_RATES:
+        rates = ", ".join(str(r) for r in SAMPLE_RATES)
+        raise ApiError(
+            400, f"{field}.sample_rate", f"sample_rate {rate!r} is not supported; use one of {rates}"
+        )
+    return AudioFormat(container=container, encoding=encoding, sample_rate=int(rate))
+
+
+def _bool(value: Any, field: str) -> bool:
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise ApiError(400, field, f"{field} must be true or false")
+    return value
+
+
+def parse_cartesia(
+    data: Any, catalog: VoiceCatalog, max_chars: int, *, allow_empty: bool = False
+) -> SynthesisRequest:
+    """A /tts/bytes, /tts/sse, /invocations body or the first WebSocket message of a context."""
+    data = _expect_object(data, "body")
+    model_id = data.get("model_id", "")
+    if not isinstance(model_id, str):
+        raise ApiError(400, "model_id", "model_id must be a string")
+    transcript = check_transcript(data.get("transcript"), "transcript", max_chars, allow_empty)
+    voice = _voice_id(data.get("voice"), catalog)
+    language = _language(data.get("language", data.get("locale")), voice, catalog)
+    speed = _speed(data.get("speed"))
+    volume = 1.0
+    gen = data.get("generation_config")
+    if gen is not None:
+        gen = _expect_object(gen, "generation_config")
+        if gen.get("speed") is not None:
+            speed = _number(gen["speed"], "generation_config.speed", SPEED_MIN, SPEED_MAX)
+        if gen.get("volume") is not None:
+            volume = _number(gen["volume"], "generation_config.volume", VOLUME_MIN, VOLUME_MAX)
+    context_id = data.get("context_id")
+    if context_id is not None and (
+        not isinstance(context_id, str) or not context_id or len(context_id) > 256
+    ):
+        raise ApiError(400, "context_id", "context_id must be a non-empty string of at most 256 characters")
+    return SynthesisRequest(
+        transcript=transcript,
+        voice=voice,
+        language=language,
+        speed=speed,
+        volume=volume,
+        format=parse_output_format(data.get("output_format")),
+        add_timestamps=_bool(data.get("add_timestamps"), "add_timestamps"),
+        context_id=context_id,
+        model_id=model_id,
+    )
+
+
+def parse_openai(data: Any, catalog: VoiceCatalog, max_chars: int) -> tuple[SynthesisRequest, str]:
+    """POST /v1/audio/speech. Returns the request and the stream_format ('audio' or 'sse')."""
+    data = _expect_object(data, "body")
+    model = data.get("model", "")
+    if not isinstance(model, str):
+        raise ApiError(400, "model", "model must be a string")
+    transcript = check_transcript(data.get("input"), "input", max_chars)
+    voice = _voice_id(data.get("voice"), catalog, openai=True)
+    fmt_name = data.get("response_format", "wav")  # OpenAI defaults to mp3, which this server lacks
+    if fmt_name in OPENAI_UNSUPPORTED:
+        raise ApiError(
+            400,
+            "response_format",
+            f"response_format {fmt_name!r} is not supported by this server (no mp3/opus/aac/flac encoder); "
+            "use 'wav' or 'pcm' (16-bit little-endian, 24 kHz)",
+            code="unsupported_response_format",
+        )
+    if fmt_name not in OPENAI_FORMATS:
+        raise ApiError(
+            400, "response_format", f"response_format {fmt_name!r} is not valid; use 'wav' or 'pcm'"
+        )
+    stream_format = data.get("stream_format", "audio")
+    if stream_format not in ("audio", "sse"):
+        raise ApiError(
+            400, "stream_format", f"stream_format {stream_format!r} is not valid; use 'audio' or 'sse'"
+        )
+    speed = 1.0 if data.get("speed") is None else _number(data["speed"], "speed", SPEED_MIN, SPEED_MAX)
+    instructions = data.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise ApiError(400, "instructions", "instructions must be a string")
+    request = SynthesisRequest(
+        transcript=transcript,
+        voice=voice,
+        language=catalog.voices[voice],
+        speed=speed,
+        volume=1.0,
+        format=OPENAI_FORMATS[fmt_name],
+        model_id=model,
+    )
+    return request, stream_format

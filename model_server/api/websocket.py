@@ -1,0 +1,261 @@
+"""WS /tts/websocket: Cartesia's multiplexed streaming protocol.
+
+Many contexts share one connection. A context starts with its first generation request (voice, output
+format, language, speed are fixed then), takes more text with `continue: true` messages (spoken as they
+arrive: the planner needs only a few phones of lookahead), `flush: true` forces out what was sent so far
+and answers `flush_done`, `continue: false` closes the input and `cancel: true` stops it at the next
+engine tick. Server messages: chunk, timestamps, flush_done, done, error. An error in one context ends
+that context only; the connection and the other contexts go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import logging
+import time
+import uuid
+
+from fastapi import WebSocket
+
+from model_server.api.errors import ApiError, new_request_id
+from model_server.api.requests import check_transcript, parse_cartesia, parse_json
+from model_server.api.state import ServerState, Session, b64
+
+log = logging.getLogger("statespeak.websocket")
+FINISHED_MEMORY = 4096  # finished context ids remembered per connection, to answer late messages clearly
+
+
+def _word_timestamps(words) -> dict:
+    return {
+        "words": [w.text for w in words],
+        "start": [round(float(w.start_s), 4) for w in words],
+        "end": [round(float(w.end_s), 4) for w in words],
+    }
+
+
+class Context:
+    def __init__(self, cid: str, session: Session) -> None:
+        self.id = cid
+        self.session = session
+        self.input_closed = False
+        self.client_cancelled = False
+        self.task: asyncio.Task | None = None
+
+
+class Connection:
+    def __init__(self, ws: WebSocket, state: ServerState) -> None:
+        self.ws = ws
+        self.state = state
+        self.request_id = new_request_id()
+        self.contexts: dict[str, Context] = {}
+        self.finished: collections.OrderedDict[str, None] = collections.OrderedDict()
+        self._send_lock = asyncio.Lock()
+        self.closed = False
+
+    async def send(self, obj: dict) -> None:
+        if self.closed:
+            return
+        async with self._send_lock:
+            try:
+                await self.ws.send_text(json.dumps(obj, separators=(",", ":")))
+            except Exception:  # the peer went away mid-send: the receive loop will see the disconnect
+                self.closed = True
+
+    async def send_error(self, err: ApiError, context_id: str | None) -> None:
+        await self.send(err.cartesia_body(self.request_id, context_id))
+
+    # Receive loop ---------------------------------------------------------------------------------
+    async def run(self) -> None:
+        limit = self.state.config.max_body_bytes
+        while True:
+            msg = await self.ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                return
+            text = msg.get("text")
+            if text is None:
+                await self.send_error(
+                    ApiError(400, "message", "binary frames are not accepted; send JSON text messages"), None
+                )
+                continue
+            t0 = time.perf_counter()
+            if len(text) > limit:
+                await self.send_error(
+                    ApiError(413, "message", f"message exceeds the limit of {limit} bytes"), None
+                )
+                continue
+            data = None
+            try:
+                data = parse_json(text.encode("utf-8"), "message")
+                await self.handle(data, t0)
+            except ApiError as err:
+                cid = data.get("context_id") if isinstance(data, dict) else None
+                await self.send_error(err, cid if isinstance(cid, str) else None)
+
+    async def handle(self, data, t0: float) -> None:
+        if not isinstance(data, dict):
+            raise ApiError(400, "message", f"message must be a JSON object, got {type(data).__name__}")
+        cid = data.get("context_id")
+        if cid is not None and (not isinstance(cid, str) or not cid or len(cid) > 256):
+            raise ApiError(
+                400, "context_id", "context_id must be a non-empty string of at most 256 characters"
+            )
+        if data.get("cancel"):
+            self.cancel(cid)
+            return
+        cid = cid or uuid.uuid4().hex  # legacy one-shot clients send no context_id
+        ctx = self.contexts.get(cid)
+        if ctx is None:
+            if cid in self.finished:
+                raise ApiError(400, "context_id", f"context {cid!r} has finished; use a new context_id")
+            ctx = self.open_context(cid, data, t0)
+            transcript = ctx.session.req.transcript
+        else:
+            if ctx.input_closed:
+                raise ApiError(
+                    400,
+                    "context_id",
+                    f"context {cid!r} takes no more input: a message with continue=false ended it",
+                )
+            transcript = check_transcript(
+                data.get("transcript"), "transcript", self.state.config.max_transcript_chars, allow_empty=True
+            )
+        self.apply(ctx, data, transcript)
+
+    def open_context(self, cid: str, data: dict, t0: float) -> Context:
+        catalog = self.state.require_catalog()
+        req = parse_cartesia(data, catalog, self.state.config.max_transcript_chars, allow_empty=True)
+        if not req.transcript.strip() and not data.get("continue"):
+            raise ApiError(
+                400, "transcript", "transcript must not be empty (or send continue=true and more text)"
+            )
+        session = self.state.open_session(req, "websocket", t0)
+        ctx = Context(cid, session)
+        self.contexts[cid] = ctx
+        ctx.task = asyncio.create_task(self.forward(ctx))
+        return ctx
+
+    def apply(self, ctx: Context, data: dict, transcript: str) -> None:
+        stream = ctx.session.stream
+        if transcript:
+            stream.feed(transcript)
+        if data.get("flush"):
+            stream.flush()
+        if not data.get("continue", False):
+            ctx.input_closed = True
+            stream.finish()
+
+    def cancel(self, cid) -> None:
+        if cid is None:
+            raise ApiError(400, "context_id", "cancel needs the context_id to cancel")
+        ctx = self.contexts.get(cid)
+        if ctx is None:
+            state = "has already finished" if cid in self.finished else "is unknown"
+            raise ApiError(400, "context_id", f"cannot cancel context {cid!r}: it {state}")
+        ctx.client_cancelled = True
+        ctx.input_closed = True
+        ctx.session.stream.cancel()
+
+    # Per-context forwarding ------------------------------------------------------------------------
+    async def forward(self, ctx: Context) -> None:
+        session, cid = ctx.session, ctx.id
+        try:
+            async for ev in session.stream.events():
+                if ev.kind == "audio":
+                    data = session.encode(ev.audio)
+                    if data:
+                        await self.send(
+                            {
+                                "type": "chunk",
+                                "context_id": cid,
+                                "data": b64(data),
+                                "done": False,
+                                "status_code": 200,
+                                "step_time": round(ev.step_ms, 3),
+                                "flush_id": ev.flush_id,
+                            }
+                        )
+                    if session.req.add_timestamps and ev.words:
+                        await self.send(
+                            {
+                                "type": "timestamps",
+                                "context_id": cid,
+                                "done": False,
+                                "status_code": 200,
+                                "flush_id": ev.flush_id,
+                                "word_timestamps": _word_timestamps(ev.words),
+                            }
+                        )
+                elif ev.kind == "flush_done":
+                    await self.send(
+                        {
+                            "type": "flush_done",
+                            "context_id": cid,
+                            "done": False,
+                            "flush_done": True,
+                            "flush_id": ev.flush_id,
+                            "status_code": 200,
+                        }
+                    )
+                elif ev.kind == "done":
+                    session.stats = ev.stats
+                    tail = session.finish_audio()
+                    if tail:
+                        await self.send(
+                            {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
+                             "status_code": 200, "step_time": 0.0}
+                        )  # fmt: skip
+                    session.outcome = "completed"
+                    await self.send(
+                        {"type": "done", "context_id": cid, "done": True, "status_code": 200,
+                         "metrics": session.summary()}
+                    )  # fmt: skip
+                elif ev.kind == "error":
+                    session.stats = ev.stats
+                    session.close("error", "generation")
+                    await self.send_error(ApiError(500, "", ev.message, code="generation_failed"), cid)
+                elif ev.kind == "cancelled":
+                    session.stats = ev.stats
+                    if ctx.client_cancelled:
+                        session.close("cancelled", "client")
+                    else:
+                        session.close("cancelled", "server")
+                        await self.send_error(ApiError(503, "", "stream cancelled by the server"), cid)
+        finally:
+            session.close(
+                "cancelled", "disconnect"
+            ) if self.closed and not session.closed else session.close()
+            self.contexts.pop(cid, None)
+            self.finished[cid] = None
+            while len(self.finished) > FINISHED_MEMORY:
+                self.finished.popitem(last=False)
+
+    async def close(self) -> None:
+        """The client went away: every context counts as cancelled and frees its slot now."""
+        self.closed = True
+        tasks = []
+        for ctx in list(self.contexts.values()):
+            ctx.session.stream.cancel()
+            if ctx.task is not None:
+                tasks.append(ctx.task)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def serve_websocket(ws: WebSocket, state: ServerState) -> None:
+    await ws.accept()
+    conn = Connection(ws, state)
+    log.info("websocket connected", extra={"request_id": conn.request_id})
+    try:
+        await conn.run()
+    except Exception:
+        log.exception("websocket receive loop failed", extra={"request_id": conn.request_id})
+        if not conn.closed:
+            try:
+                await ws.close(code=1011, reason="internal error")
+            except Exception:  # already gone
+                pass
+    finally:
+        await conn.close()
+        log.info("websocket closed", extra={"request_id": conn.request_id})

@@ -1,0 +1,150 @@
+"""Server configuration from the environment, validated once at start with errors naming the variable.
+
+Names shared with the CDK stacks (MODEL_DIR, MAX_STREAMS, API keys, drain timeout, deployment) come from
+`model_server.contract`; the tuning knobs below only the server reads, so they live here.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from model_server.contract import (
+    ENV_API_KEYS,
+    ENV_API_KEYS_FILE,
+    ENV_DEPLOYMENT,
+    ENV_DRAIN_TIMEOUT_S,
+    ENV_MAX_STREAMS,
+    ENV_MODEL_DIR,
+)
+
+ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available), cpu, cuda
+ENV_MAX_TRANSCRIPT_CHARS = "STATESPEAK_MAX_TRANSCRIPT_CHARS"
+ENV_MAX_BODY_BYTES = "STATESPEAK_MAX_BODY_BYTES"
+ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
+ENV_MAX_CHUNK_FRAMES = "STATESPEAK_MAX_CHUNK_FRAMES"
+ENV_STREAM_BUFFER_S = "STATESPEAK_STREAM_BUFFER_S"
+ENV_STALL_TIMEOUT_S = "STATESPEAK_STALL_TIMEOUT_S"
+ENV_EMF_INTERVAL_S = "STATESPEAK_EMF_INTERVAL_S"
+ENV_RETRY_AFTER_S = "STATESPEAK_RETRY_AFTER_S"
+ENV_WARMUP = "STATESPEAK_WARMUP"
+ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
+ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
+
+# The shipped model, inside the package, used when MODEL_DIR is unset.
+BUNDLED_MODEL_DIR = Path(__file__).resolve().parent / "weights" / "default"
+
+
+class ConfigError(ValueError):
+    """A bad environment value; the message names the variable."""
+
+
+def _int(env: dict[str, str], name: str, default: int, lo: int, hi: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"{name}={value} is out of range [{lo}, {hi}]")
+    return value
+
+
+def _float(env: dict[str, str], name: str, default: float, lo: float, hi: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"{name}={value} is out of range [{lo}, {hi}]")
+    return value
+
+
+def _bool(env: dict[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+
+
+def load_api_keys(env: dict[str, str]) -> frozenset[str]:
+    """Keys from STATESPEAK_API_KEYS (comma-separated) and/or the secret file (one key per line)."""
+    keys = {k.strip() for k in env.get(ENV_API_KEYS, "").split(",") if k.strip()}
+    path = env.get(ENV_API_KEYS_FILE, "").strip()
+    if path:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{ENV_API_KEYS_FILE}={path!r} cannot be read: {exc.strerror}") from None
+        keys |= {line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+        if not keys:
+            # A mounted but empty secret would silently disable auth: refuse instead.
+            raise ConfigError(f"{ENV_API_KEYS_FILE}={path!r} holds no key")
+    return frozenset(keys)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    model_dir: Path = BUNDLED_MODEL_DIR
+    device: str = "auto"
+    max_streams: int = 16
+    api_keys: frozenset[str] = field(default_factory=frozenset)
+    drain_timeout_s: float = 25.0  # below SageMaker's 30 s and the ECS stopTimeout the stack sets
+    deployment: str = "local"
+    max_transcript_chars: int = 5000
+    max_body_bytes: int = 64 * 1024
+    first_chunk_frames: int = 4  # 50 ms of audio: small for time to first audio
+    max_chunk_frames: int = 32  # later chunks grow to 400 ms: fewer, larger batched steps
+    stream_buffer_s: float = 5.0  # audio a stream may produce ahead of its client before it is skipped
+    stall_timeout_s: float = 30.0  # a client that reads nothing for this long loses its stream
+    emf_interval_s: float = 10.0
+    retry_after_s: int = 1
+    warmup: bool = True
+    log_level: str = "INFO"
+    resample_quality: str = "HQ"
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
+        env = dict(os.environ if env is None else env)
+        device = env.get(ENV_DEVICE, "auto").strip() or "auto"
+        if device not in ("auto", "cpu", "cuda") and not device.startswith("cuda:"):
+            raise ConfigError(f"{ENV_DEVICE}={device!r} must be auto, cpu, cuda or cuda:N")
+        log_level = env.get(ENV_LOG_LEVEL, "INFO").strip().upper() or "INFO"
+        if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ConfigError(f"{ENV_LOG_LEVEL}={log_level!r} must be DEBUG, INFO, WARNING or ERROR")
+        quality = env.get(ENV_RESAMPLE_QUALITY, "HQ").strip().upper() or "HQ"
+        if quality not in ("QQ", "LQ", "MQ", "HQ", "VHQ"):
+            raise ConfigError(f"{ENV_RESAMPLE_QUALITY}={quality!r} must be QQ, LQ, MQ, HQ or VHQ")
+        first = _int(env, ENV_FIRST_CHUNK_FRAMES, 4, 1, 256)
+        largest = _int(env, ENV_MAX_CHUNK_FRAMES, 32, 1, 1024)
+        if largest < first:
+            raise ConfigError(f"{ENV_MAX_CHUNK_FRAMES}={largest} is below {ENV_FIRST_CHUNK_FRAMES}={first}")
+        return cls(
+            model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
+            device=device,
+            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, 4096),
+            api_keys=load_api_keys(env),
+            drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
+            deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
+            max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),
+            max_body_bytes=_int(env, ENV_MAX_BODY_BYTES, 64 * 1024, 1024, 64 * 1024 * 1024),
+            first_chunk_frames=first,
+            max_chunk_frames=largest,
+            stream_buffer_s=_float(env, ENV_STREAM_BUFFER_S, 5.0, 0.1, 600.0),
+            stall_timeout_s=_float(env, ENV_STALL_TIMEOUT_S, 30.0, 1.0, 3600.0),
+            emf_interval_s=_float(env, ENV_EMF_INTERVAL_S, 10.0, 0.1, 3600.0),
+            retry_after_s=_int(env, ENV_RETRY_AFTER_S, 1, 1, 3600),
+            warmup=_bool(env, ENV_WARMUP, True),
+            log_level=log_level,
+            resample_quality=quality,
+        )

@@ -1,0 +1,157 @@
+"""Server metrics: Prometheus (`GET /metrics`) and CloudWatch Embedded Metric Format lines on stdout.
+
+The metric names come from `model_server.contract`, which the CDK stacks import for their scaling policy,
+dashboards and alarms; Prometheus names are derived from the same constants (CamelCase -> snake_case with
+a `statespeak_` prefix) so the two views cannot drift apart.
+
+EMF: one line per finished stream (TimeToFirstAudio, RealTimeFactor, AudioSeconds, StreamsCompleted or
+StreamErrors) and one line every `interval` seconds with the ActiveStreams gauge and the counts of
+rejected and failed streams since the previous line (zeros included, so alarms see data, not gaps).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import threading
+import time
+from typing import TextIO
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from model_server.contract import (
+    DIM_SERVICE,
+    METRIC_ACTIVE_STREAMS,
+    METRIC_AUDIO_SECONDS,
+    METRIC_REAL_TIME_FACTOR,
+    METRIC_REJECTED_STREAMS,
+    METRIC_STREAM_ERRORS,
+    METRIC_STREAMS_COMPLETED,
+    METRIC_TIME_TO_FIRST_AUDIO,
+    METRICS_NAMESPACE,
+)
+
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def prom_name(metric: str) -> str:
+    """`TimeToFirstAudio` -> `statespeak_time_to_first_audio`."""
+    return "statespeak_" + re.sub(r"(?<!^)(?=[A-Z])", "_", metric).lower()
+
+
+class ServerMetrics:
+    """Thread-safe: the engine thread and the event loop both record into it."""
+
+    def __init__(self, deployment: str, max_streams: int, emf_out: TextIO | None = None) -> None:
+        self.deployment = deployment
+        self._emf_out = emf_out if emf_out is not None else sys.stdout
+        self._lock = threading.Lock()
+        self._rejected_since = 0
+        self._errors_since = 0
+        self._active_fn = lambda: 0
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.active = Gauge(prom_name(METRIC_ACTIVE_STREAMS), "Streams holding a slot", registry=r)
+        self.active.set_function(lambda: self._active_fn())
+        Gauge("statespeak_max_streams", "Stream slots (MAX_STREAMS)", registry=r).set(max_streams)
+        self.ready = Gauge(
+            "statespeak_ready", "1 when ready for traffic, 0 while loading or draining", registry=r
+        )
+        self.ttfb = Histogram(
+            prom_name(METRIC_TIME_TO_FIRST_AUDIO) + "_ms",
+            "Request arrival to first audio bytes handed to the transport, milliseconds",
+            buckets=(10, 25, 50, 75, 100, 150, 200, 300, 500, 750, 1000, 2000, 5000),
+            registry=r,
+        )
+        self.rtf = Histogram(
+            prom_name(METRIC_REAL_TIME_FACTOR),
+            "Compute seconds per audio second, per stream",
+            buckets=(0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0),
+            registry=r,
+        )
+        self.rejected = Counter(
+            prom_name(METRIC_REJECTED_STREAMS), "Streams refused by admission control", ["reason"], registry=r
+        )
+        self.errors = Counter(
+            prom_name(METRIC_STREAM_ERRORS), "Streams ended by an error", ["kind"], registry=r
+        )
+        self.completed = Counter(
+            prom_name(METRIC_STREAMS_COMPLETED), "Streams finished", ["outcome"], registry=r
+        )
+        self.audio_seconds = Counter(prom_name(METRIC_AUDIO_SECONDS), "Audio produced, seconds", registry=r)
+        self.engine_steps = Counter("statespeak_engine_steps", "Batched model steps", registry=r)
+        self.engine_batch = Histogram(
+            "statespeak_engine_batch_size",
+            "Streams per batched step",
+            buckets=(1, 2, 4, 8, 16, 32, 64),
+            registry=r,
+        )
+
+    def bind_active(self, fn) -> None:
+        """Where the active-stream count comes from (the scheduler's slot pool)."""
+        self._active_fn = fn
+
+    # Recording ----------------------------------------------------------------------------------
+    def stream_rejected(self, reason: str) -> None:
+        self.rejected.labels(reason=reason).inc()
+        with self._lock:
+            self._rejected_since += 1
+
+    def stream_finished(
+        self, *, outcome: str, ttfb_ms: float | None, rtf: float | None, audio_s: float, error_kind: str = ""
+    ) -> None:
+        """outcome: completed, cancelled or error."""
+        self.completed.labels(outcome=outcome).inc()
+        self.audio_seconds.inc(audio_s)
+        values: dict[str, tuple[float, str]] = {METRIC_AUDIO_SECONDS: (audio_s, "Seconds")}
+        if ttfb_ms is not None:
+            self.ttfb.observe(ttfb_ms)
+            values[METRIC_TIME_TO_FIRST_AUDIO] = (ttfb_ms, "Milliseconds")
+        if rtf is not None:
+            self.rtf.observe(rtf)
+            values[METRIC_REAL_TIME_FACTOR] = (rtf, "None")
+        if outcome == "error":
+            self.errors.labels(kind=error_kind or "internal").inc()
+            with self._lock:
+                self._errors_since += 1
+        elif outcome == "completed":
+            values[METRIC_STREAMS_COMPLETED] = (1, "Count")
+        self.emit(values)
+
+    # EMF ----------------------------------------------------------------------------------------
+    def emit(self, values: dict[str, tuple[float, str]]) -> None:
+        """One EMF line: {metric: (value, unit)} under the shared namespace, dimension Service."""
+        doc = {
+            "_aws": {
+                "Timestamp": int(time.time() * 1000),
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": METRICS_NAMESPACE,
+                        "Dimensions": [[DIM_SERVICE]],
+                        "Metrics": [{"Name": name, "Unit": unit} for name, (_, unit) in values.items()],
+                    }
+                ],
+            },
+            DIM_SERVICE: self.deployment,
+        }
+        doc.update({name: value for name, (value, _) in values.items()})
+        line = json.dumps(doc, separators=(",", ":"))
+        with self._lock:
+            self._emf_out.write(line + "\n")
+            self._emf_out.flush()
+
+    def emit_periodic(self) -> None:
+        with self._lock:
+            rejected, self._rejected_since = self._rejected_since, 0
+            errors, self._errors_since = self._errors_since, 0
+        self.emit(
+            {
+                METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
+                METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
+                METRIC_STREAM_ERRORS: (float(errors), "Count"),
+            }
+        )
+
+    def prometheus_text(self) -> bytes:
+        return generate_latest(self.registry)

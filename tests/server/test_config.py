@@ -1,0 +1,64 @@
+"""Configuration from the environment: defaults, and bad values refused with the variable named."""
+
+from __future__ import annotations
+
+import pytest
+
+from model_server.config import BUNDLED_MODEL_DIR, ConfigError, ServerConfig
+from model_server.contract import (
+    ENV_API_KEYS,
+    ENV_API_KEYS_FILE,
+    ENV_DRAIN_TIMEOUT_S,
+    ENV_MAX_STREAMS,
+    ENV_MODEL_DIR,
+)
+
+
+def test_defaults_use_bundled_model_and_bounded_drain():
+    cfg = ServerConfig.from_env({})
+    assert cfg.model_dir == BUNDLED_MODEL_DIR
+    assert cfg.api_keys == frozenset()
+    assert 0 < cfg.drain_timeout_s < 30  # below SageMaker's 30 s stop grace
+    assert cfg.first_chunk_frames <= cfg.max_chunk_frames
+
+
+def test_values_are_read():
+    cfg = ServerConfig.from_env(
+        {ENV_MODEL_DIR: "/opt/ml/model", ENV_MAX_STREAMS: "12", ENV_DRAIN_TIMEOUT_S: "5"}
+    )
+    assert (str(cfg.model_dir), cfg.max_streams, cfg.drain_timeout_s) == ("/opt/ml/model", 12, 5.0)
+
+
+@pytest.mark.parametrize(
+    ("env", "name"),
+    [
+        ({ENV_MAX_STREAMS: "many"}, ENV_MAX_STREAMS),
+        ({ENV_MAX_STREAMS: "0"}, ENV_MAX_STREAMS),
+        ({ENV_DRAIN_TIMEOUT_S: "-1"}, ENV_DRAIN_TIMEOUT_S),
+        ({"STATESPEAK_DEVICE": "tpu"}, "STATESPEAK_DEVICE"),
+        ({"STATESPEAK_WARMUP": "maybe"}, "STATESPEAK_WARMUP"),
+        (
+            {"STATESPEAK_FIRST_CHUNK_FRAMES": "64", "STATESPEAK_MAX_CHUNK_FRAMES": "8"},
+            "STATESPEAK_MAX_CHUNK_FRAMES",
+        ),
+        ({"STATESPEAK_RESAMPLE_QUALITY": "best"}, "STATESPEAK_RESAMPLE_QUALITY"),
+        ({ENV_API_KEYS_FILE: "/nonexistent/keys"}, ENV_API_KEYS_FILE),
+    ],
+)
+def test_bad_values_name_the_variable(env, name):
+    with pytest.raises(ConfigError, match=name):
+        ServerConfig.from_env(env)
+
+
+def test_api_keys_from_env_and_secret_file(tmp_path):
+    secret = tmp_path / "keys"
+    secret.write_text("# rotated 2026-11\nfile-key-1\n\nfile-key-2\n")
+    cfg = ServerConfig.from_env({ENV_API_KEYS: " env-key , ", ENV_API_KEYS_FILE: str(secret)})
+    assert cfg.api_keys == {"env-key", "file-key-1", "file-key-2"}
+
+
+def test_empty_secret_file_is_refused_rather_than_disabling_auth(tmp_path):
+    secret = tmp_path / "keys"
+    secret.write_text("\n# nothing\n")
+    with pytest.raises(ConfigError, match="holds no key"):
+        ServerConfig.from_env({ENV_API_KEYS_FILE: str(secret)})
