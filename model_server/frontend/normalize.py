@@ -375,6 +375,30 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     return f"{cardinal(num, lang)} {name}"
 
 
+_DOT = {"en": "dot", "es": "punto", "de": "Punkt", "fr": "point"}
+
+
+def _address(m: re.Match, lang: str) -> str:
+    # "jane.doe@example.com" -> "jane dot doe at example dot com"; digits inside are read one by one.
+    text = m.group(0)
+    for scheme in ("https://", "http://"):
+        if text.lower().startswith(scheme):
+            text = text[len(scheme):]
+    text = text.rstrip("/")
+    words = []
+    for part in re.split(r"([.@/])", text):
+        if part == ".":
+            words.append(_DOT[lang])
+        elif part == "@":
+            words.append(_SYMBOLS[lang]["@"])
+        elif part == "/":
+            words.append("slash")
+        elif part:
+            words.append(re.sub(r"\d", lambda d: f" {cardinal(int(d.group(0)), lang)} ",
+                                part.replace("-", " ").replace("_", " ")))
+    return " ".join(" ".join(words).split())
+
+
 def _saint_street(m: re.Match, lang: str) -> str:
     # "St. Louis" -> Saint; "Main St." -> Street.
     return "Saint" if m.group("next") else "Street"
@@ -413,6 +437,10 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
     scale = r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
     table: list[tuple[str, str, Handler]] = [
+        ("address", r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
+                    r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w.-]*)*"
+                    r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
+         _address),
         ("currency", rf"(?P<sym>{syms})\s?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms})", _currency),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
         ("slash_date", r"(?<![\d/])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/])", _slash_date),
@@ -438,6 +466,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     ]
     if lang == "en":
         table.append(("saint_street", r"\bSt\.(?P<next>\s+(?=[A-Z]))?", _saint_street))
+        table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)",
          lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),

@@ -30,6 +30,9 @@ EN = [
     ("-7 and 3.14", "minus seven and three point one four"),
     ("A & B + C", "A and B plus C"),
     ("1,234 cats", "one thousand two hundred and thirty four cats"),
+    ("Mail jane.doe@example.com now.", "Mail jane dot doe at example dot com now."),
+    ("Visit https://www.statespeak.io/docs today.", "Visit www dot statespeak dot io slash docs today."),
+    ("No. 5, but No way.", "number five, but No way."),
 ]
 
 OTHER = [
