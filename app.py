@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""CDK entry point: `python app.py` and `cdk synth` build the same app from the same context.
+
+Context (cdk.json defaults, `-c key=value` overrides, CDK_CONTEXT_JSON) is validated once by
+`stacks.config`; the chosen deployment decides which service stacks exist next to the foundation stack.
+cdk-nag's AwsSolutions pack validates every stack at synthesis: an unacknowledged finding fails the synth.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import aws_cdk as cdk
+from cdk_nag import AwsSolutionsChecks
+
+from stacks.config import ConfigError, StatespeakConfig, load_context
+from stacks.ecs_service import EcsServiceStack
+from stacks.foundation import FoundationStack
+
+
+def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None) -> tuple[cdk.App, StatespeakConfig]:
+    """The whole app, not yet synthesized. `overrides` win over cdk.json and CDK_CONTEXT_JSON."""
+    context = load_context(overrides)
+    config = StatespeakConfig.from_context(context)
+    # Hand the merged context to the App too, so CDK feature flags from cdk.json apply under `python app.py`.
+    app = cdk.App(outdir=outdir, context=context) if outdir else cdk.App(context=context)
+    # Account stays unresolved (no lookups, no credentials at synth); the region is concrete because ALB
+    # access logging and endpoint service names need it.
+    env = cdk.Environment(account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=config.region)
+    tags = {"project": "statespeak", "statespeak:deployment": config.deployment}
+
+    foundation = FoundationStack(
+        app, config.stack_name("Foundation"), config=config, env=env,
+        description="Statespeak: VPC with endpoints, weights bucket, server image",
+    )
+    if config.deploy_ecs:
+        EcsServiceStack(
+            app, config.stack_name("Ecs"), config=config, foundation=foundation, env=env,
+            description="Statespeak: streaming TTS on a GPU ECS cluster behind an ALB",
+        )
+    if config.deploy_sagemaker:
+        # Imported here: the ECS-only app does not depend on the SageMaker modules.
+        from stacks.sagemaker_endpoint import SageMakerEndpointStack
+
+        SageMakerEndpointStack(
+            app, config.stack_name("SageMaker"), config=config, network=foundation.network,
+            image=foundation.image, weights_bucket=foundation.weights.bucket,
+            weights_prefix=foundation.weights.version_prefix(config.weights_version), env=env,
+            description="Statespeak: streaming TTS on a SageMaker real-time endpoint",
+        )
+    for key, value in tags.items():
+        cdk.Tags.of(app).add(key, value)
+    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks())
+    return app, config
+
+
+def main() -> int:
+    try:
+        app, _ = build_app()
+    except ConfigError as exc:
+        print(f"statespeak: invalid configuration: {exc}", file=sys.stderr)
+        return 2
+    app.synth()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

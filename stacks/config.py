@@ -1,0 +1,304 @@
+"""The one typed, validated configuration of the CDK app.
+
+Values come from CDK context: the `context` block of cdk.json holds the defaults, `cdk synth -c key=value`
+overrides them. `python app.py` run directly gets no context from the cdk CLI (the CLI passes it through
+CDK_CONTEXT_JSON), so `load_context` reads cdk.json itself and merges CDK_CONTEXT_JSON over it: both entry
+points then build the same app.
+
+Every key is validated here, once, so a bad value fails before any construct exists, with an error that
+names the key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from model_server.contract import BUNDLED_WEIGHTS_VERSION
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CDK_JSON = REPO_ROOT / "cdk.json"
+
+DEPLOYMENTS = ("ecs", "sagemaker", "both")
+WEIGHTS_STORAGES = ("fsx", "efs")
+IMAGE_SOURCES = ("asset", "ecr")
+# CloudWatch Logs accepts only these retention periods (days).
+LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192,
+                      2557, 2922, 3288, 3653)
+FSX_THROUGHPUT_PER_TIB = (125, 250, 500, 1000)  # PERSISTENT_2 throughput tiers (MB/s per TiB)
+
+_REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$")
+# GPU families the GPU-optimized ECS AMI and the server's CUDA image support.
+_ECS_INSTANCE_RE = re.compile(r"^(g5|g6|g6e|p4d|p4de|p5|p5e|p5en|p6-b200)\.(\d*xlarge|metal)$")
+_SAGEMAKER_INSTANCE_RE = re.compile(r"^ml\.(g5|g6|g6e|p4d|p4de|p5|p5e|p5en)\.\d*xlarge$")
+_CERT_ARN_RE = re.compile(r"^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[0-9a-f-]{36}$")
+_MODEL_PACKAGE_RE = re.compile(r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:model-package/[A-Za-z0-9/._-]+$")
+_TOPIC_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_IMAGE_TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+_CIDR_RE = re.compile(r"^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})$")
+_VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,30}$")
+_SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+class ConfigError(ValueError):
+    """A context value is invalid; the message names the key, the value and what is allowed."""
+
+
+@dataclass(frozen=True)
+class StatespeakConfig:
+    """Every deploy-time choice of the kit. Field names are the context keys (see cdk.json)."""
+
+    deployment: str = "ecs"
+    """Which service stack(s) to build: ecs, sagemaker or both (the foundation stack is always built)."""
+    name: str = "Statespeak"
+    """Prefix of the stack names; lets two copies of the kit live in one account and region."""
+    region: str = "us-east-1"
+    """Region every stack is pinned to (ALB access logging and VPC endpoint names need a concrete one)."""
+    weights_storage: str = "fsx"
+    """fsx: FSx for Lustre linked to the weights bucket; efs: encrypted EFS filled by the sync Lambda."""
+    ecs_instance_type: str = "g6.xlarge"
+    """GPU instance type of the ECS capacity (g5, g6, g6e or p families); one task per GPU."""
+    sagemaker_instance_type: str = "ml.g6e.xlarge"
+    """Instance type of the SageMaker real-time endpoint."""
+    min_replicas: int = 2
+    """Lower bound of tasks / endpoint instances (at least 2, so one failure never stops the service)."""
+    max_replicas: int = 8
+    """Upper bound of tasks / endpoint instances."""
+    target_streams_per_task: int = 6
+    """Average active streams per task that target tracking holds (the scaling set point)."""
+    max_streams_per_task: int = 8
+    """Admission limit per server process (MAX_STREAMS); beyond it the server answers 503."""
+    internet_facing: bool = False
+    """Put the ALB in public subnets with a TLS listener; needs certificate_arn."""
+    certificate_arn: str = ""
+    """ACM certificate for the ALB's HTTPS listener (same region); required when internet_facing."""
+    model_package_arn: str = ""
+    """Optional SageMaker Marketplace model package to deploy instead of the kit's own container."""
+    alarm_email: str = ""
+    """Optional address subscribed to the alarm topic."""
+    alarm_topic_arn: str = ""
+    """Optional existing SNS topic for alarms; when empty and alarm_email is set, the kit creates one."""
+    image_source: str = "asset"
+    """asset: build model_server/Dockerfile at deploy time; ecr: pull image_tag from the kit's ECR repo."""
+    image_tag: str = "v1"
+    """Tag pulled from the kit's ECR repository when image_source is ecr (tags are immutable there)."""
+    vpc_cidr: str = "10.40.0.0/16"
+    """Address range of the kit's VPC."""
+    max_azs: int = 2
+    """Availability zones the VPC (and its endpoints and ALB) spans; GPU hosts sit in the first one."""
+    log_retention_days: int = 30
+    """Retention of every log group the kit creates (a value CloudWatch Logs accepts)."""
+    fsx_storage_gib: int = 1200
+    """FSx for Lustre capacity: 1200 or a multiple of 2400 GiB."""
+    fsx_throughput_per_tib: int = 125
+    """FSx for Lustre PERSISTENT_2 throughput tier (MB/s per TiB): 125, 250, 500 or 1000."""
+    max_stream_seconds: int = 300
+    """Longest stream the service must never cut: the ALB deregistration delay on scale-in and deploys."""
+    alb_idle_timeout_s: int = 300
+    """ALB idle timeout: above the longest silence inside one stream or WebSocket session."""
+    health_check_grace_s: int = 600
+    """Seconds after a task starts during which ALB health checks are ignored (weights load + warm-up)."""
+    container_stop_timeout_s: int = 120
+    """ECS stopTimeout: SIGTERM to SIGKILL; the server's drain bound (DRAIN_TIMEOUT_S) stays below it."""
+    scale_in_cooldown_s: int = 900
+    """Cooldown after a scale-in: long, so load dips between conversations do not churn tasks."""
+    scale_out_cooldown_s: int = 60
+    """Cooldown after a scale-out."""
+    alarm_ttfb_p99_ms: int = 500
+    """Alarm threshold for the p99 time to first audio."""
+    weights_version: str = BUNDLED_WEIGHTS_VERSION
+    """Folder under s3://<weights bucket>/weights/ the service loads; `bundled` is seeded from the repo."""
+
+    # Derived values ---------------------------------------------------------------------------
+    @property
+    def deploy_ecs(self) -> bool:
+        return self.deployment in ("ecs", "both")
+
+    @property
+    def deploy_sagemaker(self) -> bool:
+        return self.deployment in ("sagemaker", "both")
+
+    @property
+    def drain_timeout_s(self) -> int:
+        """The server's drain bound: 15 s under stopTimeout, so it exits before ECS sends SIGKILL."""
+        return self.container_stop_timeout_s - 15
+
+    @property
+    def tls(self) -> bool:
+        return bool(self.certificate_arn)
+
+    def stack_name(self, part: str) -> str:
+        return f"{self.name}-{part}"
+
+    # Construction -----------------------------------------------------------------------------
+    @classmethod
+    def from_context(cls, context: dict[str, Any]) -> StatespeakConfig:
+        """Build and validate a config from a context dict.
+
+        Only keys that are fields of this class are read; CDK's own keys pass through untouched. A
+        snake_case key that is not a field is an error, so a typo such as `-c min_replica=3` cannot
+        silently fall back to a default.
+        """
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, raw in context.items():
+            if key in known:
+                values[key] = _coerce(key, raw, known[key].type)
+                continue
+            # Feature flags (`@aws-cdk/...`), CLI keys (`aws:cdk:...`, `acknowledged-issue-numbers`) and
+            # lookup caches are not snake_case; a snake_case key we do not know is a misspelt setting.
+            if _SETTING_KEY_RE.match(key):
+                raise ConfigError(
+                    f"context key {key!r} is not a Statespeak setting; known keys: {', '.join(sorted(known))}"
+                )
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        _choice("deployment", self.deployment, DEPLOYMENTS)
+        _choice("weights_storage", self.weights_storage, WEIGHTS_STORAGES)
+        _choice("image_source", self.image_source, IMAGE_SOURCES)
+        _pattern("name", self.name, _NAME_RE, "a letter then letters, digits or '-' (at most 31)")
+        _pattern("region", self.region, _REGION_RE, "a region name such as us-east-1")
+        _pattern("ecs_instance_type", self.ecs_instance_type, _ECS_INSTANCE_RE,
+                 "a GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en/p6-b200 families, e.g. g6.xlarge")
+        _pattern("sagemaker_instance_type", self.sagemaker_instance_type, _SAGEMAKER_INSTANCE_RE,
+                 "an ml.* GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en families, e.g. ml.g6e.xlarge")
+        _pattern("image_tag", self.image_tag, _IMAGE_TAG_RE, "an ECR tag: letters, digits, '_', '.', '-'")
+        _pattern("weights_version", self.weights_version, _VERSION_RE,
+                 "a folder name under weights/: letters, digits, '.', '_', '-' (at most 63)")
+        _cidr("vpc_cidr", self.vpc_cidr)
+        _range("max_azs", self.max_azs, 2, 3)
+        _range("min_replicas", self.min_replicas, 2, 100)
+        _range("max_replicas", self.max_replicas, 2, 100)
+        if self.max_replicas < self.min_replicas:
+            raise ConfigError(
+                f"max_replicas={self.max_replicas} is below min_replicas={self.min_replicas}; "
+                "allowed: max_replicas >= min_replicas"
+            )
+        _range("max_streams_per_task", self.max_streams_per_task, 1, 256)
+        _range("target_streams_per_task", self.target_streams_per_task, 1, 256)
+        if self.target_streams_per_task > self.max_streams_per_task:
+            raise ConfigError(
+                f"target_streams_per_task={self.target_streams_per_task} exceeds max_streams_per_task="
+                f"{self.max_streams_per_task}; allowed: a set point at or below the admission limit"
+            )
+        _choice("log_retention_days", self.log_retention_days, LOG_RETENTION_DAYS)
+        if self.fsx_storage_gib != 1200 and (self.fsx_storage_gib < 2400 or self.fsx_storage_gib % 2400):
+            raise ConfigError(
+                f"fsx_storage_gib={self.fsx_storage_gib} is not a valid FSx for Lustre PERSISTENT_2 size; "
+                "allowed: 1200 or a multiple of 2400"
+            )
+        _choice("fsx_throughput_per_tib", self.fsx_throughput_per_tib, FSX_THROUGHPUT_PER_TIB)
+        _range("max_stream_seconds", self.max_stream_seconds, 30, 3600)  # ALB deregistration delay bound
+        _range("alb_idle_timeout_s", self.alb_idle_timeout_s, 60, 4000)  # ALB idle timeout bound
+        _range("health_check_grace_s", self.health_check_grace_s, 60, 7200)
+        _range("container_stop_timeout_s", self.container_stop_timeout_s, 30, 120)  # ECS stopTimeout max
+        _range("scale_in_cooldown_s", self.scale_in_cooldown_s, 60, 3600)
+        _range("scale_out_cooldown_s", self.scale_out_cooldown_s, 0, 3600)
+        _range("alarm_ttfb_p99_ms", self.alarm_ttfb_p99_ms, 10, 60000)
+
+        if self.internet_facing and not self.certificate_arn:
+            raise ConfigError(
+                "internet_facing=true needs certificate_arn: an internet-facing entry only serves HTTPS; "
+                "allowed: an ACM certificate ARN in the deployment region"
+            )
+        if self.certificate_arn:
+            match = _CERT_ARN_RE.match(self.certificate_arn)
+            if not match:
+                raise ConfigError(
+                    f"certificate_arn={self.certificate_arn!r} is not an ACM certificate ARN; allowed: "
+                    "arn:aws:acm:<region>:<account>:certificate/<uuid>"
+                )
+            if match.group(1) != self.region:
+                raise ConfigError(
+                    f"certificate_arn={self.certificate_arn!r} is in region {match.group(1)}, but "
+                    f"region={self.region}; allowed: a certificate in the deployment region (ALB requirement)"
+                )
+        if self.model_package_arn and not _MODEL_PACKAGE_RE.match(self.model_package_arn):
+            raise ConfigError(
+                f"model_package_arn={self.model_package_arn!r} is not a SageMaker model package ARN; "
+                "allowed: arn:aws:sagemaker:<region>:<account>:model-package/<name>"
+            )
+        if self.alarm_email and not _EMAIL_RE.match(self.alarm_email):
+            raise ConfigError(f"alarm_email={self.alarm_email!r} is not an e-mail address; allowed: name@domain")
+        if self.alarm_topic_arn and not _TOPIC_ARN_RE.match(self.alarm_topic_arn):
+            raise ConfigError(
+                f"alarm_topic_arn={self.alarm_topic_arn!r} is not an SNS topic ARN; "
+                "allowed: arn:aws:sns:<region>:<account>:<topic>"
+            )
+        if self.alarm_topic_arn and self.alarm_email:
+            raise ConfigError(
+                "alarm_email and alarm_topic_arn are both set; allowed: one of them (subscribe the address "
+                "to your own topic, or let the kit create a topic for the address)"
+            )
+
+
+def _choice(key: str, value: Any, allowed: tuple) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: {', '.join(str(a) for a in allowed)}")
+
+
+def _pattern(key: str, value: str, pattern: re.Pattern, allowed: str) -> None:
+    if not pattern.match(value):
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: {allowed}")
+
+
+def _range(key: str, value: int, low: int, high: int) -> None:
+    if not low <= value <= high:
+        raise ConfigError(f"{key}={value!r} is out of range; allowed: an integer from {low} to {high}")
+
+
+def _cidr(key: str, value: str) -> None:
+    match = _CIDR_RE.match(value)
+    ok = bool(match) and all(0 <= int(p) <= 255 for p in match.groups()[:4]) and 16 <= int(match.group(5)) <= 24
+    if not ok:
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: an IPv4 CIDR from /16 to /24")
+
+
+def _coerce(key: str, raw: Any, annotation: Any) -> Any:
+    """Context from `-c key=value` arrives as strings; cdk.json gives JSON types. Accept both."""
+    kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    if kind == "bool":
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
+            return raw.strip().lower() == "true"
+        raise ConfigError(f"{key}={raw!r} is not a boolean; allowed: true or false")
+    if kind == "int":
+        if isinstance(raw, bool):
+            raise ConfigError(f"{key}={raw!r} is not an integer; allowed: a whole number")
+        if isinstance(raw, int):
+            return raw
+        if isinstance(raw, str) and re.fullmatch(r"-?\d+", raw.strip()):
+            return int(raw.strip())
+        raise ConfigError(f"{key}={raw!r} is not an integer; allowed: a whole number")
+    if not isinstance(raw, str):
+        raise ConfigError(f"{key}={raw!r} is not a string; allowed: a text value")
+    return raw.strip()
+
+
+def load_context(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """cdk.json's context, then CDK_CONTEXT_JSON (set by the cdk CLI and `make demo`), then `overrides`.
+
+    The cdk CLI already folds cdk.json into CDK_CONTEXT_JSON; reading cdk.json here as well changes nothing
+    for it and gives `python app.py` the same defaults.
+    """
+    context: dict[str, Any] = {}
+    if CDK_JSON.exists():
+        context.update(json.loads(CDK_JSON.read_text()).get("context", {}))
+    env_json = os.environ.get("CDK_CONTEXT_JSON")
+    if env_json:
+        try:
+            context.update(json.loads(env_json))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"CDK_CONTEXT_JSON is not valid JSON: {exc}") from exc
+    context.update(overrides or {})
+    return context

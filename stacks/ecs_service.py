@@ -1,0 +1,170 @@
+"""The self-managed route: the server on a GPU ECS cluster behind an ALB, with shared weights."""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Duration, Fn, Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_elasticloadbalancingv2 as elbv2
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from model_server.contract import DEPLOYMENT_ECS
+from stacks.config import StatespeakConfig
+from stacks.foundation import FoundationStack
+from statespeak_constructs.gpu_cluster import (
+    GPU_CLUSTER_DIMENSION,
+    GPU_METRICS_NAMESPACE,
+    GPU_UTILIZATION_METRIC,
+    GpuCluster,
+    GpuClusterProps,
+)
+from statespeak_constructs.gpu_service import GpuTtsService, GpuTtsServiceProps
+from statespeak_constructs.load_balancer import StreamingLoadBalancer, StreamingLoadBalancerProps
+from statespeak_constructs.logs import LogsKey
+from statespeak_constructs.observability import ObservabilityProps, ServiceObservability
+from statespeak_constructs.weights_storage import EfsWeights, EfsWeightsProps, FsxWeights, FsxWeightsProps
+
+
+class EcsServiceStack(Stack):
+    """GPU cluster, weights file system, ALB, service with stream-aware scaling, dashboard and alarms."""
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, config: StatespeakConfig, foundation: FoundationStack,
+        **kwargs,
+    ) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self.add_stack_dependency(foundation, reason="imports the weights bucket ARN by export name")
+        network = foundation.network
+        weights_bucket = foundation.weights
+        bucket = s3.Bucket.from_bucket_arn(
+            self, "WeightsBucket", Fn.import_value(foundation.weights_bucket_arn_export)
+        )
+        logs_key = LogsKey(self, "LogsKey")
+
+        if config.weights_storage == "fsx":
+            weights: FsxWeights | EfsWeights = FsxWeights(
+                self,
+                "Weights",
+                FsxWeightsProps(
+                    vpc=network.vpc,
+                    subnet=network.gpu_subnet,
+                    bucket=bucket,
+                    bucket_prefix=weights_bucket.prefix,
+                    storage_gib=config.fsx_storage_gib,
+                    throughput_per_tib=config.fsx_throughput_per_tib,
+                    seeded_after=weights_bucket.seed,
+                ),
+            )
+        else:
+            weights = EfsWeights(
+                self,
+                "Weights",
+                EfsWeightsProps(
+                    vpc=network.vpc,
+                    subnets=network.data_subnets,
+                    bucket=bucket,
+                    bucket_prefix=weights_bucket.prefix,
+                    version=config.weights_version,
+                    logs_key=logs_key,
+                    log_retention_days=config.log_retention_days,
+                    seeded_after=weights_bucket.seed,
+                    content_hash=weights_bucket.bundled_hash,
+                ),
+            )
+
+        gpu = GpuCluster(
+            self,
+            "Gpu",
+            GpuClusterProps(
+                vpc=network.vpc,
+                subnet=network.gpu_subnet,
+                instance_type=config.ecs_instance_type,
+                # Room for a rolling deploy (200%) of the largest service, one GPU per task.
+                max_instances=2 * config.max_replicas,
+                host_setup_commands=weights.host_setup_commands(),
+            ),
+        )
+        if isinstance(weights, FsxWeights):
+            weights.allow_clients(gpu.host_security_group)
+
+        entry = StreamingLoadBalancer(
+            self,
+            "Entry",
+            StreamingLoadBalancerProps(
+                vpc=network.vpc,
+                subnets=network.entry_subnets,
+                internet_facing=config.internet_facing,
+                certificate_arn=config.certificate_arn,
+                idle_timeout_s=config.alb_idle_timeout_s,
+                access_logs=foundation.access_logs.bucket,
+                client_cidr="0.0.0.0/0" if config.internet_facing else config.vpc_cidr,
+            ),
+        )
+        service = GpuTtsService(
+            self,
+            "Service",
+            GpuTtsServiceProps(
+                cluster=gpu,
+                subnets=network.gpu_subnets,
+                image=foundation.image,
+                weights=weights,
+                weights_version=config.weights_version,
+                load_balancer=entry,
+                logs_key=logs_key,
+                log_retention_days=config.log_retention_days,
+                min_tasks=config.min_replicas,
+                max_tasks=config.max_replicas,
+                target_streams_per_task=config.target_streams_per_task,
+                max_streams_per_task=config.max_streams_per_task,
+                stop_timeout_s=config.container_stop_timeout_s,
+                drain_timeout_s=config.drain_timeout_s,
+                health_check_grace_s=config.health_check_grace_s,
+                deregistration_delay_s=config.max_stream_seconds,
+                scale_in_cooldown_s=config.scale_in_cooldown_s,
+                scale_out_cooldown_s=config.scale_out_cooldown_s,
+            ),
+        )
+
+        minute = Duration.minutes(1)
+        cluster_name = gpu.cluster.cluster_name
+        service_name = service.service.service_name
+        insights = {"ClusterName": cluster_name, "ServiceName": service_name}
+        self.observability = ServiceObservability(
+            self,
+            "Observability",
+            ObservabilityProps(
+                route=DEPLOYMENT_ECS,
+                dashboard_name=config.stack_name("ecs"),
+                ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
+                server_errors=entry.load_balancer.metrics.http_code_target(
+                    code=elbv2.HttpCodeTarget.TARGET_5XX_COUNT, period=minute, statistic="Sum", label="ALB target 5xx"
+                ),
+                unhealthy_hosts=service.target_group.metrics.unhealthy_host_count(
+                    period=minute, statistic="Maximum", label="Unhealthy targets"
+                ),
+                gpu_utilization=cloudwatch.Metric(
+                    namespace=GPU_METRICS_NAMESPACE, metric_name=GPU_UTILIZATION_METRIC,
+                    dimensions_map={GPU_CLUSTER_DIMENSION: cluster_name}, statistic="Average", period=minute,
+                    label="GPU utilization (hosts)",
+                ),
+                capacity=[
+                    cloudwatch.Metric(namespace="ECS/ContainerInsights", metric_name=name,
+                                      dimensions_map=insights, statistic="Average", period=minute, label=label)
+                    for name, label in (("RunningTaskCount", "Running tasks"), ("DesiredTaskCount", "Desired"),
+                                        ("PendingTaskCount", "Pending"))
+                ],
+                alarm_email=config.alarm_email,
+                alarm_topic_arn=config.alarm_topic_arn,
+            ),
+        )
+        self.gpu = gpu
+        self.service = service
+        self.entry = entry
+        self.weights = weights
+        CfnOutput(self, "Url", value=entry.url, description="Base URL of the TTS API (inside the VPC unless public)")
+        CfnOutput(self, "ClusterName", value=cluster_name)
+        CfnOutput(self, "ServiceName", value=service_name)
+        if isinstance(weights, EfsWeights):
+            CfnOutput(self, "WeightsSyncFunction", value=weights.sync_function.function_name,
+                      description="Invoke with {\"version\": \"<folder>\"} to re-sync a weights version")
+

@@ -1,0 +1,63 @@
+"""Pieces both serving routes share: the VPC, the weights bucket, the server image, the access-log bucket."""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Stack
+from constructs import Construct
+
+from stacks.config import REPO_ROOT, StatespeakConfig
+from statespeak_constructs.buckets import AccessLogBucket, WeightsBucket, WeightsBucketProps
+from statespeak_constructs.image import ServerImage, ServerImageProps
+from statespeak_constructs.logs import LogsKey
+from statespeak_constructs.network import NetworkProps, StatespeakNetwork
+
+BUNDLED_WEIGHTS_DIR = REPO_ROOT / "model_server" / "weights" / "default"
+
+
+class FoundationStack(Stack):
+    """Network, image and weights, deployed once and referenced by the ECS and SageMaker stacks.
+
+    Attributes used by the service stacks: `network`, `image`, `weights` (bucket + layout),
+    `access_logs` (bucket for ALB and S3 access logs).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, config: StatespeakConfig, **kwargs) -> None:
+        super().__init__(scope, construct_id, **kwargs)
+        self.logs_key = LogsKey(self, "LogsKey")
+        self.network = StatespeakNetwork(
+            self,
+            "Network",
+            NetworkProps(
+                cidr=config.vpc_cidr,
+                max_azs=config.max_azs,
+                public_entry=config.internet_facing,
+                sagemaker_endpoints=config.deploy_sagemaker,
+                logs_key=self.logs_key,
+                log_retention_days=config.log_retention_days,
+            ),
+        )
+        self.access_logs = AccessLogBucket(self, "AccessLogs", retention_days=max(config.log_retention_days, 30))
+        self.weights = WeightsBucket(
+            self,
+            "Weights",
+            WeightsBucketProps(
+                access_logs=self.access_logs.bucket,
+                bundled_weights_dir=BUNDLED_WEIGHTS_DIR,
+                logs_key=self.logs_key,
+                log_retention_days=config.log_retention_days,
+                event_bridge=config.deploy_ecs and config.weights_storage == "efs",
+            ),
+        )
+        self.image = ServerImage(
+            self, "Image", ServerImageProps(source=config.image_source, tag=config.image_tag, repo_root=REPO_ROOT)
+        )
+        # A named export: the ECS stack imports the ARN by this name, so the ARN's rendering in IAM findings
+        # (and acknowledgements) is stable instead of an auto-generated export id.
+        self.weights_bucket_arn_export = config.stack_name("WeightsBucketArn")
+        self.export_value(self.weights.bucket.bucket_arn, name=self.weights_bucket_arn_export)
+        CfnOutput(self, "WeightsBucketName", value=self.weights.bucket.bucket_name,
+                  description="Upload model dirs to s3://<this>/weights/<version>/")
+        CfnOutput(self, "VpcId", value=self.network.vpc.vpc_id)
+        if self.image.repository is not None:
+            CfnOutput(self, "ImageRepositoryUri", value=self.image.repository.repository_uri,
+                      description=f"Push the server image here as :{config.image_tag}")

@@ -1,0 +1,195 @@
+"""ECS cluster on GPU instances: GPU-optimized AL2023 AMI, cluster placement group, managed capacity."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from aws_cdk import Acknowledgment, Duration, Stack, Validations
+from aws_cdk import aws_autoscaling as autoscaling
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+# Host GPU metrics (nvidia-smi through the CloudWatch agent): ECS Container Insights reports GPU
+# reservation, not utilization, so the hosts publish it themselves under this namespace and dimension.
+GPU_METRICS_NAMESPACE = "Statespeak/Hosts"
+GPU_UTILIZATION_METRIC = "nvidia_smi_utilization_gpu"
+GPU_MEMORY_METRIC = "nvidia_smi_utilization_memory"
+GPU_CLUSTER_DIMENSION = "ClusterName"
+
+
+@dataclass(frozen=True)
+class GpuClusterProps:
+    """Shape of the GPU fleet."""
+
+    vpc: ec2.IVpc
+    """VPC of the hosts."""
+    subnet: ec2.ISubnet
+    """One subnet: a cluster placement group lives in one AZ (low-latency, same-rack hosts)."""
+    instance_type: str
+    """GPU instance type, e.g. g6.xlarge."""
+    max_instances: int
+    """Ceiling of the Auto Scaling group (room for a rolling deploy at 200% of the largest service)."""
+    root_volume_gib: int = 100
+    """Encrypted gp3 root volume: the CUDA image and its layers live here."""
+    host_setup_commands: list[str] = field(default_factory=list)
+    """Extra user-data lines run before the ECS agent starts (e.g. the FSx for Lustre mount)."""
+
+
+class GpuCluster(Construct):
+    """ECS cluster (Container Insights) whose only capacity is a managed-scaling GPU Auto Scaling group.
+
+    ECS managed scaling adds instances when tasks cannot be placed and removes empty ones; managed
+    termination protection and managed draining keep scale-in from killing an instance that still
+    runs a task (and so its streams).
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, props: GpuClusterProps) -> None:
+        super().__init__(scope, construct_id)
+        self.cluster = ecs.Cluster(
+            self, "Cluster", vpc=props.vpc, container_insights_v2=ecs.ContainerInsights.ENHANCED
+        )
+        self.host_security_group = ec2.SecurityGroup(
+            self,
+            "HostSg",
+            vpc=props.vpc,
+            description="Statespeak GPU hosts: no inbound; outbound stays inside the VPC (no internet route)",
+            allow_all_outbound=True,
+        )
+        self.instance_role = iam.Role(
+            self,
+            "InstanceRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            description="Statespeak GPU hosts: ECS agent (granted by the cluster) and GPU metrics",
+        )
+        self.instance_role.add_to_policy(
+            iam.PolicyStatement(
+                actions=["cloudwatch:PutMetricData"],
+                resources=["*"],  # PutMetricData has no resource type; the condition scopes it instead
+                conditions={"StringEquals": {"cloudwatch:namespace": GPU_METRICS_NAMESPACE}},
+            )
+        )
+
+        user_data = ec2.UserData.for_linux()
+        user_data.add_commands(
+            "set -euxo pipefail",
+            "echo ECS_ENABLE_GPU_SUPPORT=true >> /etc/ecs/ecs.config",
+            # Let the task's own stopTimeout (stream drain) apply rather than the agent's 30 s default.
+            "echo ECS_CONTAINER_STOP_TIMEOUT=120s >> /etc/ecs/ecs.config",
+            *props.host_setup_commands,
+            *self._gpu_metrics_commands(),
+        )
+        self.placement_group = ec2.PlacementGroup(
+            self, "PlacementGroup", strategy=ec2.PlacementGroupStrategy.CLUSTER
+        )
+        self.launch_template = ec2.LaunchTemplate(
+            self,
+            "LaunchTemplate",
+            instance_type=ec2.InstanceType(props.instance_type),
+            machine_image=ecs.EcsOptimizedImage.amazon_linux2023(hardware_type=ecs.AmiHardwareType.GPU),
+            user_data=user_data,
+            role=self.instance_role,
+            security_group=self.host_security_group,
+            require_imdsv2=True,
+            http_put_response_hop_limit=1,  # containers cannot reach the host's credentials through IMDS
+            placement_group=self.placement_group,
+            block_devices=[
+                ec2.BlockDevice(
+                    device_name="/dev/xvda",
+                    volume=ec2.BlockDeviceVolume.ebs(
+                        props.root_volume_gib, encrypted=True, volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        delete_on_termination=True,
+                    ),
+                )
+            ],
+        )
+        self.host_events = self._host_events_topic()
+        self.auto_scaling_group = autoscaling.AutoScalingGroup(
+            self,
+            "Hosts",
+            vpc=props.vpc,
+            vpc_subnets=ec2.SubnetSelection(subnets=[props.subnet]),
+            launch_template=self.launch_template,
+            min_capacity=0,  # ECS managed scaling sets the desired count
+            max_capacity=props.max_instances,
+            new_instances_protected_from_scale_in=True,  # required by managed termination protection
+            default_instance_warmup=Duration.minutes(5),
+            notifications=[autoscaling.NotificationConfiguration(topic=self.host_events)],
+        )
+        self.capacity_provider = ecs.AsgCapacityProvider(
+            self,
+            "CapacityProvider",
+            auto_scaling_group=self.auto_scaling_group,
+            enable_managed_scaling=True,
+            enable_managed_termination_protection=True,
+            enable_managed_draining=True,
+            target_capacity_percent=100,
+            machine_image_type=ecs.MachineImageType.AMAZON_LINUX_2,  # AL2/AL2023 ECS user-data bootstrap
+        )
+        self.cluster.add_asg_capacity_provider(self.capacity_provider)
+        self._acknowledge_role_findings()
+
+    def _host_events_topic(self) -> sns.Topic:
+        """Encrypted topic receiving the ASG's launch/terminate events (subscribe ops tooling to it)."""
+        stack = Stack.of(self)
+        key = kms.Key(self, "HostEventsKey", enable_key_rotation=True,
+                      description="Encrypts the Statespeak GPU host events topic")
+        # Auto Scaling publishes through its service-linked role; matched by ARN condition because a key
+        # policy may not name a role that does not exist yet (new accounts get it with their first ASG).
+        key.add_to_resource_policy(iam.PolicyStatement(
+            principals=[iam.AnyPrincipal()],
+            actions=["kms:GenerateDataKey*", "kms:Decrypt"],
+            resources=["*"],
+            conditions={
+                "StringEquals": {"kms:CallerAccount": stack.account},
+                "ArnEquals": {"aws:PrincipalArn": f"arn:{stack.partition}:iam::{stack.account}:role/"
+                              "aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"},
+            },
+        ))
+        return sns.Topic(self, "HostEvents", master_key=key, enforce_ssl=True,
+                         display_name="Statespeak GPU host scaling events")
+
+    def _acknowledge_role_findings(self) -> None:
+        """cdk-nag wildcard findings on the host role, each acknowledged with the statement behind it."""
+        Validations.of(self.instance_role).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason="Statements CDK's capacity-provider wiring and this construct need on '*': "
+                "cloudwatch:PutMetricData (no resource type; limited by a cloudwatch:namespace condition to "
+                "the GPU metrics namespace), ecs:Poll/StartTelemetrySession (limited by an ecs:cluster "
+                "condition to this cluster), ecs:DiscoverPollEndpoint and ecr:GetAuthorizationToken (no "
+                "resource type) and the agent's own log stream writes.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Action::ecs:Submit*]",
+                reason="The ECS agent reports task and container state changes with ecs:Submit*State calls; "
+                "CDK grants the family, restricted to this cluster's ARN.",
+            ),
+        )
+
+    def _gpu_metrics_commands(self) -> list[str]:
+        """CloudWatch agent collecting nvidia-smi utilization, aggregated per cluster."""
+        config = {
+            "agent": {"metrics_collection_interval": 60, "run_as_user": "root"},
+            "metrics": {
+                "namespace": GPU_METRICS_NAMESPACE,
+                "aggregation_dimensions": [[GPU_CLUSTER_DIMENSION]],
+                "metrics_collected": {
+                    "nvidia_gpu": {
+                        "measurement": ["utilization_gpu", "utilization_memory", "memory_used"],
+                        "append_dimensions": {GPU_CLUSTER_DIMENSION: "__CLUSTER__"},
+                    }
+                },
+            },
+        }
+        text = json.dumps(config).replace("__CLUSTER__", self.cluster.cluster_name)
+        path = "/opt/aws/amazon-cloudwatch-agent/etc/statespeak-gpu.json"
+        return [
+            "dnf install -y amazon-cloudwatch-agent",
+            f"cat > {path} <<'EOF'\n{text}\nEOF",
+            f"/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:{path}",
+        ]
