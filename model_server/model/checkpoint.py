@@ -85,6 +85,8 @@ def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
     tmp_c = d / (CONFIG_FILE + ".tmp")
     save_file(tensors, str(tmp_w), metadata={"format": FORMAT})
     tmp_c.write_text(json.dumps(config, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    for tmp in (tmp_w, tmp_c):
+        os.chmod(tmp, 0o644)  # world-readable: the container may run as a non-root user
     os.replace(tmp_w, d / WEIGHTS_FILE)
     os.replace(tmp_c, d / CONFIG_FILE)
     return d

@@ -316,16 +316,11 @@ class SpeechRuntime:
             return fe
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
-        """One sentence -> [(word text or None for pauses/punctuation, model symbol ids)]."""
-        from model_server.frontend.symbols import SYMBOLS, UNK
-
+        """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""
         units = self._frontend(language).text_to_units(sentence)
-        unk = self._symbol_index.get(UNK, 0)
-        out = []
-        for unit in units:
-            ids = [self._symbol_index.get(SYMBOLS[i], unk) for i in unit.symbol_ids]
-            out.append((unit.text if unit.is_word else None, ids))
-        return out
+        unk = self._symbol_index.get("<unk>", 0)
+        return [(u.text if u.kind == "word" else None, [self._symbol_index.get(s, unk) for s in u.symbols])
+                for u in units]
 
     def new_planner(self, voice_id: str, language: str | None = None, speed: float = 1.0) -> Planner:
         voice = self._voices.get(voice_id)

@@ -77,32 +77,39 @@ def ssd_chunk_scan(
         B = F.pad(B, (0, 0, 0, pad))
         C = F.pad(C, (0, 0, 0, pad))
     c = x.shape[1] // q
-    xdt = (x * dt.unsqueeze(-1)).reshape(b, c, q, h, p)
-    a = (dt * A).reshape(b, c, q, h).permute(0, 3, 1, 2)  # [b,h,c,q]
-    Bc = B.reshape(b, c, q, n)
-    Cc = C.reshape(b, c, q, n)
+    # Layout [b, c, h, ...] so that every contraction is one batched matmul (einsum with three operands
+    # made torch build large intermediates and was ~5x slower on CPU).
+    xdt = (x * dt.unsqueeze(-1)).reshape(b, c, q, h, p).permute(0, 1, 3, 2, 4)  # [b,c,h,q,p]
+    a = (dt * A).reshape(b, c, q, h).permute(0, 1, 3, 2)  # [b,c,h,q]
+    Bc = B.reshape(b, c, 1, q, n)
+    Cc = C.reshape(b, c, 1, q, n)
     a_cum = torch.cumsum(a, dim=-1)
 
     # 1. within each chunk: the quadratic (attention-like) form
-    decay = torch.exp(_segsum(a))  # [b,h,c,q,q]
-    scores = torch.einsum("bcln,bcsn->bcls", Cc, Bc)  # [b,c,q,q]
-    y_diag = torch.einsum("bcls,bhcls,bcshp->bclhp", scores, decay, xdt)
+    scores = Cc @ Bc.transpose(-1, -2)  # [b,c,1,q,q]
+    y = (scores * torch.exp(_segsum(a))) @ xdt  # [b,c,h,q,p]
 
     # 2. state contributed by each chunk at its end
-    decay_states = torch.exp(a_cum[..., -1:] - a_cum)  # [b,h,c,q]
-    states = torch.einsum("bcln,bhcl,bclhp->bchpn", Bc, decay_states, xdt)
+    decay_states = torch.exp(a_cum[..., -1:] - a_cum)  # [b,c,h,q]
+    states = (xdt * decay_states.unsqueeze(-1)).transpose(-1, -2) @ Bc  # [b,c,h,p,n]
 
     # 3. carry states across chunks, starting from the initial state
     if initial_state is None:
         initial_state = torch.zeros(b, h, p, n, dtype=x.dtype, device=x.device)
-    states = torch.cat([initial_state.unsqueeze(1).to(states.dtype), states], dim=1)  # [b,c+1,h,p,n]
-    decay_chunk = torch.exp(_segsum(F.pad(a_cum[..., -1], (1, 0))))  # [b,h,c+1,c+1]
-    new_states = torch.einsum("bhzc,bchpn->bzhpn", decay_chunk, states)
-    states, final_state = new_states[:, :-1], new_states[:, -1]
+    if c == 1:
+        final_state = initial_state.to(states.dtype) * torch.exp(a_cum[:, 0, :, -1])[..., None, None] + states[:, 0]
+        entering = initial_state.to(states.dtype).unsqueeze(1)  # [b,1,h,p,n]
+    else:
+        states = torch.cat([initial_state.unsqueeze(1).to(states.dtype), states], dim=1)  # [b,c+1,h,p,n]
+        chunk_a = F.pad(a_cum[..., -1], (0, 0, 1, 0)).transpose(1, 2)  # [b,h,c+1]
+        decay_chunk = torch.exp(_segsum(chunk_a))  # [b,h,c+1,c+1]
+        flat = states.permute(0, 2, 1, 3, 4).reshape(b, h, c + 1, p * n)
+        new_states = (decay_chunk @ flat).reshape(b, h, c + 1, p, n).permute(0, 2, 1, 3, 4)
+        entering, final_state = new_states[:, :-1], new_states[:, -1]
 
     # 4. output contributed by the state entering each chunk
-    y_off = torch.einsum("bcln,bchpn,bhcl->bclhp", Cc, states, torch.exp(a_cum))
-    y = (y_diag + y_off).reshape(b, c * q, h, p)[:, :seqlen]
+    y = y + (Cc @ entering.transpose(-1, -2)) * torch.exp(a_cum).unsqueeze(-1)  # [b,c,h,q,p]
+    y = y.permute(0, 1, 3, 2, 4).reshape(b, c * q, h, p)[:, :seqlen]
     return y, final_state
 
 

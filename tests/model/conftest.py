@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from model_server import vocoder
 from model_server.data.dataset import write_voice
@@ -48,3 +49,12 @@ def make_dataset(root, voices=(("en_female_slt", "en", "female"), ("en_male_kal"
 @pytest.fixture
 def tiny_dataset(tmp_path):
     return make_dataset(tmp_path / "dataset")
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Tiny ops on a shared 2-core machine: intra-op threads only add barrier waits (10x slower)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

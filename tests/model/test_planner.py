@@ -1,0 +1,137 @@
+"""The per-stream planner: sentence splitting, streaming feed, word timestamps, bounded memory."""
+
+import pytest
+import torch
+
+from model_server.model import runtime as rtmod
+from model_server.model.runtime import SpeechRuntime, split_sentences
+
+SMALL = dict(d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2, chunk_size=8)
+
+
+@pytest.fixture(scope="module")
+def rt():
+    rt = SpeechRuntime.init_random(seed=2, **SMALL)
+    # Random weights predict ~0 frames per phone; a fixed bias gives every phone ~4 frames, like a model.
+    with torch.no_grad():
+        rt.encoder_cpu.dur_out.weight.zero_()
+        rt.encoder_cpu.dur_out.bias.fill_(1.6)
+    return rt
+
+
+def test_split_sentences():
+    assert split_sentences("Hello there. How are", final=False) == (["Hello there."], "How are")
+    assert split_sentences("It costs 3.5 dollars! Dr. Smith agrees? yes", final=False) == (
+        ["It costs 3.5 dollars!", "Dr. Smith agrees?"], "yes")
+    assert split_sentences("No end yet", final=True) == (["No end yet"], "")
+    assert split_sentences("Ends here.", final=False) == ([], "Ends here.")  # no whitespace after: may continue
+    long = " ".join(f"w{i}" for i in range(100)) + "."
+    pieces, _ = split_sentences(long + " ", final=False)
+    assert len(pieces) == 3 and all(len(p.split()) <= rtmod.MAX_SENTENCE_WORDS for p in pieces)
+
+
+def _drain(planner, n=16):
+    frames, words = 0, []
+    while True:
+        chunk = planner.pop_frames(n)
+        if chunk is None:
+            return frames, words
+        assert chunk.cond.shape[0] <= n
+        frames += chunk.cond.shape[0]
+        words += chunk.words
+
+
+def test_streaming_feed_equals_one_shot(rt):
+    text = "The quick brown fox jumps over the lazy dog. It was 3.5 meters away, or so they say!"
+    one = rt.new_planner("en_female_slt", "en", 1.0)
+    one.feed(text)
+    one.finish()
+    f1, w1 = _drain(one, 64)
+    pieces = rt.new_planner("en_female_slt", "en", 1.0)
+    for i in range(0, len(text), 7):
+        pieces.feed(text[i : i + 7])
+    pieces.finish()
+    f2, w2 = _drain(pieces, 5)
+    assert f1 == f2 > 0 and w1 == w2
+    assert [w.text for w in w1] == ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "It",
+                                    "was", "3.5", "meters", "away", "or", "so", "they", "say"]
+    assert one.done and pieces.done
+
+
+def test_word_timestamps_are_monotonic_and_within_audio(rt):
+    p = rt.new_planner("en_female_slt", "en", 1.0)
+    p.feed("One two three. Four five six.")
+    p.finish()
+    frames, words = _drain(p, 8)
+    hop_s = rt.hop / rt.sample_rate
+    starts = [w.start_s for w in words]
+    assert starts == sorted(starts)
+    assert all(w.start_s < w.end_s <= frames * hop_s + 1e-9 for w in words)
+
+
+def test_speed_scales_frames(rt):
+    counts = {}
+    for speed in (0.5, 1.0, 2.0):
+        p = rt.new_planner("en_female_slt", "en", speed)
+        p.feed("A sentence long enough to measure the speaking rate of the planner.")
+        p.finish()
+        counts[speed] = _drain(p, 64)[0]
+    assert counts[0.5] == pytest.approx(2 * counts[1.0], rel=0.05)
+    assert counts[2.0] == pytest.approx(counts[1.0] / 2, rel=0.05)
+
+
+def test_no_frames_until_sentence_complete_or_flushed(rt):
+    p = rt.new_planner("en_female_slt", "en", 1.0)
+    p.feed("Waiting for the end of this sentence")
+    assert p.pending_frames == 0 and p.pop_frames(8) is None and not p.done
+    p.flush()
+    assert p.pending_frames > 0
+    _drain(p)
+    assert not p.done  # flushed but not finished: more text may come
+    p.feed("More. ")
+    assert p.pending_frames > 0
+    p.finish()
+    _drain(p)
+    assert p.done
+    with pytest.raises(RuntimeError):
+        p.feed("late")
+
+
+def test_bad_arguments(rt):
+    p = rt.new_planner("en_female_slt", None, 1.0)
+    assert p.language == "en"
+    with pytest.raises(TypeError):
+        p.feed(b"bytes")
+    with pytest.raises(ValueError):
+        p.pop_frames(0)
+
+
+def _peak_state(rt, text):
+    """Largest planner window (phones, buffered frames) and pool bytes while speaking `text`."""
+    pool = rt.new_pool(1)
+    p = rt.new_planner("en_female_slt", "en", 1.0)
+    p.feed(text)
+    p.finish()
+    peak_phones = peak_frames = 0
+    while True:
+        peak_phones = max(peak_phones, p.held_phones)
+        peak_frames = max(peak_frames, p.buffered_frames)
+        chunk = p.pop_frames(128)
+        if chunk is None:
+            break
+        rt.step(pool, [0], chunk.cond.unsqueeze(0))
+    return peak_phones, peak_frames, pool.bytes_per_stream
+
+
+def test_long_text_costs_the_same_state_as_short(rt):
+    short = "Five words are here now."
+    long = " ".join(["This sentence has exactly ten words in it, you see."] * 50)  # 500 words
+    s_ph, s_fr, s_bytes = _peak_state(rt, short)
+    l_ph, l_fr, l_bytes = _peak_state(rt, long)
+    assert l_bytes == s_bytes  # the decoder + vocoder state is fixed size
+    # The planner holds one sentence of phones and at most one encode window of frames, however long the text.
+    per_sentence_phones = len([i for _, ids in rt.phonemize("This sentence has exactly ten words in it, you see.",
+                                                             "en") for i in ids])
+    assert l_ph <= per_sentence_phones
+    bound_frames = 128 + 2 * (rtmod.ENCODE_WINDOW + 20) * 8
+    assert s_fr <= bound_frames and l_fr <= bound_frames
