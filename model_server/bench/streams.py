@@ -76,9 +76,9 @@ class StreamOptions:
         }
 
 
-# Keys a server may use for its own time to first audio in the final message; the bundled server's
-# spelling comes first.
-SERVER_TTFA_KEYS = ("ttfa_ms", "time_to_first_audio_ms", "ttfb_ms")
+# Keys a server may use for its own time to first audio in the final message (the bundled server sends
+# {"type": "done", "metrics": {"ttfb_ms": ...}}: request received -> first audio encoded).
+SERVER_TTFA_KEYS = ("ttfb_ms", "ttfa_ms", "time_to_first_audio_ms")
 
 
 def server_ttfa_from(message: dict[str, Any]) -> float | None:
@@ -97,10 +97,6 @@ def _audio_seconds(nbytes: int, sample_rate: int) -> float:
     return nbytes / (BYTES_PER_SAMPLE * sample_rate)
 
 
-def _is_rejection(status_code: Any, text: str) -> bool:
-    return status_code == 503 or "capacity" in text.lower() or "max_streams" in text.lower()
-
-
 def _handle_message(msg: dict[str, Any], raw: RawStream, t0: float, sample_rate: int) -> bool:
     """Apply one Cartesia server message (WS or SSE) to `raw`; True when the stream is finished."""
     kind = msg.get("type")
@@ -117,11 +113,13 @@ def _handle_message(msg: dict[str, Any], raw: RawStream, t0: float, sample_rate:
         raw.server_ttfa_ms = server_ttfa_from(msg)
         return True
     if kind == "error":
-        text = str(msg.get("error") or msg.get("message") or msg)
-        raw.status = (
-            StreamStatus.REJECTED if _is_rejection(msg.get("status_code"), text) else StreamStatus.ERROR
-        )
-        raw.error = text[:300]
+        text = str(msg.get("message") or msg.get("error") or msg)
+        code = msg.get("error_code") or ""
+        # Admission refusal: a 503 before any audio. A 503 after audio (the server cut a running stream)
+        # is a failure of that stream, not a rejection.
+        rejected = msg.get("status_code") == 503 and not raw.arrivals
+        raw.status = StreamStatus.REJECTED if rejected else StreamStatus.ERROR
+        raw.error = f"{code}: {text}"[:300] if code else text[:300]
         return True
     return False  # timestamps, flush_done and unknown messages carry no audio
 

@@ -1,0 +1,164 @@
+"""The load bench against the real server (subprocess on 127.0.0.1): every protocol, rejections, the
+SageMaker route through the runtime stand-in, and a whole `--local` run with its outputs.
+
+Small on purpose (a handful of streams): the numbers are not checked against thresholds, only what must
+hold whatever the machine's speed (counts, causality between client and server clocks, files written).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+
+import httpx
+import pytest
+from support.sagemaker_runtime_standin import create_app, serve_in_thread
+
+from model_server.bench.cli import main
+from model_server.bench.local import LocalServer
+from model_server.bench.runner import run_level
+from model_server.bench.streams import StreamOptions, StreamStatus, http_stream, ws_stream
+from model_server.bench.texts import TextItem, TextMix
+from model_server.contract import ENV_MODEL_DIR
+
+pytestmark = pytest.mark.slow
+
+LONG = TextItem(
+    "paragraph",
+    "To reset the router, find the small button on the back, next to the power socket. Press and hold it "
+    "with a paper clip for about ten seconds, until the lights on the front start to flash.",
+)
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    """The bundled weights when they exist, else a random-weight checkpoint in the same format."""
+    from model_server.model.runtime import DEFAULT_MODEL_DIR
+
+    if (DEFAULT_MODEL_DIR / "model.safetensors").exists():
+        return DEFAULT_MODEL_DIR
+    import torch
+
+    from model_server.model import checkpoint
+    from model_server.model.runtime import SpeechRuntime
+
+    rt = SpeechRuntime.init_random(seed=0)
+    # Random duration heads give anything from zero to hundreds of frames per phone; pin them to 7
+    # frames (about 90 ms) so streams last as long as speech does and concurrent streams overlap.
+    with torch.no_grad():
+        rt.ckpt.model.encoder.dur_out.weight.zero_()
+        rt.ckpt.model.encoder.dur_out.bias.fill_(math.log(1 + 7))
+    path = tmp_path_factory.mktemp("bench-model")
+    checkpoint.save(rt.ckpt, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(model_dir, tmp_path_factory):
+    env = {ENV_MODEL_DIR: str(model_dir), "STATESPEAK_DEVICE": "cpu", "OMP_NUM_THREADS": "1"}
+    log = tmp_path_factory.mktemp("bench-server") / "server.log"
+    with LocalServer(log, max_streams=2, ready_timeout_s=180, extra_env=env) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def voice(server):
+    return httpx.get(server.url + "/voices", timeout=10).json()["voices"][0]["id"]
+
+
+def _run(coro):
+    return asyncio.run(coro)
+
+
+def test_websocket_stream_reports_client_and_server_first_audio(server, voice):
+    raw = _run(ws_stream(server.url, TextItem("turn", "Sure, I can help with that."), StreamOptions(voice)))
+    assert raw.status == StreamStatus.OK, raw.error
+    assert raw.arrivals and sum(d for _, d in raw.arrivals) > 0.3
+    assert raw.server_ttfa_ms is not None
+    # Causality, not timing: the server's clock starts after the client sent and its first audio is
+    # encoded before the client can receive it.
+    assert raw.arrivals[0][0] * 1000 >= raw.server_ttfa_ms
+
+
+def test_websocket_continuations_speak_the_whole_text(server, voice):
+    whole = _run(ws_stream(server.url, LONG, StreamOptions(voice)))
+    pieces = _run(
+        ws_stream(server.url, LONG, StreamOptions(voice, continuations=True, piece_interval_s=0.01))
+    )
+    assert whole.status == pieces.status == StreamStatus.OK, (whole.error, pieces.error)
+    audio_whole = sum(d for _, d in whole.arrivals)
+    audio_pieces = sum(d for _, d in pieces.arrivals)
+    # Same words, so about the same amount of speech (sentence splitting may differ at the edges).
+    assert audio_pieces == pytest.approx(audio_whole, rel=0.35)
+
+
+@pytest.mark.parametrize("sse", [False, True])
+def test_http_routes(server, voice, sse):
+    async def go():
+        async with httpx.AsyncClient(timeout=60) as client:
+            return await http_stream(
+                client, server.url, TextItem("numbers", "Your balance is $12.50."), StreamOptions(voice), sse
+            )
+
+    raw = _run(go())
+    assert raw.status == StreamStatus.OK, raw.error
+    assert raw.arrivals
+    # Only the event stream carries the server's own number; /tts/bytes is bare audio.
+    assert (raw.server_ttfa_ms is not None) == sse
+
+
+def test_admission_refusals_count_as_rejections_not_errors(server, voice):
+    async def long_ws(_item):
+        return await ws_stream(server.url, LONG, StreamOptions(voice))
+
+    async def long_http(_item):
+        async with httpx.AsyncClient(timeout=60) as client:
+            return await http_stream(client, server.url, LONG, StreamOptions(voice))
+
+    for driver in (long_ws, long_http):
+        # Four at once against MAX_STREAMS=2: the late ones are refused while the first two speak.
+        level = _run(run_level(driver, TextMix(0), 4, 4, budget_s=120, jitter_s=0.1))
+        summary = level.summary(200)
+        assert summary["rejected"] >= 1 and summary["errors"] == 0, summary["first_errors"]
+        assert summary["ok"] >= 1 and not summary["meets_target"]
+
+
+def test_sagemaker_route_through_the_runtime_standin(server, voice, monkeypatch):
+    from model_server.bench.sagemaker import sagemaker_driver
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    with serve_in_thread(create_app(server.url, "bench-endpoint")) as runtime_url:
+        driver = sagemaker_driver(
+            "sagemaker://bench-endpoint", StreamOptions(voice), endpoint_url=runtime_url
+        )
+        raw = _run(driver(TextItem("turn", "Okay, your request has been submitted.")))
+        missing = sagemaker_driver(
+            "sagemaker://no-such-endpoint", StreamOptions(voice), endpoint_url=runtime_url
+        )
+        bad = _run(missing(TextItem("turn", "Hello.")))
+    assert raw.status == StreamStatus.OK, raw.error
+    assert raw.arrivals and raw.server_ttfa_ms is None
+    assert bad.status == StreamStatus.ERROR and "no-such-endpoint" in bad.error
+
+
+def test_local_run_writes_table_json_and_plot(model_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(ENV_MODEL_DIR, str(model_dir))
+    monkeypatch.setenv("STATESPEAK_DEVICE", "cpu")
+    out = tmp_path / "out"
+    argv = ["--local", "--concurrency", "1,2", "--streams-per-level", "2", "--max-seconds", "150"]
+    assert main([*argv, "--out", str(out), "--no-progress", "--seed", "3"]) == 0
+    result = json.loads((out / "bench.json").read_text())
+    assert [lvl["concurrency"] for lvl in result["levels"]] == [1, 2]
+    for lvl in result["levels"]:
+        assert lvl["streams"] + lvl["cut"] >= 1 and lvl["errors"] == 0 and lvl["rejected"] == 0
+    assert result["meta"]["weights"] and result["meta"]["host"]["cpus"] >= 1
+    streams = result["streams"]
+    assert streams and all(s["status"] == "ok" for s in streams)
+    assert all(s["client_ttfa_ms"] >= s["server_ttfa_ms"] for s in streams)
+    assert (out / "bench.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "server.log").exists()
+    printed = capsys.readouterr().out
+    assert "| conc |" in printed and "streams per replica" in printed
