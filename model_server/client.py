@@ -21,6 +21,7 @@ import base64
 import json
 import os
 import re
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -229,15 +230,26 @@ class AsyncSpeechStream:
         await self.aclose()
 
 
+def _error_text(body: dict[str, Any]) -> str:
+    """The readable part of a server error: Cartesia `{message, field}`, OpenAI `{error: {...}}`, FastAPI
+    `{detail}`; the field at fault first when the server names one."""
+    inner = body.get("error")
+    if isinstance(inner, dict):
+        body = inner
+    message = body.get("message") or (inner if isinstance(inner, str) else None) or body.get("detail") or body
+    field = body.get("field") or body.get("param")
+    return f"{field}: {message}" if field else str(message)
+
+
 def _error_from_http(status: int, body: bytes, headers: Any, target: str) -> SpeechClientError:
     """Turn the server's JSON error (`{"error": ...}` or `{"detail": ...}`) into one readable message."""
     detail: Any = body.decode("utf-8", "replace").strip()
     try:
         parsed = json.loads(body)
-        if isinstance(parsed, dict):
-            detail = parsed.get("error", parsed.get("detail", parsed.get("message", parsed)))
     except ValueError:
-        pass
+        parsed = None
+    if isinstance(parsed, dict):
+        detail = _error_text(parsed)
     retry = headers.get("retry-after") if headers is not None else None
     try:
         retry_after = float(retry) if retry is not None else None
@@ -279,6 +291,7 @@ class SpeechClient:
         self._api_key = api_key
         self._http: Any = None
         self._sm: Any = None
+        self._lock = threading.Lock()
         if target.startswith(SAGEMAKER_SCHEME):
             self.kind = "sagemaker"
             self.endpoint_name = target[len(SAGEMAKER_SCHEME) :].strip("/")
@@ -335,6 +348,7 @@ class SpeechClient:
         request = SpeechRequest(
             transcript, voice, dict(output_format or DEFAULT_OUTPUT_FORMAT), language, speed, model_id
         )
+        self._prepare()  # client construction (boto3 import, connection pool) is not time to first chunk
         clock = _AudioClock(request.is_wav)
         if self.kind == "sagemaker":
             chunks, closer = self._sagemaker_open(request)
@@ -364,6 +378,8 @@ class SpeechClient:
         request = SpeechRequest(
             transcript, voice, dict(output_format or DEFAULT_OUTPUT_FORMAT), language, speed, model_id
         )
+        if self.kind == "sagemaker":
+            await asyncio.to_thread(self._prepare)
         clock = _AudioClock(request.is_wav)
         if self.kind == "sagemaker":
             chunks, closer = await asyncio.to_thread(self._sagemaker_open, request)
@@ -373,6 +389,15 @@ class SpeechClient:
         else:
             achunks, acloser = await self._bytes_aopen(request)
         return AsyncSpeechStream(achunks, clock, acloser)
+
+    def _prepare(self) -> None:
+        if self.kind == "sagemaker":
+            self._sagemaker_client()
+        elif self.transport == "bytes" and self._http is None:
+            import httpx
+
+            # One pooled client per SpeechClient: keep-alive across requests.
+            self._http = httpx.Client(base_url=self.base_url, timeout=self._httpx_timeout())
 
     def close(self) -> None:
         if self._http is not None:
@@ -401,8 +426,7 @@ class SpeechClient:
     def _bytes_open(self, request: SpeechRequest) -> tuple[Iterator[bytes], Callable[[], None]]:
         import httpx
 
-        if self._http is None:  # one pooled client per SpeechClient: keep-alive across requests
-            self._http = httpx.Client(base_url=self.base_url, timeout=self._httpx_timeout())
+        self._prepare()
         http_request = self._http.build_request(
             "POST", TTS_BYTES_PATH, json=request.body(), headers=self._headers(request)
         )
@@ -480,7 +504,7 @@ class SpeechClient:
         if kind == "error":
             status = message.get("status_code")
             raise SpeechClientError(
-                f"{self.base_url}{TTS_WEBSOCKET_PATH}: {message.get('error') or message}",
+                f"{self.base_url}{TTS_WEBSOCKET_PATH}: {_error_text(message)}",
                 status=status if isinstance(status, int) else None,
             )
         if kind == "done" or message.get("done") is True:
@@ -494,7 +518,8 @@ class SpeechClient:
         context_id = uuid.uuid4().hex
         message = self._websocket_message(request, context_id)
         try:
-            ws = connect(self._websocket_url(), open_timeout=self.timeout, max_size=None)
+            # Entered by hand: the connection outlives this call (the stream closes it), so no `with`.
+            ws = connect(self._websocket_url(), open_timeout=self.timeout, max_size=None).__enter__()
             ws.send(message)
         except (OSError, WebSocketException) as exc:
             raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: {exc!r}") from exc
@@ -539,22 +564,26 @@ class SpeechClient:
     # -- SageMaker ----------------------------------------------------------------------------------
 
     def _sagemaker_client(self) -> Any:
-        if self._sm is None:
-            import boto3
-            from botocore.config import Config
-
-            session = self._boto_session or boto3.session.Session()
-            config = Config(
-                # One attempt: a refusal must reach the caller (and the benchmark) as it does on the ALB.
-                retries={"total_max_attempts": 1},
-                connect_timeout=min(self.timeout, 10.0),
-                read_timeout=self.timeout,
-                max_pool_connections=64,
-            )
-            self._sm = session.client(
-                "sagemaker-runtime", region_name=self._region, endpoint_url=self._endpoint_url, config=config
-            )
+        with self._lock:  # the benchmark opens streams from many threads at once
+            if self._sm is None:
+                self._sm = self._new_sagemaker_client()
         return self._sm
+
+    def _new_sagemaker_client(self) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        session = self._boto_session or boto3.session.Session()
+        config = Config(
+            # One attempt: a refusal must reach the caller (and the benchmark) as it does on the ALB.
+            retries={"total_max_attempts": 1},
+            connect_timeout=min(self.timeout, 10.0),
+            read_timeout=self.timeout,
+            max_pool_connections=64,
+        )
+        return session.client(
+            "sagemaker-runtime", region_name=self._region, endpoint_url=self._endpoint_url, config=config
+        )
 
     def _sagemaker_open(self, request: SpeechRequest) -> tuple[Iterator[bytes], Callable[[], None]]:
         from botocore.exceptions import BotoCoreError, ClientError, EventStreamError
@@ -595,6 +624,12 @@ def _error_from_sagemaker(exc: Any, where: str) -> SpeechClientError:
         "HTTPStatusCode"
     )
     message = exc.response.get("OriginalMessage") or error.get("Message") or str(exc)
+    try:
+        parsed = json.loads(message)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):  # the container's own JSON error, passed through by the runtime
+        message = _error_text(parsed)
     return SpeechClientError(f"{where}: {error.get('Code', 'error')}: {message}", status=status)
 
 
