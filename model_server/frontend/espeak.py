@@ -200,6 +200,14 @@ class _Espeak:
             self.voice = None
             raise EspeakVoiceError(f"espeak-ng has no voice {voice!r} (status {status})")
         self.voice = voice
+        # A voice change queues a command (with a malloc'd copy of the voice) for the wave generator,
+        # consumed only by synthesis. Phonemize-only use (the server) would pile them up: the queue
+        # wraps and leaks the copies, and the next synthesis floods its event list with stale
+        # sample-rate events, dropping the first phoneme events. Synthesizing "" drains it (~20 us).
+        self._chunks, self._events = [], []
+        empty = ctypes.create_string_buffer(b"")
+        self.lib.espeak_Synth(empty, 1, 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None)
+        self._chunks, self._events = [], []
 
     def text_to_phonemes(self, text: str) -> list[list[Phone]]:
         buf = ctypes.create_string_buffer(text.encode("utf-8"))

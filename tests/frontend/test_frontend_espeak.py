@@ -142,3 +142,15 @@ def test_threads_do_not_mix_voices():
     for t in threads:
         t.join()
     assert all(all(v) for v in results.values())
+
+
+def test_many_voice_switches_do_not_disturb_synthesis_events():
+    # Regression: voice changes queue wave-generator commands; without draining them, ~30 phonemize-only
+    # switches made the next synthesis lose its first phoneme events.
+    sentence = SENTENCES["de"][0]
+    for _ in range(200):
+        E.phonemize("The weather is nice today.", "en-us")
+        E.phonemize("Das Wetter ist heute schön.", "de")
+    flat = [p for w in E.phonemize(sentence, "de") for p in w if not E.is_pause(p)]
+    _, _, events = E.synthesize_with_phonemes(sentence, "de")
+    assert flat == E.speech_phonemes(events)
