@@ -116,34 +116,72 @@ def _render(voice: VoiceSpec, texts: list[str]):
     raise ValueError(f"voice {voice.id}: unknown teacher {voice.teacher!r}")
 
 
+def utterance_key(voice: VoiceSpec, teacher_text: str) -> str:
+    """Everything one cached utterance depends on: reused across batches' reruns when unchanged."""
+    h = hashlib.sha256()
+    h.update(json.dumps([CACHE_VERSION, voice.teacher, teacher_text, vocoder.FEATURE_DIM, vocoder.HOP],
+                        ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+@dataclass
+class _Entry:
+    features: np.ndarray
+    phones: list[str]
+    frames: list[int]
+    error: str
+
+
+def _read_entries(path: Path) -> dict[str, _Entry]:
+    """Utterances of a previous version of a batch file, by utterance key ({} if none or unreadable)."""
+    try:
+        with np.load(path) as z:
+            keys, feats, n_frames = z["utt_keys"], z["features"], z["n_frames"]
+            phones, counts, frames, errors = z["phones"], z["phone_counts"], z["frames"], z["errors"]
+    except (OSError, KeyError, ValueError):
+        return {}
+    out = {}
+    fpos = ppos = 0
+    for k, n, c, e in zip(keys, n_frames, counts, errors, strict=True):
+        n, c = int(n), int(c)
+        out[str(k)] = _Entry(feats[fpos:fpos + n], [str(p) for p in phones[ppos:ppos + c]],
+                             [int(x) for x in frames[ppos:ppos + c]], str(e))
+        fpos += n
+        ppos += c
+    return out
+
+
 def run_batch(batch: Batch) -> dict:
-    """Worker: render, analyze and save one batch. Returns counts for the progress bar."""
+    """Worker: render, analyze and save one batch. Returns counts for the progress bar.
+
+    Utterances already in an older version of the batch file (same teacher and teacher text) are
+    reused, so a change to a few normalized sentences re-renders only those sentences.
+    """
     t0 = time.perf_counter()
-    renders = _render(batch.voice, batch.teacher_texts)
-    feats, n_frames, phones, phone_counts, frames, errors = [], [], [], [], [], []
-    for r in renders:
+    keys = [utterance_key(batch.voice, t) for t in batch.teacher_texts]
+    old = _read_entries(batch.path) if batch.path.exists() else {}
+    need = [i for i, k in enumerate(keys) if k not in old]
+    renders = _render(batch.voice, [batch.teacher_texts[i] for i in need]) if need else []
+    fresh: dict[int, _Entry] = {}
+    for i, r in zip(need, renders, strict=True):
         if r.audio is None:
-            errors.append(r.error or "render failed")
-            n_frames.append(0)
-            phone_counts.append(0)
+            fresh[i] = _Entry(np.zeros((0, vocoder.FEATURE_DIM), np.float32), [], [], r.error or "render failed")
             continue
         f = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, vocoder.SAMPLE_RATE)
-        durs = teacher_frames(r.segments, len(f))
-        feats.append(f)
-        n_frames.append(len(f))
-        phones.extend(name for name, _ in r.segments)
-        phone_counts.append(len(r.segments))
-        frames.extend(durs)
-        errors.append("")
-    features = np.concatenate(feats) if feats else np.zeros((0, vocoder.FEATURE_DIM), np.float32)
+        fresh[i] = _Entry(f, [name for name, _ in r.segments], teacher_frames(r.segments, len(f)), "")
+    entries = [fresh[i] if i in fresh else old[k] for i, k in enumerate(keys)]
+    features = np.concatenate([e.features for e in entries]).astype(np.float32)
     batch.path.parent.mkdir(parents=True, exist_ok=True)
     tmp = batch.path.with_name(batch.path.name + f".tmp{os.getpid()}.npz")
-    np.savez(tmp, key=np.array(batch.key), features=features, n_frames=np.array(n_frames, np.int64),
-             phones=np.array(phones, dtype=str), phone_counts=np.array(phone_counts, np.int64),
-             frames=np.array(frames, np.int64), errors=np.array(errors, dtype=str))
+    np.savez(tmp, key=np.array(batch.key), utt_keys=np.array(keys, dtype=str), features=features,
+             n_frames=np.array([len(e.features) for e in entries], np.int64),
+             phones=np.array([p for e in entries for p in e.phones], dtype=str),
+             phone_counts=np.array([len(e.phones) for e in entries], np.int64),
+             frames=np.array([x for e in entries for x in e.frames], np.int64),
+             errors=np.array([e.error for e in entries], dtype=str))
     os.replace(tmp, batch.path)  # atomic: a killed run never leaves a batch that looks finished
-    return {"voice": batch.voice.id, "frames": int(sum(n_frames)), "failed": sum(1 for e in errors if e),
-            "seconds": time.perf_counter() - t0}
+    return {"voice": batch.voice.id, "frames": int(len(features)), "failed": sum(1 for e in entries if e.error),
+            "rendered": len(need), "seconds": time.perf_counter() - t0}
 
 
 def _run_batch_safe(batch: Batch) -> dict:
@@ -155,7 +193,10 @@ def _run_batch_safe(batch: Batch) -> dict:
 
 def render_all(batches: list[Batch], workers: int, progress: bool = True) -> dict:
     """Run every unfinished batch on `workers` processes; returns timing and skip counts."""
-    todo = [b for b in batches if not b.is_done()]
+    # Round-robin over voices (batch 0 of every voice, then batch 1...): an interrupted run leaves every
+    # voice with data rather than the first voices complete and the last ones empty.
+    order = {id(b): (b.index, k) for k, b in enumerate(batches)}
+    todo = sorted((b for b in batches if not b.is_done()), key=lambda b: order[id(b)])
     stats = {"batches": len(batches), "skipped": len(batches) - len(todo), "rendered": len(todo),
              "render_failed": 0, "render_s": 0.0}
     if not todo:

@@ -383,7 +383,8 @@ class EnglishGenerator:
         t = f"{h}:{mnt:02d} {ap}".strip()
         r = self.r.random()
         if r < 0.35:
-            return f"The {self.c(['train', 'bus', 'flight', 'meeting', 'show', 'class'])} leaves at {t}."
+            end = "" if t.endswith(".") else "."  # "a.m." already ends the sentence
+            return f"The {self.c(['train', 'bus', 'flight', 'meeting', 'show', 'class'])} leaves at {t}{end}"
         if r < 0.7:
             return f"Let's meet {self.c(EN_PREP_PLACE)} at {t} on {self.c(EN_DAYS)}."
         return f"{self.name()} woke up at {t} and {self.vp(3)}."
@@ -464,7 +465,7 @@ _LANG = {
         "det_m": ("el", "un", "este", "mi"), "det_f": ("la", "una", "esta", "mi"), "pl": ("los", "las"),
         "fem_adj": lambda a: a[:-1] + "a" if a.endswith("o") else a,
         "months": _w("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre"),
-        "num_t": ["{name} tiene {n} años.", "El billete cuesta {n} euros.", "Hay {n} personas en la sala.",
+        "num_t": ["{name} tiene {age} años.", "El billete cuesta {n} euros.", "Hay {n} personas en la sala.",
                   "La reunión es el {d} de {month} de {y}.", "El tren sale a las {h}:{mm}.",
                   "Vivo en la calle {name2}, número {n}."],
         "q_t": ["¿Dónde está {np}?", "¿Quién {vt} {np}?", "¿Cuándo {vi} {name}?", "¿Por qué {vi} {name}?"],
@@ -491,8 +492,8 @@ _LANG = {
         "acc_m": {"der": "den", "ein": "einen", "dieser": "diesen", "mein": "meinen"},
         "fem_adj": lambda a: a,
         "months": _w("Januar Februar März April Mai Juni Juli August September Oktober November Dezember"),
-        "num_t": ["{name} ist {n} Jahre alt.", "Die Fahrkarte kostet {n} Euro.", "Im Saal sind {n} Personen.",
-                  "Das Treffen ist am {d}. {month} {y}.", "Der Zug fährt um {h}:{mm} Uhr.",
+        "num_t": ["{name} ist {age} Jahre alt.", "Die Fahrkarte kostet {n} Euro.", "Im Saal sind {n} Personen.",
+                  "Das Treffen ist am {d}. {month} {y}.", "Der Zug fährt um {h}:{mm}.",
                   "Ich wohne in der {name2}straße {n}."],
         "q_t": ["Wo ist {np}?", "Wer {vt} {np}?", "Wann {vi} {name}?", "Warum {vi} {name}?"],
         "ex_t": ["Wie {adj} ist {np}!", "Hallo, {name}!", "Los geht's {place}!"],
@@ -518,7 +519,7 @@ _LANG = {
         "det_m": ("le", "un", "ce", "mon"), "det_f": ("la", "une", "cette", "ma"), "pl": ("les", "les"),
         "fem_adj": lambda a: a if a.endswith("e") else a + "e",
         "months": _w("janvier février mars avril mai juin juillet août septembre octobre novembre décembre"),
-        "num_t": ["{name} a {n} ans.", "Le billet coûte {n} euros.", "Il y a {n} personnes dans la salle.",
+        "num_t": ["{name} a {age} ans.", "Le billet coûte {n} euros.", "Il y a {n} personnes dans la salle.",
                   "La réunion a lieu le {d} {month} {y}.", "Le train part à {h} heures {mm}.",
                   "J'habite au {n}, rue {name2}."],
         "q_t": ["Où est {np} ?", "Qui {vt} {np} ?", "Quand {vi} {name} ?", "Pourquoi {vi} {name} ?"],
@@ -577,7 +578,7 @@ class SimpleGenerator:
                     vt=self.c(L["verbs_t"])[0], vi=self.c(L["verbs_i"])[0], adj=self.c(L["adj"]),
                     place=self.c(L["places"]), month=self.c(L["months"]),
                     n=self.c([self.r.randint(2, 20), self.r.randint(21, 999), self.r.randint(1000, 9999)]),
-                    d=self.r.randint(1, 28), y=self.r.randint(1950, 2035), h=self.r.randint(1, 23),
+                    age=self.r.randint(2, 99), d=self.r.randint(1, 28), y=self.r.randint(1950, 2035), h=self.r.randint(1, 23),
                     mm=f"{self.c([0, 15, 30, 45, self.r.randint(1, 59)]):02d}")
         if r < 0.45:
             s = self.clause() + "."

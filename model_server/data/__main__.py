@@ -1,0 +1,103 @@
+"""CLI: `python -m model_server.data [build options]` or `python -m model_server.data ljspeech DIR ...`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from model_server.data.voices import VOICES, resolve_voices
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m model_server.data",
+                                description="Render teacher audio, align, extract features, write the dataset.")
+    p.add_argument("--out", type=Path, default=Path("data"),
+                   help="output root; the dataset goes to OUT/dataset, the resumable cache to OUT/cache")
+    p.add_argument("--voices", default="", help=f"comma-separated voice ids (default all: {','.join(VOICES)})")
+    p.add_argument("--hours-scale", type=float, default=1.0,
+                   help="multiply every voice's default hours (1.5 h English, 40 min es/de/fr)")
+    p.add_argument("--seed", type=int, default=0, help="text generator seed")
+    p.add_argument("--workers", type=int, default=2, help="render/analysis processes")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _ljspeech_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m model_server.data ljspeech",
+                                description="Import LJSpeech-format recordings (metadata.csv + wavs/) as a voice.")
+    p.add_argument("dir", type=Path, help="folder with metadata.csv and wavs/")
+    p.add_argument("--voice-id", required=True)
+    p.add_argument("--language", required=True, choices=["en", "es", "de", "fr"])
+    p.add_argument("--gender", required=True, choices=["female", "male", "neutral"])
+    p.add_argument("--name", default=None, help="display name (default: the voice id)")
+    p.add_argument("--description", default="Imported LJSpeech-format recordings.")
+    p.add_argument("--out", type=Path, default=Path("data"), help="output root; writes OUT/dataset")
+    p.add_argument("--no-progress", action="store_true")
+    return p
+
+
+def main_build(argv: list[str]) -> int:
+    args = _build_parser().parse_args(argv)
+    if args.hours_scale <= 0:
+        raise SystemExit(f"--hours-scale must be > 0, got {args.hours_scale}")
+    if args.workers < 1:
+        raise SystemExit(f"--workers must be >= 1, got {args.workers}")
+    try:
+        voices = resolve_voices([v for v in args.voices.split(",") if v.strip()])
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    from model_server.data import build, frontend_bridge
+
+    t0 = time.perf_counter()
+    batches = build.plan(voices, args.out, args.hours_scale, args.seed, frontend_bridge.normalize)
+    t_plan = time.perf_counter() - t0
+    rstats = build.render_all(batches, args.workers, progress=not args.no_progress)
+    t1 = time.perf_counter()
+    per_voice = build.assemble(batches, voices, args.out, frontend_bridge.align)
+    summary = {"out": str(args.out / "dataset"), "plan_s": round(t_plan, 1),
+               "render_s": round(rstats["render_s"], 1), "assemble_s": round(time.perf_counter() - t1, 1),
+               "batches": rstats["batches"], "batches_skipped": rstats["skipped"],
+               "render_failed": rstats["render_failed"], "voices": per_voice}
+    (args.out / "dataset").mkdir(parents=True, exist_ok=True)
+    (args.out / "dataset" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(_format_summary(summary))
+    return 0
+
+
+def _format_summary(s: dict) -> str:
+    lines = [f"dataset written to {s['out']}  (plan {s['plan_s']} s, render+analyze {s['render_s']} s, "
+             f"assemble {s['assemble_s']} s; {s['batches']} batches, {s['batches_skipped']} already done)"]
+    for vid, st in s["voices"].items():
+        lines.append(f"  {vid:16s} {st['utterances']:6d} utts  {st['hours']:.2f} h  {st['frames']:9d} frames  "
+                     f"dropped: {st['dropped_alignment']} alignment, {st['dropped_render']} render"
+                     + (f"  {st['drop_reasons']}" if st["drop_reasons"] else ""))
+    return "\n".join(lines)
+
+
+def main_ljspeech(argv: list[str]) -> int:
+    args = _ljspeech_parser().parse_args(argv)
+    from model_server.data import ljspeech
+
+    try:
+        st = ljspeech.import_ljspeech(args.dir, args.voice_id, args.language, args.gender, args.out / "dataset",
+                                      name=args.name, description=args.description,
+                                      progress=not args.no_progress)
+    except ljspeech.LJSpeechError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"imported {st['utterances']} utterances ({st['hours']:.2f} h, {st['frames']} frames) as voice "
+          f"{args.voice_id}; dropped {st['dropped']} with poor alignment")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "ljspeech":
+        return main_ljspeech(argv[1:])
+    return main_build(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

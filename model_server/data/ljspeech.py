@@ -1,0 +1,190 @@
+"""Import a user's LJSpeech-format recordings (`metadata.csv` + `wavs/`) as a dataset voice.
+
+`metadata.csv` lines are ``id|text|normalized text`` (the third field is optional; when present and
+non-empty it is the text used). Each recording needs phone durations, which a recording does not come
+with: espeak-ng speaks the same text with exact phoneme timings, DTW aligns espeak's cepstra to the
+recording's (`dtw.py`), and the phoneme boundaries are carried through the warping path onto the
+recording's frames. The frontend then maps those phone durations onto its symbols exactly as for the
+synthetic voices, so an imported voice is indistinguishable in format from a generated one.
+"""
+
+from __future__ import annotations
+
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import soxr
+
+from model_server import vocoder
+from model_server.data import dtw
+from model_server.data.build import teacher_frames
+from model_server.data.dataset import write_voice
+from model_server.data.voices import VoiceSpec
+
+# Recording length / espeak length outside this range means the text and the audio do not match
+# (wrong transcript, long silences): DTW would still return a path, so such utterances are dropped.
+MIN_RATIO, MAX_RATIO = 0.33, 3.0
+
+
+class LJSpeechError(ValueError):
+    """Bad input folder: the message names the file (and line) at fault."""
+
+
+@dataclass
+class Entry:
+    id: str
+    text: str
+    wav: Path
+    line: int
+
+
+def read_metadata(folder: Path) -> list[Entry]:
+    """Parse and validate metadata.csv (every wav must exist) before any expensive work starts."""
+    folder = Path(folder)
+    meta = folder / "metadata.csv"
+    if not folder.is_dir():
+        raise LJSpeechError(f"{folder}: not a directory")
+    if not meta.exists():
+        raise LJSpeechError(f"{meta}: missing (expected LJSpeech format: metadata.csv with id|text|normalized "
+                            "lines and a wavs/ folder)")
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    for lineno, raw in enumerate(meta.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        fields = raw.split("|")
+        where = f"{meta}:{lineno}"
+        if len(fields) < 2:
+            raise LJSpeechError(f"{where}: expected 'id|text|normalized text', got {raw!r}")
+        uid = fields[0].strip()
+        text = fields[2].strip() if len(fields) >= 3 and fields[2].strip() else fields[1].strip()
+        if not uid:
+            raise LJSpeechError(f"{where}: empty id")
+        if not text:
+            raise LJSpeechError(f"{where}: empty text for id {uid!r}")
+        if uid in seen:
+            raise LJSpeechError(f"{where}: id {uid!r} already used on line {seen[uid]}")
+        seen[uid] = lineno
+        wav = folder / "wavs" / f"{uid}.wav"
+        if not wav.exists():
+            raise LJSpeechError(f"{wav}: missing (referenced by {where})")
+        entries.append(Entry(uid, text, wav, lineno))
+    if not entries:
+        raise LJSpeechError(f"{meta}: no utterances")
+    return entries
+
+
+def read_wav(path: Path) -> np.ndarray:
+    """Mono float32 samples at 16 kHz from a PCM wav (8/16/32-bit, any rate, channels averaged)."""
+    try:
+        with wave.open(str(path), "rb") as w:
+            width, ch, sr = w.getsampwidth(), w.getnchannels(), w.getframerate()
+            raw = w.readframes(w.getnframes())
+    except (wave.Error, EOFError) as exc:
+        raise LJSpeechError(f"{path}: not a readable PCM wav ({exc})") from None
+    if width == 1:
+        x = (np.frombuffer(raw, np.uint8).astype(np.float32) - 128.0) / 128.0
+    elif width == 2:
+        x = np.frombuffer(raw, "<i2").astype(np.float32) / 32768.0
+    elif width == 4:
+        x = np.frombuffer(raw, "<i4").astype(np.float32) / 2147483648.0
+    else:
+        raise LJSpeechError(f"{path}: unsupported sample width {width * 8} bits (use 8, 16 or 32-bit PCM)")
+    x = x.reshape(-1, ch).mean(axis=1)
+    if len(x) == 0:
+        raise LJSpeechError(f"{path}: no audio")
+    if sr != vocoder.SAMPLE_RATE:
+        x = soxr.resample(x, sr, vocoder.SAMPLE_RATE, quality="HQ").astype(np.float32)
+    return x
+
+
+# Frames more than 40 dB below the utterance's loudest frame count as silence at the edges.
+SILENCE_DB = 40.0
+
+
+def speech_bounds(features: np.ndarray) -> tuple[int, int]:
+    """[first, last + 1) frames of speech: edge frames quieter than SILENCE_DB below the peak are silence."""
+    env = np.asarray(features[:, vocoder.ENV], dtype=np.float64)
+    peak = env.max(axis=1)
+    energy = peak + np.log(np.exp(env - peak[:, None]).sum(axis=1))  # log of total envelope power
+    loud = np.flatnonzero(energy > energy.max() - SILENCE_DB * np.log(10.0) / 10.0)
+    return int(loud[0]), int(loud[-1]) + 1
+
+
+def _clip_durations(durations: list[int], start: int, end: int) -> list[int]:
+    """Durations restricted to frames [start, end) (segments outside get 0 frames)."""
+    bounds = np.clip(np.concatenate([[0], np.cumsum(durations)]), start, end) - start
+    return [int(x) for x in np.diff(bounds)]
+
+
+def align_recording(text_for_teacher: str, espeak_voice: str, audio16: np.ndarray
+                    ) -> tuple[np.ndarray, list[str], list[int], float]:
+    """Features of the recording and espeak phone durations mapped onto its frames.
+
+    Leading and trailing silence is cut from both sides before DTW and given to explicit pause segments:
+    silence has no spectral shape to match, and left in, DTW lets the first and last phones swallow it.
+    Returns (features [n, FEATURE_DIM], phone names, frames per phone summing to n, length ratio of
+    the speech parts, recording / espeak).
+    """
+    from model_server.data import espeak
+
+    feats = vocoder.analyze(audio16, vocoder.SAMPLE_RATE)
+    r = espeak.render_one(espeak_voice, text_for_teacher)
+    if r.audio is None:
+        raise LJSpeechError(r.error or "espeak-ng failed")
+    ref = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, vocoder.SAMPLE_RATE)
+    ref_frames = teacher_frames(r.segments, len(ref))
+    r0, r1 = speech_bounds(ref)
+    s0, s1 = speech_bounds(feats)
+    inner = _clip_durations(ref_frames, r0, r1)
+    path = dtw.dtw_path(dtw.cepstra(ref[r0:r1]), dtw.cepstra(feats[s0:s1]))
+    mapped = dtw.map_durations(inner, path, s1 - s0)
+    names = ["_"] + [n for n, _ in r.segments] + ["_"]
+    frames = [s0] + mapped + [len(feats) - s1]
+    return feats, names, frames, (s1 - s0) / (r1 - r0)
+
+
+def import_ljspeech(folder: Path, voice_id: str, language: str, gender: str, dataset_dir: Path,
+                    name: str | None = None, description: str = "Imported LJSpeech-format recordings.",
+                    progress: bool = True) -> dict:
+    """Import every utterance of `folder` as voice `voice_id` into `dataset_dir`; returns statistics."""
+    from tqdm import tqdm
+
+    from model_server.data import frontend_bridge
+    from model_server.frontend.symbols import LANGUAGE_VOICES
+
+    if not voice_id or not all(c.isalnum() or c in "_-" for c in voice_id):
+        raise LJSpeechError(f"voice id {voice_id!r} must be non-empty letters, digits, '_' or '-'")
+    if language not in LANGUAGE_VOICES:
+        raise LJSpeechError(f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}")
+    entries = read_metadata(Path(folder))
+    espeak_voice = LANGUAGE_VOICES[language]
+    spec = VoiceSpec(voice_id, name or voice_id, language, gender, description,
+                     f"ljspeech:{espeak_voice}", 0.0, 1.0)
+    utts, feats_out = [], []
+    dropped: dict[str, int] = {}
+    offset = 0
+    for e in tqdm(entries, desc=f"import {voice_id}", unit="utt", disable=not progress):
+        audio = read_wav(e.wav)
+        teacher_text = frontend_bridge.normalize(e.text, language)
+        feats, phones, frames, ratio = align_recording(teacher_text, espeak_voice, audio)
+        if not MIN_RATIO <= ratio <= MAX_RATIO:
+            dropped["length ratio"] = dropped.get("length ratio", 0) + 1
+            continue
+        res = frontend_bridge.align(spec, e.text, phones, frames, len(feats))
+        if res.error is not None:
+            reason = res.error.split(":", 1)[0]
+            dropped[reason] = dropped.get(reason, 0) + 1
+            continue
+        utts.append({"id": e.id, "text": e.text, "language": language, "voice": voice_id,
+                     "symbols": res.symbols, "durations": res.durations, "n_frames": len(feats),
+                     "frame_offset": offset})
+        feats_out.append(feats)
+        offset += len(feats)
+    if not utts:
+        raise LJSpeechError(f"{folder}: every utterance was dropped ({dropped}); check transcripts and audio")
+    write_voice(Path(dataset_dir), spec, utts, feats_out)
+    return {"utterances": len(utts), "frames": offset, "hours": offset / 80.0 / 3600.0,
+            "dropped": sum(dropped.values()), "drop_reasons": dropped}
