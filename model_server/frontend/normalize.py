@@ -190,6 +190,9 @@ _SYMBOLS: dict[str, dict[str, str]] = {
 
 # Characters kept as punctuation (the frontend turns them into punctuation/pause symbols).
 _PUNCT_KEEP = set(".,;:!?'\"()-")
+_PRE_NFKC = str.maketrans({c: " " for c in "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+                           "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"})
+_VULGAR = re.compile("([\u00bd\u00bc\u00be])")
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00ab": '"',
                             "\u00bb": '"', "\u2013": ", ", "\u2014": ", ", "\u2026": "...", "\u00a0": " ",
                             "\u202f": " ", "\u2009": " ", "\u00bf": " ", "\u00a1": " "})
@@ -516,7 +519,7 @@ def _speakable(text: str) -> str:
     for ch in text:
         if ch.isspace():
             out.append(" ")
-        elif ch in _PUNCT_KEEP or ch.isdigit():
+        elif ch in _PUNCT_KEEP or ch.isdecimal():
             out.append(ch)
         elif ch.isalpha():
             out.append(ch if "LATIN" in unicodedata.name(ch, "") else " ")
@@ -533,7 +536,13 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
         raise NormalizationError(f"text must be str, got {type(text).__name__}")
     if language not in LANGUAGES:
         raise NormalizationError(f"language {language!r} is not supported; choose one of {list(LANGUAGES)}")
-    text = unicodedata.normalize("NFC", text).translate(_TRANSLATE)
+    # Superscripts would become plain digits under NFKC ("km²" -> "km2"): drop them first. NFKC then folds
+    # full-width digits and letters, ligatures and the like into what the rules expect.
+    if not text.isascii():
+        parts = _VULGAR.split(text.translate(_PRE_NFKC))
+        # "½" stays a symbol (NFKC would make it "1⁄2"); everything else is folded.
+        text = "".join(p if k % 2 else unicodedata.normalize("NFKC", p) for k, p in enumerate(parts))
+        text = text.translate(_TRANSLATE)
     rules = _rules(language)
     master = _master(language)
     segments: list[Segment] = []

@@ -71,6 +71,9 @@ def test_other_languages(lang, text, expected):
         ("你好 мир", ""),
         ("Hi \x00\x07 there", "Hi there"),
         ("\u200b\u200d", ""),
+        ("１２ apples at ３:３０ pm", "twelve apples at three thirty PM"),
+        ("5 km² and 3½", "five kilometers and three one half"),
+        ("“quoted” – ﬁne…", '"quoted", fine...'),
     ],
 )
 def test_odd_input_is_skipped_not_fatal(text, expected):
@@ -115,7 +118,7 @@ def test_random_junk_never_crashes():
     import random
 
     rng = random.Random(7)
-    alphabet = "0123456789$€£%.,:;/-+()& abcXYZ°éü😀\n\t#@"
+    alphabet = "0123456789$€£¥%.,:;/-+()&@# abcXYZéüñß°²³½١٣１２😀你мΩ\n\t'\"!?…–—«»¿¡*_[]{}<>=~^|\\"
     for _ in range(500):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         for lang in ("en", "es", "de", "fr"):
