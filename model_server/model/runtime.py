@@ -137,6 +137,8 @@ class Planner:
         self._frames_planned = 0  # frames encoded since the stream began (absolute frame clock)
         self._frames_popped = 0
         self._carry = 0.0  # duration rounding remainder
+        self.peak_phones = 0  # high-water marks of the bounded window (memory checks)
+        self.peak_frames = 0
 
     # text in --------------------------------------------------------------------------------------------
     def feed(self, text: str) -> None:
@@ -224,6 +226,7 @@ class Planner:
                 spans.append((text, len(ids), len(ids) + len(sym_ids)))
             ids.extend(sym_ids)
         self._ids, self._words, self._next_phone = ids, spans, 0
+        self.peak_phones = max(self.peak_phones, len(ids))
 
     def _encode_window(self) -> None:
         cfg: AcousticConfig = self._rt.config
@@ -252,6 +255,7 @@ class Planner:
         if len(cond):
             self._frames.append(cond)
             self._n_buffered += len(cond)
+            self.peak_frames = max(self.peak_frames, self._n_buffered)
         self._frames_planned += len(cond)
         self._next_phone = b
         if b >= len(self._ids):  # sentence consumed: drop its phones
