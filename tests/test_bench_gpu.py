@@ -1,0 +1,120 @@
+"""tools/gpu_bench.py on a machine without CUDA: it must stop at once with a clear reason, and its pure
+helpers must be right. The full run is the `gpu`-marked test at the end (skipped without CUDA)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "gpu_bench.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("gpu_bench", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gpu_bench = load_script()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-CUDA path")
+def test_without_cuda_it_fails_fast_with_a_clear_message():
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--max-seconds", "30"],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard, not a timing check
+        cwd="/",  # runs from anywhere: the script finds the repo itself
+    )
+    assert proc.returncode == gpu_bench.EXIT_NO_CUDA
+    assert proc.stdout == ""  # no half-filled JSON
+    assert "no CUDA" in proc.stderr and "H100/H200" in proc.stderr
+
+
+def test_empty_cuda_visible_devices_is_reported_before_importing_anything(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    with pytest.raises(gpu_bench.NoCudaError, match="CUDA_VISIBLE_DEVICES"):
+        gpu_bench.preflight()
+    assert gpu_bench.main(["--max-seconds", "5"]) == gpu_bench.EXIT_NO_CUDA
+
+
+def test_parse_nvidia_smi():
+    text = "NVIDIA H200, 565.57.01, 143771 MiB, 9.0, 700.00 W, 1980 MHz\nNVIDIA H200, 565.57.01, 143771 MiB, 9.0, 700.00 W, 1980 MHz\n"
+    gpus = gpu_bench.parse_nvidia_smi(text)
+    assert len(gpus) == 2
+    assert gpus[0] == {
+        "name": "NVIDIA H200",
+        "driver_version": "565.57.01",
+        "memory.total": "143771 MiB",
+        "compute_cap": "9.0",
+        "power.limit": "700.00 W",
+        "clocks.max.sm": "1980 MHz",
+    }
+    assert gpu_bench.parse_nvidia_smi("\n") == []
+    with pytest.raises(ValueError, match="fields"):
+        gpu_bench.parse_nvidia_smi("NVIDIA H200, 565.57.01")
+
+
+def test_error_stats_relative_to_the_reference_scale():
+    ref = torch.tensor([[2.0, -4.0], [1.0, 0.0]])
+    got = ref + torch.tensor([[0.0, 0.004], [-0.002, 0.0]])
+    stats = gpu_bench.error_stats(ref, got)
+    assert stats["max_abs"] == pytest.approx(0.004, rel=1e-4)  # float32 inputs
+    assert stats["max_rel"] == pytest.approx(0.001, rel=1e-4)
+    assert stats["ref_scale"] == 4.0
+    assert gpu_bench.error_stats(torch.zeros(3), torch.full((3,), 0.5))["max_rel"] == 0.5
+
+
+def test_times_real_time_and_the_largest_real_time_batch():
+    # 32 frames of 12.5 ms = 400 ms of audio per stream; a 40 ms step is 10x real time.
+    assert gpu_bench.times_real_time(40.0, 32, 200, 16000) == pytest.approx(10.0)
+    with pytest.raises(ValueError):
+        gpu_bench.times_real_time(0.0, 32, 200, 16000)
+    rows = [
+        {"frames": 4, "cuda_graphs": True, "batch": 1, "x_real_time": 9.0},
+        {"frames": 4, "cuda_graphs": True, "batch": 64, "x_real_time": 1.2},
+        {"frames": 4, "cuda_graphs": True, "batch": 128, "x_real_time": 0.8},
+        {"frames": 4, "cuda_graphs": False, "batch": 1, "x_real_time": 0.9},
+    ]
+    assert gpu_bench.max_realtime_batch(rows, 4, True) == 64
+    assert gpu_bench.max_realtime_batch(rows, 4, False) is None
+    assert gpu_bench.max_realtime_batch(rows, 32, True) is None
+
+
+def test_budget_shares_leave_room_for_later_sections():
+    now = [0.0]
+    budget = gpu_bench.Budget(450, clock=lambda: now[0])
+    assert budget.share(60, reserve=budget.left() * 0.65) == 60
+    now[0] = 400.0
+    assert budget.left() == 50
+    assert budget.share(150, reserve=25) == 25
+    now[0] = 500.0
+    assert budget.left() == 0 and budget.share(10) == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_quick_run_on_a_gpu(tmp_path):
+    out = tmp_path / "gpu.json"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--max-seconds", "300", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    result = json.loads(out.read_text())
+    assert result["hardware"]["device_name"]
+    assert result["decode"]["rows"], proc.stderr[-2000:]
+    assert result["parity"]["ok"], result["parity"]
+    assert result["server"]["levels"], proc.stderr[-2000:]
+    assert proc.returncode == 0, proc.stderr[-2000:]
