@@ -72,6 +72,7 @@ def units_to_ids(units: list[Unit]) -> list[int]:
 
 # Spoken-text tokens: dotted initialisms ("U.S."), words with inner apostrophes/hyphens, punctuation runs.
 _TOKEN = re.compile(r"(?:[^\W\d_]\.){2,}|[^\W_]+(?:['\-][^\W_]+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
+_PUNCT_STRENGTH = {"<,>": 0, "<.>": 1, "<!>": 2, "<?>": 3}
 _CLAUSE_PUNCT = {",": "<,>", ";": "<,>", ":": "<,>", "-": "<,>", ".": "<.>", "?": "<?>", "!": "<!>"}
 
 
@@ -212,7 +213,7 @@ class Frontend:
                 for m in _TOKEN.finditer(seg.spoken):
                     tok = m.group(0)
                     if tok[0] in _CLAUSE_PUNCT:
-                        items.append(("punct", gid, tok, _punct_symbol(tok)))
+                        items.append(("punct", gid, seg.original, _punct_symbol(tok)))
                     else:
                         items.append(("word", gid, seg.original, tok))
         # Phonemize clause by clause (a clause ends at punctuation outside rule segments).
@@ -239,17 +240,25 @@ class Frontend:
 
         def flush() -> None:
             nonlocal pending, pending_gid
+            trailing = None  # "et cetera." from "etc." at a sentence end: the full stop stays a unit
             while pending and pending[-1] in (WORD_BOUNDARY, *PUNCTUATION.values()):
-                pending.pop()
+                last = pending.pop()
+                if last != WORD_BOUNDARY and trailing is None:
+                    trailing = last
             if pending:
                 add("word", pending_text, pending)
+                if trailing is not None:
+                    add("punct", "", [trailing])
             pending, pending_gid = [], None
 
         def add(kind: str, text: str, syms: list[str]) -> None:
             if kind == "word" and units and units[-1].kind == "word":
                 units.append(_unit("boundary", "", [WORD_BOUNDARY]))
             if kind == "punct" and units and units[-1].kind == "punct":
-                return  # ", ." -> one pause mark is enough
+                # ", ." -> one pause mark is enough: keep the stronger one.
+                if _PUNCT_STRENGTH[syms[0]] > _PUNCT_STRENGTH[units[-1].symbols[0]]:
+                    units[-1] = _unit(kind, units[-1].text + text, syms)
+                return
             units.append(_unit(kind, text, syms))
 
         for k, (kind, gid, original, value) in enumerate(items):

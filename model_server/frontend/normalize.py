@@ -173,7 +173,7 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
            "env.": "environ", "av.": "avenue", "bd": "boulevard", "n°": "numéro"},
 }
 # Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
-_SENTENCE_FINAL = {"en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr."}, "es": {"etc."},
+_SENTENCE_FINAL = {"en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."}, "es": {"etc."},
                    "de": {"usw.", "ca."}, "fr": {"etc."}}
 
 _SYMBOLS: dict[str, dict[str, str]] = {

@@ -167,3 +167,14 @@ def test_regroup_falls_back_to_words_alone_when_nothing_fits():
     alone = [("a", "b"), ("c",), ("d", "e", "f")]
     assert _regroup([["a", "b", "c"], ["d", "e", "f"]], alone) == [["a", "b"], ["c"], ["d", "e", "f"]]
     assert _regroup([["x"] * 30], alone) == [list(x) for x in alone]
+
+
+def test_sentence_end_inside_an_expansion_is_kept():
+    units = Frontend("en").text_to_units("Bring apples, pears, etc. Then go at 3 p.m. Now, ?")
+    seq = [(u.kind, u.text, u.symbols[0]) for u in units if u.kind in ("word", "punct")]
+    etc = [i for i, x in enumerate(seq) if x[1] == "etc."][0]
+    assert seq[etc + 1][2] == "<.>"
+    pm = [i for i, x in enumerate(seq) if x[1] == "p.m."][0]
+    assert seq[pm + 1][2] == "<.>"
+    assert seq[-1][2] == "<?>"  # ", ?" keeps the stronger mark
+    assert all(a[0] != "punct" or b[0] != "punct" for a, b in zip(seq, seq[1:], strict=False))
