@@ -19,14 +19,16 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         parser.error(f"--port {args.port} is not a TCP port")
 
-    from model_server.api.server import serve
-    from model_server.config import ConfigError
+    from model_server.config import ConfigError, ServerConfig
 
-    try:
-        return serve(args.host, args.port)
+    try:  # validate the environment before importing torch and the model stack: fail in milliseconds
+        config = ServerConfig.from_env()
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
+    from model_server.api.server import serve
+
+    return serve(args.host, args.port, config)
 
 
 if __name__ == "__main__":

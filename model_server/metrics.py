@@ -45,7 +45,7 @@ class ServerMetrics:
 
     def __init__(self, deployment: str, max_streams: int, emf_out: TextIO | None = None) -> None:
         self.deployment = deployment
-        self._emf_out = emf_out if emf_out is not None else sys.stdout
+        self._emf_out = emf_out  # None: whatever sys.stdout is at write time
         self._lock = threading.Lock()
         self._rejected_since = 0
         self._errors_since = 0
@@ -137,9 +137,10 @@ class ServerMetrics:
         }
         doc.update({name: value for name, (value, _) in values.items()})
         line = json.dumps(doc, separators=(",", ":"))
+        out = self._emf_out if self._emf_out is not None else sys.stdout
         with self._lock:
-            self._emf_out.write(line + "\n")
-            self._emf_out.flush()
+            out.write(line + "\n")
+            out.flush()
 
     def emit_periodic(self) -> None:
         with self._lock:

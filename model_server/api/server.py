@@ -92,8 +92,8 @@ def build_server(
     return DrainingServer(uv_config, state)
 
 
-def serve(host: str, port: int) -> int:
-    config = ServerConfig.from_env()
+def serve(host: str, port: int, config: ServerConfig | None = None) -> int:
+    config = config or ServerConfig.from_env()
     setup_logging(config.log_level)
     server = build_server(host, port, config)
     server.run()

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -127,3 +128,38 @@ class ServerProcess:
             time.sleep(0.05)
             got = self.metric(name, labels)
         return got
+
+
+class InThreadServer:
+    """The same server (build_server: app, engine, drain-capable uvicorn) in a thread of the test process:
+    starts faster than a subprocess because torch is already imported. No signals in a thread."""
+
+    def __init__(self, config) -> None:
+        from model_server.api.server import build_server
+
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        self.server = build_server("127.0.0.1", self.port, config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> InThreadServer:
+        self.thread.start()
+        return self
+
+    def wait_ready(self, timeout: float = 90.0) -> InThreadServer:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.thread.is_alive():
+                raise RuntimeError("in-thread server stopped before it was ready")
+            try:
+                if httpx.get(self.base_url + "/ready", timeout=2).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"in-thread server not ready after {timeout} s")
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(15)
