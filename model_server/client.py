@@ -111,20 +111,20 @@ class _AudioClock:
         self.elapsed: float | None = None
         self.bytes_received = 0
         self.chunks = 0
-        self._header_left: int | None = None if wav else 0
+        self._in_wav_header = wav
         self._head = b""
 
     def see(self, chunk: bytes) -> None:
         self.bytes_received += len(chunk)
         self.chunks += 1
         audio = len(chunk)
-        if self._header_left is None:  # still looking for the end of the WAV header
+        if self._in_wav_header:  # samples start after the `data` chunk id and its 4-byte size
             self._head += chunk
             at = self._head.find(b"data")
             if at < 0 or len(self._head) < at + 8:
                 return
             audio = len(self._head) - (at + 8)
-            self._header_left = 0
+            self._in_wav_header = False
             self._head = b""
         if audio > 0 and self.time_to_first_chunk is None:
             self.time_to_first_chunk = time.perf_counter() - self.started
