@@ -270,3 +270,10 @@ def test_update_docs_replaces_only_the_marked_section(tmp_path):
         report.update_docs(bare, "x")
     with pytest.raises(FileNotFoundError):
         report.update_docs(tmp_path / "missing.md", "x")
+
+
+def test_capacity_says_at_least_when_no_level_failed():
+    result = _result()
+    assert report.capacity_text(result) == "1"  # the level at 2 missed the TTFA target
+    result["levels"] = result["levels"][:1]
+    assert report.capacity_text(result).startswith("at least 1 ")

@@ -88,13 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="ramp 1,2,4,...,MAX, stopping after the first level that misses the target",
     )
     p.add_argument(
-        "--streams-per-level", type=int, default=16, help="streams sent per level (at least the concurrency)"
+        "--streams-per-level",
+        type=int,
+        default=12,
+        help="streams sent per level (at least the concurrency; default 12)",
     )
     p.add_argument(
         "--max-seconds",
         type=float,
-        default=300.0,
-        help="bound on the whole run; each level gets an equal share of what is left",
+        default=240.0,
+        help="bound on the whole run in seconds (default 240); each level gets an equal share of what is left",
     )
     p.add_argument("--stream-timeout", type=float, default=60.0, help="bound on one stream, seconds")
     p.add_argument(
@@ -332,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report.markdown_table(result["levels"]))
     print(
         f"\nstreams per replica (p99 TTFA < {args.ttfa_target_ms:.0f} ms, no stalls, no failures): "
-        f"{result['streams_per_replica']}"
+        f"{report.capacity_text(result)}"
     )
     for s in result["levels"]:
         for err in s["first_errors"]:

@@ -98,10 +98,19 @@ def plot(
     plt.close(fig)
 
 
+def capacity_text(result: dict[str, Any]) -> str:
+    """Streams per replica as a sentence-ready value: "at least N" when no tested level failed."""
+    spr = result["streams_per_replica"]
+    levels = result["levels"]
+    if levels and all(s["meets_target"] for s in levels):
+        return f"at least {spr} (every level tested met the target; test higher levels to find the limit)"
+    return str(spr)
+
+
 def docs_section(result: dict[str, Any], image_rel: str) -> str:
     """The generated markdown between the docs markers."""
     m = result["meta"]
-    spr = result["streams_per_replica"]
+    spr = capacity_text(result)
     lines = [
         f"Measured {m['date']} on {m['host']['cpu']} ({m['host']['cpus']} logical CPUs, shared with other work), "
         f"Python {m['host']['python']}, torch {m['host']['torch']}.",
