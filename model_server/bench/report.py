@@ -56,12 +56,14 @@ def plot(
             if r["concurrency"] == c and r["status"] == "ok" and r["client_ttfa_ms"]
         )
         if vals:
-            ys = [(i + 1) / len(vals) for i in range(len(vals))]
-            ax_cdf.step(vals, ys, where="post", label=f"{c} concurrent")
+            # Empirical CDF from 0: the first stream's TTFA is where the curve leaves the axis.
+            ys = [0.0] + [(i + 1) / len(vals) for i in range(len(vals))]
+            ax_cdf.step([vals[0]] + vals, ys, where="post", label=f"{c} concurrent")
     target = meta["ttfa_target_ms"]
     ax_cdf.axvline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target:.0f} ms")
     ax_cdf.set_xlabel("client time to first audio (ms)")
     ax_cdf.set_ylabel("fraction of streams")
+    ax_cdf.set_ylim(0, 1.02)
     ax_cdf.set_title("TTFA distribution")
     ax_cdf.grid(alpha=0.3)
     ax_cdf.legend(fontsize=8)
@@ -87,6 +89,7 @@ def plot(
         label="stalls",
     )
     ax_st.set_ylabel("stalls (total)")
+    ax_st.set_ylim(0, max(1, max((s["stalls"] for s in summaries), default=0)) * 1.15)  # never below 0
     lines = ax_lvl.get_legend_handles_labels()
     bars = ax_st.get_legend_handles_labels()
     ax_lvl.legend(lines[0] + bars[0], lines[1] + bars[1], fontsize=8, loc="upper left")
