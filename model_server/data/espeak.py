@@ -5,8 +5,9 @@ alignment guesswork). Audio comes out at espeak's own rate (22050 Hz) and is res
 soxr; phoneme boundaries are scaled by the same ratio.
 
 Determinism: libespeak-ng's audio is not reproducible sample for sample. Measured with espeakng-loader
-0.2.4: the same sentence synthesized twice differs in its noise, and for some voices in length by up to
-~200 samples (about one frame), depending on the process and on what it synthesized before; neither
+0.2.4: the same sentence synthesized twice differs in its noise, and in length by up to a few frames
+(4 frames, 50 ms, seen on a 1.5 s French sentence), depending on the process and on what it synthesized
+before; neither
 `espeak_ng_SetRandSeed`, libc `srand`, reselecting the voice nor a fresh process per batch makes it
 bit-exact. Texts, symbols and the utterance list are deterministic; the render cache keeps a dataset's
 espeak audio stable across resumed runs.

@@ -57,8 +57,8 @@ def test_dataset_format_and_invariants(built):
 
 
 def _assert_same_dataset(a: Path, b: Path) -> None:
-    """Festival voices bit for bit; espeak-ng voices same texts and symbols, audio length within a frame
-    or two (libespeak-ng is not sample-exact between runs, see model_server/data/espeak.py)."""
+    """Festival voices bit for bit; espeak-ng voices same texts and symbols, audio length within 5 %
+    (libespeak-ng's timing varies a little between runs, see model_server/data/espeak.py)."""
     da, db = _digest(a), _digest(b)
     for name in da:
         if name.startswith("en_") or name == "voices.json":
@@ -68,7 +68,7 @@ def _assert_same_dataset(a: Path, b: Path) -> None:
         assert [u.id for u in ua[vid].utterances] == [u.id for u in ub[vid].utterances]
         for x, y in zip(ua[vid].utterances, ub[vid].utterances, strict=True):
             assert (x.text, x.symbols) == (y.text, y.symbols)
-            assert abs(x.n_frames - y.n_frames) <= 2
+            assert abs(x.n_frames - y.n_frames) <= max(3, 0.05 * x.n_frames)
 
 
 def test_same_seed_gives_identical_files_and_rerun_skips_finished_batches(built, tmp_path, capsys):
