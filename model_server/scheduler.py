@@ -6,10 +6,12 @@ engine thread owns the runtime: every tick it
 
 1. admits streams opened since the last tick (one `reset_slots` call for all of them),
 2. applies each stream's inbox (text, flush, finish, cancel) in arrival order,
-3. feeds queued text to the planners in small pieces within a time budget (round-robin), so the
-   phonemizer/encoder work of a long new request cannot hold up the decode of the others,
-4. pops frames from every stream that has some and whose output buffer has room, groups the streams by
-   chunk length and advances each group with ONE batched `runtime.step`.
+3. feeds queued text to the planners in small pieces within a time budget (round-robin),
+4. pops frames from every stream whose output buffer has room, groups the streams by chunk length and
+   advances each group with ONE batched `runtime.step`. The planner phonemizes and encodes lazily (a
+   sentence, then a window of phones) when a stream is short of frames; that prefill work is capped per
+   tick (PREP_BUDGET_S, at least one stream always progresses, rotating), so a burst of new or long
+   requests is spread over ticks instead of stalling the decode of streams already speaking.
 
 Chunks start small (`first_chunk_frames`, for time to first audio) and double up to `max_chunk_frames`;
 lengths are powers of two so a tick needs few distinct groups. A stream whose client does not read is
@@ -35,7 +37,8 @@ log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
-PREFILL_BUDGET_S = 0.004  # planner time per tick before decode runs (at least one piece always goes)
+PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
+PREP_BUDGET_S = 0.01  # phonemize/encode time per tick for streams short of frames (at least one always goes)
 IDLE_WAIT_S = 0.05
 
 
@@ -343,7 +346,11 @@ class Engine:
     def _check_drained(self, stream: Stream) -> None:
         """flush_done once a flush's frames are all out; done once a finished stream has nothing left."""
         planner = stream._e_planner
-        if planner.pending_frames > 0:
+        try:
+            if planner.pending_frames > 0:
+                return
+        except Exception as exc:
+            self._fail(stream, f"text processing failed: {exc}")
             return
         if stream._e_waiting_flush:
             stream._e_push(StreamEvent("flush_done", flush_id=stream._e_waiting_flush))
@@ -364,23 +371,29 @@ class Engine:
         self._prefill(streams)
 
         groups: dict[int, list[tuple[Stream, Any]]] = {}
+        prep_deadline = time.perf_counter() + PREP_BUDGET_S
+        prepared = deferred = False
         for stream in streams:
             if stream.id not in self._active:
-                continue
-            pending = stream._e_planner.pending_frames
-            if pending <= 0:
-                self._check_drained(stream)
                 continue
             if not stream._e_room(self.buffer_limit):
                 if stream._e_stalled(self.buffer_limit, self.stall_timeout_s):
                     self._fail(stream, f"client read nothing for {self.stall_timeout_s:.0f} s")
                 continue
+            planner = stream._e_planner
             want = min(self.first_chunk << min(stream._e_chunks, 16), self.max_chunk)
-            n = _pow2_floor(min(want, pending))
+            if getattr(planner, "buffered_frames", 0) < want:
+                # Frames must first be made from text (phonemize, encode a window). A burst of new
+                # streams spreads that work over ticks instead of holding up everyone's next chunk.
+                if prepared and time.perf_counter() > prep_deadline:
+                    deferred = True
+                    continue
+                prepared = True
             t0 = time.perf_counter()
             try:
-                chunk = stream._e_planner.pop_frames(n)
-            except Exception as exc:
+                pending = planner.pending_frames
+                chunk = planner.pop_frames(_pow2_floor(min(want, pending))) if pending > 0 else None
+            except Exception as exc:  # this stream's text broke the frontend: fail it alone
                 self._fail(stream, f"text processing failed: {exc}")
                 continue
             stream._e_compute_s += time.perf_counter() - t0
@@ -397,7 +410,7 @@ class Engine:
             if stream.id in self._active:
                 self._check_drained(stream)
                 more_text |= bool(stream._e_text) and not stream._e_waiting_flush
-        return bool(groups) or more_text or bool(self._joining)
+        return bool(groups) or deferred or more_text or bool(self._joining)
 
     def _step(self, length: int, items: list[tuple[Stream, Any]]) -> None:
         slots = [s.slot for s, _ in items]
