@@ -43,14 +43,18 @@ class CanaryProps:
     vpc: ec2.IVpc
     service: str
     """The route's name, DEPLOYMENT_ECS or DEPLOYMENT_SAGEMAKER: the `Service` metric dimension."""
-    voice: str
-    """Voice id the canary speaks with (must exist in the served model)."""
     logs_key: LogsKey
     log_retention_days: int
+    voice: str | None = None
+    """Voice id the canary speaks with. ALB route: default None, the first voice GET /voices lists (so
+    any served model works). SageMaker route: required, /invocations cannot list voices."""
     target_url: str | None = None
     """ECS route: the ALB's base URL as clients use it, e.g. http://internal-...elb.amazonaws.com."""
     target_port: int | None = None
     """ECS route: the ALB listener port the security group may reach (default: from the URL scheme)."""
+    tls_check_hostname: bool = True
+    """ECS route over https: False when the URL is the ALB's AWS DNS name, which the listener's
+    certificate (for the service's own domain) does not name; the certificate chain is still verified."""
     endpoint_name: str | None = None
     """SageMaker route: the endpoint's name (a plain string, so the IAM resource ARN can be exact)."""
     subnets: ec2.SubnetSelection | None = None
@@ -70,6 +74,8 @@ class CanaryProps:
             raise ValueError(f"service={self.service!r}: must be one of {_ROUTES}")
         if (self.target_url is None) == (self.endpoint_name is None):
             raise ValueError("give exactly one of target_url (ECS route) and endpoint_name (SageMaker route)")
+        if self.endpoint_name is not None and not self.voice:
+            raise ValueError("the SageMaker route needs a voice: /invocations cannot list the model's voices")
         if self.endpoint_name is not None and Token.is_unresolved(self.endpoint_name):
             raise ValueError(
                 "endpoint_name must be a plain string so the invoke permission names one endpoint"
@@ -134,7 +140,6 @@ class LatencyCanary(Construct):
             ),
         ]
         env = {
-            "CANARY_VOICE": props.voice,
             "CANARY_SERVICE": props.service,
             "CANARY_JITTER_MS": str(props.jitter_ms),
             "CANARY_TIMEOUT_S": str(props.timeout_s),
@@ -145,6 +150,10 @@ class LatencyCanary(Construct):
             "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
             "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
         }
+        if props.voice:
+            env["CANARY_VOICE"] = props.voice
+        if not props.tls_check_hostname:
+            env["CANARY_TLS_CHECK_HOSTNAME"] = "false"
         if sagemaker_route:
             endpoint_arn = stack.format_arn(
                 service="sagemaker", resource="endpoint", resource_name=str(props.endpoint_name).lower()

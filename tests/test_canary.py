@@ -29,8 +29,10 @@ def canary_env(monkeypatch, **route):
     """The environment the construct sets, names taken from contract.py as the construct does."""
     for key in ("CANARY_TARGET_URL", "CANARY_ENDPOINT_NAME", "CANARY_SAGEMAKER_ENDPOINT_URL"):
         monkeypatch.delenv(key, raising=False)
+    voice = route.pop("voice", "slt")
+    monkeypatch.delenv("CANARY_VOICE", raising=False)
     env = {
-        "CANARY_VOICE": route.pop("voice", "slt"),
+        **({"CANARY_VOICE": voice} if voice else {}),
         "CANARY_SERVICE": route.pop("service", contract.DEPLOYMENT_ECS),
         "CANARY_TIMEOUT_S": "10",
         "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
@@ -74,6 +76,15 @@ def test_config_needs_exactly_one_route(monkeypatch):
     canary_env(monkeypatch, CANARY_TARGET_URL="ftp://a")
     with pytest.raises(h.CanaryConfigError, match="http"):
         h.load_config()
+    # Only the ALB route can discover its voice; the SageMaker route must be told.
+    canary_env(monkeypatch, CANARY_ENDPOINT_NAME="ep", voice=None)
+    with pytest.raises(h.CanaryConfigError, match="CANARY_VOICE"):
+        h.load_config()
+    canary_env(monkeypatch, CANARY_TARGET_URL="http://a", voice=None)
+    cfg = h.load_config()
+    assert cfg["voice"] is None and cfg["tls_check_hostname"] is True
+    monkeypatch.setenv("CANARY_TLS_CHECK_HOSTNAME", "false")
+    assert h.load_config()["tls_check_hostname"] is False
     canary_env(monkeypatch, CANARY_TARGET_URL="http://a")
     monkeypatch.delenv("METRIC_CANARY_SUCCESS")
     with pytest.raises(h.CanaryConfigError, match="METRIC_CANARY_SUCCESS"):

@@ -56,6 +56,18 @@ def synth():
             alarm_topic=topic,
         ),
     )
+    tls = LatencyCanary(
+        stack,
+        "TlsCanary",
+        CanaryProps(
+            vpc=vpc,
+            service=contract.DEPLOYMENT_ECS,
+            logs_key=key,
+            log_retention_days=30,
+            target_url="https://statespeak-public-123.us-east-1.elb.amazonaws.com",
+            tls_check_hostname=False,
+        ),
+    )
     sm = LatencyCanary(
         stack,
         "SmCanary",
@@ -70,22 +82,18 @@ def synth():
     )
     # Synthesizing runs the nag plugin: an unacknowledged finding fails here.
     app.synth()
-    return stack, Template.from_stack(stack), ecs, sm
+    return stack, Template.from_stack(stack), ecs, sm, tls
 
 
-def _function(template, service):
-    fns = template.find_resources(
-        "AWS::Lambda::Function",
-        {"Properties": {"Environment": {"Variables": {"CANARY_SERVICE": service}}}},
-    )
-    assert len(fns) == 1
-    return next(iter(fns.items()))
+def _function(synth, canary):
+    """The CfnFunction properties of one canary."""
+    stack, template, *_ = synth
+    return template.to_json()["Resources"][stack.get_logical_id(canary.function.node.default_child)]
 
 
 def test_function_runs_in_the_isolated_subnets_with_its_own_security_group(synth):
-    stack, template, ecs, _ = synth
-    _, fn = _function(template, contract.DEPLOYMENT_ECS)
-    props = fn["Properties"]
+    stack, template, ecs, *_ = synth
+    props = _function(synth, ecs)["Properties"]
     assert props["Runtime"] == RUNTIME.name
     assert props["ReservedConcurrentExecutions"] == 1
     assert props["Handler"] == "handler.handler"
@@ -103,8 +111,8 @@ def test_function_runs_in_the_isolated_subnets_with_its_own_security_group(synth
 
 
 def test_security_groups_allow_no_ingress_and_only_the_route_out(synth):
-    stack, template, ecs, sm = synth
-    for canary, port in ((ecs, 80), (sm, 443)):
+    stack, template, ecs, sm, tls = synth
+    for canary, port in ((ecs, 80), (sm, 443), (tls, 443)):
         sg = template.to_json()["Resources"][stack.get_logical_id(canary.security_group.node.default_child)]
         props = sg["Properties"]
         assert "SecurityGroupIngress" not in props
@@ -114,42 +122,47 @@ def test_security_groups_allow_no_ingress_and_only_the_route_out(synth):
 
 
 def test_environment_carries_the_contract_names_and_the_route(synth):
-    _, template, _, _ = synth
-    _, ecs_fn = _function(template, contract.DEPLOYMENT_ECS)
-    _, sm_fn = _function(template, contract.DEPLOYMENT_SAGEMAKER)
+    _, _, ecs, sm, tls = synth
     shared = {
         "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
         "METRIC_DIMENSION_SERVICE": contract.DIM_SERVICE,
         "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
         "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
         "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
-        "CANARY_VOICE": "slt",
     }
-    ecs_env = ecs_fn["Properties"]["Environment"]["Variables"]
-    sm_env = sm_fn["Properties"]["Environment"]["Variables"]
-    assert shared.items() <= ecs_env.items() and shared.items() <= sm_env.items()
+    ecs_env, sm_env, tls_env = (
+        _function(synth, c)["Properties"]["Environment"]["Variables"] for c in (ecs, sm, tls)
+    )
+    for env in (ecs_env, sm_env, tls_env):
+        assert shared.items() <= env.items()
+        assert "CANARY_TARGET_URL" in env or "CANARY_ENDPOINT_NAME" in env
     assert (
         ecs_env["CANARY_TARGET_URL"].startswith("http://internal-") and "CANARY_ENDPOINT_NAME" not in ecs_env
     )
     assert sm_env["CANARY_ENDPOINT_NAME"] == ENDPOINT and "CANARY_TARGET_URL" not in sm_env
+    assert ecs_env["CANARY_VOICE"] == sm_env["CANARY_VOICE"] == "slt"
+    # No voice given on the ALB route: the function asks GET /voices. The TLS ALB is called by its AWS
+    # name, which its certificate does not carry: chain checked, host name not.
+    assert "CANARY_VOICE" not in tls_env and tls_env["CANARY_TLS_CHECK_HOSTNAME"] == "false"
+    assert "CANARY_TLS_CHECK_HOSTNAME" not in ecs_env
 
 
 def test_schedule_is_every_minute_for_each_canary(synth):
-    _, template, _, _ = synth
+    _, template, *_ = synth
     rules = template.find_resources(
         "AWS::Events::Rule", {"Properties": {"ScheduleExpression": "rate(1 minute)"}}
     )
-    assert len(rules) == 2
+    assert len(rules) == 3
     for rule in rules.values():
         (target,) = rule["Properties"]["Targets"]
         assert target["RetryPolicy"]["MaximumRetryAttempts"] == 0
     template.resource_properties_count_is(
-        "AWS::Lambda::Permission", {"Principal": "events.amazonaws.com", "Action": "lambda:InvokeFunction"}, 2
+        "AWS::Lambda::Permission", {"Principal": "events.amazonaws.com", "Action": "lambda:InvokeFunction"}, 3
     )
 
 
 def test_alarms_on_failure_and_slow_first_audio(synth):
-    _, template, _, _ = synth
+    _, template, *_ = synth
     dims = [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
     template.has_resource_properties(
         "AWS::CloudWatch::Alarm",
@@ -191,11 +204,11 @@ def test_alarms_on_failure_and_slow_first_audio(synth):
 
 
 def test_role_is_least_privilege(synth):
-    _, template, _, _ = synth
+    _, template, *_ = synth
     roles = template.find_resources(
         "AWS::IAM::Role", {"Properties": {"Description": Match.string_like_regexp("latency canary")}}
     )
-    assert len(roles) == 2
+    assert len(roles) == 3
     for role in roles.values():
         props = role["Properties"]
         assert "ManagedPolicyArns" not in props
@@ -214,18 +227,13 @@ def test_role_is_least_privilege(synth):
 
 
 def test_log_group_is_retained_and_encrypted(synth):
-    _, template, _, _ = synth
+    _, template, *_ = synth
     groups = template.find_resources(
         "AWS::Logs::LogGroup",
         {"Properties": {"RetentionInDays": 30, "KmsKeyId": {"Fn::GetAtt": [Match.any_value(), "Arn"]}}},
     )
-    used = {
-        fn["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
-        for _, fn in (
-            _function(template, s) for s in (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
-        )
-    }
-    assert len(used) == 2 and used <= set(groups)
+    used = {_function(synth, c)["Properties"]["LoggingConfig"]["LogGroup"]["Ref"] for c in synth[2:]}
+    assert len(used) == 3 and used <= set(groups)
 
 
 def _as_list(v):
@@ -237,7 +245,7 @@ def test_props_are_validated():
     stack = cdk.Stack(app, "Bad")
     vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0)
     key = LogsKey(stack, "K")
-    base = {"vpc": vpc, "voice": "slt", "logs_key": key, "log_retention_days": 30}
+    base = {"vpc": vpc, "logs_key": key, "log_retention_days": 30}
     with pytest.raises(ValueError, match="exactly one"):
         CanaryProps(service="ecs", **base)
     with pytest.raises(ValueError, match="exactly one"):
@@ -246,5 +254,7 @@ def test_props_are_validated():
         CanaryProps(service="eks", target_url="http://a", **base)
     with pytest.raises(ValueError, match="http"):
         CanaryProps(service="ecs", target_url="alb.internal", **base)
+    with pytest.raises(ValueError, match="needs a voice"):
+        CanaryProps(service="sagemaker", endpoint_name="ep", **base)
     with pytest.raises(ValueError, match="plain string"):
-        CanaryProps(service="sagemaker", endpoint_name=cdk.Aws.STACK_NAME, **base)
+        CanaryProps(service="sagemaker", endpoint_name=cdk.Aws.STACK_NAME, voice="slt", **base)

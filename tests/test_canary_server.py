@@ -33,6 +33,14 @@ def test_alb_route_against_the_real_server(server, voice, monkeypatch, capsys): 
     assert doc[contract.DIM_SERVICE] == contract.DEPLOYMENT_ECS and doc["route"] == server.url
 
 
+def test_alb_route_finds_a_voice_when_none_is_configured(server, voice, monkeypatch, capsys):  # noqa: F811
+    canary_env(monkeypatch, CANARY_TARGET_URL=server.url, voice=None)
+    handler = load_handler()
+    result = handler.handler({}, None)
+    _check_success(result, capsys.readouterr().out)
+    assert handler._cache["voice"] == voice  # the first voice GET /voices lists, kept while warm
+
+
 def test_unknown_voice_is_a_failure_with_the_servers_reason(server, monkeypatch, capsys):  # noqa: F811
     canary_env(monkeypatch, CANARY_TARGET_URL=server.url, voice="no_such_voice")
     result = load_handler().handler({}, None)

@@ -14,6 +14,9 @@ so no monitoring VPC endpoint or PutMetricData permission is needed. The metric 
 environment, set by statespeak_constructs/canary.py from model_server/contract.py: this asset folder
 cannot import the server package, and must not spell the names on its own.
 
+The voice comes from CANARY_VOICE; on the ALB route it may be left unset, and the canary then speaks
+with the first voice GET /voices lists (looked up once per warm container, outside the timed part).
+
 Standard library and boto3 only (both in the Lambda Python runtime): no packaging step.
 """
 
@@ -22,6 +25,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import ssl
 import time
 import traceback
 from urllib.parse import urlsplit
@@ -54,11 +58,16 @@ def load_config() -> dict:
         )
     if url and urlsplit(url).scheme not in ("http", "https"):
         raise CanaryConfigError(f"CANARY_TARGET_URL must be an http(s) URL, got {url!r}")
+    voice = os.environ.get("CANARY_VOICE") or None
+    if endpoint and voice is None:
+        # The ALB route can list its voices; /invocations cannot, so the SageMaker route must be told.
+        raise CanaryConfigError("CANARY_VOICE must be set for the SageMaker route (it has no /voices)")
     return {
         "url": url.rstrip("/"),
         "endpoint": endpoint,
         "sagemaker_endpoint_url": os.environ.get("CANARY_SAGEMAKER_ENDPOINT_URL") or None,
-        "voice": _env("CANARY_VOICE"),
+        "voice": voice,
+        "tls_check_hostname": os.environ.get("CANARY_TLS_CHECK_HOSTNAME", "true").lower() != "false",
         "text": os.environ.get("CANARY_TEXT") or DEFAULT_TEXT,
         "sample_rate": int(_env("CANARY_SAMPLE_RATE", "16000")),
         "jitter_s": float(_env("CANARY_JITTER_MS", "100")) / 1000.0,
@@ -124,20 +133,57 @@ def _api_key(cfg: dict) -> str | None:
     return _cache["api_key"]  # type: ignore[return-value]
 
 
-def stream_http(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
-    """POST /tts/bytes on the ALB route; returns (t0, [(arrival s since t0, audio s), ...])."""
+def _connection(cfg: dict) -> http.client.HTTPConnection:
     parts = urlsplit(cfg["url"])
-    conn_cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    if parts.scheme != "https":
+        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=cfg["timeout_s"])
+    context = ssl.create_default_context()
+    if not cfg["tls_check_hostname"]:
+        # The canary calls the ALB by its AWS DNS name, which the listener's certificate (issued for the
+        # service's own domain) does not name. The chain is still verified; only the name is not.
+        context.check_hostname = False
+    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=cfg["timeout_s"], context=context)
+
+
+def _headers(cfg: dict) -> dict[str, str]:
     headers = {"Content-Type": "application/json", "Accept": "application/octet-stream"}
     key = _api_key(cfg)
     if key:
         headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def discover_voice(cfg: dict) -> str:
+    """ALB route without a configured voice: the first voice GET /voices lists (cached while warm)."""
+    if "voice" not in _cache:
+        conn = _connection(cfg)
+        try:
+            conn.request("GET", urlsplit(cfg["url"]).path + "/voices", headers=_headers(cfg))
+            resp = conn.getresponse()
+            body = resp.read(1 << 20)
+        finally:
+            conn.close()
+        if resp.status != 200:
+            raise RuntimeError(f"GET /voices: HTTP {resp.status}: {body[:300].decode('utf-8', 'replace')}")
+        voices = json.loads(body).get("voices") or []
+        if not voices:
+            raise RuntimeError("GET /voices lists no voices")
+        _cache["voice"] = voices[0]["id"]
+    return _cache["voice"]  # type: ignore[return-value]
+
+
+def stream_http(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
+    """POST /tts/bytes on the ALB route; returns (t0, [(arrival s since t0, audio s), ...])."""
+    if cfg["voice"] is None:
+        cfg = dict(cfg, voice=discover_voice(cfg))  # before the clock starts: not part of the measurement
+    headers = _headers(cfg)
     body = request_body(cfg)
     rate = cfg["sample_rate"]
+    path = urlsplit(cfg["url"]).path
     t0 = time.perf_counter()
-    conn = conn_cls(parts.hostname, parts.port, timeout=cfg["timeout_s"])
+    conn = _connection(cfg)
     try:
-        conn.request("POST", (parts.path or "") + "/tts/bytes", body=body, headers=headers)
+        conn.request("POST", path + "/tts/bytes", body=body, headers=headers)
         resp = conn.getresponse()
         if resp.status != 200:
             detail = resp.read(500).decode("utf-8", "replace")
