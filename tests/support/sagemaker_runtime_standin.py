@@ -22,7 +22,7 @@ import threading
 import time
 from binascii import crc32
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 
 import httpx
 import uvicorn
@@ -83,6 +83,18 @@ def _aws_error(status: int, code: str, body: dict) -> JSONResponse:
 def create_app(upstream: str, endpoint_name: str, *, variant: str = "AllTraffic") -> Starlette:
     """The stand-in runtime for one endpoint whose container listens at `upstream` (a base URL)."""
     upstream = upstream.rstrip("/")
+    # One pooled client for the app's life: building an httpx client loads the CA bundle (tens of ms),
+    # which would otherwise show up in every measured time to first chunk.
+    clients: list[httpx.AsyncClient] = []
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        clients.append(httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=5.0)))
+        try:
+            yield
+        finally:
+            await clients.pop().aclose()
+
     log_stream = f"arn:aws:logs:us-east-1:{ACCOUNT}:log-group:/aws/sagemaker/Endpoints/{endpoint_name}"
 
     async def invoke_stream(request: Request) -> Response:
@@ -96,19 +108,17 @@ def create_app(upstream: str, endpoint_name: str, *, variant: str = "AllTraffic"
         forwarded = {"Content-Type": request.headers.get("content-type", "application/octet-stream")}
         if "x-amzn-sagemaker-accept" in request.headers:
             forwarded["Accept"] = request.headers["x-amzn-sagemaker-accept"]
-        client = httpx.AsyncClient(timeout=httpx.Timeout(120.0, connect=5.0))
+        client = clients[0]
         try:
             upstream_response = await client.send(
                 client.build_request("POST", upstream + INVOCATIONS_PATH, content=body, headers=forwarded),
                 stream=True,
             )
         except httpx.HTTPError as exc:
-            await client.aclose()
             return _aws_error(500, "InternalFailure", {"message": f"container unreachable: {exc!r}"})
         if upstream_response.status_code != 200:
             text = (await upstream_response.aread()).decode("utf-8", "replace")
             await upstream_response.aclose()
-            await client.aclose()
             status = upstream_response.status_code
             kind = "client" if status < 500 else "server"
             return _aws_error(
@@ -132,7 +142,6 @@ def create_app(upstream: str, endpoint_name: str, *, variant: str = "AllTraffic"
                 yield model_stream_error(f"Model stream broke off: {exc!r}")
             finally:
                 await upstream_response.aclose()
-                await client.aclose()
 
         return StreamingResponse(
             events(),
@@ -145,7 +154,10 @@ def create_app(upstream: str, endpoint_name: str, *, variant: str = "AllTraffic"
             },
         )
 
-    return Starlette(routes=[Route("/endpoints/{name}/invocations-response-stream", invoke_stream, methods=["POST"])])
+    return Starlette(
+        routes=[Route("/endpoints/{name}/invocations-response-stream", invoke_stream, methods=["POST"])],
+        lifespan=lifespan,
+    )
 
 
 @contextmanager
@@ -155,7 +167,7 @@ def serve_in_thread(app, *, host: str = "127.0.0.1", startup_timeout: float = 10
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
