@@ -66,6 +66,10 @@ def ssd_chunk_scan(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Chunked SSD scan (no D skip). x [b,l,h,p], dt [b,l,h] (already softplus'ed), A [h] (negative),
     B/C [b,l,n], initial_state [b,h,p,n] -> (y [b,l,h,p], final_state [b,h,p,n])."""
+    if torch.is_autocast_enabled(x.device.type):
+        # Mixed precision covers the projections; the scan's decays and state sums stay in x's dtype.
+        with torch.autocast(x.device.type, enabled=False):
+            return ssd_chunk_scan(x, dt, A, B, C, chunk_size, initial_state)
     b, seqlen, h, p = x.shape
     n = B.shape[-1]
     q = max(1, min(chunk_size, seqlen))
