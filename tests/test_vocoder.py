@@ -1,0 +1,225 @@
+"""Tests for model_server.vocoder: feature layout, WORLD analysis, streaming harmonic-plus-noise synthesis."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from model_server import vocoder as v
+
+SR = v.SAMPLE_RATE
+
+
+def _rms(x):
+    return float(np.sqrt(np.mean(np.square(x, dtype=np.float64))))
+
+
+def _voiced_signal(seconds=1.0, seed=0):
+    """Harmonic-rich vowel-like signal with a gliding F0 plus a little noise."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(seconds * SR)) / SR
+    f0 = 140.0 + 40.0 * np.sin(2 * np.pi * 1.5 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / SR
+    x = sum((0.3 / k) * np.sin(k * phase) for k in range(1, 30))
+    return (x + 0.005 * rng.standard_normal(len(t))).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def synth():
+    return v.HarmonicNoiseSynth()
+
+
+def test_layout_slices_cover_feature_dim_without_overlap():
+    covered = []
+    for sl in (v.LF0, v.VUV, v.ENV, v.AP):
+        covered.extend(range(v.FEATURE_DIM)[sl])
+    assert sorted(covered) == list(range(v.FEATURE_DIM))
+    assert v.ENV.stop - v.ENV.start == v.N_ENV and v.AP.stop - v.AP.start == v.N_AP
+    assert 40 <= v.N_ENV <= 60 and 5 <= v.N_AP <= 8
+    assert v.SAMPLE_RATE == 16000 and v.HOP == 200
+
+
+@pytest.mark.parametrize("n", [1, 199, 200, 201, 3999, 4000, 16000, 16123])
+def test_frame_count_formula(n):
+    x = (0.1 * np.random.default_rng(n).standard_normal(n)).astype(np.float32)
+    feats = v.analyze(x, SR)
+    assert v.num_frames(n) == n // v.HOP + 1
+    assert feats.shape == (n // v.HOP + 1, v.FEATURE_DIM)
+    assert feats.dtype == np.float32
+    assert np.all(np.isfinite(feats))
+
+
+def test_num_frames_rejects_negative():
+    with pytest.raises(ValueError, match="n_samples"):
+        v.num_frames(-1)
+
+
+@pytest.mark.parametrize("f0", [110.0, 220.0, 330.0])
+def test_analysis_of_tone_finds_its_f0(f0):
+    t = np.arange(SR) / SR
+    feats = v.analyze((0.5 * np.sin(2 * np.pi * f0 * t)).astype(np.float64), SR)
+    inner = feats[5:-5]
+    assert inner[:, v.VUV].mean() > 0.95
+    est = np.exp(np.median(inner[:, v.LF0]))
+    assert abs(est - f0) / f0 < 0.02, est
+    # A pure tone is periodic: little aperiodicity in the band that holds it.
+    band = np.searchsorted(v.AP_BAND_EDGES_HZ, f0) - 1
+    assert np.median(inner[:, v.AP][:, band]) < 0.2
+
+
+def test_noise_is_unvoiced_and_log_f0_is_smooth_through_unvoiced_frames():
+    rng = np.random.default_rng(1)
+    t = np.arange(SR) / SR
+    x = 0.4 * np.sin(2 * np.pi * 200.0 * t)
+    x[SR // 3: 2 * SR // 3] = 0.1 * rng.standard_normal(SR // 3)  # noise in the middle third
+    feats = v.analyze(x, SR)
+    mid = feats[v.num_frames(SR // 3) + 4: v.num_frames(2 * SR // 3) - 4]
+    assert mid[:, v.VUV].mean() < 0.2
+    assert np.all(np.isfinite(feats[:, v.LF0]))
+    # Interpolated through the gap: no sentinel jumps, stays near log(200).
+    assert np.max(np.abs(np.diff(feats[:, v.LF0].ravel()))) < 0.2
+    assert np.all(np.abs(mid[:, v.LF0] - math.log(200.0)) < 0.1)
+    # Aperiodicity is a fraction.
+    assert feats[:, v.AP].min() >= 0.0 and feats[:, v.AP].max() <= 1.0
+
+
+def test_analysis_resamples_other_rates():
+    t = np.arange(22050) / 22050
+    feats = v.analyze((0.5 * np.sin(2 * np.pi * 200.0 * t)).astype(np.float32), 22050)
+    assert feats.shape == (v.num_frames(SR), v.FEATURE_DIM)
+    assert abs(np.exp(np.median(feats[5:-5, v.LF0])) - 200.0) < 4.0
+
+
+@pytest.mark.parametrize(
+    "wave, sr, match",
+    [
+        (np.zeros((2, 100), np.float32), SR, "1-D"),
+        (np.zeros(0, np.float32), SR, "empty"),
+        (np.array([0.0, np.nan] * 200, np.float32), SR, "NaN"),
+        (np.zeros(400, np.int16), SR, "dtype"),
+        ([0.0] * 400, SR, "numpy array"),
+        (np.zeros(400, np.float32), 0, "sample rate"),
+        (np.zeros(400, np.float32), 16000.0, "sample rate"),
+    ],
+)
+def test_analyze_rejects_bad_input(wave, sr, match):
+    with pytest.raises(ValueError, match=match):
+        v.analyze(wave, sr)
+
+
+def _run_chunks(synth, feats, sizes):
+    state = synth.init_state(feats.shape[0])
+    out, pos, i = [], 0, 0
+    while pos < feats.shape[1]:
+        n = sizes[i % len(sizes)]
+        audio, state = synth(feats[:, pos:pos + n], state)
+        assert audio.shape == (feats.shape[0], min(n, feats.shape[1] - pos) * v.HOP)
+        out.append(audio)
+        pos += n
+        i += 1
+    return torch.cat(out, dim=1), state
+
+
+def test_chunked_synthesis_equals_one_shot(synth):
+    feats = torch.from_numpy(np.stack([v.analyze(_voiced_signal(0.6, s), SR) for s in (0, 1)]))
+    one, one_state = synth(feats, synth.init_state(2))
+    assert one.dtype == torch.float32 and one.shape == (2, feats.shape[1] * v.HOP)
+    for sizes in ([1], [3], [7], [20], [1, 3, 7, 20]):
+        chunked, state = _run_chunks(synth, feats, sizes)
+        assert torch.allclose(chunked, one, atol=2e-5), (sizes, float((chunked - one).abs().max()))
+        for key in one_state:
+            assert torch.allclose(state[key].double(), one_state[key].double(), atol=1e-6), key
+
+
+def test_no_clicks_at_chunk_borders(synth):
+    # A steady vowel chunked one frame at a time: sample-to-sample steps at borders look like the rest.
+    feats = torch.from_numpy(v.analyze(_voiced_signal(0.5), SR))[None]
+    feats[..., v.AP] = 0.0  # harmonic part only, so steps are not hidden in noise
+    audio, _ = _run_chunks(synth, feats, [1])
+    steps = (audio[0, 1:] - audio[0, :-1]).abs()
+    border = steps[v.HOP - 1:: v.HOP][5:-5]
+    assert float(border.max()) <= 1.5 * float(steps[5 * v.HOP: -5 * v.HOP].max())
+
+
+def test_state_is_batch_first_and_gatherable(synth):
+    feats = torch.from_numpy(np.stack([v.analyze(_voiced_signal(0.3, s), SR) for s in range(3)]))
+    state = synth.init_state(3)
+    for key, val in state.items():
+        assert isinstance(val, torch.Tensor) and val.shape[0] == 3, key
+    first, state = synth(feats[:, :10], state)
+    # Advance only stream 1 through a gathered sub-state, then scatter it back.
+    sub = {k: t[[1]] for k, t in state.items()}
+    audio_1, sub = synth(feats[[1], 10:], sub)
+    full, _ = synth(feats[:, 10:], state)
+    assert torch.allclose(audio_1[0], full[1], atol=2e-5)
+
+
+def test_rms_calibration_within_2_db(synth):
+    for sig in (_voiced_signal(1.0), (0.05 * np.random.default_rng(3).standard_normal(SR)).astype(np.float32)):
+        feats = torch.from_numpy(v.analyze(sig, SR))[None]
+        audio, _ = synth(feats, synth.init_state(1))
+        out = audio[0, v.HOP: v.HOP + len(sig)].numpy()  # output lags the input by one hop
+        db = 20 * math.log10(_rms(out) / _rms(sig))
+        assert abs(db) < 2.0, db
+
+
+def test_synthesized_tone_has_the_requested_f0(synth):
+    feats = torch.from_numpy(np.tile(v.silence_frame(), (80, 1)))[None]
+    feats[..., v.LF0] = math.log(250.0)
+    feats[..., v.VUV] = 1.0
+    feats[..., v.ENV] = -6.0
+    feats[..., v.AP] = 0.0
+    audio, _ = synth(feats, synth.init_state(1))
+    sig = audio[0, 4000:].numpy()  # 12000 samples: 0.75 s, bins every 1.333 Hz, 250 Hz is bin 187.5
+    spec = np.abs(np.fft.rfft(sig * np.hanning(len(sig))))
+    hz = np.fft.rfftfreq(len(sig), 1 / SR)
+
+    def level(f):
+        return spec[np.abs(hz - f) < 3.0].max()
+
+    # Flat envelope: equal harmonics at multiples of 250 Hz, nothing in between.
+    assert level(250.0) > 0.5 * spec.max() and level(500.0) > 0.5 * spec.max()
+    assert level(125.0) < 1e-3 * spec.max() and level(375.0) < 1e-3 * spec.max()
+    # Nothing above the harmonic fade-out besides noise-free leakage.
+    hi = spec[int(7950 * 2 * (len(spec) - 1) / SR):]
+    assert hi.max() < 1e-3 * spec.max()
+
+
+def test_silence_in_silence_out(synth):
+    feats = torch.from_numpy(np.tile(v.silence_frame(), (20, 1)))[None]
+    audio, _ = synth(feats, synth.init_state(1))
+    assert float(audio.abs().max()) < 1e-3
+
+
+@pytest.mark.parametrize(
+    "feats, match",
+    [
+        (torch.zeros(1, 5, v.FEATURE_DIM - 1), "shape"),
+        (torch.zeros(5, v.FEATURE_DIM), "shape"),
+        (torch.zeros(1, 0, v.FEATURE_DIM), "empty"),
+        (torch.zeros(1, 5, v.FEATURE_DIM, dtype=torch.float64), "float32"),
+        (torch.full((1, 5, v.FEATURE_DIM), float("nan")), "NaN"),
+        (np.zeros((1, 5, v.FEATURE_DIM), np.float32), "torch.Tensor"),
+    ],
+)
+def test_synth_rejects_bad_features(synth, feats, match):
+    with pytest.raises(ValueError, match=match):
+        synth(feats, synth.init_state(1))
+
+
+def test_synth_rejects_mismatched_state(synth):
+    feats = torch.zeros(2, 5, v.FEATURE_DIM)
+    with pytest.raises(ValueError, match="state"):
+        synth(feats, synth.init_state(3))
+    with pytest.raises(ValueError, match="keys"):
+        synth(feats, {"prev": torch.zeros(2, v.FEATURE_DIM)})
+    with pytest.raises(ValueError, match="batch"):
+        synth.init_state(0)
+
+
+def test_wild_predictions_stay_finite(synth):
+    feats = torch.randn(2, 12, v.FEATURE_DIM) * 50.0
+    audio, state = synth(feats, synth.init_state(2))
+    assert bool(torch.isfinite(audio).all())
+    assert all(bool(torch.isfinite(t.double()).all()) for t in state.values())
