@@ -24,6 +24,21 @@ from model_server.metrics import PROMETHEUS_CONTENT_TYPE
 log = logging.getLogger("statespeak.server")
 
 
+class SessionResponse(StreamingResponse):
+    """A streaming response that always closes its session, even when the client left before the body
+    generator started (its `finally` would then never run): the slot and the drain count are freed."""
+
+    def __init__(self, session: Session, content, **kwargs) -> None:
+        super().__init__(content, **kwargs)
+        self.session = session
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.session.close()
+
+
 class StreamFailed(Exception):
     """Raised inside a streaming body after the headers went out: the connection is aborted, so the
     client sees a truncated response instead of a clean end of a wrong one."""
@@ -229,7 +244,9 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         session.stream.feed(req.transcript)
         session.stream.finish()
         headers = {"X-Request-Id": new_request_id(), "X-Stream-Id": str(session.stream.id)}
-        return StreamingResponse(audio_body(session), media_type=req.format.media_type, headers=headers)
+        return SessionResponse(
+            session, audio_body(session), media_type=req.format.media_type, headers=headers
+        )
 
     @app.post("/tts/bytes")
     async def tts_bytes(request: Request):
@@ -249,8 +266,8 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         session.stream.finish()
         request_id = new_request_id()
         headers = {"X-Request-Id": request_id, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(
-            cartesia_sse_body(session, request_id), media_type="text/event-stream", headers=headers
+        return SessionResponse(
+            session, cartesia_sse_body(session, request_id), media_type="text/event-stream", headers=headers
         )
 
     @app.post("/v1/audio/speech")
@@ -263,10 +280,12 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         session.stream.finish()
         headers = {"X-Request-Id": new_request_id()}
         if stream_format == "sse":
-            return StreamingResponse(
-                openai_sse_body(session), media_type="text/event-stream", headers=headers
+            return SessionResponse(
+                session, openai_sse_body(session), media_type="text/event-stream", headers=headers
             )
-        return StreamingResponse(audio_body(session), media_type=req.format.media_type, headers=headers)
+        return SessionResponse(
+            session, audio_body(session), media_type=req.format.media_type, headers=headers
+        )
 
     @app.websocket("/tts/websocket")
     async def tts_websocket(websocket: WebSocket):

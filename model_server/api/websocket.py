@@ -223,9 +223,10 @@ class Connection:
                         session.close("cancelled", "server")
                         await self.send_error(ApiError(503, "", "stream cancelled by the server"), cid)
         finally:
-            session.close(
-                "cancelled", "disconnect"
-            ) if self.closed and not session.closed else session.close()
+            if self.closed and not session.closed:
+                session.close("cancelled", "disconnect")
+            else:
+                session.close()
             self.contexts.pop(cid, None)
             self.finished[cid] = None
             while len(self.finished) > FINISHED_MEMORY:
