@@ -361,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         batch = make_batch(rng.sample(train, min(args.batch, len(train))), args.crop, rng, device)
         with torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
             losses = compute_loss(model, batch, args.crop)
-        if not torch.isfinite(losses["loss"]):
+        if not torch.isfinite(losses["loss"].detach()):
             raise SystemExit(f"step {step}: loss is not finite ({losses}); lower --lr")
         opt.zero_grad(set_to_none=True)
         losses["loss"].backward()
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in losses.items():
             sums[k] = sums.get(k, 0.0) + float(v.detach())
         bar.n = min(bar.total, round(time.monotonic() - t_start))
-        bar.set_postfix(step=step, loss=f"{float(losses['loss']):.3f}", refresh=False)
+        bar.set_postfix(step=step, loss=f"{float(losses['loss'].detach()):.3f}", refresh=False)
         bar.update(0)
         if step % args.log_every == 0:
             t = time.monotonic()

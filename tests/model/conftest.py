@@ -47,8 +47,8 @@ def make_dataset(root, voices=(("en_female_slt", "en", "female"), ("en_male_kal"
 
 
 @pytest.fixture
-def tiny_dataset(tmp_path):
-    return make_dataset(tmp_path / "dataset")
+def dataset_factory():
+    return make_dataset
 
 
 @pytest.fixture(autouse=True)
