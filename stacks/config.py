@@ -90,8 +90,10 @@ class StatespeakConfig:
     """Tag pulled from the kit's ECR repository when image_source is ecr (tags are immutable there)."""
     vpc_cidr: str = "10.40.0.0/16"
     """Address range of the kit's VPC."""
-    max_azs: int = 2
-    """Availability zones the VPC (and its endpoints and ALB) spans; GPU hosts sit in the first one."""
+    availability_zones: str = ""
+    """Comma-separated AZ names (2 or 3, e.g. `us-east-1a,us-east-1b,us-east-1c`) for the VPC, endpoints
+    and ALB; GPU hosts sit in the first. Empty: the region's first two AZs, resolved at deploy time (with
+    no account at synth, CDK cannot list more without a lookup)."""
     log_retention_days: int = 30
     """Retention of every log group the kit creates (a value CloudWatch Logs accepts)."""
     fsx_storage_gib: int = 1200
@@ -128,6 +130,10 @@ class StatespeakConfig:
     def drain_timeout_s(self) -> int:
         """The server's drain bound: 15 s under stopTimeout, so it exits before ECS sends SIGKILL."""
         return self.container_stop_timeout_s - 15
+
+    @property
+    def zone_list(self) -> list[str]:
+        return [z.strip() for z in self.availability_zones.split(",") if z.strip()]
 
     @property
     def tls(self) -> bool:
@@ -175,7 +181,15 @@ class StatespeakConfig:
         _pattern("weights_version", self.weights_version, _VERSION_RE,
                  "a folder name under weights/: letters, digits, '.', '_', '-' (at most 63)")
         _cidr("vpc_cidr", self.vpc_cidr)
-        _range("max_azs", self.max_azs, 2, 3)
+        if self.availability_zones:
+            zones = self.zone_list
+            if not 2 <= len(zones) <= 3 or len(set(zones)) != len(zones) or not all(
+                re.fullmatch(re.escape(self.region) + r"[a-z]", z) for z in zones
+            ):
+                raise ConfigError(
+                    f"availability_zones={self.availability_zones!r} is not allowed; allowed: 2 or 3 distinct "
+                    f"zones of region {self.region}, comma-separated, e.g. {self.region}a,{self.region}b"
+                )
         _range("min_replicas", self.min_replicas, 2, 100)
         _range("max_replicas", self.max_replicas, 2, 100)
         if self.max_replicas < self.min_replicas:

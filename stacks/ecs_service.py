@@ -85,7 +85,7 @@ class EcsServiceStack(Stack):
             ),
         )
         if isinstance(weights, FsxWeights):
-            weights.allow_clients(gpu.host_security_group)
+            weights.allow_hosts(gpu.host_security_group)
 
         entry = StreamingLoadBalancer(
             self,

@@ -29,7 +29,7 @@ class FoundationStack(Stack):
             "Network",
             NetworkProps(
                 cidr=config.vpc_cidr,
-                max_azs=config.max_azs,
+                availability_zones=config.zone_list,
                 public_entry=config.internet_facing,
                 sagemaker_endpoints=config.deploy_sagemaker,
                 logs_key=self.logs_key,

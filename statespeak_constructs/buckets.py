@@ -35,7 +35,9 @@ class AccessLogBucket(Construct):
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             enforce_ssl=True,
             versioned=True,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,  # ALB log delivery writes as owner
+            # No ACLs: S3 and ALB log delivery are granted by bucket policy (cdk.json sets the CDK flag
+            # @aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy so CDK writes the policy, not an ACL).
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             lifecycle_rules=[
                 s3.LifecycleRule(
                     expiration=Duration.days(retention_days),

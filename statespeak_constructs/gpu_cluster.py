@@ -80,6 +80,10 @@ class GpuCluster(Construct):
             "echo ECS_ENABLE_GPU_SUPPORT=true >> /etc/ecs/ecs.config",
             # Let the task's own stopTimeout (stream drain) apply rather than the agent's 30 s default.
             "echo ECS_CONTAINER_STOP_TIMEOUT=120s >> /etc/ecs/ecs.config",
+            # awsvpc tasks would otherwise reach the instance metadata service (and the host's role).
+            "echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config",
+            # Fatal on failure: a host without its weights mount never joins the cluster (CDK appends
+            # ECS_CLUSTER after these lines), so no task is ever placed on it.
             *props.host_setup_commands,
             *self._gpu_metrics_commands(),
         )
@@ -188,8 +192,10 @@ class GpuCluster(Construct):
         }
         text = json.dumps(config).replace("__CLUSTER__", self.cluster.cluster_name)
         path = "/opt/aws/amazon-cloudwatch-agent/etc/statespeak-gpu.json"
+        ctl = "/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
+        # Not fatal: a host without GPU metrics still serves; the dashboard shows the gap.
         return [
-            "dnf install -y amazon-cloudwatch-agent",
             f"cat > {path} <<'EOF'\n{text}\nEOF",
-            f"/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl -a fetch-config -m ec2 -s -c file:{path}",
+            f"(dnf install -y amazon-cloudwatch-agent && {ctl} -a fetch-config -m ec2 -s -c file:{path}) "
+            "|| echo 'statespeak: GPU metrics agent not started' >&2",
         ]

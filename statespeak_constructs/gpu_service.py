@@ -39,7 +39,7 @@ class WeightsMount(Protocol):
 
     ready: IDependable
 
-    def allow_clients(self, clients: ec2.IConnectable) -> None: ...
+    def allow_tasks(self, tasks: ec2.IConnectable) -> None: ...
 
     def attach(self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition,
                version: str) -> None: ...
@@ -141,7 +141,7 @@ class GpuTtsService(Construct):
             ),
             # Liveness only (the ALB checks readiness): restart a wedged process, not a loading one.
             health_check=ecs.HealthCheck(
-                command=["CMD", "python", "-c",
+                command=["CMD", "python3", "-c",
                          "import urllib.request; urllib.request.urlopen("
                          f"'http://127.0.0.1:{SERVER_PORT}{HEALTH_PATH}', timeout=4)"],
                 interval=Duration.seconds(15),
@@ -198,8 +198,10 @@ class GpuTtsService(Construct):
             propagate_tags=ecs.PropagatedTagSource.SERVICE,
             enable_ecs_managed_tags=True,
         )
-        self.service.node.add_dependency(props.weights.ready)
-        props.weights.allow_clients(self.security_group)
+        # The cluster construct includes the capacity-provider association CDK adds at synthesis: a service
+        # created before it exists fails with "capacity provider not associated with the cluster".
+        self.service.node.add_dependency(props.weights.ready, props.cluster.cluster)
+        props.weights.allow_tasks(self.security_group)
 
         self.target_group = props.load_balancer.listener.add_targets(
             "Tasks",

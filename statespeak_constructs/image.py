@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import Duration, IgnoreMode, RemovalPolicy
 from aws_cdk import aws_ecr as ecr
 from aws_cdk import aws_ecr_assets as ecr_assets
 from aws_cdk import aws_ecs as ecs
@@ -60,7 +60,7 @@ class ServerImage(Construct):
                 directory=str(props.repo_root),
                 file=DOCKERFILE,
                 exclude=ASSET_EXCLUDES,
-                ignore_mode=ecr_assets.IgnoreMode.DOCKER,
+                ignore_mode=IgnoreMode.DOCKER,
                 platform=ecr_assets.Platform.LINUX_AMD64,  # GPU hosts are x86_64
             )
             self.image_uri = self._asset.image_uri

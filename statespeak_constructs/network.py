@@ -38,8 +38,8 @@ class NetworkProps:
 
     cidr: str
     """IPv4 range of the VPC."""
-    max_azs: int
-    """Availability zones to span (endpoints and the ALB need at least two)."""
+    availability_zones: list[str]
+    """Zones to span (endpoints and the ALB need two); empty: the region's first two, resolved at deploy."""
     public_entry: bool
     """Add public subnets (and an internet gateway) for an internet-facing ALB; data stays isolated."""
     sagemaker_endpoints: bool
@@ -73,7 +73,7 @@ class StatespeakNetwork(Construct):
             self,
             "Vpc",
             ip_addresses=ec2.IpAddresses.cidr(props.cidr),
-            max_azs=props.max_azs,
+            **({"availability_zones": props.availability_zones} if props.availability_zones else {"max_azs": 2}),
             nat_gateways=0,
             subnet_configuration=subnets,
             enable_dns_hostnames=True,  # interface endpoints need private DNS

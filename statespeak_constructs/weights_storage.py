@@ -2,6 +2,7 @@
 
 Both constructs expose the same two hooks the service uses:
 - `host_setup_commands()`: shell lines for the GPU hosts' user data (FSx mounts there; EFS needs none);
+- `allow_tasks(task_security_group)`: network access the tasks need (NFS for EFS; none for FSx);
 - `attach(task_definition, container, version)`: the task volume and a read-only mount at
   contract.CONTAINER_MODEL_DIR holding exactly `weights/<version>/` of the bucket.
 """
@@ -31,7 +32,7 @@ WEIGHTS_VOLUME = "weights"
 FSX_HOST_MOUNT = "/mnt/fsx"  # where GPU hosts mount the Lustre file system
 FSX_WEIGHTS_PATH = "/weights"  # file system path linked to s3://<bucket>/weights/
 EFS_WEIGHTS_ROOT = "/weights"  # EFS directory holding one folder per version
-EFS_POSIX_ID = "1000"  # owner of the synced files; the server only reads (mode 755)
+EFS_POSIX_ID = "10001"  # the image's `statespeak` user owns the synced files; tasks only read (755)
 SYNC_LAMBDA_DIR = Path(__file__).resolve().parent.parent / "lambda" / "weights_sync"
 
 
@@ -102,11 +103,15 @@ class FsxWeights(Construct):
             self.association.node.add_dependency(props.seeded_after)
         self.ready: IDependable = self.association
 
-    def allow_clients(self, clients: ec2.IConnectable) -> None:
+    def allow_hosts(self, clients: ec2.IConnectable) -> None:
         """Open the Lustre ports between the GPU hosts and the file system, both directions."""
         for port in self._lustre_ports:
             self.file_system.connections.allow_from(clients, port, "Lustre client to file system")
             self.file_system.connections.allow_to(clients, port, "Lustre file system to client callbacks")
+
+    def allow_tasks(self, tasks: ec2.IConnectable) -> None:
+        """Nothing: tasks read a host volume; only the hosts talk Lustre (see `allow_hosts`)."""
+        del tasks
 
     def host_setup_commands(self) -> list[str]:
         """Install the Lustre client and mount the file system before the ECS agent starts tasks."""
@@ -320,9 +325,9 @@ class EfsWeights(Construct):
             ),
         )
 
-    def allow_clients(self, clients: ec2.IConnectable) -> None:
-        """NFS (2049) from the tasks to the mount targets."""
-        self.file_system.connections.allow_default_port_from(clients, "NFS from Statespeak tasks")
+    def allow_tasks(self, tasks: ec2.IConnectable) -> None:
+        """NFS (2049) from the tasks to the mount targets: the ECS agent mounts EFS in the task's ENI."""
+        self.file_system.connections.allow_default_port_from(tasks, "NFS from Statespeak tasks")
 
     def host_setup_commands(self) -> list[str]:
         """Nothing on the host: the ECS agent mounts EFS volumes for the task itself."""

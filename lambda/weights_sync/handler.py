@@ -20,7 +20,7 @@ import logging
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Protocol
 
 LOG = logging.getLogger()
@@ -60,8 +60,8 @@ def _relative_path(key: str, prefix: str) -> str | None:
     rel = key[len(prefix):]
     if not rel or rel.endswith("/"):
         return None
-    parts = PurePosixPath(rel).parts
-    if rel.startswith("/") or any(p in ("..", ".", "") for p in parts):
+    parts = rel.split("/")  # raw segments: PurePosixPath would silently drop "." and "//"
+    if any(p in ("..", ".", "") for p in parts):
         raise SyncError(f"object key {key!r} does not map to a path inside the version folder")
     if parts[-1] == MANIFEST or parts[-1].endswith(_TMP_SUFFIX):
         raise SyncError(f"object key {key!r} uses a file name reserved by the sync")
