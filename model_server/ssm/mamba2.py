@@ -14,6 +14,7 @@ On CUDA with mamba_ssm importable the same math runs through its kernels (`model
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -48,11 +49,21 @@ def _segsum(x: torch.Tensor) -> torch.Tensor:
     Built from a masked cumsum rather than cumsum differences, which lose precision (the SSD reference)."""
     t = x.shape[-1]
     x = x.unsqueeze(-1).expand(*x.shape, t)
-    strict = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device), diagonal=-1)
-    x = x.masked_fill(~strict, 0.0)
-    out = torch.cumsum(x, dim=-2)
-    keep = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device), diagonal=0)
-    return out.masked_fill(~keep, -math.inf)
+    not_strict, not_keep = _masks(t) if x.device.type == "cpu" else _make_masks(t, x.device)
+    out = torch.cumsum(x.masked_fill(not_strict, 0.0), dim=-2)
+    return out.masked_fill(not_keep, -math.inf)
+
+
+def _make_masks(t: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    ones = torch.ones(t, t, dtype=torch.bool, device=device)
+    return ~torch.tril(ones, diagonal=-1), ~torch.tril(ones, diagonal=0)
+
+
+@functools.lru_cache(maxsize=64)
+def _masks(t: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """CPU masks, cached: streaming calls many small scans (not on CUDA, where a tensor first made
+    during graph capture would live in the graph's private memory pool)."""
+    return _make_masks(t, "cpu")
 
 
 def ssd_chunk_scan(
