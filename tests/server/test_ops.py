@@ -32,6 +32,7 @@ from model_server.contract import (
 from ._server import REPO, InThreadServer, ServerProcess
 
 VOICE = {"mode": "id", "id": "en_female_a"}
+HOP = 200
 FMT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
 
 
@@ -106,9 +107,17 @@ def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
     try:
         proc.wait_ready()
 
+        long_text = "An HTTP stream whose client is slow to read is still sending when the signal comes. " * 4
+        big = {"container": "raw", "encoding": "pcm_f32le", "sample_rate": 48000}
+
         async def main():
+            slow = httpx.AsyncClient(base_url=proc.base_url, timeout=30)
+            body = {**tts(long_text), "output_format": big}
+            http_stream = await slow.send(slow.build_request("POST", "/tts/bytes", json=body), stream=True)
+            chunks = http_stream.aiter_raw()
+            received = [await anext(chunks)]  # started; the rest waits in the socket
             async with connect(proc.ws_url + "/tts/websocket") as ws:
-                # two streams in flight: contexts that wait for more text
+                # two more streams in flight: contexts that wait for more text
                 await ws.send(ws_msg("x", "Before the signal. ", True))
                 await ws.send(ws_msg("y", "Also before. ", True))
                 seen = set()
@@ -136,20 +145,27 @@ def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
                         done.add(msg["context_id"])
                     elif msg["type"] == "error":
                         errors[msg["context_id"]] = msg
-                return ready, ping, health, refused, done, errors
+            async for part in chunks:  # a truncated body would raise here
+                received.append(part)
+            await http_stream.aclose()
+            await slow.aclose()
+            return ready, ping, health, refused, done, errors, b"".join(received)
 
-        ready, ping, health, refused, done, errors = asyncio.run(main())
+        ready, ping, health, refused, done, errors, audio = asyncio.run(main())
         assert (ready, ping, health["phase"]) == (503, 503, "draining")
         assert refused.status_code == 503 and refused.json()["error_code"] == "server_draining"
         assert "retry-after" in refused.headers
         assert errors["z"]["status_code"] == 503
         assert done == {"x", "y"}  # every in-flight stream finished
+        assert len(audio) % (4 * HOP * 3) == 0 and len(audio) > 4 * 48000  # whole frames, > 1 s at 48 kHz
         assert proc.proc.wait(15) == 0  # then the process exited on its own, cleanly
     finally:
         proc.stop()
     logs = [json.loads(line) for line in proc.stderr().splitlines() if line.startswith("{")]
     messages = [entry["msg"] for entry in logs]
     assert "draining" in messages and "drained" in messages
+    draining = next(entry for entry in logs if entry["msg"] == "draining")
+    assert draining["sessions"] == 3  # the signal came with all three streams in flight
     assert all({"ts", "level", "logger", "msg"} <= set(entry) for entry in logs)  # structured logs
     emf = proc.emf_lines()
     assert emf and all(e["_aws"]["CloudWatchMetrics"][0]["Namespace"] == METRICS_NAMESPACE for e in emf)
