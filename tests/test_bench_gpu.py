@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
+# A random-weight checkpoint with speech-like durations (or the bundled weights), from the bench tests.
+from test_bench_server import model_dir  # noqa: F401
+
 SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "gpu_bench.py"
 
 
@@ -99,6 +102,31 @@ def test_budget_shares_leave_room_for_later_sections():
     assert budget.share(150, reserve=25) == 25
     now[0] = 500.0
     assert budget.left() == 0 and budget.share(10) == 0
+
+
+@pytest.mark.slow
+def test_decode_section_code_path_on_cpu(model_dir):  # noqa: F811
+    # The section's own code (load, pool, warm-up, timing, summary) run small on the CPU; on a GPU run
+    # it is the same code with device="cuda" and CUDA graphs on and off.
+    out = gpu_bench.decode_timings(torch, str(model_dir), 120, (1, 2), (4,), iters=2, device="cpu")
+    assert [(r["batch"], r["frames"], r["cuda_graphs"]) for r in out["rows"]] == [
+        (1, 4, False),
+        (2, 4, False),
+    ]
+    for r in out["rows"]:  # 4 frames = 50 ms of audio per stream and step
+        assert r["step_ms"] > 0 and r["x_real_time"] == pytest.approx(50.0 / r["step_ms"], abs=2e-3)
+    assert set(out["summary"]) == {"max_realtime_batch_frames4_eager", "max_realtime_batch_frames4_graphs"}
+    assert out["summary"]["max_realtime_batch_frames4_graphs"] is None and out["skipped"] == []
+
+
+@pytest.mark.slow
+def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("MODEL_DIR", str(model_dir))
+    out = gpu_bench.server_ramp(150, 200.0, 100.0, quick=True, workdir=tmp_path, device="cpu", ramp_max=2)
+    assert [lvl["concurrency"] for lvl in out["levels"]][:1] == [1]
+    assert all(lvl["errors"] == 0 and lvl["rejected"] == 0 for lvl in out["levels"])
+    assert out["max_realtime_streams"] in (0, 1, 2)
+    assert (tmp_path / "gpu-bench-server.log").exists()
 
 
 @pytest.mark.gpu

@@ -250,15 +250,21 @@ def parity(torch, model_dir: str | None, seconds: float) -> dict[str, Any]:
 
 
 def decode_timings(
-    torch, model_dir: str | None, seconds: float, batches, lengths, iters: int
+    torch, model_dir: str | None, seconds: float, batches, lengths, iters: int, device: str = "cuda"
 ) -> dict[str, Any]:
+    """Step time per (CUDA graphs on/off, chunk frames, batch). `device` is "cuda" in a run; the CPU
+    tests use "cpu" (graphs then off: the runtime captures them on CUDA only) to exercise this code."""
     from model_server.model.runtime import SpeechRuntime
+
+    def sync() -> None:
+        if device == "cuda":
+            torch.cuda.synchronize()
 
     start = time.monotonic()
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
-    for graphs in (False, True):
-        rt = SpeechRuntime.load(model_dir, device="cuda", use_cuda_graphs=graphs)
+    for graphs in (False, True) if device == "cuda" else (False,):
+        rt = SpeechRuntime.load(model_dir, device=device, use_cuda_graphs=graphs)
         pool = rt.new_pool(max(batches))
         for frames in lengths:
             for b in batches:
@@ -270,11 +276,11 @@ def decode_timings(
                 rt.reset_slots(pool, slots)
                 for _ in range(3):  # warm-up: graph capture, Triton autotuning, allocator
                     rt.step(pool, slots, cond)
-                torch.cuda.synchronize()
+                sync()
                 t0 = time.perf_counter()
                 for _ in range(iters):
                     rt.step(pool, slots, cond)  # returns a host tensor: includes the copy back
-                torch.cuda.synchronize()
+                sync()
                 step_ms = (time.perf_counter() - t0) * 1000.0 / iters
                 xrt = times_real_time(step_ms, frames, rt.hop, rt.sample_rate)
                 rows.append(
@@ -283,14 +289,15 @@ def decode_timings(
                         "frames": frames,
                         "batch": b,
                         "step_ms": round(step_ms, 3),
-                        "x_real_time": round(xrt, 1),
+                        "x_real_time": round(xrt, 3),
                     }
                 )
                 log(
                     f"decode graphs={graphs} frames={frames} batch={b}: {step_ms:.2f} ms/step, {xrt:.1f}x real time"
                 )
         del rt, pool
-        torch.cuda.empty_cache()
+        if device == "cuda":
+            torch.cuda.empty_cache()
     summary = {
         f"max_realtime_batch_frames{f}_{'graphs' if g else 'eager'}": max_realtime_batch(rows, f, g)
         for f in lengths
@@ -308,8 +315,15 @@ def decode_timings(
 
 
 def server_ramp(
-    seconds: float, ttfa_target_ms: float, jitter_ms: float, quick: bool, workdir: Path
+    seconds: float,
+    ttfa_target_ms: float,
+    jitter_ms: float,
+    quick: bool,
+    workdir: Path,
+    device: str = "cuda",
+    ramp_max: int | None = None,
 ) -> dict[str, Any]:
+    """The server under a WebSocket ramp. `device`/`ramp_max` let the CPU tests run this code small."""
     import httpx
 
     from model_server.bench.local import LocalServer
@@ -318,8 +332,8 @@ def server_ramp(
     from model_server.bench.texts import TextMix
 
     start = time.monotonic()
-    env = {"STATESPEAK_DEVICE": "cuda"}
-    levels = ramp_levels(8 if quick else RAMP_MAX)
+    env = {"STATESPEAK_DEVICE": device}
+    levels = ramp_levels(ramp_max or (8 if quick else RAMP_MAX))
     with LocalServer(
         workdir / "gpu-bench-server.log",
         max_streams=max(levels) + 8,
