@@ -188,6 +188,12 @@ class Connection:
                             }
                         )
                 elif ev.kind == "flush_done":
+                    tail = session.encoder.drain()  # the flushed text's audio goes out whole first
+                    if tail:
+                        await self.send(
+                            {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
+                             "status_code": 200, "step_time": 0.0, "flush_id": ev.flush_id}
+                        )  # fmt: skip
                     await self.send(
                         {
                             "type": "flush_done",

@@ -130,14 +130,18 @@ class StreamEncoder:
         self.model_rate = model_rate
         # soxr's steep filters delay output (HQ: ~45-90 ms of audio); since the model runs ahead of real
         # time that costs the compute of a chunk or two, not playback time. LQ/QQ trade quality for less.
-        self._resampler = (
-            None
-            if fmt.sample_rate == model_rate
-            else soxr.ResampleStream(model_rate, fmt.sample_rate, 1, dtype="float32", quality=quality)
-        )
+        self._quality = quality
+        self._resampler = self._new_resampler()
         self._header_sent = fmt.container != "wav"
         self.samples_out = 0
         self.finished = False
+
+    def _new_resampler(self):
+        if self.format.sample_rate == self.model_rate:
+            return None
+        return soxr.ResampleStream(
+            self.model_rate, self.format.sample_rate, 1, dtype="float32", quality=self._quality
+        )
 
     def _emit(self, audio: np.ndarray) -> bytes:
         self.samples_out += len(audio)
@@ -154,6 +158,17 @@ class StreamEncoder:
         if self._resampler is not None:
             audio = self._resampler.resample_chunk(audio)
         return self._emit(audio)
+
+    def drain(self) -> bytes:
+        """Everything encoded so far, including the resampler's held-back tail, for a flush point; the
+        stream goes on with a fresh resampler (a flush ends at a pause, where the restart is inaudible)."""
+        if self.finished:
+            raise RuntimeError("encoder already finished")
+        if self._resampler is None:
+            return self._emit(np.zeros(0, dtype=np.float32)) if not self._header_sent else b""
+        tail = self._resampler.resample_chunk(np.zeros(0, dtype=np.float32), last=True)
+        self._resampler = self._new_resampler()
+        return self._emit(tail)
 
     def finish(self) -> bytes:
         """The resampler's remaining samples (and the header if nothing was sent yet)."""

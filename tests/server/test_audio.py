@@ -110,3 +110,22 @@ def test_wav_stream_puts_header_first_even_when_first_chunk_is_empty():
 def test_audio_format_rejects_unsupported_values(kwargs, word):
     with pytest.raises(ValueError, match=word):
         AudioFormat(**kwargs)
+
+
+@pytest.mark.parametrize("rate", [8000, 24000, 44100])
+def test_drain_releases_held_back_audio_and_the_stream_goes_on(rate):
+    enc = StreamEncoder(AudioFormat(encoding="pcm_f32le", sample_rate=rate), 16000)
+    x = (0.3 * np.sin(np.arange(1600) / 5)).astype(np.float32)
+    first = enc.encode(x)
+    drained = enc.drain()
+    # after a drain, everything fed so far is out
+    assert abs((len(first) + len(drained)) // 4 - 1600 * rate / 16000) <= 1
+    rest = enc.encode(x) + enc.finish()
+    assert abs((len(first) + len(drained) + len(rest)) // 4 - 3200 * rate / 16000) <= 2
+
+
+def test_drain_without_resampler_is_empty_and_sends_pending_wav_header():
+    enc = StreamEncoder(AudioFormat(container="wav", encoding="pcm_s16le", sample_rate=16000), 16000)
+    assert enc.drain().startswith(b"RIFF")
+    assert enc.drain() == b""
+    assert len(enc.encode(np.zeros(10, np.float32))) == 20

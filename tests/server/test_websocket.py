@@ -220,3 +220,23 @@ def test_message_after_done_is_refused(server):
 
     err = asyncio.run(main())
     assert err["type"] == "error" and err["context_id"] == "once" and "finished" in err["message"]
+
+
+def test_audio_before_flush_done_is_the_whole_flushed_text_even_when_resampled(server):
+    fmt8k = {**FMT, "sample_rate": 8000}
+
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            await ws.send(gen("whole", "Flush this part.", False, output_format=fmt8k))
+            whole = audio_of((await collect(ws, {"whole"}))["whole"])
+            await ws.send(gen("f8", "Flush this part.", True, flush=True, output_format=fmt8k))
+            before = []
+            while not before or before[-1]["type"] != "flush_done":
+                before.append(await recv(ws))
+            await ws.send(gen("f8", " More.", False))
+            await collect(ws, {"f8"})
+            return whole, audio_of(before)
+
+    whole, before = asyncio.run(main())
+    # the resampler's held-back tail went out before flush_done, not with the next segment
+    assert abs(len(before) - len(whole)) <= 2 * 2
