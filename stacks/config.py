@@ -76,6 +76,8 @@ class StatespeakConfig:
     """Admission limit per server process (MAX_STREAMS); beyond it the server answers 503."""
     internet_facing: bool = False
     """Put the ALB in public subnets with a TLS listener; needs certificate_arn."""
+    api_key_auth: bool = False
+    """ECS route: require an API key (generated into Secrets Manager) on every request."""
     certificate_arn: str = ""
     """ACM certificate for the ALB's HTTPS listener (same region); required when internet_facing."""
     model_package_arn: str = ""
@@ -134,6 +136,11 @@ class StatespeakConfig:
     @property
     def zone_list(self) -> list[str]:
         return [z.strip() for z in self.availability_zones.split(",") if z.strip()]
+
+    @property
+    def secrets_endpoint(self) -> bool:
+        """The data plane reads Secrets Manager (the ECS tasks' API key)."""
+        return self.deploy_ecs and self.api_key_auth
 
     @property
     def tls(self) -> bool:

@@ -11,6 +11,7 @@ from constructs import Construct
 from model_server.contract import DEPLOYMENT_ECS
 from stacks.config import StatespeakConfig
 from stacks.foundation import FoundationStack
+from statespeak_constructs.api_key import ApiKey
 from statespeak_constructs.gpu_cluster import (
     GPU_CLUSTER_DIMENSION,
     GPU_METRICS_NAMESPACE,
@@ -100,6 +101,10 @@ class EcsServiceStack(Stack):
                 client_cidr="0.0.0.0/0" if config.internet_facing else config.vpc_cidr,
             ),
         )
+        self.api_key = (
+            ApiKey(self, "ApiKey", description=f"{config.name} ECS route API key (STATESPEAK_API_KEYS)")
+            if config.api_key_auth else None
+        )
         service = GpuTtsService(
             self,
             "Service",
@@ -122,6 +127,7 @@ class EcsServiceStack(Stack):
                 deregistration_delay_s=config.max_stream_seconds,
                 scale_in_cooldown_s=config.scale_in_cooldown_s,
                 scale_out_cooldown_s=config.scale_out_cooldown_s,
+                api_key_secret=self.api_key.secret if self.api_key else None,
             ),
         )
 
@@ -164,6 +170,9 @@ class EcsServiceStack(Stack):
         CfnOutput(self, "Url", value=entry.url, description="Base URL of the TTS API (inside the VPC unless public)")
         CfnOutput(self, "ClusterName", value=cluster_name)
         CfnOutput(self, "ServiceName", value=service_name)
+        if self.api_key is not None:
+            CfnOutput(self, "ApiKeySecretArn", value=self.api_key.secret.secret_arn,
+                      description="aws secretsmanager get-secret-value --secret-id <this>: the API key")
         if isinstance(weights, EfsWeights):
             CfnOutput(self, "WeightsSyncFunction", value=weights.sync_function.function_name,
                       description="Invoke with {\"version\": \"<folder>\"} to re-sync a weights version")

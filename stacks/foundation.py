@@ -32,6 +32,7 @@ class FoundationStack(Stack):
                 availability_zones=config.zone_list,
                 public_entry=config.internet_facing,
                 sagemaker_endpoints=config.deploy_sagemaker,
+                secrets_manager_endpoint=config.secrets_endpoint,
                 logs_key=self.logs_key,
                 log_retention_days=config.log_retention_days,
             ),

@@ -10,12 +10,14 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_elasticloadbalancingv2 as elbv2
+from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct, IDependable
 
 from model_server.contract import (
     CONTAINER_MODEL_DIR,
     DEPLOYMENT_ECS,
     DIM_SERVICE,
+    ENV_API_KEYS,
     ENV_DEPLOYMENT,
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
@@ -100,6 +102,8 @@ class GpuTtsServiceProps:
     """CPU reservation of a task (1024 = one vCPU): the text frontend and encoders run on the CPU."""
     memory_reservation_mib: int = 8192
     """Soft memory reservation of a task."""
+    api_key_secret: secretsmanager.ISecret | None = None
+    """When set, injected as STATESPEAK_API_KEYS: the server then refuses requests without a valid key."""
 
 
 class GpuTtsService(Construct):
@@ -134,6 +138,10 @@ class GpuTtsService(Construct):
                 ENV_DRAIN_TIMEOUT_S: str(props.drain_timeout_s),
                 ENV_DEPLOYMENT: DEPLOYMENT_ECS,
             },
+            secrets=(
+                {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}
+                if props.api_key_secret is not None else None
+            ),
             # awslogs ships stdout, so the server's EMF lines turn into metrics without a sidecar.
             logging=ecs.LogDrivers.aws_logs(
                 stream_prefix="server", log_group=self.log_group, mode=ecs.AwsLogDriverMode.NON_BLOCKING,

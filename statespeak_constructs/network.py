@@ -44,6 +44,8 @@ class NetworkProps:
     """Add public subnets (and an internet gateway) for an internet-facing ALB; data stays isolated."""
     sagemaker_endpoints: bool
     """Add the SageMaker runtime and API interface endpoints."""
+    secrets_manager_endpoint: bool
+    """Add the Secrets Manager interface endpoint (tasks and the canary read the API key secret)."""
     logs_key: LogsKey
     """Key for the flow-log group."""
     log_retention_days: int
@@ -106,6 +108,8 @@ class StatespeakNetwork(Construct):
         endpoints = dict(_BASE_INTERFACE_ENDPOINTS)
         if props.sagemaker_endpoints:
             endpoints.update(_SAGEMAKER_INTERFACE_ENDPOINTS)
+        if props.secrets_manager_endpoint:
+            endpoints["SecretsManager"] = ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER
         self.interface_endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
         for name, service in endpoints.items():
             self.interface_endpoints[name] = self.vpc.add_interface_endpoint(

@@ -33,7 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 TEST_CERTIFICATE_ARN = "arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012"
 
 # The suite's contexts. "default" is cdk.json as shipped; "full" flips every switch the default leaves
-# off (both routes, EFS, the kit's ECR repo, public entry with TLS, alarm e-mail, other bounds).
+# off (both routes, EFS, the kit's ECR repo, public entry with TLS, API keys, alarm e-mail, other bounds).
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "full": {
@@ -44,6 +44,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "internet_facing": True,
         "certificate_arn": TEST_CERTIFICATE_ARN,
         "alarm_email": "oncall@example.com",
+        "api_key_auth": True,
         "min_replicas": 3,
         "max_replicas": 12,
         "target_streams_per_task": 5,

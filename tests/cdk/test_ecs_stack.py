@@ -67,9 +67,9 @@ def test_vpc_endpoints_cover_the_ecs_data_plane(default_synth):
     assert len(gateways) == 1 and _text(gateways[0]["ServiceName"]).endswith('".s3"]]}')
 
 
-def test_sagemaker_endpoints_only_with_the_sagemaker_stack(full_synth):
+def test_sagemaker_and_secrets_endpoints_only_when_used(full_synth):
     interface, _ = _endpoint_services(full_synth)
-    assert interface == INTERFACE_ENDPOINTS | {"sagemaker.runtime", "sagemaker.api"}
+    assert interface == INTERFACE_ENDPOINTS | {"sagemaker.runtime", "sagemaker.api", "secretsmanager"}
 
 
 def test_endpoints_accept_https_from_the_vpc_only(default_synth):
@@ -145,6 +145,17 @@ def test_ecr_repository_owned_by_the_kit(full_synth):
     assert {r["selection"]["tagStatus"] for r in rules} == {"untagged", "any"}
     image = _text(_container(full_synth)["Image"])
     assert ":2026.11.1" in image and "container-assets" not in image
+
+
+def test_api_key_comes_from_secrets_manager_not_the_environment(default_synth, full_synth):
+    assert contract.ENV_API_KEYS not in _env(_container(default_synth))
+    assert "Secrets" not in _container(default_synth)
+    container = _container(full_synth)
+    assert contract.ENV_API_KEYS not in _env(container)
+    (secret,) = container["Secrets"]
+    assert secret["Name"] == contract.ENV_API_KEYS
+    (secret_id,) = full_synth.resources(ECS, "AWS::SecretsManager::Secret")
+    assert secret["ValueFrom"] == {"Ref": secret_id}
 
 
 # 3. Compute -----------------------------------------------------------------------------------------

@@ -90,3 +90,12 @@ def test_ruff_is_clean_over_the_repo():
     cmd = [ruff, "check", "."] if ruff else [sys.executable, "-m", "ruff", "check", "."]
     proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_stacks_pin_the_region_and_leave_the_account_unresolved(any_synth):
+    """Offline synthesis: a concrete region (ALB logs, endpoint names), no account, no lookups."""
+    manifest = json.loads((any_synth.outdir / "manifest.json").read_text())
+    stacks = {k: v for k, v in manifest["artifacts"].items() if v["type"] == "aws:cloudformation:stack"}
+    assert set(stacks) == set(any_synth.templates)
+    assert {v["environment"] for v in stacks.values()} == {"aws://unknown-account/us-east-1"}
+    assert not (REPO_ROOT / "cdk.context.json").exists(), "a lookup wrote cdk.context.json"

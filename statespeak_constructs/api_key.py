@@ -1,0 +1,34 @@
+"""The API key the ECS route requires when `api_key_auth` is on, generated into Secrets Manager."""
+
+from __future__ import annotations
+
+from aws_cdk import Acknowledgment, RemovalPolicy, Validations
+from aws_cdk import aws_secretsmanager as secretsmanager
+from constructs import Construct
+
+
+class ApiKey(Construct):
+    """A generated 48-character key. Tasks read it at start (ECS secret injection); clients fetch it with
+    `aws secretsmanager get-secret-value`. Several keys: put them comma-separated into the secret value.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, description: str) -> None:
+        """`description`: shown in the Secrets Manager console (say which deployment it guards)."""
+        super().__init__(scope, construct_id)
+        self.secret = secretsmanager.Secret(
+            self,
+            "Secret",
+            description=description,
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                password_length=48, exclude_punctuation=True, include_space=False
+            ),
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        Validations.of(self.secret).acknowledge(
+            Acknowledgment(
+                id="AwsSolutions-SMG4",
+                reason="A client-facing API key cannot rotate on a schedule without breaking every caller "
+                "holding it; operators rotate by adding a new key (comma-separated), redeploying tasks, "
+                "then removing the old one (docs/ecs.md, 'API keys').",
+            )
+        )
