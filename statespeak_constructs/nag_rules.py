@@ -76,7 +76,9 @@ class StackIndex:
                 continue
             logical_id = stack.resolve(stack.get_logical_id(child))
             props = stack.resolve(child._cfn_properties) or {}
-            self.by_id[logical_id] = Resource(logical_id, child.cfn_resource_type, props, child.node.path, child)
+            self.by_id[logical_id] = Resource(
+                logical_id, child.cfn_resource_type, props, child.node.path, child
+            )
 
     def of_type(self, type_name: str) -> list[Resource]:
         return [r for r in self.by_id.values() if r.type == type_name]
@@ -89,19 +91,22 @@ class StackIndex:
 
     def load_balancers_of_group(self, group_logical_id: str) -> list[Resource]:
         return [
-            lb for lb in self.of_type("AWS::ElasticLoadBalancingV2::LoadBalancer")
+            lb
+            for lb in self.of_type("AWS::ElasticLoadBalancingV2::LoadBalancer")
             if group_logical_id in {ref_id(g) for g in as_list(lb.props.get("securityGroups"))}
         ]
 
     def listeners_of(self, load_balancer: Resource) -> list[Resource]:
         return [
-            listener for listener in self.of_type("AWS::ElasticLoadBalancingV2::Listener")
+            listener
+            for listener in self.of_type("AWS::ElasticLoadBalancingV2::Listener")
             if ref_id(listener.props.get("loadBalancerArn")) == load_balancer.logical_id
         ]
 
     def rules_of(self, listener: Resource) -> list[Resource]:
         return [
-            rule for rule in self.of_type("AWS::ElasticLoadBalancingV2::ListenerRule")
+            rule
+            for rule in self.of_type("AWS::ElasticLoadBalancingV2::ListenerRule")
             if ref_id(rule.props.get("listenerArn")) == listener.logical_id
         ]
 
@@ -136,7 +141,8 @@ def redirects_to_https(actions: Any) -> bool:
     """True when there is at least one action and every one is a redirect whose protocol is HTTPS."""
     actions = as_list(actions)
     return bool(actions) and all(
-        a.get("type") == "redirect" and (a.get("redirectConfig") or {}).get("protocol") == "HTTPS" for a in actions
+        a.get("type") == "redirect" and (a.get("redirectConfig") or {}).get("protocol") == "HTTPS"
+        for a in actions
     )
 
 
@@ -196,8 +202,11 @@ def ecs_task_isolated(resource: Resource, index: StackIndex) -> RuleResult:
     if resource.type != "AWS::ECS::TaskDefinition":
         return NagRuleCompliance.NOT_APPLICABLE
     props = resource.props
-    findings = [f"{name}Host" for name, key in (("Network", "networkMode"), ("Pid", "pidMode"), ("Ipc", "ipcMode"))
-                if props.get(key) == "host"]
+    findings = [
+        f"{name}Host"
+        for name, key in (("Network", "networkMode"), ("Pid", "pidMode"), ("Ipc", "ipcMode"))
+        if props.get(key) == "host"
+    ]
     findings += [
         f"Privileged:{container.get('name')}"
         for container in as_list(props.get("containerDefinitions"))
@@ -214,7 +223,9 @@ def _open_ingress(rule: Mapping[str, Any]) -> str | None:
     protocol = str(rule.get("ipProtocol", "-1"))
     protocol = "all" if protocol == "-1" else protocol
     low, high = rule.get("fromPort"), rule.get("toPort")
-    ports = "all" if protocol == "all" or low in (None, -1) else (f"{low}" if low == high else f"{low}-{high}")
+    ports = (
+        "all" if protocol == "all" or low in (None, -1) else (f"{low}" if low == high else f"{low}-{high}")
+    )
     return f"{protocol}:{ports}:{cidr}"
 
 
@@ -224,13 +235,17 @@ def _tls_listener_ports(group_logical_id: str, index: StackIndex) -> set[int]:
     for lb in index.load_balancers_of_group(group_logical_id):
         if is_internet_facing(lb):
             ports |= {
-                int(listener.props["port"]) for listener in index.listeners_of(lb)
-                if listener.props.get("protocol") in TLS_PROTOCOLS and isinstance(listener.props.get("port"), int)
+                int(listener.props["port"])
+                for listener in index.listeners_of(lb)
+                if listener.props.get("protocol") in TLS_PROTOCOLS
+                and isinstance(listener.props.get("port"), int)
             }
     return ports
 
 
-def _ingress_findings(group_logical_id: str | None, rules: Iterable[Mapping[str, Any]], index: StackIndex) -> list[str]:
+def _ingress_findings(
+    group_logical_id: str | None, rules: Iterable[Mapping[str, Any]], index: StackIndex
+) -> list[str]:
     allowed = _tls_listener_ports(group_logical_id, index) if group_logical_id else set()
     findings = []
     for rule in rules:
@@ -246,7 +261,9 @@ def _ingress_findings(group_logical_id: str | None, rules: Iterable[Mapping[str,
 
 def public_ingress(resource: Resource, index: StackIndex) -> RuleResult:
     if resource.type == "AWS::EC2::SecurityGroup":
-        findings = _ingress_findings(resource.logical_id, as_list(resource.props.get("securityGroupIngress")), index)
+        findings = _ingress_findings(
+            resource.logical_id, as_list(resource.props.get("securityGroupIngress")), index
+        )
     elif resource.type == "AWS::EC2::SecurityGroupIngress":
         findings = _ingress_findings(ref_id(resource.props.get("groupId")), [resource.props], index)
     else:
@@ -261,8 +278,14 @@ def public_http_listener(resource: Resource, index: StackIndex) -> RuleResult:
     if lb is not None and not is_internet_facing(lb):
         return NagRuleCompliance.NOT_APPLICABLE
     # Unknown load balancer (another stack, imported): treated as internet-facing, the stricter reading.
-    actions = [resource.props.get("defaultActions")] + [r.props.get("actions") for r in index.rules_of(resource)]
-    return NagRuleCompliance.COMPLIANT if all(redirects_to_https(a) for a in actions) else NagRuleCompliance.NON_COMPLIANT
+    actions = [resource.props.get("defaultActions")] + [
+        r.props.get("actions") for r in index.rules_of(resource)
+    ]
+    return (
+        NagRuleCompliance.COMPLIANT
+        if all(redirects_to_https(a) for a in actions)
+        else NagRuleCompliance.NON_COMPLIANT
+    )
 
 
 @dataclass(frozen=True)
@@ -364,8 +387,13 @@ class StatespeakChecks(NagPack):
         stack = index.stack
         resource = index.by_id.get(stack.resolve(stack.get_logical_id(node)))
         if resource is None:  # a resource added after the index was built: index it on its own
-            resource = Resource(stack.resolve(stack.get_logical_id(node)), node.cfn_resource_type,
-                                stack.resolve(node._cfn_properties) or {}, node.node.path, node)
+            resource = Resource(
+                stack.resolve(stack.get_logical_id(node)),
+                node.cfn_resource_type,
+                stack.resolve(node._cfn_properties) or {},
+                node.node.path,
+                node,
+            )
         for rule in RULES:
             self._apply_rule(_AppliedRule(rule, node, resource, index))
 
@@ -393,7 +421,9 @@ def _path_has(type_name: str, *fragments: str) -> Callable[[Resource, StackIndex
 
 
 def _listener_lb(resource: Resource, index: StackIndex) -> Resource | None:
-    return index.referenced(resource.props.get("loadBalancerArn"), "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    return index.referenced(
+        resource.props.get("loadBalancerArn"), "AWS::ElasticLoadBalancingV2::LoadBalancer"
+    )
 
 
 def _internal_plain_http_listener(resource: Resource, index: StackIndex) -> bool:
@@ -413,7 +443,9 @@ def _redirect_only_http_listener(resource: Resource, index: StackIndex) -> bool:
 
 
 def _load_balancer(internet_facing: bool) -> Callable[[Resource, StackIndex], bool]:
-    return lambda r, _: r.type == "AWS::ElasticLoadBalancingV2::LoadBalancer" and is_internet_facing(r) == internet_facing
+    return lambda r, _: (
+        r.type == "AWS::ElasticLoadBalancingV2::LoadBalancer" and is_internet_facing(r) == internet_facing
+    )
 
 
 def _redirect_port_open_to_all(port: int, cidr: str) -> Callable[[Resource, StackIndex], bool]:
@@ -448,8 +480,12 @@ def _vpc_default_group_unused(resource: Resource, index: StackIndex) -> bool:
 
 def _role_only_policy(resource: Resource, index: StackIndex) -> bool:
     props = resource.props
-    return (resource.type == "AWS::IAM::Policy" and bool(as_list(props.get("roles")))
-            and not as_list(props.get("users")) and not as_list(props.get("groups")))
+    return (
+        resource.type == "AWS::IAM::Policy"
+        and bool(as_list(props.get("roles")))
+        and not as_list(props.get("users"))
+        and not as_list(props.get("groups"))
+    )
 
 
 def _route_to_igw_from_entry_subnet(resource: Resource, index: StackIndex) -> bool:
@@ -457,7 +493,11 @@ def _route_to_igw_from_entry_subnet(resource: Resource, index: StackIndex) -> bo
     if resource.type != "AWS::EC2::Route" or ref_id(resource.props.get("gatewayId")) is None:
         return False
     gateway = index.by_id.get(ref_id(resource.props.get("gatewayId")) or "")
-    return gateway is not None and gateway.type == "AWS::EC2::InternetGateway" and "/entrySubnet" in resource.path
+    return (
+        gateway is not None
+        and gateway.type == "AWS::EC2::InternetGateway"
+        and "/entrySubnet" in resource.path
+    )
 
 
 CDK_DEPLOY_TIME_FUNCTIONS = ("Custom::CDKBucketDeployment", "/framework-onEvent/")
@@ -465,103 +505,143 @@ BOTH = (NIST_PACK, HIPAA_PACK)
 
 KIT_EXCEPTIONS: tuple[KitException, ...] = (
     KitException(
-        "IAMNoInlinePolicy", BOTH, _role_only_policy,
+        "IAMNoInlinePolicy",
+        BOTH,
+        _role_only_policy,
         "CDK writes each role's grants as an AWS::IAM::Policy attached to that one role and deleted with it; "
         "a managed policy would let the grants be attached to other principals. AwsSolutions-IAM5 and "
         "`make audit` list every statement.",
     ),
     KitException(
-        "VPCDefaultSecurityGroupClosed", BOTH, _vpc_default_group_unused,
+        "VPCDefaultSecurityGroupClosed",
+        BOTH,
+        _vpc_default_group_unused,
         "No resource uses the VPC's default security group (checked: nothing references it); every ENI gets "
         "a kit group. Closing it needs a CDK custom-resource Lambda with ec2:Revoke* rights outside the VPC.",
     ),
     KitException(
-        "ELBDeletionProtectionEnabled", BOTH, _is_type("AWS::ElasticLoadBalancingV2::LoadBalancer"),
+        "ELBDeletionProtectionEnabled",
+        BOTH,
+        _is_type("AWS::ElasticLoadBalancingV2::LoadBalancer"),
         "The ALB holds no data and is recreated by `cdk deploy`; deletion protection would make `cdk destroy` "
         "fail half-way. Its access logs stay in the retained access-log bucket.",
     ),
     KitException(
-        "ALBWAFEnabled", (NIST_PACK,), _load_balancer(internet_facing=False),
+        "ALBWAFEnabled",
+        (NIST_PACK,),
+        _load_balancer(internet_facing=False),
         "Internal ALB: only the VPC range can connect (security group), clients are the operator's own voice "
         "agents inside the VPC; WAF would inspect trusted traffic only.",
     ),
     KitException(
-        "ALBWAFEnabled", (NIST_PACK,), _load_balancer(internet_facing=True),
+        "ALBWAFEnabled",
+        (NIST_PACK,),
+        _load_balancer(internet_facing=True),
         "The kit ships no WebACL: TLS-only entry, API keys checked by the server and per-task admission "
         "limits are its controls; attach the organisation's WebACL (rate-based rule) as docs/security.md says.",
     ),
     KitException(
-        "ELBv2ACMCertificateRequired", BOTH, _internal_plain_http_listener,
+        "ELBv2ACMCertificateRequired",
+        BOTH,
+        _internal_plain_http_listener,
         "certificate_arn is empty and the ALB is internal: plain HTTP inside the VPC between the operator's "
         "clients and tasks; setting certificate_arn turns on HTTPS with an HTTP->HTTPS redirect.",
     ),
     KitException(
-        "ELBv2ACMCertificateRequired", BOTH, _redirect_only_http_listener,
+        "ELBv2ACMCertificateRequired",
+        BOTH,
+        _redirect_only_http_listener,
         "This HTTP listener only answers with a permanent redirect to the HTTPS listener (which uses the ACM "
         "certificate); it serves no content, so there is nothing to encrypt.",
     ),
     KitException(
-        "ALBHttpToHttpsRedirection", BOTH, _internal_plain_http_listener,
+        "ALBHttpToHttpsRedirection",
+        BOTH,
+        _internal_plain_http_listener,
         "Internal ALB without certificate_arn: HTTP is the only listener (no HTTPS to redirect to), reachable "
         "only from the VPC range; with a certificate the kit redirects HTTP to HTTPS.",
     ),
     KitException(
-        "CloudWatchAlarmAction", BOTH, _alarm_without_actions,
+        "CloudWatchAlarmAction",
+        BOTH,
+        _alarm_without_actions,
         "Neither alarm_email nor alarm_topic_arn is configured, so alarms show on the dashboard only; setting "
         "either adds an SNS action to every alarm (the packs then pass without this acknowledgement).",
     ),
     KitException(
-        "LambdaConcurrency", BOTH, _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
+        "LambdaConcurrency",
+        BOTH,
+        _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
         "CDK deploy-time function (BucketDeployment / custom-resource Provider): CloudFormation invokes it "
         "once per resource change, so concurrency is bounded by the deployment itself.",
     ),
     KitException(
-        "LambdaDLQ", BOTH, _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
+        "LambdaDLQ",
+        BOTH,
+        _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
         "CDK deploy-time function invoked synchronously by CloudFormation: a failure fails and rolls back the "
         "deployment, and there is no asynchronous event to dead-letter.",
     ),
     KitException(
-        "LambdaDLQ", BOTH, _path_has("AWS::Lambda::Function", "/Weights/SyncFunction/"),
+        "LambdaDLQ",
+        BOTH,
+        _path_has("AWS::Lambda::Function", "/Weights/SyncFunction/"),
         "Weights sync: EventBridge retries a failed sync 4 times and the deploy-time sync fails the deployment; "
         "a lost event leaves the previous weights on EFS, and re-running the sync is idempotent.",
     ),
     KitException(
-        "LambdaInsideVPC", BOTH, _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
+        "LambdaInsideVPC",
+        BOTH,
+        _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),
         "CDK deploy-time function: it copies the bundled weights from the CDK asset bucket or answers "
         "CloudFormation, talks only to S3/CloudFormation/Lambda APIs and reaches no resource inside the VPC.",
     ),
     KitException(
-        "S3BucketReplicationEnabled", BOTH, _path_has("AWS::S3::Bucket", "/Weights/Bucket/"),
+        "S3BucketReplicationEnabled",
+        BOTH,
+        _path_has("AWS::S3::Bucket", "/Weights/Bucket/"),
         "Weights are build artifacts reproducible from the repo or training run; the bucket is versioned "
         "(30-day noncurrent history) and retained on stack deletion. Cross-region copies are the operator's call.",
     ),
     KitException(
-        "S3BucketReplicationEnabled", BOTH, _path_has("AWS::S3::Bucket", "/AccessLogs/Bucket/"),
+        "S3BucketReplicationEnabled",
+        BOTH,
+        _path_has("AWS::S3::Bucket", "/AccessLogs/Bucket/"),
         "Access logs are retained in this account for the configured period; shipping them to a log-archive "
         "account or region belongs to the organisation's logging setup, not to a service kit.",
     ),
     KitException(
-        "S3DefaultEncryptionKMS", BOTH, _path_has("AWS::S3::Bucket", "/Weights/Bucket/"),
+        "S3DefaultEncryptionKMS",
+        BOTH,
+        _path_has("AWS::S3::Bucket", "/Weights/Bucket/"),
         "SSE-S3 (AES-256) on model weights, not customer data: FSx data repository associations and SageMaker "
         "model downloads read it without a key policy; TLS is enforced by the bucket policy.",
     ),
     KitException(
-        "S3DefaultEncryptionKMS", BOTH, _path_has("AWS::S3::Bucket", "/AccessLogs/Bucket/"),
+        "S3DefaultEncryptionKMS",
+        BOTH,
+        _path_has("AWS::S3::Bucket", "/AccessLogs/Bucket/"),
         "ALB access logs can only be delivered to an SSE-S3 bucket (ELB does not support SSE-KMS targets); the "
         "bucket is SSE-S3 (AES-256), private and TLS-only.",
     ),
     KitException(
-        "EFSInBackupPlan", BOTH, _is_type("AWS::EFS::FileSystem"),
+        "EFSInBackupPlan",
+        BOTH,
+        _is_type("AWS::EFS::FileSystem"),
         "The EFS file system is a read cache of the weights bucket (the source of truth, versioned); the sync "
         "function rebuilds it, so a backup would duplicate the bucket.",
     ),
     KitException(
-        "VPCNoUnrestrictedRouteToIGW", BOTH, _route_to_igw_from_entry_subnet,
+        "VPCNoUnrestrictedRouteToIGW",
+        BOTH,
+        _route_to_igw_from_entry_subnet,
         "internet_facing=true: only the public `entry` subnets, which hold nothing but the ALB's nodes, route "
         "to the internet gateway; data subnets (tasks, hosts, file systems) have no route out.",
     ),
     KitException(
-        "PublicIngress[tcp:80:0.0.0.0/0]", (PACK_NAME,), _redirect_port_open_to_all(80, "0.0.0.0/0"),
+        "PublicIngress[tcp:80:0.0.0.0/0]",
+        (PACK_NAME,),
+        _redirect_port_open_to_all(80, "0.0.0.0/0"),
         "Port 80 of the internet-facing ALB only answers with a redirect to HTTPS (Statespeak-PublicHttpListener "
         "verifies it); clients that start with http:// are sent to TLS instead of failing to connect.",
     ),
