@@ -365,7 +365,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
         within = step * (f_prev.unsqueeze(-1) * j1 + delta.unsqueeze(-1) * j1 * (j1 + 1.0) / (2.0 * HOP))
         phase = torch.remainder(starts.unsqueeze(-1) + within, 2.0 * math.pi).to(torch.float32)  # [B, L, HOP]
         k = torch.arange(1, n_harm + 1, device=feats.device, dtype=torch.float32)
-        sines = torch.sin(phase.unsqueeze(-1) * k).reshape(b * n_frames, HOP, n_harm)
+        # In place: this [B, L, HOP, H] tensor is the bulk of the work; one allocation instead of two.
+        sines = torch.mul(phase.unsqueeze(-1), k).sin_().reshape(b * n_frames, HOP, n_harm)
         ends = torch.stack([amp[:, :-1], amp[:, 1:]], dim=-1).reshape(b * n_frames, n_harm, 2)
         both = torch.bmm(sines, ends).reshape(b, n_frames, HOP, 2)
         harmonic = both[..., 0] * (1.0 - self.alpha) + both[..., 1] * self.alpha  # [B, L, HOP]
