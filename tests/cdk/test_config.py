@@ -133,3 +133,9 @@ def test_app_exits_with_the_config_error(tmp_path):
                           text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "weights_storage='nfs' is not allowed; allowed: fsx, efs" in proc.stderr
+
+
+def test_every_context_key_is_documented():
+    doc = (CDK_JSON.parent / "docs" / "ecs.md").read_text()
+    missing = [key for key in StatespeakConfig.__dataclass_fields__ if f"`{key}`" not in doc]
+    assert not missing, f"context keys missing from docs/ecs.md: {missing}"
