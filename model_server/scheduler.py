@@ -38,7 +38,7 @@ log = logging.getLogger("statespeak.scheduler")
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
-PREP_BUDGET_S = 0.01  # phonemize/encode time per tick for streams short of frames (at least one always goes)
+PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
 IDLE_WAIT_S = 0.05
 
 
