@@ -185,12 +185,13 @@ def test_summary_fails_the_target_on_rejections_and_slow_ttfa():
     assert not LevelResult(4, ok, 0, 1.0).summary(40)["meets_target"]
 
 
-def test_streams_per_replica_is_the_top_of_the_contiguous_passing_range():
+def test_streams_per_replica_is_the_highest_level_that_met_the_target():
     def lvl(c, ok):
         return {"concurrency": c, "meets_target": ok}
 
-    assert streams_per_replica([lvl(1, True), lvl(2, True), lvl(4, False), lvl(8, True)]) == 2
-    assert streams_per_replica([lvl(1, False), lvl(2, True)]) == 0
+    assert streams_per_replica([lvl(1, True), lvl(2, True), lvl(4, False), lvl(8, False)]) == 2
+    assert streams_per_replica([lvl(1, False), lvl(2, True), lvl(4, False)]) == 2
+    assert streams_per_replica([lvl(1, False), lvl(2, False)]) == 0
     assert streams_per_replica([lvl(4, True), lvl(1, True)]) == 4
 
 

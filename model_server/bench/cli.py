@@ -8,6 +8,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import shlex
@@ -172,7 +173,18 @@ def describe_weights(local: bool) -> str:
         rel = model_dir.resolve().relative_to(REPO_ROOT)
     except ValueError:
         rel = model_dir
-    return f"{rel}/model.safetensors sha256 {digest}"
+    text = f"{rel}/model.safetensors sha256 {digest}"
+    # The checkpoint's own record of what it is (training run summary, or a random-weights marker).
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        extra = json.loads((model_dir / "config.json").read_text()).get("extra") or {}
+        if extra.get("random"):
+            text += ", untrained random weights"
+        if extra.get("note"):
+            text += f" ({extra['note']})"
+        voices = json.loads((model_dir / "config.json").read_text()).get("voices") or []
+        if voices:
+            text += f"; voices: {', '.join(v['id'] for v in voices)}"
+    return text
 
 
 async def first_voice(base_url: str, api_key: str | None) -> str:
