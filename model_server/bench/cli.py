@@ -189,8 +189,11 @@ def describe_weights(local: bool) -> str:
 
 async def first_voice(base_url: str, api_key: str | None) -> str:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(timeout=10.0) as client:
-        resp = await client.get(base_url.rstrip("/") + "/voices", headers=headers)
+    try:
+        async with httpx.AsyncClient(timeout=10.0) as client:
+            resp = await client.get(base_url.rstrip("/") + "/voices", headers=headers)
+    except httpx.HTTPError as exc:
+        raise SystemExit(f"cannot reach {base_url} (GET /voices: {type(exc).__name__}: {exc})") from None
     if resp.status_code != 200:
         raise SystemExit(f"GET /voices returned HTTP {resp.status_code}; pass --voice")
     voices = resp.json().get("voices") or []
