@@ -43,6 +43,10 @@ class SyncError(RuntimeError):
     """The request or the bucket content cannot be synced; the message says why."""
 
 
+class EmptyVersionError(SyncError):
+    """The version folder has no objects in the bucket (never uploaded, or deleted)."""
+
+
 @dataclass
 class SyncResult:
     version: str
@@ -104,7 +108,7 @@ def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path
     key_prefix = f"{prefix}{version}/"
     remote = list_remote(s3, bucket, key_prefix)
     if not remote:
-        raise SyncError(f"s3://{bucket}/{key_prefix} holds no objects; upload the model dir there first")
+        raise EmptyVersionError(f"s3://{bucket}/{key_prefix} holds no objects; upload the model dir there first")
     dest = mount / version
     dest.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(dest)
@@ -161,7 +165,13 @@ def dispatch(event: dict[str, Any], s3: S3Like, bucket: str, prefix: str, mount:
         if event_bucket != bucket:
             raise SyncError(f"event for bucket {event_bucket!r}, but this function syncs {bucket!r}")
         version = version_of_key(detail.get("object", {}).get("key", ""), prefix)
-        return sync_version(s3, bucket, prefix, version, mount).as_dict()
+        try:
+            return sync_version(s3, bucket, prefix, version, mount).as_dict()
+        except EmptyVersionError:
+            # The whole folder was deleted from S3. Its EFS copy stays: running tasks or a rollback may
+            # still need it, and deleting it is an explicit operator decision, not an event side effect.
+            LOG.info("weights/%s is gone from the bucket; its EFS copy is kept", version)
+            return {"Version": version, "Copied": 0, "Unchanged": 0, "Deleted": 0, "EmptyInBucket": True}
     if "version" in event:  # manual invoke
         return sync_version(s3, bucket, prefix, str(event["version"]), mount).as_dict()
     raise SyncError("unrecognised event: expected a CloudFormation request, an S3 EventBridge event or "

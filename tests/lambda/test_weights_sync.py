@@ -160,6 +160,18 @@ def test_eventbridge_upload_event_syncs_that_version(s3, mount):
     assert (mount / "v2" / "config.json").read_bytes() == b"{}"
 
 
+def test_deleting_a_whole_version_keeps_its_copy(s3, mount):
+    sync(s3, mount, "v2")
+    s3.delete("weights/v2/config.json")
+    event = {"source": "aws.s3", "detail-type": "Object Deleted",
+             "detail": {"bucket": {"name": BUCKET}, "object": {"key": "weights/v2/config.json"}}}
+    assert handler.dispatch(event, s3, BUCKET, PREFIX, mount)["EmptyInBucket"] is True
+    assert (mount / "v2" / "config.json").exists()
+    with pytest.raises(handler.EmptyVersionError):  # a deploy-time sync of it still fails loudly
+        handler.dispatch({"RequestType": "Update", "ResourceProperties": {"Version": "v2"}}, s3, BUCKET,
+                         PREFIX, mount)
+
+
 def test_event_for_another_bucket_is_refused(s3, mount):
     event = {"source": "aws.s3", "detail": {"bucket": {"name": "elsewhere"}, "object": {"key": "weights/v1/a"}}}
     with pytest.raises(handler.SyncError, match="'elsewhere'"):
