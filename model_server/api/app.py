@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from model_server.api.auth import OPEN_PATHS, is_authorized
 from model_server.api.errors import ApiError, new_request_id
 from model_server.api.requests import parse_cartesia, parse_json, parse_openai
-from model_server.api.state import ServerState, Session, b64
+from model_server.api.state import ServerState, Session, b64, word_timestamps
 from model_server.api.websocket import serve_websocket
 from model_server.config import ServerConfig
 from model_server.contract import HEALTH_PATH, INVOCATIONS_PATH, METRICS_PATH, PING_PATH, READY_PATH
@@ -59,15 +59,6 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 def sse(obj: dict) -> bytes:
     return f"event: {obj['type']}\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n".encode()
-
-
-def word_timestamps(words) -> dict:
-    """Cartesia's word_timestamps shape from the runtime's WordSpan(text, start_s, end_s) list."""
-    return {
-        "words": [w.text for w in words],
-        "start": [round(float(w.start_s), 4) for w in words],
-        "end": [round(float(w.end_s), 4) for w in words],
-    }
 
 
 async def audio_body(session: Session):

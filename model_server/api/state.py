@@ -194,6 +194,7 @@ class Session:
         self.error_kind = ""
         self.stats: dict[str, float] = {}
         self.closed = False
+        self.chars = len(req.transcript)  # WebSocket continuations add theirs
         state.sessions += 1
         state._idle.clear()
 
@@ -246,7 +247,7 @@ class Session:
                 "ttfb_ms": None if self.ttfb_ms is None else round(self.ttfb_ms, 2),
                 "rtf": None if rtf is None else round(rtf, 4),
                 "audio_s": round(audio_s, 3),
-                "chars": len(self.req.transcript),
+                "chars": self.chars,
             },
         )
         self.state.sessions -= 1
@@ -256,3 +257,12 @@ class Session:
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+def word_timestamps(words) -> dict:
+    """Cartesia's word_timestamps shape from the runtime's WordSpan(text, start_s, end_s) list."""
+    return {
+        "words": [w.text for w in words],
+        "start": [round(float(w.start_s), 4) for w in words],
+        "end": [round(float(w.end_s), 4) for w in words],
+    }

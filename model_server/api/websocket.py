@@ -21,18 +21,10 @@ from fastapi import WebSocket
 
 from model_server.api.errors import ApiError, new_request_id
 from model_server.api.requests import check_transcript, parse_cartesia, parse_json
-from model_server.api.state import ServerState, Session, b64
+from model_server.api.state import ServerState, Session, b64, word_timestamps
 
 log = logging.getLogger("statespeak.websocket")
 FINISHED_MEMORY = 4096  # finished context ids remembered per connection, to answer late messages clearly
-
-
-def _word_timestamps(words) -> dict:
-    return {
-        "words": [w.text for w in words],
-        "start": [round(float(w.start_s), 4) for w in words],
-        "end": [round(float(w.end_s), 4) for w in words],
-    }
 
 
 class Context:
@@ -121,6 +113,7 @@ class Connection:
             transcript = check_transcript(
                 data.get("transcript"), "transcript", self.state.config.max_transcript_chars, allow_empty=True
             )
+            ctx.session.chars += len(transcript)
         self.apply(ctx, data, transcript)
 
     def open_context(self, cid: str, data: dict, t0: float) -> Context:
@@ -184,7 +177,7 @@ class Connection:
                                 "done": False,
                                 "status_code": 200,
                                 "flush_id": ev.flush_id,
-                                "word_timestamps": _word_timestamps(ev.words),
+                                "word_timestamps": word_timestamps(ev.words),
                             }
                         )
                 elif ev.kind == "flush_done":
