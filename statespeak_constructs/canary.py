@@ -193,7 +193,8 @@ class LatencyCanary(Construct):
             "Function",
             runtime=RUNTIME,
             handler="handler.handler",
-            code=lambda_.Code.from_asset(str(ASSET_DIR)),
+            # Only the handler: bytecode caches left by local test runs would change the asset hash.
+            code=lambda_.Code.from_asset(str(ASSET_DIR), exclude=["__pycache__", "*.pyc"]),
             description=f"Statespeak latency canary: one stream a minute against the {props.service} route",
             role=self.role,
             vpc=props.vpc,

@@ -162,3 +162,15 @@ def test_local_run_writes_table_json_and_plot(model_dir, tmp_path, monkeypatch, 
     assert (out / "server.log").exists()
     printed = capsys.readouterr().out
     assert "| conc |" in printed and "streams per replica" in printed
+
+
+def test_ramp_stops_at_the_first_level_that_misses_the_target(model_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_MODEL_DIR, str(model_dir))
+    monkeypatch.setenv("STATESPEAK_DEVICE", "cpu")
+    out = tmp_path / "ramp"
+    # No stream can reach first audio in a microsecond: level 1 misses, and the ramp goes no further.
+    argv = ["--local", "--ramp", "8", "--ttfa-target-ms", "0.001", "--streams-per-level", "1"]
+    assert main([*argv, "--out", str(out), "--no-progress", "--protocol", "sse"]) == 0
+    result = json.loads((out / "bench.json").read_text())
+    assert [lvl["concurrency"] for lvl in result["levels"]] == [1]
+    assert result["streams_per_replica"] == 0 and result["meta"]["protocol"] == "HTTP /tts/sse"
