@@ -57,7 +57,7 @@ class GpuCluster(Construct):
             self,
             "HostSg",
             vpc=props.vpc,
-            description="Statespeak GPU hosts: no inbound; outbound stays inside the VPC (no internet route)",
+            description="Statespeak GPU hosts: inbound only Lustre callbacks from FSx; no internet route outbound",
             allow_all_outbound=True,
         )
         self.instance_role = iam.Role(
