@@ -84,6 +84,11 @@ class Connection:
             except ApiError as err:
                 cid = data.get("context_id") if isinstance(data, dict) else None
                 await self.send_error(err, cid if isinstance(cid, str) else None)
+            except Exception:  # a bug handling one message must not end the connection's other contexts
+                log.exception("websocket message failed", extra={"request_id": self.request_id})
+                cid = data.get("context_id") if isinstance(data, dict) else None
+                err = ApiError(500, "", "internal error while handling the message", code="internal_error")
+                await self.send_error(err, cid if isinstance(cid, str) else None)
 
     async def handle(self, data, t0: float) -> None:
         if not isinstance(data, dict):
@@ -104,11 +109,13 @@ class Connection:
             ctx = self.open_context(cid, data, t0)
             transcript = ctx.session.req.transcript
         else:
+            if ctx.session.stream.closed and not ctx.input_closed:  # ended by the server (error) just now
+                raise ApiError(400, "context_id", f"context {cid!r} has ended; use a new context_id")
             if ctx.input_closed:
                 raise ApiError(
                     400,
                     "context_id",
-                    f"context {cid!r} takes no more input: a message with continue=false ended it",
+                    f"context {cid!r} takes no more input (closed with continue=false, or cancelled)",
                 )
             transcript = check_transcript(
                 data.get("transcript"), "transcript", self.state.config.max_transcript_chars, allow_empty=True
