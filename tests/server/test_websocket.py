@@ -240,3 +240,19 @@ def test_audio_before_flush_done_is_the_whole_flushed_text_even_when_resampled(s
     whole, before = asyncio.run(main())
     # the resampler's held-back tail went out before flush_done, not with the next segment
     assert abs(len(before) - len(whole)) <= 2 * 2
+
+
+def test_text_after_continue_false_is_refused_while_the_context_finishes(server):
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            await ws.send(gen("closed", "This context is closed but still has a lot to say. " * 3, False))
+            await ws.send(gen("closed", "Too late.", True))
+            msgs = [await recv(ws)]
+            while msgs[-1]["type"] != "done":
+                msgs.append(await recv(ws))
+            return msgs
+
+    msgs = asyncio.run(main())
+    errors = [m for m in msgs if m["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["field"] == "context_id" and "no more input" in errors[0]["message"]
+    assert msgs[-1]["type"] == "done" and audio_of(msgs)  # the refusal did not end the context
