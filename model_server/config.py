@@ -30,6 +30,7 @@ ENV_EMF_INTERVAL_S = "STATESPEAK_EMF_INTERVAL_S"
 ENV_RETRY_AFTER_S = "STATESPEAK_RETRY_AFTER_S"
 ENV_WARMUP = "STATESPEAK_WARMUP"
 ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
+ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
 
 # The shipped model, inside the package, used when MODEL_DIR is unset.
@@ -112,6 +113,9 @@ class ServerConfig:
     warmup: bool = True
     log_level: str = "INFO"
     resample_quality: str = "HQ"
+    max_buffer_delay_ms: int = (
+        500  # WebSocket default: unfinished text is spoken after this long without more
+    )
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -147,4 +151,5 @@ class ServerConfig:
             warmup=_bool(env, ENV_WARMUP, True),
             log_level=log_level,
             resample_quality=quality,
+            max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
         )

@@ -90,11 +90,16 @@ class Stream:
 
     _ids = itertools.count(1)
 
-    def __init__(self, engine: Engine, slot: int, voice: str, language: str, speed: float, loop) -> None:
+    def __init__(
+        self, engine: Engine, slot: int, voice: str, language: str, speed: float, loop, buffer_delay_s=None
+    ) -> None:
         self.id = next(self._ids)
         self.engine = engine
         self.slot = slot
         self.voice, self.language, self.speed = voice, language, speed
+        # Streaming text input: when no new text came for this long, speak what there is even if its
+        # sentence has not ended (None: only flush/finish do that, as for one-shot HTTP requests).
+        self.buffer_delay_s = buffer_delay_s
         self.created = time.perf_counter()
         self._loop = loop
         self._events: asyncio.Queue[StreamEvent] = asyncio.Queue()
@@ -111,6 +116,8 @@ class Stream:
         self._e_waiting_flush = 0  # flush id whose frames are still being generated
         self._e_finishing = False
         self._e_flushes_done = 0
+        self._e_unflushed = False  # text fed since the last flush/finish
+        self._e_last_feed = 0.0
         self._e_chunks = 0
         self._e_frames = 0
         self._e_compute_s = 0.0
@@ -243,7 +250,15 @@ class Engine:
             return self.max_streams - len(self._free)
 
     # Admission (event loop thread) ------------------------------------------------------------------
-    def open_stream(self, voice: str, language: str, speed: float, *, internal: bool = False) -> Stream:
+    def open_stream(
+        self,
+        voice: str,
+        language: str,
+        speed: float,
+        *,
+        buffer_delay_s: float | None = None,
+        internal: bool = False,
+    ) -> Stream:
         """Take a slot or raise AdmissionError. Must be called from the event loop that consumes it."""
         loop = asyncio.get_running_loop()
         with self._lock:
@@ -254,7 +269,7 @@ class Engine:
             if not self._free:
                 raise AdmissionError("full", f"all {self.max_streams} stream slots are busy")
             slot = self._free.pop()
-            stream = Stream(self, slot, voice, language, speed, loop)
+            stream = Stream(self, slot, voice, language, speed, loop, buffer_delay_s)
             self._joining.append(stream)
         self._wake.set()
         return stream
@@ -329,12 +344,16 @@ class Engine:
                 try:
                     if op == _FEED:
                         stream._e_planner.feed(arg)
+                        stream._e_unflushed = True
+                        stream._e_last_feed = time.monotonic()
                     elif op == _FLUSH:
                         stream._e_planner.flush()
                         stream._e_waiting_flush = arg  # later text waits until this flush is spoken
+                        stream._e_unflushed = False
                     else:
                         stream._e_planner.finish()
                         stream._e_finishing = True
+                        stream._e_unflushed = False
                 except Exception as exc:
                     self._fail(stream, f"text processing failed: {exc}")
                     continue
@@ -342,6 +361,26 @@ class Engine:
                 progressed = True
                 if time.perf_counter() > deadline:
                     return
+
+    def _flush_stalled_text(self, streams: list[Stream]) -> None:
+        """Text waiting for its sentence to end is spoken anyway once no new text came for the stream's
+        buffer delay: an LLM that pauses mid-sentence (a tool call, a slow token) does not hold audio."""
+        now = time.monotonic()
+        for stream in streams:
+            if (
+                stream.buffer_delay_s is None
+                or not stream._e_unflushed
+                or stream._e_text
+                or stream.id not in self._active
+                or now - stream._e_last_feed < stream.buffer_delay_s
+            ):
+                continue
+            try:
+                stream._e_planner.flush()
+            except Exception as exc:
+                self._fail(stream, f"text processing failed: {exc}")
+                continue
+            stream._e_unflushed = False
 
     def _check_drained(self, stream: Stream) -> None:
         """flush_done once a flush's frames are all out; done once a finished stream has nothing left."""
@@ -369,6 +408,7 @@ class Engine:
             streams = streams[self._rr :] + streams[: self._rr]
         streams = [s for s in streams if self._apply_inbox(s)]
         self._prefill(streams)
+        self._flush_stalled_text(streams)
 
         groups: dict[int, list[tuple[Stream, Any]]] = {}
         prep_deadline = time.perf_counter() + PREP_BUDGET_S

@@ -57,6 +57,7 @@ class SynthesisRequest:
     add_timestamps: bool = False
     context_id: str | None = None
     model_id: str = ""
+    max_buffer_delay_ms: int | None = None
 
 
 def parse_json(body: bytes, field: str = "body") -> Any:
@@ -201,12 +202,18 @@ def parse_cartesia(
         not isinstance(context_id, str) or not context_id or len(context_id) > 256
     ):
         raise ApiError(400, "context_id", "context_id must be a non-empty string of at most 256 characters")
+    delay = data.get("max_buffer_delay_ms")
+    if delay is not None and (
+        isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= 5000
+    ):
+        raise ApiError(400, "max_buffer_delay_ms", "max_buffer_delay_ms must be an integer in [0, 5000]")
     return SynthesisRequest(
         transcript=transcript,
         voice=voice,
         language=language,
         speed=speed,
         volume=volume,
+        max_buffer_delay_ms=delay,
         format=parse_output_format(data.get("output_format")),
         add_timestamps=_bool(data.get("add_timestamps"), "add_timestamps"),
         context_id=context_id,

@@ -158,12 +158,16 @@ class ServerState:
             )  # fmt: skip
         return self.catalog
 
-    def open_session(self, req: SynthesisRequest, endpoint: str, t0: float) -> Session:
+    def open_session(
+        self, req: SynthesisRequest, endpoint: str, t0: float, buffer_delay_s: float | None = None
+    ) -> Session:
         """Take a stream slot or raise a 503 ApiError (full / draining). Never queues."""
         if self.engine is None:
             self.require_catalog()
         try:
-            stream = self.engine.open_stream(req.voice, req.language, req.speed)
+            stream = self.engine.open_stream(
+                req.voice, req.language, req.speed, buffer_delay_s=buffer_delay_s
+            )
         except AdmissionError as exc:
             self.metrics.stream_rejected(exc.reason)
             log.info("stream rejected", extra={"reason": exc.reason, "endpoint": endpoint})

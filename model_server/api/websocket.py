@@ -130,7 +130,10 @@ class Connection:
             raise ApiError(
                 400, "transcript", "transcript must not be empty (or send continue=true and more text)"
             )
-        session = self.state.open_session(req, "websocket", t0)
+        delay_ms = req.max_buffer_delay_ms
+        if delay_ms is None:
+            delay_ms = self.state.config.max_buffer_delay_ms
+        session = self.state.open_session(req, "websocket", t0, buffer_delay_s=delay_ms / 1000)
         ctx = Context(cid, session)
         self.contexts[cid] = ctx
         ctx.task = asyncio.create_task(self.forward(ctx))

@@ -194,6 +194,7 @@ def test_error_in_one_context_leaves_the_others_running(server):
         (gen("e4", "Hi.", False, language="xx"), "language"),
         (gen("e5", "Hi.", False, output_format={**FMT, "encoding": "opus"}), "output_format.encoding"),
         (gen("e6", "Hi.", False, output_format={**FMT, "container": "ogg"}), "output_format.container"),
+        (gen("e7", "Hi.", False, max_buffer_delay_ms=-5), "max_buffer_delay_ms"),
         ("x" * 5000, "message"),  # over the 4 KiB message limit
     ],
 )
@@ -256,3 +257,17 @@ def test_text_after_continue_false_is_refused_while_the_context_finishes(server)
     errors = [m for m in msgs if m["type"] == "error"]
     assert len(errors) == 1 and errors[0]["field"] == "context_id" and "no more input" in errors[0]["message"]
     assert msgs[-1]["type"] == "done" and audio_of(msgs)  # the refusal did not end the context
+
+
+def test_unfinished_sentence_is_spoken_once_text_stops_coming(server):
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            # no sentence end and no flush: only the buffer delay gets this spoken before more text comes
+            await ws.send(gen("slow-llm", "the model is still thinking about how to end this", True,
+                              max_buffer_delay_ms=100))  # fmt: skip
+            first = await recv(ws, timeout=20)
+            await ws.send(gen("slow-llm", " sentence.", False))
+            return [first] + (await collect(ws, {"slow-llm"}))["slow-llm"]
+
+    msgs = asyncio.run(main())
+    assert msgs[0]["type"] == "chunk" and msgs[-1]["type"] == "done"
