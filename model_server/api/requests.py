@@ -60,6 +60,12 @@ class SynthesisRequest:
     max_buffer_delay_ms: int | None = None
 
 
+def _show(value: Any) -> str:
+    """A client value quoted in an error message, cut short: errors must not echo a whole body back."""
+    text = repr(value)
+    return text if len(text) <= 64 else text[:61] + "..."
+
+
 def parse_json(body: bytes, field: str = "body") -> Any:
     try:
         text = body.decode("utf-8")
@@ -97,7 +103,7 @@ def _voice_id(value: Any, catalog: VoiceCatalog, field: str = "voice", openai: b
     if isinstance(value, dict):
         mode = value.get("mode", "id")
         if mode != "id":
-            raise ApiError(400, f"{field}.mode", f"{field}.mode {mode!r} is not supported; use 'id'")
+            raise ApiError(400, f"{field}.mode", f"{field}.mode {_show(mode)} is not supported; use 'id'")
         field, value = f"{field}.id", value.get("id")
     if not isinstance(value, str) or not value:
         raise ApiError(400, field, f"{field} must be a voice id string (see GET /voices)")
@@ -107,7 +113,7 @@ def _voice_id(value: Any, catalog: VoiceCatalog, field: str = "voice", openai: b
     if alias is not None:
         return alias
     known = ", ".join(sorted(catalog.voices))
-    raise ApiError(400, field, f"unknown {field} {value!r}; available: {known}")
+    raise ApiError(400, field, f"unknown {field} {_show(value)}; available: {known}")
 
 
 def _language(value: Any, voice: str, catalog: VoiceCatalog, field: str = "language") -> str:
@@ -115,7 +121,7 @@ def _language(value: Any, voice: str, catalog: VoiceCatalog, field: str = "langu
         return catalog.voices[voice]
     if not isinstance(value, str) or value not in catalog.languages:
         known = ", ".join(sorted(catalog.languages))
-        raise ApiError(400, field, f"unsupported {field} {value!r}; supported: {known}")
+        raise ApiError(400, field, f"unsupported {field} {_show(value)}; supported: {known}")
     return value
 
 
@@ -136,7 +142,7 @@ def _speed(value: Any, field: str = "speed") -> float:
             raise ApiError(
                 400,
                 field,
-                f"{field} {value!r} is not one of {names} or a number in [{SPEED_MIN}, {SPEED_MAX}]",
+                f"{field} {_show(value)} is not one of {names} or a number in [{SPEED_MIN}, {SPEED_MAX}]",
             )
         return NAMED_SPEEDS[value]
     return _number(value, field, SPEED_MIN, SPEED_MAX)
@@ -153,18 +159,18 @@ def parse_output_format(value: Any, field: str = "output_format") -> AudioFormat
         raise ApiError(
             400,
             f"{field}.container",
-            f"container {container!r} is not supported; use one of {', '.join(CONTAINERS)}",
+            f"container {_show(container)} is not supported; use one of {', '.join(CONTAINERS)}",
         )
     if encoding not in ENCODINGS:
         raise ApiError(
             400,
             f"{field}.encoding",
-            f"encoding {encoding!r} is not supported; use one of {', '.join(ENCODINGS)}",
+            f"encoding {_show(encoding)} is not supported; use one of {', '.join(ENCODINGS)}",
         )
     if isinstance(rate, bool) or rate not in SAMPLE_RATES:
         rates = ", ".join(str(r) for r in SAMPLE_RATES)
         raise ApiError(
-            400, f"{field}.sample_rate", f"sample_rate {rate!r} is not supported; use one of {rates}"
+            400, f"{field}.sample_rate", f"sample_rate {_show(rate)} is not supported; use one of {rates}"
         )
     return AudioFormat(container=container, encoding=encoding, sample_rate=int(rate))
 
@@ -234,18 +240,18 @@ def parse_openai(data: Any, catalog: VoiceCatalog, max_chars: int) -> tuple[Synt
         raise ApiError(
             400,
             "response_format",
-            f"response_format {fmt_name!r} is not supported by this server (no mp3/opus/aac/flac encoder); "
+            f"response_format {_show(fmt_name)} is not supported by this server (no mp3/opus/aac/flac encoder); "
             "use 'wav' or 'pcm' (16-bit little-endian, 24 kHz)",
             code="unsupported_response_format",
         )
     if fmt_name not in OPENAI_FORMATS:
         raise ApiError(
-            400, "response_format", f"response_format {fmt_name!r} is not valid; use 'wav' or 'pcm'"
+            400, "response_format", f"response_format {_show(fmt_name)} is not valid; use 'wav' or 'pcm'"
         )
     stream_format = data.get("stream_format", "audio")
     if stream_format not in ("audio", "sse"):
         raise ApiError(
-            400, "stream_format", f"stream_format {stream_format!r} is not valid; use 'audio' or 'sse'"
+            400, "stream_format", f"stream_format {_show(stream_format)} is not valid; use 'audio' or 'sse'"
         )
     speed = 1.0 if data.get("speed") is None else _number(data["speed"], "speed", SPEED_MIN, SPEED_MAX)
     instructions = data.get("instructions")
