@@ -121,7 +121,8 @@ def test_stalled_client_loses_its_slot_after_the_timeout(runtime):
 
 
 def test_cancel_stops_generation_and_frees_the_slot_at_once(runtime):
-    engine = make_engine(runtime, max_streams=1)
+    # a small buffer bounds how far the engine runs ahead of this (deliberately slow) consumer
+    engine = make_engine(runtime, max_streams=1, stream_buffer_s=0.5)
 
     async def main():
         s = engine.open_stream(VOICE, "en", 1.0)

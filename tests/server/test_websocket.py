@@ -134,8 +134,7 @@ def test_cancel_stops_one_context_frees_its_slot_and_others_continue(server):
         async with connect(server.ws_url + "/tts/websocket") as ws:
             await ws.send(gen("keep", "Keep talking. ", True))
             await ws.send(gen("stop", "Stop me. ", True))
-            await asyncio.sleep(0.3)
-            assert server.metric(ACTIVE) == 2
+            assert await asyncio.to_thread(server.wait_metric, ACTIVE, 2) == 2
             await ws.send(json.dumps({"context_id": "stop", "cancel": True}))
             assert await asyncio.to_thread(server.wait_metric, ACTIVE, 1) == 1
             await ws.send(gen("keep", "Still here.", False))
