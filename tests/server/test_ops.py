@@ -188,11 +188,11 @@ def test_drain_is_bounded_by_drain_timeout(model_dir, tmp_path):
                 await asyncio.wait_for(ws.recv(), 20)
                 t0 = time.monotonic()
                 proc.signal()
-                code = await asyncio.to_thread(proc.proc.wait, 15)
+                code = await asyncio.to_thread(proc.proc.wait, 30)
                 return code, time.monotonic() - t0
 
         code, took = asyncio.run(main())
-        assert code == 0 and took < 10  # 1 s drain bound + the short uvicorn shutdown grace
+        assert code == 0 and took < 20  # 1 s drain bound + 3 s shutdown grace + exit; unbounded would hang
     finally:
         proc.stop()
     assert "drain timeout" in proc.stderr()
