@@ -5,7 +5,7 @@ PY_BOOT ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k
+APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k graphviz
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONUNBUFFERED := 1
 
@@ -19,7 +19,8 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 venv: $(STAMP)
 
-# Debian packages: Festival voices are teacher audio for `make data`; installed only when missing.
+# Debian packages: Festival voices are teacher audio for `make data`, graphviz draws `make audit`'s boundary
+# diagrams; installed only when missing.
 apt:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; \
@@ -56,7 +57,7 @@ evaluate: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m model_server.bench --local --update-docs
 
-audit: $(STAMP)
+audit: $(STAMP) apt
 	$(PY) -m tools.audit
 
 clean:
