@@ -137,6 +137,7 @@ class Planner:
         self._frames_planned = 0  # frames encoded since the stream began (absolute frame clock)
         self._frames_popped = 0
         self._carry = 0.0  # duration rounding remainder
+        self._error: Exception | None = None  # deferred from pending_frames to pop_frames
         self.peak_phones = 0  # high-water marks of the bounded window (memory checks)
         self.peak_frames = 0
 
@@ -162,8 +163,17 @@ class Planner:
     # frames out -----------------------------------------------------------------------------------------
     @property
     def pending_frames(self) -> int:
-        """Frames pop_frames can return now (prepares the next sentence when the buffer is empty)."""
-        self._prepare(1)
+        """Frames pop_frames can return now (prepares the next sentence when the buffer is empty).
+
+        Never raises: the scheduler polls it outside its per-stream error handling. A text the frontend
+        rejects is reported by the next pop_frames() instead (pending_frames reads 1 until then)."""
+        if self._error is None:
+            try:
+                self._prepare(1)
+            except Exception as exc:  # e.g. the normalizer refusing a token; only this stream fails
+                self._error = exc
+        if self._error is not None:
+            return max(1, self._n_buffered)
         return self._n_buffered
 
     @property
@@ -185,6 +195,8 @@ class Planner:
         ready (more text is needed, or the stream is done)."""
         if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 1:
             raise ValueError(f"max_frames must be a positive int, got {max_frames!r}")
+        if self._error is not None:
+            raise ValueError(f"text could not be processed: {self._error}") from self._error
         self._prepare(max_frames)
         if self._n_buffered == 0:
             return None

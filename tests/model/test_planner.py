@@ -132,3 +132,16 @@ def test_long_text_costs_the_same_state_as_short(rt):
     assert 0 < l_ph <= per_sentence_phones and s_ph > 0
     bound_frames = 128 + 2 * (rtmod.ENCODE_WINDOW + 20) * 8
     assert s_fr <= bound_frames and l_fr <= bound_frames
+
+
+def test_frontend_failure_is_deferred_to_pop_frames(rt):
+    class Failing(SpeechRuntime):
+        def phonemize(self, sentence, language):
+            raise ValueError("cannot phonemize this")
+
+    bad = Failing(rt.ckpt)
+    p = bad.new_planner("en_female_slt", "en", 1.0)
+    p.feed("Anything at all. ")
+    assert p.pending_frames == 1  # no exception from the property the scheduler polls
+    with pytest.raises(ValueError, match="cannot phonemize this"):
+        p.pop_frames(8)
