@@ -14,7 +14,7 @@ class VoiceSpec:
     description: str
     teacher: str  # "festival:<voice>" or "espeak:<espeak voice name>"
     hours: float  # default amount of audio at --hours-scale 1
-    # Average seconds of teacher audio per generated sentence (measured on a few hundred sentences), used
+    # Average seconds of teacher audio per generated sentence (measured on the full generated set), used
     # to turn `hours` into a sentence count before rendering so the batch plan is fixed and resumable.
     seconds_per_sentence: float
 
@@ -36,16 +36,16 @@ VOICES: dict[str, VoiceSpec] = {
     for v in (
         VoiceSpec("en_female_slt", "SLT", "en", "female",
                   "US English female voice, calm and clear (taught by Festival's CMU SLT HTS voice).",
-                  "festival:us_slt_hts", 1.5, 3.55),
+                  "festival:us_slt_hts", 1.5, 3.82),
         VoiceSpec("en_male_kal", "Kal", "en", "male",
                   "US English male voice, crisp diphone style (taught by Festival's kal diphone voice).",
-                  "festival:kal_diphone", 1.5, 3.55),
+                  "festival:kal_diphone", 1.5, 4.33),
         VoiceSpec("es_female_f3", "Lucía", "es", "female",
-                  "Spanish female voice (taught by espeak-ng es+f3).", "espeak:es+f3", 0.667, 2.0),
+                  "Spanish female voice (taught by espeak-ng es+f3).", "espeak:es+f3", 0.667, 2.06),
         VoiceSpec("de_male_m3", "Jonas", "de", "male",
-                  "German male voice (taught by espeak-ng de+m3).", "espeak:de+m3", 0.667, 1.95),
+                  "German male voice (taught by espeak-ng de+m3).", "espeak:de+m3", 0.667, 1.87),
         VoiceSpec("fr_female_f2", "Camille", "fr", "female",
-                  "French female voice (taught by espeak-ng fr+f2).", "espeak:fr+f2", 0.667, 1.65),
+                  "French female voice (taught by espeak-ng fr+f2).", "espeak:fr+f2", 0.667, 1.70),
     )
 }
 
