@@ -26,9 +26,10 @@ def canonical(sentence: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", sentence.lower()).split())
 
 
-def load_heldout(path: Path = HELDOUT_PATH) -> set[str]:
+def load_heldout(path: Path | None = None) -> set[str]:
+    """Canonical keys of the held-out sentences (`HELDOUT_PATH`, read at call time; '#' lines are comments)."""
     keys = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in (path or HELDOUT_PATH).read_text(encoding="utf-8").splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
             keys.add(canonical(line))
