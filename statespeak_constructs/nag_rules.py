@@ -639,6 +639,13 @@ KIT_EXCEPTIONS: tuple[KitException, ...] = (
         "to the internet gateway; data subnets (tasks, hosts, file systems) have no route out.",
     ),
     KitException(
+        "SecretsManagerRotationEnabled",
+        BOTH,
+        _path_has("AWS::SecretsManager::Secret", "/ApiKey/"),
+        "The secret is the API key clients present; a scheduled rotation would lock out every voice agent "
+        "holding the old key. Operators rotate by hand: add a second key, roll clients, remove the first.",
+    ),
+    KitException(
         "PublicIngress[tcp:80:0.0.0.0/0]",
         (PACK_NAME,),
         _redirect_port_open_to_all(80, "0.0.0.0/0"),

@@ -862,6 +862,13 @@ class Boundary:
         for e in self.exposure:
             if not e.acceptable or "no STATESPEAK_API_KEYS" in e.note:
                 out.append(f"publicly reachable: {e.what} ({e.how}){': ' + e.note if e.note else ''}")
+        igw_routes = [r for r in self.routes if r.target_kind == "internet-gateway"]
+        if igw_routes and not any(lb.internet_facing for lb in self.lbs):
+            subnets = sorted({s for r in igw_routes for s in r.subnets})
+            out.append(
+                f"internet gateway routes from {', '.join(subnets)} but no internet-facing load balancer "
+                "uses them: public subnets with nothing to serve"
+            )
         for route in self.routes:
             if route.target_kind == "nat-gateway":
                 out.append(
