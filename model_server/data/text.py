@@ -207,6 +207,12 @@ def _plural(noun: str) -> str:
     return noun + "s"
 
 
+def _ordinal_suffix(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
 def _article(word: str) -> str:
     return "an" if word[0].lower() in "aeio" else "a"
 
@@ -358,7 +364,9 @@ class EnglishGenerator:
         if r < 0.4:
             return f"About {n:,} {_plural(self.c(EN_NOUNS))} were counted in {self.c(EN_CITIES)}."
         if r < 0.55:
-            return f"{self.name()} finished in {self.r.randint(2, 20)}{self.c(['st', 'nd', 'rd', 'th'])} place."
+            who, n = self.name(), self.r.randint(2, 20)
+            self.c(["st", "nd", "rd", "th"])  # drawn and unused: keeps the seeded stream of generated datasets
+            return f"{who} finished in {n}{_ordinal_suffix(n)} place."
         if r < 0.7:
             return f"The {self.c(EN_NOUNS)} weighs {self.r.randint(1, 99)}.{self.r.randint(0, 9)} kilograms."
         if r < 0.85:

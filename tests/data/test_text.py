@@ -1,5 +1,7 @@
 """Training text: deterministic, varied, and never a held-out evaluation sentence."""
 
+import re
+
 import pytest
 
 from model_server.data import text as T
@@ -27,6 +29,9 @@ def test_english_covers_normalization_cases():
     joined = "\n".join(s)
     for needle in ("$", ":", "%", ", and ", "Dr.", "/"):
         assert needle in joined, needle
+    assert "2nd place" in joined or "3rd place" in joined or "12th place" in joined
+    ordinals = re.findall(r"\b(\d+)(st|nd|rd|th)\b", joined)
+    assert ordinals and all(T._ordinal_suffix(int(n)) == suf for n, suf in ordinals)
     lengths = sorted(len(x.split()) for x in s)
     assert lengths[0] <= 3 and lengths[-1] >= 20
 
