@@ -69,7 +69,7 @@ def flows(b: Boundary) -> list[Flow]:
                     "ALB access logs (client IP, method, path and query string)",
                     f"ALB {lb.res.name} -> s3://{lb.access_logs}",
                     "SSE-S3; bucket TLS-only",
-                    f"bucket {lb.access_logs.split('/')[0]}",
+                    f"bucket {lb.access_logs.rsplit('/', 1)[0]}",
                     "no",
                 )
             )
