@@ -242,7 +242,15 @@ def _node_id(res: Res) -> str:
 def _group_label(g: SecurityGroup) -> str:
     kinds = sorted({r.type.split("::")[-1] for r in g.attached_to})
     members = sorted({short(r.logical_id) for r in g.attached_to})[:4]
-    return f"{g.label}\\n[{', '.join(kinds) or 'unused'}]\\n{', '.join(members)}"
+    own = sorted(
+        {
+            f"{r.protocol}/{r.ports}"
+            for r in g.rules
+            if r.peer_group is not None and r.peer_group.key == g.res.key
+        }
+    )
+    within = f"\\nwithin the group: {', '.join(own)}" if own else ""
+    return f"{g.label}\\n[{', '.join(kinds) or 'unused'}]\\n{', '.join(members)}{within}"
 
 
 def diagram(b: Boundary) -> graphviz.Digraph:
@@ -255,10 +263,16 @@ def diagram(b: Boundary) -> graphviz.Digraph:
                    "fillcolor": "white"},
         edge_attr={"fontname": "Helvetica", "fontsize": "8"})  # fmt: skip
     public_lbs = {g for lb in b.lbs if lb.internet_facing for g in lb.groups}
+    reachable = any(r.is_internet for g in b.groups for r in g.rules if r.direction == "in")
     cidr = ", ".join(sorted({str(v.props.get("CidrBlock")) for v in t.of_type("AWS::EC2::VPC")}))
 
     with dot.subgraph(
-        name="cluster_internet", graph_attr={"label": "Internet", "style": "dashed", "color": "red"}
+        name="cluster_internet",
+        graph_attr={
+            "label": "Internet" if reachable else "Internet (no path in)",
+            "style": "dashed",
+            "color": "red",
+        },
     ) as c:
         c.node("internet", "any address\\n0.0.0.0/0, ::/0", shape="ellipse", fillcolor="#ffe5e5")
     with dot.subgraph(
@@ -302,34 +316,43 @@ def diagram(b: Boundary) -> graphviz.Digraph:
         if t.of_type("AWS::SageMaker::Endpoint"):
             aws.node("sagemaker_runtime", "SageMaker runtime\\n(IAM-authenticated)", fillcolor="#f2f2f2")
 
-    drawn = set()
-    for g in b.groups:
-        for rule in g.rules:
-            label = f"{rule.protocol}/{rule.ports}"
-            if rule.direction == "in":
-                if rule.peer_kind == "internet":
-                    src = "internet"
-                elif rule.peer_kind in ("vpc", "cidr"):
-                    src = "vpc_clients"
+    drawn: set[tuple[str, str, str]] = set()
+    # Inbound rules first (solid), then egress rules to other groups that no inbound rule already shows
+    # (dashed); a group's rules naming itself are in its label instead of a loop.
+    for direction in ("in", "out"):
+        for g in b.groups:
+            for rule in g.rules:
+                if rule.direction != direction or (
+                    rule.peer_group is not None and rule.peer_group.key == g.res.key
+                ):
+                    continue
+                label = f"{rule.protocol}/{rule.ports}"
+                if direction == "in":
+                    if rule.peer_kind == "internet":
+                        src = "internet"
+                    elif rule.peer_kind in ("vpc", "cidr"):
+                        src = "vpc_clients"
+                    elif rule.peer_group is not None:
+                        src = _node_id(rule.peer_group)
+                    else:
+                        continue
+                    key = (src, _node_id(g.res), label)
                 elif rule.peer_group is not None:
-                    src = _node_id(rule.peer_group)
+                    key = (_node_id(g.res), _node_id(rule.peer_group), label)
                 else:
                     continue
-                key = (src, _node_id(g.res), label)
-                if key not in drawn:
-                    drawn.add(key)
-                    dot.edge(
-                        src,
-                        _node_id(g.res),
-                        label=label,
-                        color="red" if src == "internet" else "black",
-                        penwidth="2" if src == "internet" else "1",
-                    )
-            elif rule.direction == "out" and rule.peer_group is not None:
-                key = (_node_id(g.res), _node_id(rule.peer_group), label)
-                if key not in drawn:
-                    drawn.add(key)
-                    dot.edge(*key[:2], label=label, style="dashed")
+                if key in drawn:
+                    continue
+                drawn.add(key)
+                internet = key[0] == "internet"
+                dot.edge(
+                    key[0],
+                    key[1],
+                    label=label,
+                    color="red" if internet else "black",
+                    penwidth="2" if internet else "1",
+                    style="solid" if direction == "in" else "dashed",
+                )
     for gw in t.of_type("AWS::EC2::InternetGateway"):
         dot.edge("internet", _node_id(gw), color="red", label="routes of the entry subnets")
     for g in b.groups:
