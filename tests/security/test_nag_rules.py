@@ -313,3 +313,63 @@ def test_pack_of_reads_rule_ids():
     assert pack_of("NIST.800.53.R5-IAMNoInlinePolicy") == "NIST.800.53.R5"
     assert pack_of("Statespeak-PublicIngress[tcp:80:0.0.0.0/0]") == "Statespeak"
     assert pack_of("AwsSolutions::AwsSolutions-IAM5[Resource::*]") == "AwsSolutions"
+
+
+# -- kit exceptions apply only under their conditions ------------------------------------------------------
+
+
+def _acks(scope) -> dict[str, set[str]]:
+    """{construct path: acknowledged rule ids} after applying KIT_EXCEPTIONS."""
+    acknowledge_kit_exceptions(scope)
+    out: dict[str, set[str]] = {}
+    for construct in scope.node.find_all():
+        for entry in construct.node.metadata:
+            if entry.type == cdk.Validations.ACKNOWLEDGED_RULES_METADATA_KEY and entry.data:
+                out.setdefault(construct.node.path, set()).update(
+                    k.split("::", 1)[-1] for k in dict(entry.data)
+                )
+    return out
+
+
+def test_plain_http_exceptions_cover_an_internal_listener_only(stack, vpc):
+    _alb(stack, vpc, internet_facing=False, tls=False, http=None)
+    acks = _acks(stack)
+    assert "NIST.800.53.R5-ELBv2ACMCertificateRequired" in acks["T/Alb/Plain443/Resource"]
+    assert "HIPAA.Security-ALBHttpToHttpsRedirection" in acks["T/Alb/Plain443/Resource"]
+    assert "NIST.800.53.R5-ALBWAFEnabled" in acks["T/Alb/Resource"]
+
+    public = cdk.Stack(cdk.App(), "U", env=cdk.Environment(region="us-east-1"))
+    public_vpc = ec2.Vpc(
+        public, "Vpc", max_azs=2, nat_gateways=0,
+        subnet_configuration=[ec2.SubnetConfiguration(name="entry", subnet_type=ec2.SubnetType.PUBLIC)],
+    )  # fmt: skip
+    _alb(public, public_vpc, internet_facing=True, tls=True, http="forward")
+    acks = _acks(public)
+    assert not {a for a in acks.get("U/Alb/Http/Resource", set()) if "Certificate" in a or "Redirection" in a}
+    assert "Statespeak-PublicIngress[tcp:80:0.0.0.0/0]" not in acks.get("U/AlbSg/Resource", set())
+
+
+def test_alarm_and_default_security_group_exceptions_follow_the_resource(stack, vpc):
+    from aws_cdk import aws_cloudwatch as cloudwatch
+    from aws_cdk import aws_cloudwatch_actions as actions
+    from aws_cdk import aws_sns as sns
+
+    metric = cloudwatch.Metric(namespace="N", metric_name="M")
+    cloudwatch.Alarm(stack, "Quiet", metric=metric, threshold=1, evaluation_periods=1)
+    loud = cloudwatch.Alarm(stack, "Loud", metric=metric, threshold=1, evaluation_periods=1)
+    loud.add_alarm_action(actions.SnsAction(sns.Topic(stack, "Topic")))
+    acks = _acks(stack)
+    assert "HIPAA.Security-CloudWatchAlarmAction" in acks["T/Quiet/Resource"]
+    assert "T/Loud/Resource" not in acks
+    assert "NIST.800.53.R5-VPCDefaultSecurityGroupClosed" in acks["T/Vpc/Resource"]
+
+    other = cdk.Stack(cdk.App(), "U", env=cdk.Environment(region="us-east-1"))
+    other_vpc = ec2.Vpc(other, "Vpc", max_azs=1, nat_gateways=0, subnet_configuration=[
+        ec2.SubnetConfiguration(name="data", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)])  # fmt: skip
+    ec2.CfnInstance(
+        other,
+        "UsesDefault",
+        image_id="ami-12345678",
+        security_group_ids=[other_vpc.vpc_default_security_group],
+    )
+    assert "NIST.800.53.R5-VPCDefaultSecurityGroupClosed" not in _acks(other).get("U/Vpc/Resource", set())
