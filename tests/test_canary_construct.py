@@ -12,11 +12,11 @@ from aws_cdk import Acknowledgment, Validations
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_sns as sns
 from aws_cdk.assertions import Match, Template
-from cdk_nag import AwsSolutionsChecks
 
 from model_server import contract
 from statespeak_constructs.canary import RUNTIME, CanaryProps, LatencyCanary
 from statespeak_constructs.logs import LogsKey
+from statespeak_constructs.nag_rules import add_rule_packs
 
 ENDPOINT = "Statespeak-Endpoint"
 
@@ -24,7 +24,8 @@ ENDPOINT = "Statespeak-Endpoint"
 @pytest.fixture(scope="module")
 def synth():
     app = cdk.App()
-    Validations.of(app).add_plugins(AwsSolutionsChecks())
+    # The kit's whole compliance gate: AwsSolutions, NIST 800-53 R5, HIPAA and the kit's own rules.
+    add_rule_packs(app)
     stack = cdk.Stack(app, "CanaryTest", env=cdk.Environment(region="us-east-1"))
     vpc = ec2.Vpc(
         stack,
@@ -35,11 +36,14 @@ def synth():
             ec2.SubnetConfiguration(name="data", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
         ],
     )
-    Validations.of(vpc).acknowledge(
-        Acknowledgment(
-            id="AwsSolutions::AwsSolutions-VPC7", reason="Test scaffolding VPC; the kit's has flow logs."
+    for pack in ("AwsSolutions", "NIST.800.53.R5", "HIPAA.Security"):
+        rule = "VPC7" if pack == "AwsSolutions" else "VPCFlowLogsEnabled"
+        Validations.of(vpc).acknowledge(
+            Acknowledgment(
+                id=f"{pack}::{pack}-{rule}",
+                reason="Test scaffolding VPC of this module only; the kit's own VPC has flow logs.",
+            )
         )
-    )
     key = LogsKey(stack, "LogsKey")
     topic = sns.Topic(stack, "Alarms", enforce_ssl=True, master_key=key.key)
     ecs = LatencyCanary(
@@ -203,25 +207,35 @@ def test_alarms_on_failure_and_slow_first_audio(synth):
     assert all("AlarmActions" not in a["Properties"] for a in sm_alarms.values())  # no topic given
 
 
+def _statements(synth, canary):
+    """Every statement granted to the canary's role (its own AWS::IAM::Policy, attached to it alone)."""
+    stack, template, *_ = synth
+    role_id = stack.get_logical_id(canary.role.node.default_child)
+    policies = [
+        p["Properties"]
+        for p in template.find_resources("AWS::IAM::Policy").values()
+        if {"Ref": role_id} in p["Properties"]["Roles"]
+    ]
+    assert len(policies) == 1 and policies[0]["Roles"] == [{"Ref": role_id}]
+    return policies[0]["PolicyDocument"]["Statement"]
+
+
 def test_role_is_least_privilege(synth):
-    _, template, *_ = synth
-    roles = template.find_resources(
-        "AWS::IAM::Role", {"Properties": {"Description": Match.string_like_regexp("latency canary")}}
-    )
-    assert len(roles) == 3
-    for role in roles.values():
+    _, template, ecs, sm, tls = synth
+    for canary in (ecs, sm, tls):
+        role = template.to_json()["Resources"][synth[0].get_logical_id(canary.role.node.default_child)]
         props = role["Properties"]
-        assert "ManagedPolicyArns" not in props
+        assert "ManagedPolicyArns" not in props and "Policies" not in props
         assert props["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
             "Service": "lambda.amazonaws.com"
         }
-        (policy,) = props["Policies"]
-        actions = [a for s in policy["PolicyDocument"]["Statement"] for a in _as_list(s["Action"])]
+        actions = [a for st in _statements(synth, canary) for a in _as_list(st["Action"])]
         assert not any(a.endswith("*") for a in actions)
         assert "cloudwatch:PutMetricData" not in actions  # metrics travel as EMF in the function's logs
-    sm_role = next(r for r in roles.values() if "sagemaker" in r["Properties"]["Description"])
-    statements = sm_role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]
-    (invoke,) = [s for s in statements if s["Action"] == "sagemaker:InvokeEndpointWithResponseStream"]
+        assert ("sagemaker:InvokeEndpointWithResponseStream" in actions) == (canary is sm)
+    (invoke,) = [
+        st for st in _statements(synth, sm) if st["Action"] == "sagemaker:InvokeEndpointWithResponseStream"
+    ]
     # The one endpoint, with SageMaker's lower-case ARN spelling.
     assert f"endpoint/{ENDPOINT.lower()}" in str(invoke["Resource"])
 
