@@ -134,3 +134,12 @@ def test_unreachable_route_is_a_failed_measurement_not_a_crash(monkeypatch, caps
     (doc,) = emf_lines(capsys.readouterr().out)
     assert doc[contract.METRIC_CANARY_SUCCESS] == 0
     assert contract.METRIC_CANARY_TTFB not in doc
+
+
+def test_api_key_secret_may_hold_several_keys():
+    h = load_handler()
+    assert h.first_key("k1") == "k1"
+    assert h.first_key(" k1 , k2") == "k1"
+    assert h.first_key("\nk1\nk2\n") == "k1"
+    with pytest.raises(h.CanaryConfigError, match="empty"):
+        h.first_key(" , ")

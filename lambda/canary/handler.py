@@ -120,6 +120,14 @@ def simulate_playback(arrivals: list[tuple[float, float]], jitter_s: float) -> t
     return stalls, stall_s
 
 
+def first_key(secret: str) -> str:
+    """The first key of a secret holding one or several (comma- or newline-separated, as the server reads)."""
+    keys = [k.strip() for k in secret.replace("\n", ",").split(",") if k.strip()]
+    if not keys:
+        raise CanaryConfigError("the API key secret is empty")
+    return keys[0]
+
+
 def _api_key(cfg: dict) -> str | None:
     arn = cfg["api_key_secret"]
     if not arn:
@@ -128,8 +136,7 @@ def _api_key(cfg: dict) -> str | None:
         import boto3
 
         secret = boto3.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]
-        # The server's key file holds one key per line: the canary uses the first.
-        _cache["api_key"] = secret.strip().splitlines()[0].strip()
+        _cache["api_key"] = first_key(secret)
     return _cache["api_key"]  # type: ignore[return-value]
 
 
