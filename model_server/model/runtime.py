@@ -377,6 +377,20 @@ class SpeechRuntime:
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
 
+    def warmup(self, max_streams: int) -> None:
+        """Optional, before serving: run steps of every batch bucket and chunk length up to max_streams on a
+        scratch pool, so CUDA graphs (and Triton autotuning, allocator pools) are ready before the first
+        request. On the CPU it only runs two small steps."""
+        pool = self.new_pool(max_streams)
+        if self._graphs is not None:
+            batches = [b for b in GRAPH_BATCHES if b <= max_streams] or [max_streams]
+            lengths = GRAPH_LENGTHS
+        else:
+            batches, lengths = sorted({1, max_streams}), (8,)
+        for b in batches:
+            for n in lengths:
+                self.step(pool, list(range(b)), torch.zeros(b, n, self.config.cond_dim))
+
     # the batched step --------------------------------------------------------------------------------------
     def decode(self, cond: torch.Tensor, states):
         """Decoder + denormalization, eager: cond [B, L, D] -> (vocoder features [B, L, F], new states)."""

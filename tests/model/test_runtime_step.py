@@ -125,3 +125,10 @@ def test_cuda_graph_step_equals_eager():
         slots = list(range(b))
         torch.testing.assert_close(rt_g.step(pg, slots, cond), rt_e.step(pe, slots, cond), rtol=1e-3, atol=1e-3)
     assert rt_g._graphs.graphs  # graphs were captured and used
+
+
+def test_warmup_leaves_no_trace(rt):
+    rt.warmup(3)
+    pool = rt.new_pool(3)
+    cond = _cond(rt, 1, 6)
+    torch.testing.assert_close(rt.step(pool, [0], cond), rt.step(rt.new_pool(1), [0], cond))
