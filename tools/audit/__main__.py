@@ -23,7 +23,7 @@ from typing import Any
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from tools.audit.model import Boundary, load_templates  # noqa: E402
+from tools.audit.model import Acknowledged, Boundary, load_templates  # noqa: E402
 from tools.audit.render import diagram, diagram_basename, markdown  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,9 +46,28 @@ def choices(region: str) -> dict[str, dict[str, Any]]:
     }
 
 
-def synthesize(context: dict[str, Any], outdir: Path) -> tuple[dict[str, dict], str | None, str]:
-    """Templates of the app under `context`, the validation error (cdk-nag) if any, and the region."""
-    sys.path.insert(0, str(REPO_ROOT))
+def acknowledgements(app: Any) -> list[Acknowledged]:
+    """Every Validations.acknowledge() in the app's construct tree: (construct path, rule id, reason)."""
+    from aws_cdk import Validations
+
+    found = []
+    for construct in app.node.find_all():
+        for entry in construct.node.metadata:
+            if entry.type == Validations.ACKNOWLEDGED_RULES_METADATA_KEY and entry.data:
+                for rule, reason in dict(entry.data).items():
+                    # aws-cdk-lib stores "Annotation::<id>"; plugin-qualified ids keep their "Pack::" part.
+                    rule = rule.split("::", 1)[1] if rule.lower().startswith("annotation::") else rule
+                    found.append(Acknowledged(construct.node.path, rule, str(reason)))
+    return found
+
+
+def synthesize(
+    context: dict[str, Any], outdir: Path
+) -> tuple[dict[str, dict], str | None, str, list[Acknowledged]]:
+    """Templates of the app under `context`, the validation error (cdk-nag) if any, the region, and the
+    acknowledged findings."""
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
     import app as cdk_app  # the repository's app.py
 
     saved = {
@@ -65,7 +84,7 @@ def synthesize(context: dict[str, Any], outdir: Path) -> tuple[dict[str, dict], 
             error = str(exc).splitlines()[0]
     finally:
         os.environ.update(saved)
-    return load_templates(outdir), error, config.region
+    return load_templates(outdir), error, config.region, acknowledgements(app)
 
 
 def write(boundary: Boundary, context: dict, out: Path, error: str | None) -> list[Path]:
@@ -126,11 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix=f"audit-{name}-") as tmp:
             try:
-                templates, error, region = synthesize(available[name], Path(tmp))
+                templates, error, region, acks = synthesize(available[name], Path(tmp))
             except ConfigError as exc:
                 print(f"audit: {name}: invalid configuration: {exc}", file=sys.stderr)
                 return 2
         boundary = Boundary.from_templates(name, templates, region)
+        boundary.acknowledged = acks
         paths = write(boundary, available[name], args.out, error)
         print(
             f"audit: {name}: {len(templates)} stacks in {time.perf_counter() - start:.0f} s -> "

@@ -809,6 +809,15 @@ def exposure(t: Templates) -> list[Exposure]:
     return out
 
 
+@dataclass(frozen=True)
+class Acknowledged:
+    """A cdk-nag finding acknowledged in the construct tree (only known from an in-process synthesis)."""
+
+    path: str
+    rule: str
+    reason: str
+
+
 @dataclass
 class Boundary:
     """Everything the report and the diagram show, for one deployment choice."""
@@ -825,6 +834,8 @@ class Boundary:
     resource_policies: list[ResourcePolicyStatement] = field(default_factory=list)
     encryption: list[Encryption] = field(default_factory=list)
     exposure: list[Exposure] = field(default_factory=list)
+    acknowledged: list[Acknowledged] | None = None
+    """None when the report was made from a cloud assembly alone (acknowledgements are not in templates)."""
 
     @classmethod
     def from_templates(cls, name: str, templates: dict[str, dict], region: str) -> Boundary:

@@ -227,6 +227,19 @@ def markdown(b: Boundary, context: dict) -> str:
         ["data", "path", "protected by", "rests in", "leaves the account"],
         [[f.data, f.path, f.protection, f.rests, f.leaves_account] for f in flows(b)],
     )
+    lines += ["## Acknowledged rule findings", ""]
+    if b.acknowledged is None:
+        lines += [
+            "(not available: acknowledgements live in the construct tree; run the audit without --cdk-out)",
+            "",
+        ]
+    else:
+        lines += [f"{len(b.acknowledged)} acknowledgements; each names the resource and the reason a reviewer can check.",
+                  ""]  # fmt: skip
+        lines += _table(
+            ["rule", "resource", "reason"],
+            [[a.rule, a.path, a.reason] for a in sorted(b.acknowledged, key=lambda a: (a.rule, a.path))],
+        )
     lines += ["## Diagram", "", f"![boundary]({diagram_basename(b.name)}.svg)", ""]
     return "\n".join(lines)
 
