@@ -1,5 +1,8 @@
 """Synthesize the real CDK app once per distinct context per test session, in-process, and share it.
 
+At the tests root so every folder (tests/cdk, tests/security, ...) shares one cache: a context is
+synthesized once per session however many folders use it.
+
 Every CDK test asks for a variant through `synth(**context)` (or the `default_synth` / `full_synth`
 fixtures for the two contexts the suite is built around). Synthesis is the expensive part (~20-30 s of
 CPU), so the whole suite should stay at a handful of distinct contexts: reuse VARIANTS before adding one.
@@ -21,15 +24,16 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from aws_cdk import Validations
-from aws_cdk.assertions import Template
+
+if TYPE_CHECKING:
+    from aws_cdk.assertions import Template
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_CERTIFICATE_ARN = "arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012"
 
 # The suite's contexts. "default" is cdk.json as shipped; "full" flips every switch the default leaves
@@ -92,6 +96,8 @@ class SynthResult(Mapping):
         if name not in self.templates:
             raise AssertionError(f"stack {name} not synthesized; stacks: {sorted(self.templates)}")
         if name not in self._assertions:
+            from aws_cdk.assertions import Template
+
             self._assertions[name] = Template.from_json(self.templates[name])
         return self._assertions[name]
 
@@ -119,6 +125,8 @@ def _clean_cdk_env() -> Iterator[None]:
 
 
 def _acknowledgements(app) -> list[Ack]:
+    from aws_cdk import Validations
+
     key = Validations.ACKNOWLEDGED_RULES_METADATA_KEY
     acks: list[Ack] = []
     for construct in app.node.find_all():
