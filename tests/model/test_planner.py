@@ -145,3 +145,24 @@ def test_frontend_failure_is_deferred_to_pop_frames(rt):
     assert p.pending_frames == 1  # no exception from the property the scheduler polls
     with pytest.raises(ValueError, match="cannot phonemize this"):
         p.pop_frames(8)
+
+
+def test_windowed_encoding_equals_whole_sentence_encoding(rt):
+    """The planner encodes ENCODE_WINDOW phones at a time with the receptive field around them; the result
+    must equal encoding the whole sentence at once, as in training."""
+    from model_server.model.acoustic import durations_from_log, frame_conditioning
+
+    sentence = "Sixty three phones or more make several encode windows in this rather long sentence here."
+    ids = [i for _, sym in rt.phonemize(sentence, "en") for i in sym]
+    assert len(ids) > 3 * rtmod.ENCODE_WINDOW
+    with torch.inference_mode():
+        enc, log_dur = rt.encoder_cpu(torch.tensor([ids]), torch.tensor([0]))
+    dur, _ = durations_from_log(log_dur[0], 1.0)
+    expected = frame_conditioning(enc[0], dur)
+    p = rt.new_planner("en_female_slt", "en", 1.0)
+    p.feed(sentence)
+    p.finish()
+    got = []
+    while (chunk := p.pop_frames(16)) is not None:
+        got.append(chunk.cond)
+    torch.testing.assert_close(torch.cat(got), expected, rtol=1e-5, atol=1e-5)
