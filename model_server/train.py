@@ -53,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m model_server.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("data/dataset"), help="dataset dir (make data)")
     p.add_argument("--voices", default="", help="comma-separated voice ids to train on (default: all)")
+    p.add_argument("--focus", default="",
+                   help="comma-separated voice ids sampled with --focus-share of each batch (the rest: the others)")
+    p.add_argument("--focus-share", type=float, default=0.75, help="share of each batch from --focus voices")
     p.add_argument("--name", default="default", help="run name: checkpoints go to runs/<name>/")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="runs root")
     p.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget for this invocation")
@@ -80,6 +83,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} must be >= 1")
     if args.minutes < 0 or not math.isfinite(args.minutes):
         p.error("--minutes must be >= 0")
+    if not 0.0 < args.focus_share <= 1.0:
+        p.error("--focus-share must be in (0, 1]")
     if args.max_steps < 0:
         p.error("--max-steps must be >= 0")
     if args.lr <= 0 or args.checkpoint_minutes <= 0:
@@ -306,6 +311,23 @@ def main(argv: list[str] | None = None) -> int:
         n_val = max(1, int(len(exs) * HELD_OUT_FRACTION)) if len(exs) > 20 else 0
         val += [exs[i] for i in order[:n_val]]
         train += [exs[i] for i in order[n_val:]]
+    focus = [v.strip() for v in args.focus.split(",") if v.strip()]
+    unknown_focus = sorted(set(focus) - set(by_voice))
+    if unknown_focus:
+        raise SystemExit(f"--focus: {unknown_focus} are not among the training voices {sorted(by_voice)}")
+    focus_speakers = {speaker_of[v] for v in focus}
+    focus_pool = [e for e in train if e.speaker in focus_speakers]
+    rest_pool = [e for e in train if e.speaker not in focus_speakers]
+
+    def sample_batch() -> list[Example]:
+        """Uniform over utterances, or --focus-share of the batch from the --focus voices (e.g. to spend the
+        end of a run on the voices that are evaluated, without dropping the others)."""
+        n = min(args.batch, len(train))
+        if not focus_pool or not rest_pool:
+            return rng.sample(train, n)
+        k = min(len(focus_pool), sum(rng.random() < args.focus_share for _ in range(n)))
+        return rng.sample(focus_pool, k) + rng.sample(rest_pool, min(len(rest_pool), n - k))
+
     n_frames = sum(len(e.features) for e in train)
     log.info("data: %d voices, %d train / %d val utterances, %.2f h of training audio", len(by_voice), len(train),
              len(val), n_frames * vocoder.HOP / vocoder.SAMPLE_RATE / 3600)
@@ -358,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = lr_at(step, elapsed / max(total_budget, 1e-9), args)
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = make_batch(rng.sample(train, min(args.batch, len(train))), args.crop, rng, device)
+        batch = make_batch(sample_batch(), args.crop, rng, device)
         with torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
             losses = compute_loss(model, batch, args.crop)
         if not torch.isfinite(losses["loss"].detach()):

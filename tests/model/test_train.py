@@ -68,3 +68,13 @@ def test_missing_dataset_and_unknown_voice(tmp_path, dataset_factory):
         _run(tmp_path, data, "--voices", "zz_voice", "--max-steps", "1")
     with pytest.raises(SystemExit, match="no checkpoint"):
         _run(tmp_path, data, "--name", "fresh", "--resume", "--max-steps", "1")
+
+
+def test_focus_voices(tmp_path, dataset_factory):
+    data = dataset_factory(tmp_path / "dataset")
+    assert _run(tmp_path, data, "--name", "f", "--focus", "en_male_kal", "--focus-share", "0.9",
+                "--max-steps", "2") == 0
+    with pytest.raises(SystemExit, match="--focus"):
+        _run(tmp_path, data, "--name", "f2", "--focus", "zz", "--max-steps", "1")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--focus-share", "1.5"])
