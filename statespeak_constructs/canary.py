@@ -6,13 +6,15 @@ construct hands to the function as environment variables (the asset folder lambd
 import the server package). Two alarms watch the result: failures, and slow first audio.
 
 Network: the function runs in the isolated data subnets with its own security group that has no
-ingress and egress only to the VPC's CIDR on the route's port (the internal ALB's listener, or HTTPS
-to the SageMaker runtime interface endpoint). Its metrics travel in its own log stream as Embedded
-Metric Format, so it needs neither a monitoring endpoint nor cloudwatch:PutMetricData.
+ingress and egress only to the security group of what it calls, on that port: the internal ALB's
+listener, or HTTPS to the interface endpoints (SageMaker runtime; Secrets Manager for an API key). Its
+metrics travel in its own log stream as Embedded Metric Format, so it needs neither a monitoring endpoint
+nor cloudwatch:PutMetricData.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +38,17 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14  # latest Python runtime (cdk-nag L1); inc
 _ROUTES = (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
 
 
+def model_voice(model_dir: Path) -> str:
+    """The first voice id in a model directory's config.json: the voice for a canary on the SageMaker
+    route, which cannot list voices. Read at synth time, so a missing or unreadable file is an error."""
+    config = Path(model_dir) / "config.json"
+    try:
+        voices = json.loads(config.read_text()).get("voices") or []
+        return str(voices[0]["id"])
+    except (OSError, ValueError, LookupError, TypeError, AttributeError) as exc:
+        raise ValueError(f"no voice id readable from {config}: {exc}") from None
+
+
 @dataclass(frozen=True)
 class CanaryProps:
     """Where the canary points and how it reports. Exactly one of `target_url` / `endpoint_name`."""
@@ -43,6 +56,10 @@ class CanaryProps:
     vpc: ec2.IVpc
     service: str
     """The route's name, DEPLOYMENT_ECS or DEPLOYMENT_SAGEMAKER: the `Service` metric dimension."""
+    route_security_group: ec2.ISecurityGroup
+    """The security group of what the canary calls: the ALB's (ECS route) or the interface endpoints'
+    (SageMaker route). The canary's only egress goes there; that group must admit it (the kit's admit
+    the VPC range)."""
     logs_key: LogsKey
     log_retention_days: int
     voice: str | None = None
@@ -64,7 +81,9 @@ class CanaryProps:
     alarm_topic: sns.ITopic | None = None
     """Where both alarms notify (alarm and OK); none: alarms only show on dashboards."""
     api_key_secret: secretsmanager.ISecret | None = None
-    """ECS route with API keys on: a secret whose first line is a key (needs a Secrets Manager endpoint)."""
+    """ECS route with API keys on: the secret holding the keys (comma-separated; the canary uses the first)."""
+    endpoints_security_group: ec2.ISecurityGroup | None = None
+    """With `api_key_secret`: the interface endpoints' group, for HTTPS to the Secrets Manager endpoint."""
     jitter_ms: int = 100
     timeout_s: int = 20
     """Bound on one canary stream; the function's own timeout is this plus a margin."""
@@ -83,6 +102,12 @@ class CanaryProps:
         if self.target_url is not None and not Token.is_unresolved(self.target_url):
             if not self.target_url.startswith(("http://", "https://")):
                 raise ValueError(f"target_url={self.target_url!r}: must start with http:// or https://")
+        if self.api_key_secret is not None and (
+            self.endpoint_name is not None or self.endpoints_security_group is None
+        ):
+            raise ValueError(
+                "api_key_secret is for the ECS route and needs endpoints_security_group (Secrets Manager endpoint)"
+            )
         if not 1 <= self.timeout_s <= 600:
             raise ValueError(f"timeout_s={self.timeout_s}: must be within 1..600 seconds")
         if self.ttfa_alarm_ms <= 0:
@@ -93,8 +118,7 @@ class LatencyCanary(Construct):
     """Scheduled canary function, its schedule and its alarms.
 
     Attributes: `function`, `role`, `security_group`, `rule`, `failure_alarm`, `slow_alarm`,
-    `success_metric`, `ttfa_metric`, `stalls_metric`. Let the canary reach the ALB with
-    `alb.connections.allow_from(canary.security_group, port)` in the stack.
+    `success_metric`, `ttfa_metric`, `stalls_metric`.
     """
 
     def __init__(self, scope: Construct, construct_id: str, props: CanaryProps) -> None:
@@ -109,15 +133,19 @@ class LatencyCanary(Construct):
             allow_all_outbound=False,
             description=f"Statespeak latency canary ({props.service}): no ingress, egress to the route only",
         )
-        if sagemaker_route or props.api_key_secret is not None:
-            # Interface endpoints (SageMaker runtime, Secrets Manager) answer HTTPS inside the VPC.
-            self.security_group.add_egress_rule(
-                ec2.Peer.ipv4(props.vpc.vpc_cidr_block), ec2.Port.tcp(443), "HTTPS to VPC interface endpoints"
-            )
-        if not sagemaker_route:
+        if sagemaker_route:
+            port, what = 443, "HTTPS to the SageMaker runtime interface endpoint"
+        else:
             port = props.target_port or (443 if str(props.target_url).startswith("https://") else 80)
+            what = "the internal ALB's listener"
+        self.security_group.add_egress_rule(
+            ec2.Peer.security_group_id(props.route_security_group.security_group_id), ec2.Port.tcp(port), what
+        )
+        if props.endpoints_security_group is not None and props.api_key_secret is not None:
             self.security_group.add_egress_rule(
-                ec2.Peer.ipv4(props.vpc.vpc_cidr_block), ec2.Port.tcp(port), "the internal ALB's listener"
+                ec2.Peer.security_group_id(props.endpoints_security_group.security_group_id),
+                ec2.Port.tcp(443),
+                "HTTPS to the Secrets Manager interface endpoint (API key)",
             )
 
         log_group = props.logs_key.log_group(self, "Logs", props.log_retention_days)

@@ -6,15 +6,18 @@ construct is checked without the full app.
 
 from __future__ import annotations
 
+import json
+
 import aws_cdk as cdk
 import pytest
 from aws_cdk import Acknowledgment, Validations
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_sns as sns
 from aws_cdk.assertions import Match, Template
 
 from model_server import contract
-from statespeak_constructs.canary import RUNTIME, CanaryProps, LatencyCanary
+from statespeak_constructs.canary import RUNTIME, CanaryProps, LatencyCanary, model_voice
 from statespeak_constructs.logs import LogsKey
 from statespeak_constructs.nag_rules import add_rule_packs
 
@@ -46,6 +49,24 @@ def synth():
         )
     key = LogsKey(stack, "LogsKey")
     topic = sns.Topic(stack, "Alarms", enforce_ssl=True, master_key=key.key)
+    # Stand-ins for the kit's ALB group and interface-endpoint group (no rules needed here).
+    alb_sg = ec2.SecurityGroup(stack, "AlbSg", vpc=vpc, allow_all_outbound=False, description="ALB")
+    endpoints_sg = ec2.SecurityGroup(
+        stack, "EndpointSg", vpc=vpc, allow_all_outbound=False, description="VPCE"
+    )
+    secret = secretsmanager.Secret(stack, "ApiKey")
+    for pack, rule in (
+        ("AwsSolutions", "SMG4"),
+        ("NIST.800.53.R5", "SecretsManagerRotationEnabled"),
+        ("HIPAA.Security", "SecretsManagerRotationEnabled"),
+        ("NIST.800.53.R5", "SecretsManagerUsingKMSKey"),
+        ("HIPAA.Security", "SecretsManagerUsingKMSKey"),
+    ):
+        Validations.of(secret).acknowledge(
+            Acknowledgment(
+                id=f"{pack}::{pack}-{rule}", reason="Test stand-in for the kit's API key secret only."
+            )
+        )
     ecs = LatencyCanary(
         stack,
         "EcsCanary",
@@ -55,6 +76,7 @@ def synth():
             voice="slt",
             logs_key=key,
             log_retention_days=30,
+            route_security_group=alb_sg,
             target_url="http://internal-statespeak.us-east-1.elb.amazonaws.com",
             ttfa_alarm_ms=450,
             alarm_topic=topic,
@@ -68,8 +90,11 @@ def synth():
             service=contract.DEPLOYMENT_ECS,
             logs_key=key,
             log_retention_days=30,
-            target_url="https://statespeak-public-123.us-east-1.elb.amazonaws.com",
+            route_security_group=alb_sg,
+            target_url="https://internal-statespeak-123.us-east-1.elb.amazonaws.com",
             tls_check_hostname=False,
+            api_key_secret=secret,
+            endpoints_security_group=endpoints_sg,
         ),
     )
     sm = LatencyCanary(
@@ -81,11 +106,14 @@ def synth():
             voice="slt",
             logs_key=key,
             log_retention_days=30,
+            route_security_group=endpoints_sg,
             endpoint_name=ENDPOINT,
         ),
     )
     # Synthesizing runs the nag plugin: an unacknowledged finding fails here.
     app.synth()
+    stack.sgs = {"alb": alb_sg, "endpoints": endpoints_sg}  # for the egress assertions
+    stack.secret = secret
     return stack, Template.from_stack(stack), ecs, sm, tls
 
 
@@ -114,15 +142,38 @@ def test_function_runs_in_the_isolated_subnets_with_its_own_security_group(synth
     )
 
 
-def test_security_groups_allow_no_ingress_and_only_the_route_out(synth):
+def test_security_groups_allow_no_ingress_and_egress_only_to_the_route(synth):
     stack, template, ecs, sm, tls = synth
-    for canary, port in ((ecs, 80), (sm, 443), (tls, 443)):
-        sg = template.to_json()["Resources"][stack.get_logical_id(canary.security_group.node.default_child)]
-        props = sg["Properties"]
+    resources = template.to_json()["Resources"]
+
+    def group_id(sg):
+        return {"Fn::GetAtt": [stack.get_logical_id(sg.node.default_child), "GroupId"]}
+
+    alb, endpoints = group_id(stack.sgs["alb"]), group_id(stack.sgs["endpoints"])
+    expected = {
+        ecs: {(80, json.dumps(alb))},
+        sm: {(443, json.dumps(endpoints))},
+        # HTTPS to the ALB, and to the Secrets Manager endpoint for the API key.
+        tls: {(443, json.dumps(alb)), (443, json.dumps(endpoints))},
+    }
+    for canary, rules in expected.items():
+        canary_sg = stack.get_logical_id(canary.security_group.node.default_child)
+        props = resources[canary_sg]["Properties"]
         assert "SecurityGroupIngress" not in props
-        (egress,) = props["SecurityGroupEgress"]
-        assert egress["FromPort"] == port and egress["ToPort"] == port and egress["IpProtocol"] == "tcp"
-        assert "Fn::GetAtt" in egress["CidrIp"]  # the VPC's CIDR, not 0.0.0.0/0
+        # No CIDR at all (so never 0.0.0.0/0): every egress rule names the peer group, inline or as a
+        # separate resource (CDK uses the latter when the peer lives in another stack).
+        egress = [
+            r for r in props.get("SecurityGroupEgress", []) if r.get("Description") != "Disallow all traffic"
+        ]
+        egress += [
+            r["Properties"]
+            for r in resources.values()
+            if r["Type"] == "AWS::EC2::SecurityGroupEgress"
+            and r["Properties"]["GroupId"] == group_id(canary.security_group)
+        ]
+        assert not any("CidrIp" in e for e in egress)
+        assert {(e["FromPort"], json.dumps(e["DestinationSecurityGroupId"])) for e in egress} == rules
+        assert all(e["IpProtocol"] == "tcp" and e["ToPort"] == e["FromPort"] for e in egress)
 
 
 def test_environment_carries_the_contract_names_and_the_route(synth):
@@ -149,6 +200,7 @@ def test_environment_carries_the_contract_names_and_the_route(synth):
     # name, which its certificate does not carry: chain checked, host name not.
     assert "CANARY_VOICE" not in tls_env and tls_env["CANARY_TLS_CHECK_HOSTNAME"] == "false"
     assert "CANARY_TLS_CHECK_HOSTNAME" not in ecs_env
+    assert "CANARY_API_KEY_SECRET_ARN" in tls_env and "CANARY_API_KEY_SECRET_ARN" not in ecs_env
 
 
 def test_schedule_is_every_minute_for_each_canary(synth):
@@ -233,6 +285,7 @@ def test_role_is_least_privilege(synth):
         assert not any(a.endswith("*") for a in actions)
         assert "cloudwatch:PutMetricData" not in actions  # metrics travel as EMF in the function's logs
         assert ("sagemaker:InvokeEndpointWithResponseStream" in actions) == (canary is sm)
+        assert ("secretsmanager:GetSecretValue" in actions) == (canary is tls)
     (invoke,) = [
         st for st in _statements(synth, sm) if st["Action"] == "sagemaker:InvokeEndpointWithResponseStream"
     ]
@@ -259,7 +312,8 @@ def test_props_are_validated():
     stack = cdk.Stack(app, "Bad")
     vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0)
     key = LogsKey(stack, "K")
-    base = {"vpc": vpc, "logs_key": key, "log_retention_days": 30}
+    sg = ec2.SecurityGroup(stack, "Sg", vpc=vpc)
+    base = {"vpc": vpc, "logs_key": key, "log_retention_days": 30, "route_security_group": sg}
     with pytest.raises(ValueError, match="exactly one"):
         CanaryProps(service="ecs", **base)
     with pytest.raises(ValueError, match="exactly one"):
@@ -268,7 +322,20 @@ def test_props_are_validated():
         CanaryProps(service="eks", target_url="http://a", **base)
     with pytest.raises(ValueError, match="http"):
         CanaryProps(service="ecs", target_url="alb.internal", **base)
+    secret = secretsmanager.Secret(stack, "Secret")
+    with pytest.raises(ValueError, match="endpoints_security_group"):
+        CanaryProps(service="ecs", target_url="http://a", api_key_secret=secret, **base)
     with pytest.raises(ValueError, match="needs a voice"):
         CanaryProps(service="sagemaker", endpoint_name="ep", **base)
     with pytest.raises(ValueError, match="plain string"):
         CanaryProps(service="sagemaker", endpoint_name=cdk.Aws.STACK_NAME, voice="slt", **base)
+
+
+def test_model_voice_reads_the_first_voice_of_a_model_dir(tmp_path):
+    (tmp_path / "config.json").write_text('{"voices": [{"id": "en_female_slt"}, {"id": "en_male_b"}]}')
+    assert model_voice(tmp_path) == "en_female_slt"
+    (tmp_path / "config.json").write_text('{"voices": []}')
+    with pytest.raises(ValueError, match="no voice id"):
+        model_voice(tmp_path)
+    with pytest.raises(ValueError, match="no voice id"):
+        model_voice(tmp_path / "missing")
