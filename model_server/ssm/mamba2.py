@@ -62,8 +62,10 @@ def _make_masks(t: int, device) -> tuple[torch.Tensor, torch.Tensor]:
 @functools.lru_cache(maxsize=64)
 def _masks(t: int) -> tuple[torch.Tensor, torch.Tensor]:
     """CPU masks, cached: streaming calls many small scans (not on CUDA, where a tensor first made
-    during graph capture would live in the graph's private memory pool)."""
-    return _make_masks(t, "cpu")
+    during graph capture would live in the graph's private memory pool). Made outside inference mode:
+    a cached inference tensor would break a later autograd (training) call in the same process."""
+    with torch.inference_mode(False):
+        return _make_masks(t, "cpu")
 
 
 def ssd_chunk_scan(

@@ -135,3 +135,17 @@ def test_cuda_path_matches_torch_path():
     y1, (_, s1) = cuda_path.forward(m, u[:, :1], conv, ssm)
     torch.testing.assert_close(y1, y1_ref, rtol=2e-3, atol=2e-3)
     torch.testing.assert_close(s1, s1_ref, rtol=2e-3, atol=2e-3)
+
+
+def test_scan_after_inference_mode_still_trains():
+    """The CPU mask cache must not hand inference tensors to a later autograd call (server then training)."""
+    from model_server.ssm import mamba2
+
+    mamba2._masks.cache_clear()
+    x = torch.randn(2, 7)
+    with torch.inference_mode():
+        mamba2._segsum(x)
+    x.requires_grad_(True)
+    out = mamba2._segsum(x)
+    out.masked_fill(torch.isinf(out), 0.0).sum().backward()
+    assert x.grad is not None and torch.isfinite(x.grad).all()
