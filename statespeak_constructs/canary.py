@@ -247,7 +247,7 @@ class LatencyCanary(Construct):
         for pack in ("NIST.800.53.R5", "HIPAA.Security"):
             Validations.of(self.function).acknowledge(
                 Acknowledgment(
-                    id=f"{pack}::{pack}-LambdaDLQ",
+                    id=f"{pack}-LambdaDLQ",
                     reason=(
                         "Latency canary: a failed run is already recorded as CanarySuccess=0 or as a missing "
                         "datapoint the failure alarm treats as breaching; the invoking event is an empty "
@@ -333,7 +333,5 @@ class LatencyCanary(Construct):
             ),
         ):
             Validations.of(self.role).acknowledge(
-                Acknowledgment(
-                    id=f"AwsSolutions::AwsSolutions-IAM5[{finding}]", reason=f"Wildcard for {why}."
-                )
+                Acknowledgment(id=f"AwsSolutions-IAM5[{finding}]", reason=f"Wildcard for {why}.")
             )
