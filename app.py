@@ -3,7 +3,8 @@
 
 Context (cdk.json defaults, `-c key=value` overrides, CDK_CONTEXT_JSON) is validated once by
 `stacks.config`; the chosen deployment decides which service stacks exist next to the foundation stack.
-cdk-nag's AwsSolutions pack validates every stack at synthesis: an unacknowledged finding fails the synth.
+cdk-nag validates every stack at synthesis with the AwsSolutions, NIST 800-53 R5 and HIPAA Security packs and
+the kit's own Statespeak pack (statespeak_constructs/nag_rules.py): an unacknowledged finding fails the synth.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import sys
 from typing import Any
 
 import aws_cdk as cdk
-from cdk_nag import AwsSolutionsChecks
 
 from stacks.config import ConfigError, StatespeakConfig, load_context
 from stacks.ecs_service import EcsServiceStack
 from stacks.foundation import FoundationStack
+from statespeak_constructs.nag_rules import add_rule_packs
 
 
 def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None) -> tuple[cdk.App, StatespeakConfig]:
@@ -52,7 +53,7 @@ def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None
         )
     for key, value in tags.items():
         cdk.Tags.of(app).add(key, value)
-    cdk.Validations.of(app).add_plugins(AwsSolutionsChecks())
+    add_rule_packs(app)
     return app, config
 
 
