@@ -12,6 +12,7 @@ from model_server.contract import DEPLOYMENT_ECS
 from stacks.config import StatespeakConfig
 from stacks.foundation import FoundationStack
 from statespeak_constructs.api_key import ApiKey
+from statespeak_constructs.canary import CanaryProps, LatencyCanary
 from statespeak_constructs.gpu_cluster import (
     GPU_CLUSTER_DIMENSION,
     GPU_METRICS_NAMESPACE,
@@ -163,6 +164,22 @@ class EcsServiceStack(Stack):
                 alarm_topic_arn=config.alarm_topic_arn,
             ),
         )
+        # One real stream a minute through the internal ALB (TTFA, stalls, success, two alarms). An
+        # internet-facing ALB has only public addresses, which the isolated subnets cannot reach.
+        self.canary = None if config.internet_facing else LatencyCanary(
+            self,
+            "Canary",
+            CanaryProps(
+                vpc=network.vpc, subnets=network.data_subnets, service=DEPLOYMENT_ECS, logs_key=logs_key,
+                log_retention_days=config.log_retention_days, route_security_group=entry.security_group,
+                target_url=entry.url, target_port=entry.port, tls_check_hostname=not entry.tls,
+                ttfa_alarm_ms=config.alarm_ttfb_p99_ms, alarm_topic=self.observability.topic,
+                api_key_secret=self.api_key.secret if self.api_key else None,
+                endpoints_security_group=network.endpoint_security_group,
+            ),
+        )
+        if self.canary is not None:
+            self.canary.rule.node.add_dependency(service.service)  # first canary once the service is steady
         self.gpu = gpu
         self.service = service
         self.entry = entry

@@ -14,6 +14,8 @@ from constructs import Construct
 
 from model_server.contract import DEPLOYMENT_SAGEMAKER
 from stacks.config import StatespeakConfig
+from stacks.foundation import BUNDLED_WEIGHTS_DIR
+from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.logs import LogsKey, retention
 from statespeak_constructs.network import StatespeakNetwork
@@ -121,6 +123,22 @@ class SageMakerEndpointStack(Stack):
             ),
         )
         self.observability.dashboard.add_widgets(*endpoint.dashboard_widgets())
+        # One real stream a minute through the runtime VPC endpoint (TTFA, stalls, success, two alarms),
+        # started once the endpoint is in service. /invocations cannot list voices: the canary speaks with
+        # the bundled model's first voice. A Marketplace package has voices the kit cannot know: no canary.
+        self.canary = None if config.model_package_arn else LatencyCanary(
+            self,
+            "Canary",
+            CanaryProps(
+                vpc=network.vpc, subnets=network.data_subnets, service=DEPLOYMENT_SAGEMAKER, logs_key=logs_key,
+                log_retention_days=config.log_retention_days, endpoint_name=name,
+                route_security_group=network.endpoint_security_group,
+                voice=model_voice(BUNDLED_WEIGHTS_DIR), ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
+                alarm_topic=self.observability.topic,
+            ),
+        )
+        if self.canary is not None:
+            self.canary.rule.node.add_dependency(self.endpoint.endpoint)
 
         CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
         CfnOutput(
