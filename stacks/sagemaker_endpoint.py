@@ -125,7 +125,7 @@ class SageMakerEndpointStack(Stack):
         self.observability.dashboard.add_widgets(*endpoint.dashboard_widgets())
         # One real stream a minute through the runtime VPC endpoint (TTFA, stalls, success, two alarms),
         # started once the endpoint is in service. /invocations cannot list voices: the canary speaks with
-        # the bundled model's first voice. A Marketplace package has voices the kit cannot know: no canary.
+        # the bundled model's first English voice. A Marketplace package's voices are unknown: no canary.
         self.canary = None if config.model_package_arn else LatencyCanary(
             self,
             "Canary",

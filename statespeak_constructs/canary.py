@@ -38,13 +38,14 @@ RUNTIME = lambda_.Runtime.PYTHON_3_14  # latest Python runtime (cdk-nag L1); inc
 _ROUTES = (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
 
 
-def model_voice(model_dir: Path) -> str:
-    """The first voice id in a model directory's config.json: the voice for a canary on the SageMaker
-    route, which cannot list voices. Read at synth time, so a missing or unreadable file is an error."""
+def model_voice(model_dir: Path, language: str = "en") -> str:
+    """The first voice of `language` (else the first voice) in a model directory's config.json: the voice
+    for a canary on the SageMaker route, which cannot list voices; the canary's sentence is English.
+    Read at synth time, so a missing or unreadable file is an error."""
     config = Path(model_dir) / "config.json"
     try:
         voices = json.loads(config.read_text()).get("voices") or []
-        return str(voices[0]["id"])
+        return str(next((v["id"] for v in voices if v.get("language") == language), voices[0]["id"]))
     except (OSError, ValueError, LookupError, TypeError, AttributeError) as exc:
         raise ValueError(f"no voice id readable from {config}: {exc}") from None
 
@@ -63,7 +64,7 @@ class CanaryProps:
     logs_key: LogsKey
     log_retention_days: int
     voice: str | None = None
-    """Voice id the canary speaks with. ALB route: default None, the first voice GET /voices lists (so
+    """Voice id the canary speaks with. ALB route: default None, the first English voice GET /voices lists (so
     any served model works). SageMaker route: required, /invocations cannot list voices."""
     target_url: str | None = None
     """ECS route: the ALB's base URL as clients use it, e.g. http://internal-...elb.amazonaws.com."""

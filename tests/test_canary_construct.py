@@ -334,6 +334,10 @@ def test_props_are_validated():
 def test_model_voice_reads_the_first_voice_of_a_model_dir(tmp_path):
     (tmp_path / "config.json").write_text('{"voices": [{"id": "en_female_slt"}, {"id": "en_male_b"}]}')
     assert model_voice(tmp_path) == "en_female_slt"
+    voices = '[{"id": "de_m", "language": "de"}, {"id": "en_f", "language": "en"}]'
+    (tmp_path / "config.json").write_text(f'{{"voices": {voices}}}')
+    assert model_voice(tmp_path) == "en_f"  # the canary's sentence is English
+    assert model_voice(tmp_path, language="fr") == "de_m"  # none in that language: the first
     (tmp_path / "config.json").write_text('{"voices": []}')
     with pytest.raises(ValueError, match="no voice id"):
         model_voice(tmp_path)

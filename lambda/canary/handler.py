@@ -15,7 +15,7 @@ environment, set by statespeak_constructs/canary.py from model_server/contract.p
 cannot import the server package, and must not spell the names on its own.
 
 The voice comes from CANARY_VOICE; on the ALB route it may be left unset, and the canary then speaks
-with the first voice GET /voices lists (looked up once per warm container, outside the timed part).
+with the first English voice GET /voices lists (looked up once per warm container, outside the timed part).
 
 Standard library and boto3 only (both in the Lambda Python runtime): no packaging step.
 """
@@ -161,7 +161,7 @@ def _headers(cfg: dict) -> dict[str, str]:
 
 
 def discover_voice(cfg: dict) -> str:
-    """ALB route without a configured voice: the first voice GET /voices lists (cached while warm)."""
+    """ALB route without a configured voice: the first English voice GET /voices lists (cached while warm)."""
     if "voice" not in _cache:
         conn = _connection(cfg)
         try:
@@ -175,7 +175,8 @@ def discover_voice(cfg: dict) -> str:
         voices = json.loads(body).get("voices") or []
         if not voices:
             raise RuntimeError("GET /voices lists no voices")
-        _cache["voice"] = voices[0]["id"]
+        # The canary's sentence is English: an English voice when the model has one.
+        _cache["voice"] = next((v["id"] for v in voices if v.get("language") == "en"), voices[0]["id"])
     return _cache["voice"]  # type: ignore[return-value]
 
 

@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ttfa-target-ms", type=float, default=200.0, help="p99 client TTFA target for streams per replica"
     )
-    p.add_argument("--voice", help="voice id (default: the first voice GET /voices lists)")
+    p.add_argument("--voice", help="voice id (default: the first English voice GET /voices lists)")
     p.add_argument(
         "--sample-rate", type=int, default=16000, help="requested output rate (default 16000, the model's)"
     )
@@ -187,7 +187,7 @@ def describe_weights(local: bool) -> str:
     return text
 
 
-async def first_voice(base_url: str, api_key: str | None) -> str:
+async def first_voice(base_url: str, api_key: str | None, language: str = "en") -> str:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         async with httpx.AsyncClient(timeout=10.0) as client:
@@ -199,7 +199,8 @@ async def first_voice(base_url: str, api_key: str | None) -> str:
     voices = resp.json().get("voices") or []
     if not voices:
         raise SystemExit("GET /voices lists no voices; pass --voice")
-    return voices[0]["id"]
+    # The text mix is English: an English voice if the model has one, else whatever comes first.
+    return next((v["id"] for v in voices if v.get("language") == language), voices[0]["id"])
 
 
 def make_driver(
