@@ -231,6 +231,17 @@ class StatespeakConfig:
                 "internet_facing=true needs certificate_arn: an internet-facing entry only serves HTTPS; "
                 "allowed: an ACM certificate ARN in the deployment region"
             )
+        if self.internet_facing and not self.deploy_ecs:
+            raise ConfigError(
+                f"internet_facing=true applies to the ECS route's load balancer, but deployment={self.deployment} "
+                "has none (it would only add unused public subnets); allowed: deployment=ecs or both, or "
+                "internet_facing=false"
+            )
+        if self.internet_facing and not self.api_key_auth:
+            raise ConfigError(
+                "internet_facing=true needs api_key_auth=true: a public entry without API keys answers anyone; "
+                "allowed: api_key_auth=true, or keep the entry internal"
+            )
         if self.certificate_arn:
             match = _CERT_ARN_RE.match(self.certificate_arn)
             if not match:

@@ -37,7 +37,8 @@ def test_defaults_validate():
 
 def test_cli_strings_are_coerced():
     """`cdk synth -c min_replicas=3 -c internet_facing=true` passes strings."""
-    config = make(min_replicas="3", max_replicas="9", internet_facing="true", certificate_arn=CERT)
+    config = make(min_replicas="3", max_replicas="9", internet_facing="true", certificate_arn=CERT,
+                  api_key_auth="true")
     assert config.min_replicas == 3 and config.max_replicas == 9 and config.internet_facing is True
 
 
@@ -92,6 +93,16 @@ def test_bad_value_names_key_value_and_allowed(key, value, allowed):
     assert key in message
     assert str(value) in message
     assert "allowed" in message and allowed in message
+
+
+def test_internet_facing_needs_api_keys():
+    with pytest.raises(ConfigError, match="internet_facing=true needs api_key_auth=true"):
+        make(internet_facing=True, certificate_arn=CERT)
+
+
+def test_internet_facing_needs_the_ecs_route():
+    with pytest.raises(ConfigError, match="deployment=sagemaker has none"):
+        make(deployment="sagemaker", internet_facing=True, certificate_arn=CERT, api_key_auth=True)
 
 
 def test_internet_facing_needs_certificate():

@@ -35,12 +35,16 @@ EXAMPLE_CERTIFICATE = "arn:aws:acm:{region}:123456789012:certificate/12345678-12
 
 
 def choices(region: str) -> dict[str, dict[str, Any]]:
-    public = {"internet_facing": True, "certificate_arn": EXAMPLE_CERTIFICATE.format(region=region)}
+    # An internet-facing entry is the ECS route's ALB and always comes with API keys (config enforces both).
+    public = {
+        "internet_facing": True,
+        "api_key_auth": True,
+        "certificate_arn": EXAMPLE_CERTIFICATE.format(region=region),
+    }
     return {
         "ecs-internal": {"deployment": "ecs"},
         "ecs-internet-facing": {"deployment": "ecs", **public},
         "sagemaker-internal": {"deployment": "sagemaker"},
-        "sagemaker-internet-facing": {"deployment": "sagemaker", **public},
         "both-internal": {"deployment": "both"},
         "both-internet-facing": {"deployment": "both", **public},
     }
