@@ -206,7 +206,11 @@ def test_ramp_levels_double_up_to_the_maximum():
 def test_cli_parses_levels_and_requires_a_target():
     assert parse_levels("8,1,2,2") == [1, 2, 8]
     args = build_parser().parse_args(["--local"])
-    assert args.concurrency == [1, 2, 4, 8] and args.jitter_ms == 100.0 and args.ttfa_target_ms == 200.0
+    assert (
+        args.concurrency == [1, 2, 4, 8, 16, 32, 64]
+        and args.jitter_ms == 100.0
+        and args.ttfa_target_ms == 200.0
+    )
     with pytest.raises(SystemExit):
         build_parser().parse_args([])
     with pytest.raises(SystemExit):

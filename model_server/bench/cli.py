@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     levels.add_argument(
         "--concurrency",
         type=parse_levels,
-        default=[1, 2, 4, 8],
-        help="fixed concurrency levels, comma-separated (default 1,2,4,8)",
+        default=[1, 2, 4, 8, 16, 32, 64],
+        help="fixed concurrency levels, comma-separated (default 1,2,4,8,16,32,64)",
     )
     levels.add_argument(
         "--ramp",
@@ -181,6 +181,13 @@ def describe_weights(local: bool) -> str:
             text += ", untrained random weights"
         if extra.get("note"):
             text += f" ({extra['note']})"
+        facts = [
+            f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+            for k, v in extra.items()
+            if k not in ("random", "note") and isinstance(v, int | float | str) and not isinstance(v, bool)
+        ]
+        if facts:
+            text += f" (checkpoint: {', '.join(facts[:4])})"
         voices = json.loads((model_dir / "config.json").read_text()).get("voices") or []
         if voices:
             text += f"; voices: {', '.join(v['id'] for v in voices)}"
@@ -231,6 +238,7 @@ async def run_levels(args: argparse.Namespace, target: str, levels: list[int]) -
         if target.startswith(SAGEMAKER_SCHEME):
             raise SystemExit("a sagemaker:// target needs --voice (the endpoint has no /voices route)")
         voice = await first_voice(target, args.api_key)
+    args.resolved_voice = voice  # reported with the results
     opts = StreamOptions(
         voice=voice,
         sample_rate=args.sample_rate,
@@ -329,6 +337,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "streams_per_level": args.streams_per_level,
         "max_seconds": args.max_seconds,
         "sample_rate": args.sample_rate,
+        "voice": getattr(args, "resolved_voice", args.voice),
         "text_mix": ", ".join(f"{k} {w:.0%}" for k, w in MIX_WEIGHTS.items()),
         "host": host_info(),
         "weights": describe_weights(args.local),

@@ -120,8 +120,9 @@ def docs_section(result: dict[str, Any], image_rel: str) -> str:
         f"Weights: {m['weights']}.",
         "",
         f"Command: `{m['command']}` ({m['protocol']}, jitter buffer {m['jitter_ms']:.0f} ms, "
-        f"TTFA target {m['ttfa_target_ms']:.0f} ms, up to {m['streams_per_level']} streams per level, "
-        f"text mix {m['text_mix']}, {m['sample_rate']} Hz pcm_s16le).",
+        f"TTFA target {m['ttfa_target_ms']:.0f} ms, {m['streams_per_level']} streams per level or the "
+        f"concurrency if higher, text mix {m['text_mix']}, voice {m.get('voice') or 'given'}, "
+        f"{m['sample_rate']} Hz pcm_s16le).",
         "",
         markdown_table(result["levels"]),
         "",
