@@ -21,7 +21,9 @@ from stacks.foundation import FoundationStack
 from statespeak_constructs.nag_rules import add_rule_packs
 
 
-def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None) -> tuple[cdk.App, StatespeakConfig]:
+def build_app(
+    overrides: dict[str, Any] | None = None, outdir: str | None = None
+) -> tuple[cdk.App, StatespeakConfig]:
     """The whole app, not yet synthesized. `overrides` win over cdk.json and CDK_CONTEXT_JSON."""
     context = load_context(overrides)
     config = StatespeakConfig.from_context(context)
@@ -33,12 +35,19 @@ def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None
     tags = {"project": "statespeak", "statespeak:deployment": config.deployment}
 
     foundation = FoundationStack(
-        app, config.stack_name("Foundation"), config=config, env=env,
+        app,
+        config.stack_name("Foundation"),
+        config=config,
+        env=env,
         description="Statespeak: VPC with endpoints, weights bucket, server image",
     )
     if config.deploy_ecs:
         EcsServiceStack(
-            app, config.stack_name("Ecs"), config=config, foundation=foundation, env=env,
+            app,
+            config.stack_name("Ecs"),
+            config=config,
+            foundation=foundation,
+            env=env,
             description="Statespeak: streaming TTS on a GPU ECS cluster behind an ALB",
         )
     if config.deploy_sagemaker:
@@ -46,9 +55,14 @@ def build_app(overrides: dict[str, Any] | None = None, outdir: str | None = None
         from stacks.sagemaker_endpoint import SageMakerEndpointStack
 
         SageMakerEndpointStack(
-            app, config.stack_name("SageMaker"), config=config, network=foundation.network,
-            image=foundation.image, weights_bucket=foundation.weights.bucket,
-            weights_prefix=foundation.weights.version_prefix(config.weights_version), env=env,
+            app,
+            config.stack_name("SageMaker"),
+            config=config,
+            network=foundation.network,
+            image=foundation.image,
+            weights_bucket=foundation.weights.bucket,
+            weights_prefix=foundation.weights.version_prefix(config.weights_version),
+            env=env,
             description="Statespeak: streaming TTS on a SageMaker real-time endpoint",
         )
     for key, value in tags.items():

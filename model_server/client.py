@@ -72,7 +72,9 @@ class SpeechRequest:
         if not isinstance(self.transcript, str) or not self.transcript.strip():
             raise ValueError("transcript must be a non-empty string")
         if not isinstance(self.voice, str | dict) or not self.voice:
-            raise ValueError("voice must be a voice id or a Cartesia voice object such as {'mode': 'id', 'id': ...}")
+            raise ValueError(
+                "voice must be a voice id or a Cartesia voice object such as {'mode': 'id', 'id': ...}"
+            )
         if not isinstance(self.output_format, dict):
             raise ValueError("output_format must be a dict with container, encoding and sample_rate")
         if not isinstance(self.speed, int | float) or self.speed <= 0:
@@ -324,7 +326,9 @@ class SpeechClient:
         """
         target = os.environ.get(ENV_TARGET, "").strip()
         if not target:
-            raise ValueError(f"${ENV_TARGET} is not set: an http(s):// base URL or {SAGEMAKER_SCHEME}<endpoint-name>")
+            raise ValueError(
+                f"${ENV_TARGET} is not set: an http(s):// base URL or {SAGEMAKER_SCHEME}<endpoint-name>"
+            )
         if not target.startswith(SAGEMAKER_SCHEME) and "api_key" not in kwargs:
             kwargs["api_key"] = os.environ.get(ENV_CLIENT_API_KEY) or None
         return cls(target, **kwargs)
@@ -437,7 +441,9 @@ class SpeechClient:
         if response.status_code != 200:
             body = response.read()
             response.close()
-            raise _error_from_http(response.status_code, body, response.headers, self.base_url + TTS_BYTES_PATH)
+            raise _error_from_http(
+                response.status_code, body, response.headers, self.base_url + TTS_BYTES_PATH
+            )
 
         def chunks() -> Iterator[bytes]:
             try:
@@ -464,7 +470,9 @@ class SpeechClient:
             body = await response.aread()
             await response.aclose()
             await client.aclose()
-            raise _error_from_http(response.status_code, body, response.headers, self.base_url + TTS_BYTES_PATH)
+            raise _error_from_http(
+                response.status_code, body, response.headers, self.base_url + TTS_BYTES_PATH
+            )
 
         async def chunks() -> AsyncIterator[bytes]:
             try:
@@ -532,11 +540,15 @@ class SpeechClient:
                         return
                     yield audio
             except (TimeoutError, WebSocketException) as exc:
-                raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: stream broke: {exc!r}") from exc
+                raise SpeechClientError(
+                    f"{self.base_url}{TTS_WEBSOCKET_PATH}: stream broke: {exc!r}"
+                ) from exc
 
         return chunks(), ws.close
 
-    async def _websocket_aopen(self, request: SpeechRequest) -> tuple[AsyncIterator[bytes], Callable[[], Any]]:
+    async def _websocket_aopen(
+        self, request: SpeechRequest
+    ) -> tuple[AsyncIterator[bytes], Callable[[], Any]]:
         from websockets.asyncio.client import connect
         from websockets.exceptions import WebSocketException
 
@@ -557,7 +569,9 @@ class SpeechClient:
                         return
                     yield audio
             except (TimeoutError, WebSocketException) as exc:
-                raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: stream broke: {exc!r}") from exc
+                raise SpeechClientError(
+                    f"{self.base_url}{TTS_WEBSOCKET_PATH}: stream broke: {exc!r}"
+                ) from exc
 
         return chunks(), ws.close
 
@@ -620,8 +634,10 @@ def _error_from_sagemaker(exc: Any, where: str) -> SpeechClientError:
     """ModelError carries the container's own status and message: surface those, not SageMaker's 424."""
     error = exc.response.get("Error", {})
     original = exc.response.get("OriginalStatusCode")
-    status = int(original) if original is not None else exc.response.get("ResponseMetadata", {}).get(
-        "HTTPStatusCode"
+    status = (
+        int(original)
+        if original is not None
+        else exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
     )
     message = exc.response.get("OriginalMessage") or error.get("Message") or str(exc)
     try:

@@ -47,8 +47,10 @@ def synthesize_stacks(cdk_out: Path) -> list[Path]:
     print(f"synthesized {len(templates)} templates in {time.perf_counter() - started:.1f} s:")
     for template in templates:
         resources = json.loads(template.read_text()).get("Resources", {})
-        print(f"  {template.relative_to(REPO_ROOT) if template.is_relative_to(REPO_ROOT) else template}"
-              f"  ({len(resources)} resources)")
+        print(
+            f"  {template.relative_to(REPO_ROOT) if template.is_relative_to(REPO_ROOT) else template}"
+            f"  ({len(resources)} resources)"
+        )
     return templates
 
 
@@ -62,7 +64,9 @@ def start_server(port: int, log_path: Path) -> subprocess.Popen:
     log = log_path.open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "model_server", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=REPO_ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
@@ -91,9 +95,14 @@ def speak(base: str, text: str, voice: str, wav_path: Path) -> tuple[float, floa
     started = time.perf_counter()
     first_audio = None
     size = 0
-    with wav_path.open("wb") as out, httpx.stream("POST", base + "/tts/bytes", json=body, timeout=120) as resp:
+    with (
+        wav_path.open("wb") as out,
+        httpx.stream("POST", base + "/tts/bytes", json=body, timeout=120) as resp,
+    ):
         if resp.status_code != 200:
-            raise SystemExit(f"demo: /tts/bytes answered {resp.status_code}: {resp.read().decode(errors='replace')}")
+            raise SystemExit(
+                f"demo: /tts/bytes answered {resp.status_code}: {resp.read().decode(errors='replace')}"
+            )
         for chunk in resp.iter_bytes():
             # The first 44 bytes are the WAV header: first audio is the first byte after it.
             if first_audio is None and size + len(chunk) > 44:
@@ -104,7 +113,9 @@ def speak(base: str, text: str, voice: str, wav_path: Path) -> tuple[float, floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cdk-out", type=Path, default=REPO_ROOT / "cdk.out")
     parser.add_argument("--wav", type=Path, default=REPO_ROOT / "demo.wav")
     parser.add_argument("--text", default=DEFAULT_SENTENCE)

@@ -53,16 +53,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m model_server.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("data/dataset"), help="dataset dir (make data)")
     p.add_argument("--voices", default="", help="comma-separated voice ids to train on (default: all)")
-    p.add_argument("--focus", default="",
-                   help="comma-separated voice ids sampled with --focus-share of each batch (the rest: the others)")
+    p.add_argument(
+        "--focus",
+        default="",
+        help="comma-separated voice ids sampled with --focus-share of each batch (the rest: the others)",
+    )
     p.add_argument("--focus-share", type=float, default=0.75, help="share of each batch from --focus voices")
     p.add_argument("--name", default="default", help="run name: checkpoints go to runs/<name>/")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="runs root")
-    p.add_argument("--minutes", type=float, default=30.0, help="wall-clock training budget for this invocation")
+    p.add_argument(
+        "--minutes", type=float, default=30.0, help="wall-clock training budget for this invocation"
+    )
     p.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: only --minutes)")
     p.add_argument("--resume", action="store_true", help="continue from runs/<name>/ (model + optimizer)")
-    p.add_argument("--init", type=Path, default=None,
-                   help="start from this model dir (fine-tuning); voices new to it get new speaker rows")
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        help="start from this model dir (fine-tuning); voices new to it get new speaker rows",
+    )
     p.add_argument("--export", type=Path, default=None, help="copy the final model dir here")
     p.add_argument("--device", default="auto", help="auto (CUDA when present), cpu or cuda")
     p.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
@@ -75,8 +84,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--log-every", type=int, default=25, help="steps between train.log lines")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true", help="no tqdm bar")
-    p.add_argument("--model", default="{}",
-                   help='JSON overrides of AcousticConfig for a new model, e.g. \'{"d_model": 128}\'')
+    p.add_argument(
+        "--model",
+        default="{}",
+        help="JSON overrides of AcousticConfig for a new model, e.g. '{\"d_model\": 128}'",
+    )
     args = p.parse_args(argv)
     for name in ("batch", "crop", "warmup", "log_every"):
         if getattr(args, name) < 1:
@@ -105,8 +117,9 @@ def pick_device(name: str) -> torch.device:
 
 
 # -- data ------------------------------------------------------------------------------------------------
-def load_examples(data_dir: Path, voice_ids: list[str] | None, speaker_of: dict[str, int],
-                  symbol_index: dict[str, int]) -> dict[str, list[Example]]:
+def load_examples(
+    data_dir: Path, voice_ids: list[str] | None, speaker_of: dict[str, int], symbol_index: dict[str, int]
+) -> dict[str, list[Example]]:
     from model_server.data.dataset import load_dataset
 
     data = load_dataset(data_dir, voice_ids or None)
@@ -125,22 +138,36 @@ def load_examples(data_dir: Path, voice_ids: list[str] | None, speaker_of: dict[
                 ids.append(i)
             if unk is None and unknown:
                 break
-            exs.append(Example(speaker_of[vid], np.asarray(ids, np.int64), np.asarray(u.durations, np.int64),
-                               vd.frames(u)))
+            exs.append(
+                Example(
+                    speaker_of[vid],
+                    np.asarray(ids, np.int64),
+                    np.asarray(u.durations, np.int64),
+                    vd.frames(u),
+                )
+            )
         n_sym = sum(len(u.symbols) for u in vd.utterances)
         if unknown and (unk is None or sum(unknown.values()) > 0.01 * max(n_sym, 1)):
-            raise SystemExit(f"voice {vid}: symbols missing from the model's inventory: {sorted(unknown)[:10]} "
-                             "(dataset and frontend disagree; rebuild the dataset)")
+            raise SystemExit(
+                f"voice {vid}: symbols missing from the model's inventory: {sorted(unknown)[:10]} "
+                "(dataset and frontend disagree; rebuild the dataset)"
+            )
         if unknown:
-            log.warning("voice %s: %d rare unknown symbols mapped to <unk>: %s", vid, sum(unknown.values()),
-                        sorted(unknown)[:10])
+            log.warning(
+                "voice %s: %d rare unknown symbols mapped to <unk>: %s",
+                vid,
+                sum(unknown.values()),
+                sorted(unknown)[:10],
+            )
         if not exs:
             raise SystemExit(f"voice {vid}: no utterances in {data_dir}")
         out[vid] = exs
     return out
 
 
-def feature_stats(examples: list[Example], max_frames: int = 400_000, seed: int = 0) -> tuple[torch.Tensor, ...]:
+def feature_stats(
+    examples: list[Example], max_frames: int = 400_000, seed: int = 0
+) -> tuple[torch.Tensor, ...]:
     rng = random.Random(seed)
     picked, n = [], 0
     for ex in rng.sample(examples, len(examples)):
@@ -173,8 +200,15 @@ def make_batch(examples: list[Example], crop: int, rng: random.Random, device: t
         feats[i, :m] = torch.from_numpy(np.array(e.features[s : s + m]))  # copy out of the mmap
         fmask[i, :m] = True
         starts.append(s)
-    return (sym.to(device), dur.to(device), mask.to(device), spk.to(device), starts, feats.to(device),
-            fmask.to(device))
+    return (
+        sym.to(device),
+        dur.to(device),
+        mask.to(device),
+        spk.to(device),
+        starts,
+        feats.to(device),
+        fmask.to(device),
+    )
 
 
 def compute_loss(model: AcousticModel, batch, crop: int) -> dict[str, torch.Tensor]:
@@ -192,9 +226,12 @@ def compute_loss(model: AcousticModel, batch, crop: int) -> dict[str, torch.Tens
     out = out.float()
     norm = model.normalize(feats)
     fm = fmask.unsqueeze(-1).float()
-    l1 = ((out[..., FEATURE_CHANNELS] - norm[..., FEATURE_CHANNELS]).abs() * fm).sum() / (fm.sum() * len(FEATURE_CHANNELS))
-    vuv = F.binary_cross_entropy_with_logits(out[..., vocoder.VUV.start], feats[..., vocoder.VUV.start],
-                                             reduction="none")
+    l1 = ((out[..., FEATURE_CHANNELS] - norm[..., FEATURE_CHANNELS]).abs() * fm).sum() / (
+        fm.sum() * len(FEATURE_CHANNELS)
+    )
+    vuv = F.binary_cross_entropy_with_logits(
+        out[..., vocoder.VUV.start], feats[..., vocoder.VUV.start], reduction="none"
+    )
     bce = (vuv * fmask).sum() / fmask.sum()
     return {"loss": dur_loss + l1 + 0.5 * bce, "dur": dur_loss, "l1": l1, "vuv": bce}
 
@@ -205,8 +242,16 @@ def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
     if not path.is_file():
         raise SystemExit(f"{path}: missing (run `make data` first)")
     entries = json.loads(path.read_text(encoding="utf-8"))
-    infos = [VoiceInfo(e["id"], e.get("name", e["id"]), e["language"], e.get("gender", "neutral"),
-                       e.get("description", "")) for e in entries]
+    infos = [
+        VoiceInfo(
+            e["id"],
+            e.get("name", e["id"]),
+            e["language"],
+            e.get("gender", "neutral"),
+            e.get("description", ""),
+        )
+        for e in entries
+    ]
     if ids:
         unknown = sorted(set(ids) - {v.id for v in infos})
         if unknown:
@@ -238,8 +283,12 @@ def extend_voices(ckpt: Checkpoint, infos: list[VoiceInfo]) -> Checkpoint:
     state["encoder.speaker_emb.weight"] = torch.cat([emb, emb.mean(0, keepdim=True).expand(len(new), -1)])
     model.load_state_dict(state)
     voices = list(ckpt.voices) + [Voice(v, old_cfg.n_speakers + i) for i, v in enumerate(new)]
-    log.info("fine-tuning: new voice(s) %s get speaker rows %d..%d", [v.id for v in new], old_cfg.n_speakers,
-             cfg.n_speakers - 1)
+    log.info(
+        "fine-tuning: new voice(s) %s get speaker rows %d..%d",
+        [v.id for v in new],
+        old_cfg.n_speakers,
+        cfg.n_speakers - 1,
+    )
     return Checkpoint(cfg, ckpt.symbols, voices, model, dict(ckpt.extra))
 
 
@@ -253,7 +302,9 @@ def save_run(run_dir: Path, ckpt: Checkpoint, opt, step: int, elapsed_s: float, 
     ckpt.extra = {**ckpt.extra, **extra, "step": step, "trained_minutes": round(elapsed_s / 60, 2)}
     checkpoint.save(ckpt, run_dir / "last")
     tmp = run_dir / "state.pt.tmp"
-    torch.save({"optimizer": opt.state_dict(), "step": step, "elapsed_s": elapsed_s, "budget_s": budget_s}, tmp)
+    torch.save(
+        {"optimizer": opt.state_dict(), "step": step, "elapsed_s": elapsed_s, "budget_s": budget_s}, tmp
+    )
     os.replace(tmp, run_dir / "state.pt")
 
 
@@ -289,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         state = torch.load(run_dir / "state.pt", map_location="cpu", weights_only=True)
         missing = sorted({v.id for v in infos} - {v.info.id for v in ckpt.voices})
         if missing:
-            raise SystemExit(f"--resume: voices {missing} are not in the run's model (use --init to add voices)")
+            raise SystemExit(
+                f"--resume: voices {missing} are not in the run's model (use --init to add voices)"
+            )
         log.info("resuming %s at step %d (%.1f min trained)", run_dir, state["step"], state["elapsed_s"] / 60)
     elif args.init:
         try:
@@ -329,8 +382,13 @@ def main(argv: list[str] | None = None) -> int:
         return rng.sample(focus_pool, k) + rng.sample(rest_pool, min(len(rest_pool), n - k))
 
     n_frames = sum(len(e.features) for e in train)
-    log.info("data: %d voices, %d train / %d val utterances, %.2f h of training audio", len(by_voice), len(train),
-             len(val), n_frames * vocoder.HOP / vocoder.SAMPLE_RATE / 3600)
+    log.info(
+        "data: %d voices, %d train / %d val utterances, %.2f h of training audio",
+        len(by_voice),
+        len(train),
+        len(val),
+        n_frames * vocoder.HOP / vocoder.SAMPLE_RATE / 3600,
+    )
 
     model = ckpt.model.to(device)
     if state is None and not args.init:
@@ -340,8 +398,11 @@ def main(argv: list[str] | None = None) -> int:
 
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and "emb" not in n]
     no_decay = [p for n, p in model.named_parameters() if not (p.dim() >= 2 and "emb" not in n)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": args.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=args.lr,
+        betas=(0.9, 0.98),
+    )
     step, elapsed_before = 0, 0.0
     if state is not None:
         opt.load_state_dict(state["optimizer"])
@@ -365,8 +426,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from tqdm import tqdm
 
-    bar = tqdm(total=round(args.minutes * 60), unit="s", disable=args.no_progress, dynamic_ncols=True,
-               desc=f"train {args.name}")
+    bar = tqdm(
+        total=round(args.minutes * 60),
+        unit="s",
+        disable=args.no_progress,
+        dynamic_ncols=True,
+        desc=f"train {args.name}",
+    )
     t_start = time.monotonic()
     last_ckpt = t_start
     frames_seen, t_rate = 0, t_start
@@ -398,21 +464,42 @@ def main(argv: list[str] | None = None) -> int:
         bar.update(0)
         if step % args.log_every == 0:
             t = time.monotonic()
-            log.info("step %d  %.1f min  lr %.2e  %s  %.0f frames/s", step, (elapsed_before + t - t_start) / 60, lr,
-                     "  ".join(f"{k} {v / args.log_every:.4f}" for k, v in sums.items()),
-                     frames_seen / max(t - t_rate, 1e-9))
+            log.info(
+                "step %d  %.1f min  lr %.2e  %s  %.0f frames/s",
+                step,
+                (elapsed_before + t - t_start) / 60,
+                lr,
+                "  ".join(f"{k} {v / args.log_every:.4f}" for k, v in sums.items()),
+                frames_seen / max(t - t_rate, 1e-9),
+            )
             sums, frames_seen, t_rate = {}, 0, t
         if time.monotonic() - last_ckpt >= args.checkpoint_minutes * 60:
             v = validate()
-            log.info("step %d  val loss %s  checkpoint -> %s", step, f"{v:.4f}" if v is not None else "n/a",
-                     run_dir / "last")
-            save_run(run_dir, ckpt, opt, step, elapsed_before + time.monotonic() - t_start, total_budget,
-                     {"val_loss": v})
+            log.info(
+                "step %d  val loss %s  checkpoint -> %s",
+                step,
+                f"{v:.4f}" if v is not None else "n/a",
+                run_dir / "last",
+            )
+            save_run(
+                run_dir,
+                ckpt,
+                opt,
+                step,
+                elapsed_before + time.monotonic() - t_start,
+                total_budget,
+                {"val_loss": v},
+            )
             last_ckpt = time.monotonic()
     bar.close()
     v = validate()
     total = elapsed_before + time.monotonic() - t_start
-    log.info("done: step %d, %.1f min trained, val loss %s", step, total / 60, f"{v:.4f}" if v is not None else "n/a")
+    log.info(
+        "done: step %d, %.1f min trained, val loss %s",
+        step,
+        total / 60,
+        f"{v:.4f}" if v is not None else "n/a",
+    )
     model.eval()
     save_run(run_dir, ckpt, opt, step, total, total_budget, {"val_loss": v})
     if args.export:

@@ -126,10 +126,12 @@ def _triangle_weights(n_bins: int) -> np.ndarray:
 _TRI = _triangle_weights(WORLD_FFT // 2 + 1)
 _FFT_FREQS = np.linspace(0.0, SAMPLE_RATE / 2, WORLD_FFT // 2 + 1)
 # [N_AP, bins] band membership; the top band includes Nyquist.
-_BAND_MASK = np.stack([
-    (_FFT_FREQS >= lo) & ((_FFT_FREQS < hi) | (hi >= SAMPLE_RATE / 2))
-    for lo, hi in zip(AP_BAND_EDGES_HZ[:-1], AP_BAND_EDGES_HZ[1:], strict=True)
-]).astype(np.float64)
+_BAND_MASK = np.stack(
+    [
+        (_FFT_FREQS >= lo) & ((_FFT_FREQS < hi) | (hi >= SAMPLE_RATE / 2))
+        for lo, hi in zip(AP_BAND_EDGES_HZ[:-1], AP_BAND_EDGES_HZ[1:], strict=True)
+    ]
+).astype(np.float64)
 
 
 def _check_wave(wave, sr) -> np.ndarray:
@@ -169,7 +171,7 @@ def _noise_envelope(x: np.ndarray, frames: np.ndarray) -> np.ndarray:
     """
     half = len(_UV_WINDOW) // 2
     padded = np.pad(x, (half, half))
-    segs = np.stack([padded[i * HOP:i * HOP + len(_UV_WINDOW)] for i in frames]) * _UV_WINDOW
+    segs = np.stack([padded[i * HOP : i * HOP + len(_UV_WINDOW)] for i in frames]) * _UV_WINDOW
     power = np.abs(np.fft.rfft(segs, n=WORLD_FFT, axis=-1)) ** 2
     # White noise of variance s2 gives E|X|^2 = s2 * sum(w^2); CheapTrick reports 1.024 * s2 for it.
     return power * (SP_PER_DENSITY / (NYQUIST * np.sum(_UV_WINDOW**2)))
@@ -284,7 +286,9 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self.register_buffer("noise_fft", torch.fft.rfft(noise, dim=-1).to(torch.complex64), persistent=False)
         n = np.arange(NOISE_LEN)
         self.register_buffer(
-            "window", torch.tensor(np.sin(np.pi * (n + 0.5) / NOISE_LEN), dtype=torch.float32), persistent=False
+            "window",
+            torch.tensor(np.sin(np.pi * (n + 0.5) / NOISE_LEN), dtype=torch.float32),
+            persistent=False,
         )
         bins_hz = np.linspace(0.0, NYQUIST, NOISE_BINS)
         env_m = _lin_interp_matrix(_hz_to_mel(ENV_CENTERS_HZ), _hz_to_mel(bins_hz))
@@ -314,7 +318,9 @@ class HarmonicNoiseSynth(torch.nn.Module):
         if feats.dtype != torch.float32:
             raise ValueError(f"feats must be float32, got {feats.dtype}")
         if feats.ndim != 3 or feats.shape[-1] != FEATURE_DIM:
-            raise ValueError(f"feats must have shape [batch, frames, {FEATURE_DIM}], got {tuple(feats.shape)}")
+            raise ValueError(
+                f"feats must have shape [batch, frames, {FEATURE_DIM}], got {tuple(feats.shape)}"
+            )
         if feats.shape[0] == 0 or feats.shape[1] == 0:
             raise ValueError(f"feats is empty: shape {tuple(feats.shape)}")
         if not bool(torch.isfinite(feats).all()):

@@ -27,8 +27,30 @@ DEPLOYMENTS = ("ecs", "sagemaker", "both")
 WEIGHTS_STORAGES = ("fsx", "efs")
 IMAGE_SOURCES = ("asset", "ecr")
 # CloudWatch Logs accepts only these retention periods (days).
-LOG_RETENTION_DAYS = (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192,
-                      2557, 2922, 3288, 3653)
+LOG_RETENTION_DAYS = (
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
+)
 FSX_THROUGHPUT_PER_TIB = (125, 250, 500, 1000)  # PERSISTENT_2 throughput tiers (MB/s per TiB)
 
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$")
@@ -180,18 +202,32 @@ class StatespeakConfig:
         _choice("image_source", self.image_source, IMAGE_SOURCES)
         _pattern("name", self.name, _NAME_RE, "a letter then letters, digits or '-' (at most 31)")
         _pattern("region", self.region, _REGION_RE, "a region name such as us-east-1")
-        _pattern("ecs_instance_type", self.ecs_instance_type, _ECS_INSTANCE_RE,
-                 "a GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en/p6-b200 families, e.g. g6.xlarge")
-        _pattern("sagemaker_instance_type", self.sagemaker_instance_type, _SAGEMAKER_INSTANCE_RE,
-                 "an ml.* GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en families, e.g. ml.g6e.xlarge")
+        _pattern(
+            "ecs_instance_type",
+            self.ecs_instance_type,
+            _ECS_INSTANCE_RE,
+            "a GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en/p6-b200 families, e.g. g6.xlarge",
+        )
+        _pattern(
+            "sagemaker_instance_type",
+            self.sagemaker_instance_type,
+            _SAGEMAKER_INSTANCE_RE,
+            "an ml.* GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en families, e.g. ml.g6e.xlarge",
+        )
         _pattern("image_tag", self.image_tag, _IMAGE_TAG_RE, "an ECR tag: letters, digits, '_', '.', '-'")
-        _pattern("weights_version", self.weights_version, _VERSION_RE,
-                 "a folder name under weights/: letters, digits, '.', '_', '-' (at most 63)")
+        _pattern(
+            "weights_version",
+            self.weights_version,
+            _VERSION_RE,
+            "a folder name under weights/: letters, digits, '.', '_', '-' (at most 63)",
+        )
         _cidr("vpc_cidr", self.vpc_cidr)
         if self.availability_zones:
             zones = self.zone_list
-            if not 2 <= len(zones) <= 3 or len(set(zones)) != len(zones) or not all(
-                re.fullmatch(re.escape(self.region) + r"[a-z]", z) for z in zones
+            if (
+                not 2 <= len(zones) <= 3
+                or len(set(zones)) != len(zones)
+                or not all(re.fullmatch(re.escape(self.region) + r"[a-z]", z) for z in zones)
             ):
                 raise ConfigError(
                     f"availability_zones={self.availability_zones!r} is not allowed; allowed: 2 or 3 distinct "
@@ -260,7 +296,9 @@ class StatespeakConfig:
                 "allowed: arn:aws:sagemaker:<region>:<account>:model-package/<name>"
             )
         if self.alarm_email and not _EMAIL_RE.match(self.alarm_email):
-            raise ConfigError(f"alarm_email={self.alarm_email!r} is not an e-mail address; allowed: name@domain")
+            raise ConfigError(
+                f"alarm_email={self.alarm_email!r} is not an e-mail address; allowed: name@domain"
+            )
         if self.alarm_topic_arn and not _TOPIC_ARN_RE.match(self.alarm_topic_arn):
             raise ConfigError(
                 f"alarm_topic_arn={self.alarm_topic_arn!r} is not an SNS topic ARN; "
@@ -290,7 +328,11 @@ def _range(key: str, value: int, low: int, high: int) -> None:
 
 def _cidr(key: str, value: str) -> None:
     match = _CIDR_RE.match(value)
-    ok = bool(match) and all(0 <= int(p) <= 255 for p in match.groups()[:4]) and 16 <= int(match.group(5)) <= 24
+    ok = (
+        bool(match)
+        and all(0 <= int(p) <= 255 for p in match.groups()[:4])
+        and 16 <= int(match.group(5)) <= 24
+    )
     if not ok:
         raise ConfigError(f"{key}={value!r} is not allowed; allowed: an IPv4 CIDR from /16 to /24")
 

@@ -31,7 +31,12 @@ class EcsServiceStack(Stack):
     """GPU cluster, weights file system, ALB, service with stream-aware scaling, dashboard and alarms."""
 
     def __init__(
-        self, scope: Construct, construct_id: str, *, config: StatespeakConfig, foundation: FoundationStack,
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: StatespeakConfig,
+        foundation: FoundationStack,
         **kwargs,
     ) -> None:
         super().__init__(scope, construct_id, **kwargs)
@@ -104,7 +109,8 @@ class EcsServiceStack(Stack):
         )
         self.api_key = (
             ApiKey(self, "ApiKey", description=f"{config.name} ECS route API key (STATESPEAK_API_KEYS)")
-            if config.api_key_auth else None
+            if config.api_key_auth
+            else None
         )
         service = GpuTtsService(
             self,
@@ -144,21 +150,36 @@ class EcsServiceStack(Stack):
                 dashboard_name=config.stack_name("ecs"),
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=entry.load_balancer.metrics.http_code_target(
-                    code=elbv2.HttpCodeTarget.TARGET_5XX_COUNT, period=minute, statistic="Sum", label="ALB target 5xx"
+                    code=elbv2.HttpCodeTarget.TARGET_5XX_COUNT,
+                    period=minute,
+                    statistic="Sum",
+                    label="ALB target 5xx",
                 ),
                 unhealthy_hosts=service.target_group.metrics.unhealthy_host_count(
                     period=minute, statistic="Maximum", label="Unhealthy targets"
                 ),
                 gpu_utilization=cloudwatch.Metric(
-                    namespace=GPU_METRICS_NAMESPACE, metric_name=GPU_UTILIZATION_METRIC,
-                    dimensions_map={GPU_CLUSTER_DIMENSION: cluster_name}, statistic="Average", period=minute,
+                    namespace=GPU_METRICS_NAMESPACE,
+                    metric_name=GPU_UTILIZATION_METRIC,
+                    dimensions_map={GPU_CLUSTER_DIMENSION: cluster_name},
+                    statistic="Average",
+                    period=minute,
                     label="GPU utilization (hosts)",
                 ),
                 capacity=[
-                    cloudwatch.Metric(namespace="ECS/ContainerInsights", metric_name=name,
-                                      dimensions_map=insights, statistic="Average", period=minute, label=label)
-                    for name, label in (("RunningTaskCount", "Running tasks"), ("DesiredTaskCount", "Desired"),
-                                        ("PendingTaskCount", "Pending"))
+                    cloudwatch.Metric(
+                        namespace="ECS/ContainerInsights",
+                        metric_name=name,
+                        dimensions_map=insights,
+                        statistic="Average",
+                        period=minute,
+                        label=label,
+                    )
+                    for name, label in (
+                        ("RunningTaskCount", "Running tasks"),
+                        ("DesiredTaskCount", "Desired"),
+                        ("PendingTaskCount", "Pending"),
+                    )
                 ],
                 alarm_email=config.alarm_email,
                 alarm_topic_arn=config.alarm_topic_arn,
@@ -166,17 +187,28 @@ class EcsServiceStack(Stack):
         )
         # One real stream a minute through the internal ALB (TTFA, stalls, success, two alarms). An
         # internet-facing ALB has only public addresses, which the isolated subnets cannot reach.
-        self.canary = None if config.internet_facing else LatencyCanary(
-            self,
-            "Canary",
-            CanaryProps(
-                vpc=network.vpc, subnets=network.data_subnets, service=DEPLOYMENT_ECS, logs_key=logs_key,
-                log_retention_days=config.log_retention_days, route_security_group=entry.security_group,
-                target_url=entry.url, target_port=entry.port, tls_check_hostname=not entry.tls,
-                ttfa_alarm_ms=config.alarm_ttfb_p99_ms, alarm_topic=self.observability.topic,
-                api_key_secret=self.api_key.secret if self.api_key else None,
-                endpoints_security_group=network.endpoint_security_group,
-            ),
+        self.canary = (
+            None
+            if config.internet_facing
+            else LatencyCanary(
+                self,
+                "Canary",
+                CanaryProps(
+                    vpc=network.vpc,
+                    subnets=network.data_subnets,
+                    service=DEPLOYMENT_ECS,
+                    logs_key=logs_key,
+                    log_retention_days=config.log_retention_days,
+                    route_security_group=entry.security_group,
+                    target_url=entry.url,
+                    target_port=entry.port,
+                    tls_check_hostname=not entry.tls,
+                    ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
+                    alarm_topic=self.observability.topic,
+                    api_key_secret=self.api_key.secret if self.api_key else None,
+                    endpoints_security_group=network.endpoint_security_group,
+                ),
+            )
         )
         if self.canary is not None:
             self.canary.rule.node.add_dependency(service.service)  # first canary once the service is steady
@@ -184,13 +216,22 @@ class EcsServiceStack(Stack):
         self.service = service
         self.entry = entry
         self.weights = weights
-        CfnOutput(self, "Url", value=entry.url, description="Base URL of the TTS API (inside the VPC unless public)")
+        CfnOutput(
+            self, "Url", value=entry.url, description="Base URL of the TTS API (inside the VPC unless public)"
+        )
         CfnOutput(self, "ClusterName", value=cluster_name)
         CfnOutput(self, "ServiceName", value=service_name)
         if self.api_key is not None:
-            CfnOutput(self, "ApiKeySecretArn", value=self.api_key.secret.secret_arn,
-                      description="aws secretsmanager get-secret-value --secret-id <this>: the API key")
+            CfnOutput(
+                self,
+                "ApiKeySecretArn",
+                value=self.api_key.secret.secret_arn,
+                description="aws secretsmanager get-secret-value --secret-id <this>: the API key",
+            )
         if isinstance(weights, EfsWeights):
-            CfnOutput(self, "WeightsSyncFunction", value=weights.sync_function.function_name,
-                      description="Invoke with {\"version\": \"<folder>\"} to re-sync a weights version")
-
+            CfnOutput(
+                self,
+                "WeightsSyncFunction",
+                value=weights.sync_function.function_name,
+                description='Invoke with {"version": "<folder>"} to re-sync a weights version',
+            )

@@ -37,7 +37,9 @@ class FoundationStack(Stack):
                 log_retention_days=config.log_retention_days,
             ),
         )
-        self.access_logs = AccessLogBucket(self, "AccessLogs", retention_days=max(config.log_retention_days, 30))
+        self.access_logs = AccessLogBucket(
+            self, "AccessLogs", retention_days=max(config.log_retention_days, 30)
+        )
         self.weights = WeightsBucket(
             self,
             "Weights",
@@ -50,15 +52,25 @@ class FoundationStack(Stack):
             ),
         )
         self.image = ServerImage(
-            self, "Image", ServerImageProps(source=config.image_source, tag=config.image_tag, repo_root=REPO_ROOT)
+            self,
+            "Image",
+            ServerImageProps(source=config.image_source, tag=config.image_tag, repo_root=REPO_ROOT),
         )
         # A named export: the ECS stack imports the ARN by this name, so the ARN's rendering in IAM findings
         # (and acknowledgements) is stable instead of an auto-generated export id.
         self.weights_bucket_arn_export = config.stack_name("WeightsBucketArn")
         self.export_value(self.weights.bucket.bucket_arn, name=self.weights_bucket_arn_export)
-        CfnOutput(self, "WeightsBucketName", value=self.weights.bucket.bucket_name,
-                  description="Upload model dirs to s3://<this>/weights/<version>/")
+        CfnOutput(
+            self,
+            "WeightsBucketName",
+            value=self.weights.bucket.bucket_name,
+            description="Upload model dirs to s3://<this>/weights/<version>/",
+        )
         CfnOutput(self, "VpcId", value=self.network.vpc.vpc_id)
         if self.image.repository is not None:
-            CfnOutput(self, "ImageRepositoryUri", value=self.image.repository.repository_uri,
-                      description=f"Push the server image here as :{config.image_tag}")
+            CfnOutput(
+                self,
+                "ImageRepositoryUri",
+                value=self.image.repository.repository_uri,
+                description=f"Push the server image here as :{config.image_tag}",
+            )

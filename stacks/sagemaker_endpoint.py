@@ -116,7 +116,10 @@ class SageMakerEndpointStack(Stack):
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=endpoint.metric("Invocation5XXErrors", "Sum", "Endpoint 5xx"),
                 gpu_utilization=endpoint.metric(
-                    "GPUUtilization", "Average", "GPU utilization (instances)", namespace=ENDPOINT_INSTANCE_NAMESPACE
+                    "GPUUtilization",
+                    "Average",
+                    "GPU utilization (instances)",
+                    namespace=ENDPOINT_INSTANCE_NAMESPACE,
                 ),
                 alarm_email=config.alarm_email,
                 alarm_topic_arn=config.alarm_topic_arn,
@@ -126,16 +129,25 @@ class SageMakerEndpointStack(Stack):
         # One real stream a minute through the runtime VPC endpoint (TTFA, stalls, success, two alarms),
         # started once the endpoint is in service. /invocations cannot list voices: the canary speaks with
         # the bundled model's first English voice. A Marketplace package's voices are unknown: no canary.
-        self.canary = None if config.model_package_arn else LatencyCanary(
-            self,
-            "Canary",
-            CanaryProps(
-                vpc=network.vpc, subnets=network.data_subnets, service=DEPLOYMENT_SAGEMAKER, logs_key=logs_key,
-                log_retention_days=config.log_retention_days, endpoint_name=name,
-                route_security_group=network.endpoint_security_group,
-                voice=model_voice(BUNDLED_WEIGHTS_DIR), ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
-                alarm_topic=self.observability.topic,
-            ),
+        self.canary = (
+            None
+            if config.model_package_arn
+            else LatencyCanary(
+                self,
+                "Canary",
+                CanaryProps(
+                    vpc=network.vpc,
+                    subnets=network.data_subnets,
+                    service=DEPLOYMENT_SAGEMAKER,
+                    logs_key=logs_key,
+                    log_retention_days=config.log_retention_days,
+                    endpoint_name=name,
+                    route_security_group=network.endpoint_security_group,
+                    voice=model_voice(BUNDLED_WEIGHTS_DIR),
+                    ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
+                    alarm_topic=self.observability.topic,
+                ),
+            )
         )
         if self.canary is not None:
             self.canary.rule.node.add_dependency(self.endpoint.endpoint)

@@ -105,7 +105,9 @@ class GpuCluster(Construct):
                 ec2.BlockDevice(
                     device_name="/dev/xvda",
                     volume=ec2.BlockDeviceVolume.ebs(
-                        props.root_volume_gib, encrypted=True, volume_type=ec2.EbsDeviceVolumeType.GP3,
+                        props.root_volume_gib,
+                        encrypted=True,
+                        volume_type=ec2.EbsDeviceVolumeType.GP3,
                         delete_on_termination=True,
                     ),
                 )
@@ -140,22 +142,35 @@ class GpuCluster(Construct):
     def _host_events_topic(self) -> sns.Topic:
         """Encrypted topic receiving the ASG's launch/terminate events (subscribe ops tooling to it)."""
         stack = Stack.of(self)
-        key = kms.Key(self, "HostEventsKey", enable_key_rotation=True,
-                      description="Encrypts the Statespeak GPU host events topic")
+        key = kms.Key(
+            self,
+            "HostEventsKey",
+            enable_key_rotation=True,
+            description="Encrypts the Statespeak GPU host events topic",
+        )
         # Auto Scaling publishes through its service-linked role; matched by ARN condition because a key
         # policy may not name a role that does not exist yet (new accounts get it with their first ASG).
-        key.add_to_resource_policy(iam.PolicyStatement(
-            principals=[iam.AnyPrincipal()],
-            actions=["kms:GenerateDataKey*", "kms:Decrypt"],
-            resources=["*"],
-            conditions={
-                "StringEquals": {"kms:CallerAccount": stack.account},
-                "ArnEquals": {"aws:PrincipalArn": f"arn:{stack.partition}:iam::{stack.account}:role/"
-                              "aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"},
-            },
-        ))
-        return sns.Topic(self, "HostEvents", master_key=key, enforce_ssl=True,
-                         display_name="Statespeak GPU host scaling events")
+        key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.AnyPrincipal()],
+                actions=["kms:GenerateDataKey*", "kms:Decrypt"],
+                resources=["*"],
+                conditions={
+                    "StringEquals": {"kms:CallerAccount": stack.account},
+                    "ArnEquals": {
+                        "aws:PrincipalArn": f"arn:{stack.partition}:iam::{stack.account}:role/"
+                        "aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+                    },
+                },
+            )
+        )
+        return sns.Topic(
+            self,
+            "HostEvents",
+            master_key=key,
+            enforce_ssl=True,
+            display_name="Statespeak GPU host scaling events",
+        )
 
     def _acknowledge_role_findings(self) -> None:
         """cdk-nag wildcard findings on the host role, each acknowledged with the statement behind it."""

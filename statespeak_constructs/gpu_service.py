@@ -43,8 +43,9 @@ class WeightsMount(Protocol):
 
     def allow_tasks(self, tasks: ec2.IConnectable) -> None: ...
 
-    def attach(self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition,
-               version: str) -> None: ...
+    def attach(
+        self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition, version: str
+    ) -> None: ...
 
 
 def active_streams_metric(route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
@@ -140,25 +141,34 @@ class GpuTtsService(Construct):
             },
             secrets=(
                 {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}
-                if props.api_key_secret is not None else None
+                if props.api_key_secret is not None
+                else None
             ),
             # awslogs ships stdout, so the server's EMF lines turn into metrics without a sidecar.
             logging=ecs.LogDrivers.aws_logs(
-                stream_prefix="server", log_group=self.log_group, mode=ecs.AwsLogDriverMode.NON_BLOCKING,
+                stream_prefix="server",
+                log_group=self.log_group,
+                mode=ecs.AwsLogDriverMode.NON_BLOCKING,
                 max_buffer_size=Size.mebibytes(25),
             ),
             # Liveness only (the ALB checks readiness): restart a wedged process, not a loading one.
             health_check=ecs.HealthCheck(
-                command=["CMD", "python3", "-c",
-                         "import urllib.request; urllib.request.urlopen("
-                         f"'http://127.0.0.1:{SERVER_PORT}{HEALTH_PATH}', timeout=4)"],
+                command=[
+                    "CMD",
+                    "python3",
+                    "-c",
+                    "import urllib.request; urllib.request.urlopen("
+                    f"'http://127.0.0.1:{SERVER_PORT}{HEALTH_PATH}', timeout=4)",
+                ],
                 interval=Duration.seconds(15),
                 timeout=Duration.seconds(5),
                 retries=3,
                 start_period=Duration.seconds(60),
             ),
             stop_timeout=Duration.seconds(props.stop_timeout_s),
-            linux_parameters=ecs.LinuxParameters(self, "Linux", init_process_enabled=True),  # signals reach PID 1
+            linux_parameters=ecs.LinuxParameters(
+                self, "Linux", init_process_enabled=True
+            ),  # signals reach PID 1
             readonly_root_filesystem=False,
         )
         props.weights.attach(self.task_definition, self.container, props.weights_version)
@@ -216,7 +226,9 @@ class GpuTtsService(Construct):
             port=SERVER_PORT,
             protocol=elbv2.ApplicationProtocol.HTTP,
             protocol_version=elbv2.ApplicationProtocolVersion.HTTP1,  # WebSocket upgrades need HTTP/1.1
-            targets=[self.service.load_balancer_target(container_name=CONTAINER_NAME, container_port=SERVER_PORT)],
+            targets=[
+                self.service.load_balancer_target(container_name=CONTAINER_NAME, container_port=SERVER_PORT)
+            ],
             health_check=elbv2.HealthCheck(
                 path=READY_PATH,
                 healthy_http_codes="200",
@@ -229,7 +241,9 @@ class GpuTtsService(Construct):
             load_balancing_algorithm_type=elbv2.TargetGroupLoadBalancingAlgorithmType.LEAST_OUTSTANDING_REQUESTS,
         )
 
-        self.scaling = self.service.auto_scale_task_count(min_capacity=props.min_tasks, max_capacity=props.max_tasks)
+        self.scaling = self.service.auto_scale_task_count(
+            min_capacity=props.min_tasks, max_capacity=props.max_tasks
+        )
         self.scaling.scale_to_track_custom_metric(
             "ActiveStreamsPerTask",
             metric=active_streams_metric(DEPLOYMENT_ECS),

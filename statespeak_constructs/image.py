@@ -19,9 +19,29 @@ DOCKERFILE = "model_server/Dockerfile"
 # from the root), so `data` drops /data but keeps model_server/data. Keeps the asset copied into cdk.out
 # small and its hash stable across test runs and local artifacts.
 ASSET_EXCLUDES = [
-    ".git", ".venv", ".venv-*", "cdk.out", "data", "runs", "bench-out", "audit-out", "demo.wav",
-    "**/__pycache__", "**/*.pyc", ".pytest_cache", ".ruff_cache", "node_modules", "tests", "docs",
-    "lambda", "stacks", "statespeak_constructs", "app.py", "cdk.json", "cdk.context.json", ".ci",
+    ".git",
+    ".venv",
+    ".venv-*",
+    "cdk.out",
+    "data",
+    "runs",
+    "bench-out",
+    "audit-out",
+    "demo.wav",
+    "**/__pycache__",
+    "**/*.pyc",
+    ".pytest_cache",
+    ".ruff_cache",
+    "node_modules",
+    "tests",
+    "docs",
+    "lambda",
+    "stacks",
+    "statespeak_constructs",
+    "app.py",
+    "cdk.json",
+    "cdk.context.json",
+    ".ci",
 ]
 
 
@@ -66,8 +86,13 @@ class ServerImage(Construct):
             self.image_uri = self._asset.image_uri
             self.container_image = ecs.ContainerImage.from_docker_image_asset(self._asset)
         elif props.source == "ecr":
-            key = kms.Key(self, "RepositoryKey", description="Encrypts the Statespeak server image repository",
-                          enable_key_rotation=True, removal_policy=RemovalPolicy.RETAIN)
+            key = kms.Key(
+                self,
+                "RepositoryKey",
+                description="Encrypts the Statespeak server image repository",
+                enable_key_rotation=True,
+                removal_policy=RemovalPolicy.RETAIN,
+            )
             repository = ecr.Repository(
                 self,
                 "Repository",

@@ -56,7 +56,9 @@ class StreamingLoadBalancer(Construct):
         client_peer = ec2.Peer.ipv4(props.client_cidr)
         self.security_group.add_ingress_rule(client_peer, ec2.Port.tcp(self.port), "Clients of the TTS API")
         if self.tls:
-            self.security_group.add_ingress_rule(client_peer, ec2.Port.tcp(80), "HTTP, answered by a redirect")
+            self.security_group.add_ingress_rule(
+                client_peer, ec2.Port.tcp(80), "HTTP, answered by a redirect"
+            )
         self.load_balancer = elbv2.ApplicationLoadBalancer(
             self,
             "Alb",

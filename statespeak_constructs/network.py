@@ -63,26 +63,37 @@ class StatespeakNetwork(Construct):
     def __init__(self, scope: Construct, construct_id: str, props: NetworkProps) -> None:
         super().__init__(scope, construct_id)
         subnets = [
-            ec2.SubnetConfiguration(name=DATA_SUBNETS, subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=20)
+            ec2.SubnetConfiguration(
+                name=DATA_SUBNETS, subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=20
+            )
         ]
         if props.public_entry:
             subnets.append(
                 ec2.SubnetConfiguration(
-                    name=ENTRY_SUBNETS, subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24, map_public_ip_on_launch=False
+                    name=ENTRY_SUBNETS,
+                    subnet_type=ec2.SubnetType.PUBLIC,
+                    cidr_mask=24,
+                    map_public_ip_on_launch=False,
                 )
             )
         self.vpc = ec2.Vpc(
             self,
             "Vpc",
             ip_addresses=ec2.IpAddresses.cidr(props.cidr),
-            **({"availability_zones": props.availability_zones} if props.availability_zones else {"max_azs": 2}),
+            **(
+                {"availability_zones": props.availability_zones}
+                if props.availability_zones
+                else {"max_azs": 2}
+            ),
             nat_gateways=0,
             subnet_configuration=subnets,
             enable_dns_hostnames=True,  # interface endpoints need private DNS
             enable_dns_support=True,
         )
         self.data_subnets = ec2.SubnetSelection(subnet_group_name=DATA_SUBNETS)
-        self.entry_subnets = ec2.SubnetSelection(subnet_group_name=ENTRY_SUBNETS if props.public_entry else DATA_SUBNETS)
+        self.entry_subnets = ec2.SubnetSelection(
+            subnet_group_name=ENTRY_SUBNETS if props.public_entry else DATA_SUBNETS
+        )
 
         flow_log_group = props.logs_key.log_group(self, "FlowLogGroup", props.log_retention_days)
         self.flow_log = ec2.FlowLog(
@@ -94,16 +105,23 @@ class StatespeakNetwork(Construct):
         )
 
         # S3 gateway: ECR image layers, AL2023 package repos (lustre client), the weights bucket.
-        self.vpc.add_gateway_endpoint("S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets])
+        self.vpc.add_gateway_endpoint(
+            "S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets]
+        )
 
         # One security group for all interface endpoints: HTTPS from inside the VPC only.
         self.endpoint_security_group = ec2.SecurityGroup(
-            self, "EndpointSg", vpc=self.vpc, description="VPC interface endpoints: HTTPS from the VPC",
+            self,
+            "EndpointSg",
+            vpc=self.vpc,
+            description="VPC interface endpoints: HTTPS from the VPC",
             allow_all_outbound=False,
         )
         self.endpoint_security_group.add_ingress_rule(
             # The literal range, not the VPC's CidrBlock attribute: reviewers (and cdk-nag) can read it.
-            ec2.Peer.ipv4(props.cidr), ec2.Port.tcp(443), "HTTPS from inside the VPC"
+            ec2.Peer.ipv4(props.cidr),
+            ec2.Port.tcp(443),
+            "HTTPS from inside the VPC",
         )
         endpoints = dict(_BASE_INTERFACE_ENDPOINTS)
         if props.sagemaker_endpoints:

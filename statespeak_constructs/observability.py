@@ -63,8 +63,14 @@ class ServiceObservability(Construct):
         dims = {DIM_SERVICE: props.route}
 
         def server_metric(name: str, statistic: str, label: str) -> cloudwatch.Metric:
-            return cloudwatch.Metric(namespace=METRICS_NAMESPACE, metric_name=name, dimensions_map=dims,
-                                     statistic=statistic, period=Duration.minutes(1), label=label)
+            return cloudwatch.Metric(
+                namespace=METRICS_NAMESPACE,
+                metric_name=name,
+                dimensions_map=dims,
+                statistic=statistic,
+                period=Duration.minutes(1),
+                label=label,
+            )
 
         self.ttfb_p50 = server_metric(METRIC_TIME_TO_FIRST_AUDIO, "p50", "TTFB p50 (ms)")
         self.ttfb_p99 = server_metric(METRIC_TIME_TO_FIRST_AUDIO, "p99", "TTFB p99 (ms)")
@@ -78,44 +84,67 @@ class ServiceObservability(Construct):
         if props.alarm_topic_arn:
             self.topic = sns.Topic.from_topic_arn(self, "AlarmTopic", props.alarm_topic_arn)
         elif props.alarm_email:
-            key = kms.Key(self, "AlarmTopicKey", enable_key_rotation=True,
-                          description="Encrypts the Statespeak alarm topic")
+            key = kms.Key(
+                self,
+                "AlarmTopicKey",
+                enable_key_rotation=True,
+                description="Encrypts the Statespeak alarm topic",
+            )
             # CloudWatch alarms publish to the topic, so they must be able to use its key.
-            key.add_to_resource_policy(iam.PolicyStatement(
-                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
-                actions=["kms:Decrypt", "kms:GenerateDataKey*"],
-                resources=["*"],
-            ))
-            topic = sns.Topic(self, "AlarmTopic", master_key=key, enforce_ssl=True,
-                              display_name="Statespeak alarms")
+            key.add_to_resource_policy(
+                iam.PolicyStatement(
+                    principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                    actions=["kms:Decrypt", "kms:GenerateDataKey*"],
+                    resources=["*"],
+                )
+            )
+            topic = sns.Topic(
+                self, "AlarmTopic", master_key=key, enforce_ssl=True, display_name="Statespeak alarms"
+            )
             topic.add_subscription(subscriptions.EmailSubscription(props.alarm_email))
             self.topic = topic
 
         self.alarms: dict[str, cloudwatch.Alarm] = {}
-        self._alarm("TtfbP99", self.ttfb_p99, props.ttfb_p99_threshold_ms, 5,
-                    f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes")
+        self._alarm(
+            "TtfbP99",
+            self.ttfb_p99,
+            props.ttfb_p99_threshold_ms,
+            5,
+            f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes",
+        )
         self._alarm("ServerErrors", props.server_errors, 1, 3, "5xx responses in 3 consecutive minutes")
-        self._alarm("Rejections", self.rejections, props.rejections_threshold, 5,
-                    "admission control refusing streams for 5 minutes: capacity is short")
+        self._alarm(
+            "Rejections",
+            self.rejections,
+            props.rejections_threshold,
+            5,
+            "admission control refusing streams for 5 minutes: capacity is short",
+        )
         if props.unhealthy_hosts is not None:
             self._alarm("UnhealthyHosts", props.unhealthy_hosts, 1, 3, "a target failing its readiness check")
 
         self.dashboard = cloudwatch.Dashboard(self, "Dashboard", dashboard_name=props.dashboard_name)
         self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(title="Time to first audio (ms)", left=[self.ttfb_p50, self.ttfb_p99],
-                                   width=12),
-            cloudwatch.GraphWidget(title="Active streams", left=[self.active_streams],
-                                   right=[self.active_per_task], width=12),
+            cloudwatch.GraphWidget(
+                title="Time to first audio (ms)", left=[self.ttfb_p50, self.ttfb_p99], width=12
+            ),
+            cloudwatch.GraphWidget(
+                title="Active streams", left=[self.active_streams], right=[self.active_per_task], width=12
+            ),
         )
         self.dashboard.add_widgets(
-            cloudwatch.GraphWidget(title="Rejections and errors",
-                                   left=[self.rejections, self.stream_errors, props.server_errors], width=12),
+            cloudwatch.GraphWidget(
+                title="Rejections and errors",
+                left=[self.rejections, self.stream_errors, props.server_errors],
+                width=12,
+            ),
             cloudwatch.GraphWidget(title="Real-time factor p99", left=[self.rtf_p99], width=12),
         )
         lower = []
         if props.gpu_utilization is not None:
-            lower.append(cloudwatch.GraphWidget(title="GPU utilization (%)", left=[props.gpu_utilization],
-                                                width=12))
+            lower.append(
+                cloudwatch.GraphWidget(title="GPU utilization (%)", left=[props.gpu_utilization], width=12)
+            )
         if props.capacity:
             lower.append(cloudwatch.GraphWidget(title="Capacity", left=list(props.capacity), width=12))
         if lower:
@@ -124,7 +153,9 @@ class ServiceObservability(Construct):
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(self.alarms.values()), width=24)
         )
 
-    def _alarm(self, name: str, metric: cloudwatch.IMetric, threshold: float, minutes: int, what: str) -> None:
+    def _alarm(
+        self, name: str, metric: cloudwatch.IMetric, threshold: float, minutes: int, what: str
+    ) -> None:
         alarm = cloudwatch.Alarm(
             self,
             name,

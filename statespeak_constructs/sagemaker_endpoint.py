@@ -122,15 +122,15 @@ class _AcknowledgeWildcards:
         self._reasons = reasons
 
     def validate(self) -> list[str]:
-        policies = [
-            child for child in self._role.node.scope.node.find_all() if isinstance(child, iam.Policy)
-        ]
+        policies = [child for child in self._role.node.scope.node.find_all() if isinstance(child, iam.Policy)]
         for policy in policies:
             cfn_policy = policy.node.default_child
             document = Stack.of(cfn_policy).resolve(cfn_policy.policy_document)
             for statement in document.get("Statement", []):
                 actions = statement.get("Action")
-                key = statement.get("Sid") or ",".join(sorted(actions if isinstance(actions, list) else [actions]))
+                key = statement.get("Sid") or ",".join(
+                    sorted(actions if isinstance(actions, list) else [actions])
+                )
                 reason = self._reasons.get(key)
                 for finding in wildcard_findings(statement) if reason else []:
                     Validations.of(policy).acknowledge(
@@ -142,7 +142,9 @@ class _AcknowledgeWildcards:
 def instance_family(instance_type: str) -> str:
     match = _INSTANCE_TYPE.match(instance_type)
     if not match:
-        raise ValueError(f"instance_type={instance_type!r} is not a SageMaker instance type such as ml.g6e.xlarge")
+        raise ValueError(
+            f"instance_type={instance_type!r} is not a SageMaker instance type such as ml.g6e.xlarge"
+        )
     return match.group(1)
 
 
@@ -295,7 +297,9 @@ class SageMakerEndpoint(Construct):
             instance_type=props.instance_type,
             initial_instance_count=props.initial_instance_count,
             initial_variant_weight=1.0,
-            container_startup_health_check_timeout_in_seconds=int(props.container_startup_timeout.to_seconds()),
+            container_startup_health_check_timeout_in_seconds=int(
+                props.container_startup_timeout.to_seconds()
+            ),
             model_data_download_timeout_in_seconds=int(props.model_download_timeout.to_seconds()),
             # Streams differ in length by minutes: route each new one to the least busy instance.
             routing_config=sagemaker.CfnEndpointConfig.RoutingConfigProperty(
@@ -338,7 +342,9 @@ class SageMakerEndpoint(Construct):
         # sagemaker:InvokeEndpoint covers InvokeEndpointWithResponseStream as well.
         invoke = iam.PolicyStatement(actions=["sagemaker:InvokeEndpoint"], resources=[self.endpoint_arn])
         if props.runtime_vpc_endpoint is not None:
-            invoke.add_condition("StringEquals", {"aws:SourceVpce": props.runtime_vpc_endpoint.vpc_endpoint_id})
+            invoke.add_condition(
+                "StringEquals", {"aws:SourceVpce": props.runtime_vpc_endpoint.vpc_endpoint_id}
+            )
         self.invoke_policy = iam.ManagedPolicy(
             self,
             "InvokePolicy",
@@ -348,8 +354,15 @@ class SageMakerEndpoint(Construct):
 
     # -- metrics ------------------------------------------------------------------------------------
 
-    def metric(self, name: str, statistic: str, label: str, *, namespace: str = "AWS/SageMaker",
-               period: Duration | None = None) -> cloudwatch.Metric:
+    def metric(
+        self,
+        name: str,
+        statistic: str,
+        label: str,
+        *,
+        namespace: str = "AWS/SageMaker",
+        period: Duration | None = None,
+    ) -> cloudwatch.Metric:
         """An endpoint metric of this variant: AWS/SageMaker invocation metrics, or the per-instance
         utilization metrics with namespace ENDPOINT_INSTANCE_NAMESPACE."""
         return cloudwatch.Metric(
@@ -367,8 +380,12 @@ class SageMakerEndpoint(Construct):
             cloudwatch.GraphWidget(
                 title="Concurrent requests per instance (scaling signal)",
                 left=[
-                    self.metric("ConcurrentRequestsPerModel", "Average", "Average", period=Duration.seconds(10)),
-                    self.metric("ConcurrentRequestsPerModel", "Maximum", "Maximum", period=Duration.seconds(10)),
+                    self.metric(
+                        "ConcurrentRequestsPerModel", "Average", "Average", period=Duration.seconds(10)
+                    ),
+                    self.metric(
+                        "ConcurrentRequestsPerModel", "Maximum", "Maximum", period=Duration.seconds(10)
+                    ),
                 ],
                 right=[self.metric("Invocations", "Sum", "Invocations per minute")],
                 width=12,
@@ -446,7 +463,12 @@ class SageMakerEndpoint(Construct):
             iam.PolicyStatement(
                 sid="WriteEndpointLogs",
                 # The group already exists (retention, key); CreateLogGroup only spares SageMaker an error.
-                actions=["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"],
+                actions=[
+                    "logs:CreateLogGroup",
+                    "logs:CreateLogStream",
+                    "logs:PutLogEvents",
+                    "logs:DescribeLogStreams",
+                ],
                 resources=[
                     props.log_group.log_group_arn,  # "...:log-group:<name>:*", the group's streams
                     stack.format_arn(
@@ -479,9 +501,14 @@ class SageMakerEndpoint(Construct):
                 sid="CreateInterfacesInKitSubnets",
                 actions=["ec2:CreateNetworkInterface"],
                 resources=[
-                    *(stack.format_arn(service="ec2", resource="subnet", resource_name=s) for s in subnet_ids),
+                    *(
+                        stack.format_arn(service="ec2", resource="subnet", resource_name=s)
+                        for s in subnet_ids
+                    ),
                     stack.format_arn(
-                        service="ec2", resource="security-group", resource_name=self.security_group.security_group_id
+                        service="ec2",
+                        resource="security-group",
+                        resource_name=self.security_group.security_group_id,
                     ),
                     stack.format_arn(service="ec2", resource="network-interface", resource_name="*"),
                 ],
@@ -496,7 +523,9 @@ class SageMakerEndpoint(Construct):
                 resources=[stack.format_arn(service="ec2", resource="network-interface", resource_name="*")],
                 conditions={
                     "ArnEquals": {
-                        "ec2:Vpc": stack.format_arn(service="ec2", resource="vpc", resource_name=props.vpc.vpc_id)
+                        "ec2:Vpc": stack.format_arn(
+                            service="ec2", resource="vpc", resource_name=props.vpc.vpc_id
+                        )
                     }
                 },
             ),

@@ -126,7 +126,9 @@ class FsxWeights(Construct):
             f"echo '{source} {FSX_HOST_MOUNT} lustre defaults,relatime,flock,_netdev 0 0' >> /etc/fstab",
         ]
 
-    def attach(self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition, version: str) -> None:
+    def attach(
+        self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition, version: str
+    ) -> None:
         """Host volume of the version folder, mounted read-only at CONTAINER_MODEL_DIR."""
         task_definition.add_volume(
             name=WEIGHTS_VOLUME, host=ecs.Host(source_path=f"{FSX_HOST_MOUNT}{FSX_WEIGHTS_PATH}/{version}")
@@ -193,11 +195,16 @@ class EfsWeights(Construct):
             iam.PolicyStatement(
                 effect=iam.Effect.DENY,
                 principals=[iam.AnyPrincipal()],
-                actions=["elasticfilesystem:ClientMount", "elasticfilesystem:ClientWrite",
-                         "elasticfilesystem:ClientRootAccess"],
+                actions=[
+                    "elasticfilesystem:ClientMount",
+                    "elasticfilesystem:ClientWrite",
+                    "elasticfilesystem:ClientRootAccess",
+                ],
                 resources=["*"],
-                conditions={"Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"},
-                            "Null": {"elasticfilesystem:AccessPointArn": "true"}},
+                conditions={
+                    "Bool": {"elasticfilesystem:AccessedViaMountTarget": "true"},
+                    "Null": {"elasticfilesystem:AccessPointArn": "true"},
+                },
             )
         )
         posix = efs.PosixUser(uid=EFS_POSIX_ID, gid=EFS_POSIX_ID)
@@ -232,13 +239,19 @@ class EfsWeights(Construct):
         )
         # (The EFS client grants come with `filesystem=` above: ClientMount/ClientWrite via the writer point.)
         # Exactly list + get under weights/ (no s3:GetObject* / List* families).
-        self.sync_function.add_to_role_policy(iam.PolicyStatement(
-            actions=["s3:ListBucket"], resources=[props.bucket.bucket_arn],
-            conditions={"StringLike": {"s3:prefix": [f"{props.bucket_prefix}*"]}},
-        ))
-        self.sync_function.add_to_role_policy(iam.PolicyStatement(
-            actions=["s3:GetObject"], resources=[props.bucket.arn_for_objects(f"{props.bucket_prefix}*")],
-        ))
+        self.sync_function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["s3:ListBucket"],
+                resources=[props.bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [f"{props.bucket_prefix}*"]}},
+            )
+        )
+        self.sync_function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["s3:GetObject"],
+                resources=[props.bucket.arn_for_objects(f"{props.bucket_prefix}*")],
+            )
+        )
 
         # Later uploads: every object created or deleted under weights/ re-syncs its version folder.
         events.Rule(
@@ -333,7 +346,9 @@ class EfsWeights(Construct):
         """Nothing on the host: the ECS agent mounts EFS volumes for the task itself."""
         return []
 
-    def attach(self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition, version: str) -> None:
+    def attach(
+        self, task_definition: ecs.TaskDefinition, container: ecs.ContainerDefinition, version: str
+    ) -> None:
         """EFS volume through the version's access point, TLS + IAM, mounted read-only."""
         task_definition.add_volume(
             name=WEIGHTS_VOLUME,
@@ -353,8 +368,11 @@ class EfsWeights(Construct):
             iam.PolicyStatement(
                 actions=["elasticfilesystem:ClientMount"],
                 resources=[self.file_system.file_system_arn],
-                conditions={"StringEquals": {"elasticfilesystem:AccessPointArn":
-                                             self.reader_access_point.access_point_arn}},
+                conditions={
+                    "StringEquals": {
+                        "elasticfilesystem:AccessPointArn": self.reader_access_point.access_point_arn
+                    }
+                },
             )
         )
 

@@ -116,8 +116,11 @@ class SynthResult(Mapping):
 @contextmanager
 def _clean_cdk_env() -> Iterator[None]:
     """No context or account leaking in from the caller's shell (e.g. a `make demo` CDK_CONTEXT_JSON)."""
-    saved = {k: os.environ.pop(k) for k in ("CDK_CONTEXT_JSON", "CDK_DEFAULT_ACCOUNT", "CDK_OUTDIR")
-             if k in os.environ}
+    saved = {
+        k: os.environ.pop(k)
+        for k in ("CDK_CONTEXT_JSON", "CDK_DEFAULT_ACCOUNT", "CDK_OUTDIR")
+        if k in os.environ
+    }
     try:
         yield
     finally:
@@ -134,7 +137,9 @@ def _acknowledgements(app) -> list[Ack]:
             if entry.type == key and entry.data:
                 for rule_id, reason in dict(entry.data).items():
                     # aws-cdk-lib stores ids as "Annotation::<id>" (older versions: lower case).
-                    clean = rule_id.split("::", 1)[1] if rule_id.lower().startswith("annotation::") else rule_id
+                    clean = (
+                        rule_id.split("::", 1)[1] if rule_id.lower().startswith("annotation::") else rule_id
+                    )
                     acks.append(Ack(construct.node.path, clean, str(reason)))
     return acks
 

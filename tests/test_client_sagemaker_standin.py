@@ -55,7 +55,10 @@ async def invocations(request: Request):
 @pytest.fixture(scope="module")
 def standin():
     upstream = Starlette(routes=[Route("/invocations", invocations, methods=["POST"])])
-    with serve_in_thread(upstream) as upstream_url, serve_in_thread(create_app(upstream_url, ENDPOINT)) as url:
+    with (
+        serve_in_thread(upstream) as upstream_url,
+        serve_in_thread(create_app(upstream_url, ENDPOINT)) as url,
+    ):
         yield url
 
 

@@ -72,9 +72,9 @@ def test_noise_is_unvoiced_and_log_f0_is_smooth_through_unvoiced_frames():
     rng = np.random.default_rng(1)
     t = np.arange(SR) / SR
     x = 0.4 * np.sin(2 * np.pi * 200.0 * t)
-    x[SR // 3: 2 * SR // 3] = 0.1 * rng.standard_normal(SR // 3)  # noise in the middle third
+    x[SR // 3 : 2 * SR // 3] = 0.1 * rng.standard_normal(SR // 3)  # noise in the middle third
     feats = v.analyze(x, SR)
-    mid = feats[v.num_frames(SR // 3) + 4: v.num_frames(2 * SR // 3) - 4]
+    mid = feats[v.num_frames(SR // 3) + 4 : v.num_frames(2 * SR // 3) - 4]
     assert mid[:, v.VUV].mean() < 0.2
     assert np.all(np.isfinite(feats[:, v.LF0]))
     # Interpolated through the gap: no sentinel jumps, stays near log(200).
@@ -113,7 +113,7 @@ def _run_chunks(synth, feats, sizes):
     out, pos, i = [], 0, 0
     while pos < feats.shape[1]:
         n = sizes[i % len(sizes)]
-        audio, state = synth(feats[:, pos:pos + n], state)
+        audio, state = synth(feats[:, pos : pos + n], state)
         assert audio.shape == (feats.shape[0], min(n, feats.shape[1] - pos) * v.HOP)
         out.append(audio)
         pos += n
@@ -138,8 +138,8 @@ def test_no_clicks_at_chunk_borders(synth):
     feats[..., v.AP] = 0.0  # harmonic part only, so steps are not hidden in noise
     audio, _ = _run_chunks(synth, feats, [1])
     steps = (audio[0, 1:] - audio[0, :-1]).abs()
-    border = steps[v.HOP - 1:: v.HOP][5:-5]
-    assert float(border.max()) <= 1.5 * float(steps[5 * v.HOP: -5 * v.HOP].max())
+    border = steps[v.HOP - 1 :: v.HOP][5:-5]
+    assert float(border.max()) <= 1.5 * float(steps[5 * v.HOP : -5 * v.HOP].max())
 
 
 def test_state_is_batch_first_and_gatherable(synth):
@@ -156,10 +156,13 @@ def test_state_is_batch_first_and_gatherable(synth):
 
 
 def test_rms_calibration_within_2_db(synth):
-    for sig in (_voiced_signal(1.0), (0.05 * np.random.default_rng(3).standard_normal(SR)).astype(np.float32)):
+    for sig in (
+        _voiced_signal(1.0),
+        (0.05 * np.random.default_rng(3).standard_normal(SR)).astype(np.float32),
+    ):
         feats = torch.from_numpy(v.analyze(sig, SR))[None]
         audio, _ = synth(feats, synth.init_state(1))
-        out = audio[0, v.HOP: v.HOP + len(sig)].numpy()  # output lags the input by one hop
+        out = audio[0, v.HOP : v.HOP + len(sig)].numpy()  # output lags the input by one hop
         db = 20 * math.log10(_rms(out) / _rms(sig))
         assert abs(db) < 2.0, db
 
@@ -182,7 +185,7 @@ def test_synthesized_tone_has_the_requested_f0(synth):
     assert level(250.0) > 0.5 * spec.max() and level(500.0) > 0.5 * spec.max()
     assert level(125.0) < 1e-3 * spec.max() and level(375.0) < 1e-3 * spec.max()
     # Nothing above the harmonic fade-out besides noise-free leakage.
-    hi = spec[int(7950 * 2 * (len(spec) - 1) / SR):]
+    hi = spec[int(7950 * 2 * (len(spec) - 1) / SR) :]
     assert hi.max() < 1e-3 * spec.max()
 
 

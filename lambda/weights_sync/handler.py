@@ -55,13 +55,17 @@ class SyncResult:
     deleted: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"Version": self.version, "Copied": len(self.copied), "Unchanged": len(self.unchanged),
-                "Deleted": len(self.deleted)}
+        return {
+            "Version": self.version,
+            "Copied": len(self.copied),
+            "Unchanged": len(self.unchanged),
+            "Deleted": len(self.deleted),
+        }
 
 
 def _relative_path(key: str, prefix: str) -> str | None:
     """Key below `prefix` as a safe relative path; None for folder markers. Refuses path escapes."""
-    rel = key[len(prefix):]
+    rel = key[len(prefix) :]
     if not rel or rel.endswith("/"):
         return None
     parts = rel.split("/")  # raw segments: PurePosixPath would silently drop "." and "//"
@@ -108,7 +112,9 @@ def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path
     key_prefix = f"{prefix}{version}/"
     remote = list_remote(s3, bucket, key_prefix)
     if not remote:
-        raise EmptyVersionError(f"s3://{bucket}/{key_prefix} holds no objects; upload the model dir there first")
+        raise EmptyVersionError(
+            f"s3://{bucket}/{key_prefix} holds no objects; upload the model dir there first"
+        )
     dest = mount / version
     dest.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(dest)
@@ -134,8 +140,13 @@ def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path
         del manifest[rel]
         result.deleted.append(rel)
     _write_atomic(dest / MANIFEST, json.dumps(manifest, sort_keys=True, indent=1))
-    LOG.info("synced %s: %d copied, %d unchanged, %d deleted", version, len(result.copied),
-             len(result.unchanged), len(result.deleted))
+    LOG.info(
+        "synced %s: %d copied, %d unchanged, %d deleted",
+        version,
+        len(result.copied),
+        len(result.unchanged),
+        len(result.deleted),
+    )
     return result
 
 
@@ -143,7 +154,7 @@ def version_of_key(key: str, prefix: str) -> str:
     """`weights/v2/model.safetensors` -> `v2`."""
     if not key.startswith(prefix):
         raise SyncError(f"object key {key!r} is outside {prefix!r}")
-    version = key[len(prefix):].split("/", 1)[0]
+    version = key[len(prefix) :].split("/", 1)[0]
     if not _VERSION_RE.match(version):
         raise SyncError(f"object key {key!r} has no weights version folder under {prefix!r}")
     return version
@@ -174,8 +185,10 @@ def dispatch(event: dict[str, Any], s3: S3Like, bucket: str, prefix: str, mount:
             return {"Version": version, "Copied": 0, "Unchanged": 0, "Deleted": 0, "EmptyInBucket": True}
     if "version" in event:  # manual invoke
         return sync_version(s3, bucket, prefix, str(event["version"]), mount).as_dict()
-    raise SyncError("unrecognised event: expected a CloudFormation request, an S3 EventBridge event or "
-                    "{\"version\": \"<folder>\"}")
+    raise SyncError(
+        "unrecognised event: expected a CloudFormation request, an S3 EventBridge event or "
+        '{"version": "<folder>"}'
+    )
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

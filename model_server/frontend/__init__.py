@@ -124,8 +124,11 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
         for j in range(m + 1):
             if cost[i][j] == inf:
                 continue
-            for a, b in [(1, 1)] + [(k, 1) for k in range(2, _MAX_GROUP + 1)] + [
-                    (1, k) for k in range(2, _MAX_GROUP + 1)]:
+            for a, b in (
+                [(1, 1)]
+                + [(k, 1) for k in range(2, _MAX_GROUP + 1)]
+                + [(1, k) for k in range(2, _MAX_GROUP + 1)]
+            ):
                 if i + a > n or j + b > m:
                     continue
                 ours = sum(len(alone[x]) for x in range(i, i + a))
@@ -163,7 +166,8 @@ class Frontend:
     def __init__(self, language: str = "en") -> None:
         if not isinstance(language, str) or language not in LANGUAGE_VOICES:
             raise UnsupportedLanguageError(
-                f"language {language!r} is not supported; choose one of {supported_languages()}")
+                f"language {language!r} is not supported; choose one of {supported_languages()}"
+            )
         self.language = language
         self.voice = LANGUAGE_VOICES[language]
         self._mapper = SymbolMapper(language)

@@ -85,8 +85,9 @@ def align(tokens: list[str], teacher_phones: list[str], teacher_frames: list[int
     if not tokens:
         raise AlignmentError("tokens is empty: nothing to give the teacher's frames to")
     if len(teacher_phones) != len(teacher_frames):
-        raise AlignmentError(f"teacher_phones has {len(teacher_phones)} entries but teacher_frames has "
-                             f"{len(teacher_frames)}")
+        raise AlignmentError(
+            f"teacher_phones has {len(teacher_phones)} entries but teacher_frames has {len(teacher_frames)}"
+        )
     for j, f in enumerate(teacher_frames):
         if isinstance(f, bool) or not isinstance(f, int) or f < 0:
             raise AlignmentError(f"teacher_frames[{j}] = {f!r} is not a non-negative int")
@@ -141,8 +142,11 @@ def align(tokens: list[str], teacher_phones: list[str], teacher_frames: list[int
     n_phone_tokens = sum(1 for p in tpause if not p)
     n_teacher_phones = sum(1 for p in spause if not p)
     denom = max(n_phone_tokens, n_teacher_phones, 1)
-    exact = sum(1 for a, b in pairs if a is not None and b is not None and not tpause[a]
-                and tokens[a] == teacher_phones[b])
+    exact = sum(
+        1
+        for a, b in pairs
+        if a is not None and b is not None and not tpause[a] and tokens[a] == teacher_phones[b]
+    )
     return Alignment(durations, pairs, exact / denom, cost[n][m] / denom)
 
 

@@ -90,8 +90,9 @@ class _Event(ctypes.Structure):
     ]
 
 
-_SynthCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int,
-                                  ctypes.POINTER(_Event))
+_SynthCallback = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(_Event)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +159,22 @@ class _Espeak:
         lib.espeak_SetParameter.restype = ctypes.c_int
         lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
         lib.espeak_Synth.restype = ctypes.c_int
-        lib.espeak_Synth.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
-                                     ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
-        rate = lib.espeak_Initialize(_AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path.encode(),
-                                     _INITIALIZE_PHONEME_EVENTS | _INITIALIZE_DONT_EXIT)
+        lib.espeak_Synth.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_size_t,
+            ctypes.c_uint,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        ]
+        rate = lib.espeak_Initialize(
+            _AUDIO_OUTPUT_SYNCHRONOUS,
+            0,
+            data_path.encode(),
+            _INITIALIZE_PHONEME_EVENTS | _INITIALIZE_DONT_EXIT,
+        )
         if rate <= 0:
             raise EspeakError(f"espeak_Initialize failed (returned {rate}) with data path {data_path}")
         self.lib = lib
@@ -330,8 +343,9 @@ def phone_durations(events: list[PhonemeEvent | WordEvent], total_samples: int) 
     if not phones:
         return []
     if total_samples < phones[-1].sample:
-        raise EspeakError(f"total_samples {total_samples} is before the last phoneme event "
-                          f"at {phones[-1].sample}")
+        raise EspeakError(
+            f"total_samples {total_samples} is before the last phoneme event at {phones[-1].sample}"
+        )
     starts = [0] + [p.sample for p in phones[1:]] + [total_samples]
     if any(b < a for a, b in zip(starts, starts[1:], strict=False)):
         raise EspeakError("phoneme events are not in time order")
@@ -361,7 +375,7 @@ def phoneme_table_inventory(table: str) -> dict[str, str]:
     pos = 4
     for _ in range(data[0]):
         n_phonemes, includes = data[pos], data[pos + 1]
-        name = data[pos + 4:pos + 36].split(b"\0")[0].decode("ascii")
+        name = data[pos + 4 : pos + 36].split(b"\0")[0].decode("ascii")
         pos += 36
         entries = []
         for _ in range(n_phonemes):

@@ -83,122 +83,430 @@ def _int(s: str) -> int:
 # --- per-language words ---------------------------------------------------------------------------
 
 _WORDS: dict[str, dict[str, str]] = {
-    "en": {"minus": "minus", "point": "point", "percent": "percent", "and": "and", "oclock": "o'clock",
-           "hundred": "hundred", "oh": "oh", "am": "AM", "pm": "PM"},
-    "es": {"minus": "menos", "point": "coma", "percent": "por ciento", "and": "con", "oclock": "en punto",
-           "hundred": "", "oh": "cero", "am": "de la mañana", "pm": "de la tarde"},
-    "de": {"minus": "minus", "point": "Komma", "percent": "Prozent", "and": "und", "oclock": "Uhr",
-           "hundred": "", "oh": "null", "am": "morgens", "pm": "nachmittags"},
-    "fr": {"minus": "moins", "point": "virgule", "percent": "pour cent", "and": "et", "oclock": "heures",
-           "hundred": "", "oh": "zéro", "am": "du matin", "pm": "de l'après-midi"},
+    "en": {
+        "minus": "minus",
+        "point": "point",
+        "percent": "percent",
+        "and": "and",
+        "oclock": "o'clock",
+        "hundred": "hundred",
+        "oh": "oh",
+        "am": "AM",
+        "pm": "PM",
+    },
+    "es": {
+        "minus": "menos",
+        "point": "coma",
+        "percent": "por ciento",
+        "and": "con",
+        "oclock": "en punto",
+        "hundred": "",
+        "oh": "cero",
+        "am": "de la mañana",
+        "pm": "de la tarde",
+    },
+    "de": {
+        "minus": "minus",
+        "point": "Komma",
+        "percent": "Prozent",
+        "and": "und",
+        "oclock": "Uhr",
+        "hundred": "",
+        "oh": "null",
+        "am": "morgens",
+        "pm": "nachmittags",
+    },
+    "fr": {
+        "minus": "moins",
+        "point": "virgule",
+        "percent": "pour cent",
+        "and": "et",
+        "oclock": "heures",
+        "hundred": "",
+        "oh": "zéro",
+        "am": "du matin",
+        "pm": "de l'après-midi",
+    },
 }
 
 _MONTHS: dict[str, tuple[str, ...]] = {
-    "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December"),
-    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
-           "octubre", "noviembre", "diciembre"),
-    "de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
-           "November", "Dezember"),
-    "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-           "novembre", "décembre"),
+    "en": (
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ),
+    "es": (
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ),
+    "de": (
+        "Januar",
+        "Februar",
+        "März",
+        "April",
+        "Mai",
+        "Juni",
+        "Juli",
+        "August",
+        "September",
+        "Oktober",
+        "November",
+        "Dezember",
+    ),
+    "fr": (
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ),
 }
 # English month abbreviations accepted in dates ("Mar. 5", "Sept 5").
-_EN_MONTH_ABBR = {"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-                  "oct": 10, "nov": 11, "dec": 12}
+_EN_MONTH_ABBR = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
 
 # symbol -> (singular, plural, subunit singular, subunit plural); None subunit: no minor unit spoken.
 _CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
-    "en": {"$": ("dollar", "dollars", "cent", "cents"), "€": ("euro", "euros", "cent", "cents"),
-           "£": ("pound", "pounds", "penny", "pence"), "¥": ("yen", "yen", None, None)},
-    "es": {"$": ("dólar", "dólares", "centavo", "centavos"), "€": ("euro", "euros", "céntimo", "céntimos"),
-           "£": ("libra", "libras", "penique", "peniques"), "¥": ("yen", "yenes", None, None)},
-    "de": {"$": ("Dollar", "Dollar", "Cent", "Cent"), "€": ("Euro", "Euro", "Cent", "Cent"),
-           "£": ("Pfund", "Pfund", "Penny", "Pence"), "¥": ("Yen", "Yen", None, None)},
-    "fr": {"$": ("dollar", "dollars", "cent", "cents"), "€": ("euro", "euros", "centime", "centimes"),
-           "£": ("livre", "livres", "penny", "pence"), "¥": ("yen", "yens", None, None)},
+    "en": {
+        "$": ("dollar", "dollars", "cent", "cents"),
+        "€": ("euro", "euros", "cent", "cents"),
+        "£": ("pound", "pounds", "penny", "pence"),
+        "¥": ("yen", "yen", None, None),
+    },
+    "es": {
+        "$": ("dólar", "dólares", "centavo", "centavos"),
+        "€": ("euro", "euros", "céntimo", "céntimos"),
+        "£": ("libra", "libras", "penique", "peniques"),
+        "¥": ("yen", "yenes", None, None),
+    },
+    "de": {
+        "$": ("Dollar", "Dollar", "Cent", "Cent"),
+        "€": ("Euro", "Euro", "Cent", "Cent"),
+        "£": ("Pfund", "Pfund", "Penny", "Pence"),
+        "¥": ("Yen", "Yen", None, None),
+    },
+    "fr": {
+        "$": ("dollar", "dollars", "cent", "cents"),
+        "€": ("euro", "euros", "centime", "centimes"),
+        "£": ("livre", "livres", "penny", "pence"),
+        "¥": ("yen", "yens", None, None),
+    },
 }
-_SCALES = {"k": 10**3, "thousand": 10**3, "m": 10**6, "million": 10**6, "mn": 10**6, "b": 10**9, "bn": 10**9,
-           "billion": 10**9, "t": 10**12, "trillion": 10**12}
+_SCALES = {
+    "k": 10**3,
+    "thousand": 10**3,
+    "m": 10**6,
+    "million": 10**6,
+    "mn": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
+    "billion": 10**9,
+    "t": 10**12,
+    "trillion": 10**12,
+}
 
 # unit -> (singular, plural) per language; only unambiguous unit spellings after a number.
 _UNITS: dict[str, dict[str, tuple[str, str]]] = {
-    "en": {"km/h": ("kilometer per hour", "kilometers per hour"), "mph": ("mile per hour", "miles per hour"),
-           "km": ("kilometer", "kilometers"), "cm": ("centimeter", "centimeters"),
-           "mm": ("millimeter", "millimeters"), "m": ("meter", "meters"), "kg": ("kilogram", "kilograms"),
-           "mg": ("milligram", "milligrams"), "g": ("gram", "grams"), "lb": ("pound", "pounds"),
-           "lbs": ("pound", "pounds"), "ml": ("milliliter", "milliliters"), "l": ("liter", "liters"),
-           "mi": ("mile", "miles"), "ft": ("foot", "feet"),
-           "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
-           "°": ("degree", "degrees"), "kHz": ("kilohertz", "kilohertz"), "Hz": ("hertz", "hertz"),
-           "GB": ("gigabyte", "gigabytes"), "MB": ("megabyte", "megabytes"), "KB": ("kilobyte", "kilobytes"),
-           "TB": ("terabyte", "terabytes"), "ms": ("millisecond", "milliseconds"),
-           "min": ("minute", "minutes"), "h": ("hour", "hours")},
-    "es": {"km/h": ("kilómetro por hora", "kilómetros por hora"), "km": ("kilómetro", "kilómetros"),
-           "cm": ("centímetro", "centímetros"), "mm": ("milímetro", "milímetros"), "m": ("metro", "metros"),
-           "kg": ("kilo", "kilos"), "g": ("gramo", "gramos"), "l": ("litro", "litros"),
-           "°C": ("grado", "grados"), "°": ("grado", "grados"), "h": ("hora", "horas"),
-           "min": ("minuto", "minutos")},
-    "de": {"km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"), "km": ("Kilometer", "Kilometer"),
-           "cm": ("Zentimeter", "Zentimeter"), "mm": ("Millimeter", "Millimeter"), "m": ("Meter", "Meter"),
-           "kg": ("Kilogramm", "Kilogramm"), "g": ("Gramm", "Gramm"), "l": ("Liter", "Liter"),
-           "°C": ("Grad Celsius", "Grad Celsius"), "°": ("Grad", "Grad"), "h": ("Stunde", "Stunden"),
-           "min": ("Minute", "Minuten")},
-    "fr": {"km/h": ("kilomètre heure", "kilomètres heure"), "km": ("kilomètre", "kilomètres"),
-           "cm": ("centimètre", "centimètres"), "mm": ("millimètre", "millimètres"), "m": ("mètre", "mètres"),
-           "kg": ("kilo", "kilos"), "g": ("gramme", "grammes"), "l": ("litre", "litres"),
-           "°C": ("degré", "degrés"), "°": ("degré", "degrés"), "h": ("heure", "heures"),
-           "min": ("minute", "minutes")},
+    "en": {
+        "km/h": ("kilometer per hour", "kilometers per hour"),
+        "mph": ("mile per hour", "miles per hour"),
+        "km": ("kilometer", "kilometers"),
+        "cm": ("centimeter", "centimeters"),
+        "mm": ("millimeter", "millimeters"),
+        "m": ("meter", "meters"),
+        "kg": ("kilogram", "kilograms"),
+        "mg": ("milligram", "milligrams"),
+        "g": ("gram", "grams"),
+        "lb": ("pound", "pounds"),
+        "lbs": ("pound", "pounds"),
+        "ml": ("milliliter", "milliliters"),
+        "l": ("liter", "liters"),
+        "mi": ("mile", "miles"),
+        "ft": ("foot", "feet"),
+        "°C": ("degree Celsius", "degrees Celsius"),
+        "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+        "°": ("degree", "degrees"),
+        "kHz": ("kilohertz", "kilohertz"),
+        "Hz": ("hertz", "hertz"),
+        "GB": ("gigabyte", "gigabytes"),
+        "MB": ("megabyte", "megabytes"),
+        "KB": ("kilobyte", "kilobytes"),
+        "TB": ("terabyte", "terabytes"),
+        "ms": ("millisecond", "milliseconds"),
+        "min": ("minute", "minutes"),
+        "h": ("hour", "hours"),
+    },
+    "es": {
+        "km/h": ("kilómetro por hora", "kilómetros por hora"),
+        "km": ("kilómetro", "kilómetros"),
+        "cm": ("centímetro", "centímetros"),
+        "mm": ("milímetro", "milímetros"),
+        "m": ("metro", "metros"),
+        "kg": ("kilo", "kilos"),
+        "g": ("gramo", "gramos"),
+        "l": ("litro", "litros"),
+        "°C": ("grado", "grados"),
+        "°": ("grado", "grados"),
+        "h": ("hora", "horas"),
+        "min": ("minuto", "minutos"),
+    },
+    "de": {
+        "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"),
+        "km": ("Kilometer", "Kilometer"),
+        "cm": ("Zentimeter", "Zentimeter"),
+        "mm": ("Millimeter", "Millimeter"),
+        "m": ("Meter", "Meter"),
+        "kg": ("Kilogramm", "Kilogramm"),
+        "g": ("Gramm", "Gramm"),
+        "l": ("Liter", "Liter"),
+        "°C": ("Grad Celsius", "Grad Celsius"),
+        "°": ("Grad", "Grad"),
+        "h": ("Stunde", "Stunden"),
+        "min": ("Minute", "Minuten"),
+    },
+    "fr": {
+        "km/h": ("kilomètre heure", "kilomètres heure"),
+        "km": ("kilomètre", "kilomètres"),
+        "cm": ("centimètre", "centimètres"),
+        "mm": ("millimètre", "millimètres"),
+        "m": ("mètre", "mètres"),
+        "kg": ("kilo", "kilos"),
+        "g": ("gramme", "grammes"),
+        "l": ("litre", "litres"),
+        "°C": ("degré", "degrés"),
+        "°": ("degré", "degrés"),
+        "h": ("heure", "heures"),
+        "min": ("minute", "minutes"),
+    },
 }
 
 # Abbreviations (matched case-sensitively, with their period). "St." is handled by a rule below.
 _ABBREVIATIONS: dict[str, dict[str, str]] = {
-    "en": {"Dr.": "Doctor", "Mr.": "Mister", "Mrs.": "Missus", "Ms.": "Miz", "Prof.": "Professor",
-           "Jr.": "Junior", "Sr.": "Senior", "Gen.": "General", "Capt.": "Captain", "Lt.": "Lieutenant",
-           "Sgt.": "Sergeant", "Rev.": "Reverend", "Mt.": "Mount", "Ave.": "Avenue", "Rd.": "Road",
-           "Blvd.": "Boulevard", "etc.": "et cetera", "e.g.": "for example", "i.e.": "that is",
-           "vs.": "versus", "vs": "versus", "approx.": "approximately", "Inc.": "Incorporated",
-           "Ltd.": "Limited", "Co.": "Company", "Corp.": "Corporation", "Dept.": "Department",
-           "Jan.": "January", "Feb.": "February", "Aug.": "August", "Sept.": "September",
-           "Oct.": "October", "Nov.": "November", "Dec.": "December", "a.m.": "AM", "p.m.": "PM"},
-    "es": {"Sr.": "señor", "Sra.": "señora", "Srta.": "señorita", "Dr.": "doctor", "Dra.": "doctora",
-           "Ud.": "usted", "Uds.": "ustedes", "etc.": "etcétera", "p. ej.": "por ejemplo",
-           "aprox.": "aproximadamente", "Avda.": "avenida", "núm.": "número", "pág.": "página"},
-    "de": {"Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau", "z.B.": "zum Beispiel",
-           "z. B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise", "d.h.": "das heißt",
-           "d. h.": "das heißt", "ca.": "circa", "Nr.": "Nummer", "Str.": "Straße", "evtl.": "eventuell",
-           "u.a.": "unter anderem", "inkl.": "inklusive", "vgl.": "vergleiche"},
-    "fr": {"M.": "Monsieur", "Mme": "Madame", "Mmes": "Mesdames", "Mlle": "Mademoiselle", "Dr": "docteur",
-           "Dr.": "docteur", "etc.": "et cetera", "p.ex.": "par exemple", "p. ex.": "par exemple",
-           "env.": "environ", "av.": "avenue", "bd": "boulevard", "n°": "numéro"},
+    "en": {
+        "Dr.": "Doctor",
+        "Mr.": "Mister",
+        "Mrs.": "Missus",
+        "Ms.": "Miz",
+        "Prof.": "Professor",
+        "Jr.": "Junior",
+        "Sr.": "Senior",
+        "Gen.": "General",
+        "Capt.": "Captain",
+        "Lt.": "Lieutenant",
+        "Sgt.": "Sergeant",
+        "Rev.": "Reverend",
+        "Mt.": "Mount",
+        "Ave.": "Avenue",
+        "Rd.": "Road",
+        "Blvd.": "Boulevard",
+        "etc.": "et cetera",
+        "e.g.": "for example",
+        "i.e.": "that is",
+        "vs.": "versus",
+        "vs": "versus",
+        "approx.": "approximately",
+        "Inc.": "Incorporated",
+        "Ltd.": "Limited",
+        "Co.": "Company",
+        "Corp.": "Corporation",
+        "Dept.": "Department",
+        "Jan.": "January",
+        "Feb.": "February",
+        "Aug.": "August",
+        "Sept.": "September",
+        "Oct.": "October",
+        "Nov.": "November",
+        "Dec.": "December",
+        "a.m.": "AM",
+        "p.m.": "PM",
+    },
+    "es": {
+        "Sr.": "señor",
+        "Sra.": "señora",
+        "Srta.": "señorita",
+        "Dr.": "doctor",
+        "Dra.": "doctora",
+        "Ud.": "usted",
+        "Uds.": "ustedes",
+        "etc.": "etcétera",
+        "p. ej.": "por ejemplo",
+        "aprox.": "aproximadamente",
+        "Avda.": "avenida",
+        "núm.": "número",
+        "pág.": "página",
+    },
+    "de": {
+        "Dr.": "Doktor",
+        "Prof.": "Professor",
+        "Hr.": "Herr",
+        "Fr.": "Frau",
+        "z.B.": "zum Beispiel",
+        "z. B.": "zum Beispiel",
+        "usw.": "und so weiter",
+        "bzw.": "beziehungsweise",
+        "d.h.": "das heißt",
+        "d. h.": "das heißt",
+        "ca.": "circa",
+        "Nr.": "Nummer",
+        "Str.": "Straße",
+        "evtl.": "eventuell",
+        "u.a.": "unter anderem",
+        "inkl.": "inklusive",
+        "vgl.": "vergleiche",
+    },
+    "fr": {
+        "M.": "Monsieur",
+        "Mme": "Madame",
+        "Mmes": "Mesdames",
+        "Mlle": "Mademoiselle",
+        "Dr": "docteur",
+        "Dr.": "docteur",
+        "etc.": "et cetera",
+        "p.ex.": "par exemple",
+        "p. ex.": "par exemple",
+        "env.": "environ",
+        "av.": "avenue",
+        "bd": "boulevard",
+        "n°": "numéro",
+    },
 }
 # Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
-_SENTENCE_FINAL = {"en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."}, "es": {"etc."},
-                   "de": {"usw.", "ca."}, "fr": {"etc."}}
+_SENTENCE_FINAL = {
+    "en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."},
+    "es": {"etc."},
+    "de": {"usw.", "ca."},
+    "fr": {"etc."},
+}
 
 _SYMBOLS: dict[str, dict[str, str]] = {
-    "en": {"&": "and", "+": "plus", "@": "at", "=": "equals", "%": "percent", "#": "number", "°": "degrees",
-           "×": "times", "÷": "divided by", "<": "less than", ">": "greater than", "~": "about",
-           "½": "one half", "¼": "one quarter", "¾": "three quarters"},
-    "es": {"&": "y", "+": "más", "@": "arroba", "=": "igual a", "%": "por ciento", "#": "número",
-           "°": "grados", "×": "por", "½": "un medio", "¼": "un cuarto", "¾": "tres cuartos"},
-    "de": {"&": "und", "+": "plus", "@": "at", "=": "gleich", "%": "Prozent", "#": "Nummer", "°": "Grad",
-           "×": "mal", "½": "ein halb", "¼": "ein viertel", "¾": "drei viertel"},
-    "fr": {"&": "et", "+": "plus", "@": "arobase", "=": "égale", "%": "pour cent", "#": "numéro",
-           "°": "degrés", "×": "fois", "½": "un demi", "¼": "un quart", "¾": "trois quarts"},
+    "en": {
+        "&": "and",
+        "+": "plus",
+        "@": "at",
+        "=": "equals",
+        "%": "percent",
+        "#": "number",
+        "°": "degrees",
+        "×": "times",
+        "÷": "divided by",
+        "<": "less than",
+        ">": "greater than",
+        "~": "about",
+        "½": "one half",
+        "¼": "one quarter",
+        "¾": "three quarters",
+    },
+    "es": {
+        "&": "y",
+        "+": "más",
+        "@": "arroba",
+        "=": "igual a",
+        "%": "por ciento",
+        "#": "número",
+        "°": "grados",
+        "×": "por",
+        "½": "un medio",
+        "¼": "un cuarto",
+        "¾": "tres cuartos",
+    },
+    "de": {
+        "&": "und",
+        "+": "plus",
+        "@": "at",
+        "=": "gleich",
+        "%": "Prozent",
+        "#": "Nummer",
+        "°": "Grad",
+        "×": "mal",
+        "½": "ein halb",
+        "¼": "ein viertel",
+        "¾": "drei viertel",
+    },
+    "fr": {
+        "&": "et",
+        "+": "plus",
+        "@": "arobase",
+        "=": "égale",
+        "%": "pour cent",
+        "#": "numéro",
+        "°": "degrés",
+        "×": "fois",
+        "½": "un demi",
+        "¼": "un quart",
+        "¾": "trois quarts",
+    },
 }
 
 # Characters kept as punctuation (the frontend turns them into punctuation/pause symbols).
 _PUNCT_KEEP = set(".,;:!?'\"()-")
-_PRE_NFKC = str.maketrans({c: " " for c in "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
-                           "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"})
+_PRE_NFKC = str.maketrans(
+    {
+        c: " "
+        for c in "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+    }
+)
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
-_TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00ab": '"',
-                            "\u00bb": '"', "\u2013": ", ", "\u2014": ", ", "\u2026": "...", "\u00a0": " ",
-                            "\u202f": " ", "\u2009": " ", "\u00bf": " ", "\u00a1": " "})
+_TRANSLATE = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+        "\u2013": ", ",
+        "\u2014": ", ",
+        "\u2026": "...",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u00bf": " ",
+        "\u00a1": " ",
+    }
+)
 
 
 # --- rule handlers --------------------------------------------------------------------------------
+
 
 def _plural_is_one(n_text: str) -> bool:
     return n_text.lstrip("0") == "1" and "." not in n_text and "," not in n_text
@@ -386,7 +694,7 @@ def _address(m: re.Match, lang: str) -> str:
     text = m.group(0)
     for scheme in ("https://", "http://"):
         if text.lower().startswith(scheme):
-            text = text[len(scheme):]
+            text = text[len(scheme) :]
     text = text.rstrip("/")
     words = []
     for part in re.split(r"([.@/])", text):
@@ -397,8 +705,13 @@ def _address(m: re.Match, lang: str) -> str:
         elif part == "/":
             words.append("slash")
         elif part:
-            words.append(re.sub(r"\d", lambda d: f" {cardinal(int(d.group(0)), lang)} ",
-                                part.replace("-", " ").replace("_", " ")))
+            words.append(
+                re.sub(
+                    r"\d",
+                    lambda d: f" {cardinal(int(d.group(0)), lang)} ",
+                    part.replace("-", " ").replace("_", " "),
+                )
+            )
     return " ".join(" ".join(words).split())
 
 
@@ -431,30 +744,55 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     syms = _alt(_CURRENCIES[lang])
     months = _alt(list(_MONTHS[lang]) + ([m.capitalize() for m in _MONTHS[lang]] if lang != "en" else []))
     if lang == "en":
-        months = _alt(list(_MONTHS["en"]) + [a.capitalize() + "." for a in _EN_MONTH_ABBR]
-                      + [a.capitalize() for a in _EN_MONTH_ABBR])
+        months = _alt(
+            list(_MONTHS["en"])
+            + [a.capitalize() + "." for a in _EN_MONTH_ABBR]
+            + [a.capitalize() for a in _EN_MONTH_ABBR]
+        )
     units = _alt(_UNITS[lang])
-    ordinal_suffix = {"en": r"(?:st|nd|rd|th)", "es": r"(?:º|ª|\.?o|\.?a)", "de": r"\.(?=\s+\w)",
-                      "fr": r"(?:er|re|e|ème|eme)"}[lang]
+    ordinal_suffix = {
+        "en": r"(?:st|nd|rd|th)",
+        "es": r"(?:º|ª|\.?o|\.?a)",
+        "de": r"\.(?=\s+\w)",
+        "fr": r"(?:er|re|e|ème|eme)",
+    }[lang]
     abbr = {k: v for k, v in _ABBREVIATIONS[lang].items()}
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
     scale = r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
     table: list[tuple[str, str, Handler]] = [
-        ("address", r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
-                    r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w.-]*)*"
-                    r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
-         _address),
-        ("currency", rf"(?P<sym>{syms})\s?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms})", _currency),
+        (
+            "address",
+            r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
+            r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w.-]*)*"
+            r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
+            _address,
+        ),
+        (
+            "currency",
+            rf"(?P<sym>{syms})\s?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms})",
+            _currency,
+        ),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
         ("slash_date", r"(?<![\d/])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/])", _slash_date),
-        ("month_date", rf"(?P<mon>{months})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<yr>\d{{4}})\b)?"
-                       rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|\.|er)?\s+(?:de\s+)?(?P<mon2>{months})"
-                       rf"(?:,?\s+(?:de\s+)?(?P<yr2>\d{{4}})\b)?", _month_name_date),
+        (
+            "month_date",
+            rf"(?P<mon>{months})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<yr>\d{{4}})\b)?"
+            rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|\.|er)?\s+(?:de\s+)?(?P<mon2>{months})"
+            rf"(?:,?\s+(?:de\s+)?(?P<yr2>\d{{4}})\b)?",
+            _month_name_date,
+        ),
         # German "15:30 Uhr" is read "fünfzehn Uhr dreißig": the written "Uhr" is part of the time.
-        ("time", r"(?<![\d:])(?P<h>\d{1,2}):(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
-                 + (r"(?:\s+Uhr\b)?" if lang == "de" else ""), _time),
-        ("phone", r"(?<![\w.,])\+?(?:\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}(?!\w|[.,]\d)",
-         _phone),
+        (
+            "time",
+            r"(?<![\d:])(?P<h>\d{1,2}):(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
+            + (r"(?:\s+Uhr\b)?" if lang == "de" else ""),
+            _time,
+        ),
+        (
+            "phone",
+            r"(?<![\w.,])\+?(?:\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}(?!\w|[.,]\d)",
+            _phone,
+        ),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.])(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
@@ -471,10 +809,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(("saint_street", r"\bSt\.(?P<next>\s+(?=[A-Z]))?", _saint_street))
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     table += [
-        ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)",
-         lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
-        ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]",
-         lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
+        ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
+        ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]", lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
     ]
     return tuple(_Rule(n, re.compile(p), h) for n, p, h in table)
 
@@ -489,7 +825,7 @@ def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
 
 def _ends_sentence(m: re.Match) -> bool:
     """True when the text after a match that ends in a period ends, or goes on with a capital."""
-    rest = m.string[m.end():]
+    rest = m.string[m.end() :]
     return not rest.strip() or re.match(r"\s+[A-Z]", rest) is not None
 
 
@@ -507,8 +843,9 @@ def _renumber(pattern: str, i: int) -> str:
 # --- the scan -------------------------------------------------------------------------------------
 
 # ASCII fast path of `_speakable`: everything but letters, digits, space and kept punctuation -> space.
-_ASCII_DROP = str.maketrans({c: " " for c in map(chr, range(128))
-                             if not (c.isalnum() or c == " " or c in _PUNCT_KEEP)})
+_ASCII_DROP = str.maketrans(
+    {c: " " for c in map(chr, range(128)) if not (c.isalnum() or c == " " or c in _PUNCT_KEEP)}
+)
 
 
 def _speakable(text: str) -> str:
@@ -565,11 +902,11 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
                 break
         if spoken is None:
             # Every rule declined (e.g. "13/45" is no date): keep one character as plain text.
-            _add_text(segments, text[pos:m.start() + 1])
+            _add_text(segments, text[pos : m.start() + 1])
             pos = m.start() + 1
             continue
-        _add_text(segments, text[pos:m.start()])
-        segments.append(Segment(text[m.start():m_end], " ".join(spoken.split()), rule_name))
+        _add_text(segments, text[pos : m.start()])
+        segments.append(Segment(text[m.start() : m_end], " ".join(spoken.split()), rule_name))
         pos = m_end
     _add_text(segments, text[pos:])
     return segments

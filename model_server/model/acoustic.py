@@ -70,8 +70,14 @@ class AcousticConfig:
         if missing:
             raise ValueError(f"model config is missing field(s): {', '.join(missing)}")
         for name, value in d.items():
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name in ("conv_left", "conv_right") else 1):
-                raise ValueError(f"model config field {name!r} must be a positive integer (>= 0 for conv context), got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or value < (0 if name in ("conv_left", "conv_right") else 1)
+            ):
+                raise ValueError(
+                    f"model config field {name!r} must be a positive integer (>= 0 for conv context), got {value!r}"
+                )
         if (2 * d["d_model"] if "d_model" in d else 2 * cls.d_model) % d.get("headdim", cls.headdim):
             raise ValueError("model config: 2 * d_model must be a multiple of headdim")
         return cls(**d)
@@ -113,7 +119,9 @@ class PhoneEncoder(nn.Module):
             y = conv(F.pad(h.transpose(1, 2), (cfg.conv_left, cfg.conv_right))).transpose(1, 2)
             h = norm(h + F.gelu(y))
             if m is not None:
-                h = h * m  # zero beyond the sentence so the next layer's context sees what a sentence edge does
+                h = (
+                    h * m
+                )  # zero beyond the sentence so the next layer's context sees what a sentence edge does
         log_dur = self.dur_out(F.gelu(self.dur_hidden(h))).squeeze(-1)
         return h, log_dur
 
@@ -133,7 +141,9 @@ def position_features(durations: torch.Tensor) -> torch.Tensor:
 def frame_conditioning(enc: torch.Tensor, durations: torch.Tensor) -> torch.Tensor:
     """enc [P, d_enc], durations [P] long (frames, >= 0) -> cond [sum(durations), d_enc + N_POS]."""
     if enc.dim() != 2 or durations.dim() != 1 or len(enc) != len(durations):
-        raise ValueError(f"enc [P, D] and durations [P] must agree, got {tuple(enc.shape)}, {tuple(durations.shape)}")
+        raise ValueError(
+            f"enc [P, D] and durations [P] must agree, got {tuple(enc.shape)}, {tuple(durations.shape)}"
+        )
     if durations.numel() and int(durations.min()) < 0:
         raise ValueError("durations must be >= 0")
     rep = torch.repeat_interleave(enc, durations, dim=0)
@@ -214,8 +224,16 @@ class AcousticModel(nn.Module):
         feats = out * self.feat_std + self.feat_mean
         vuv = torch.sigmoid(out[..., vocoder.VUV])
         ap = feats[..., vocoder.AP].clamp(0.0, 1.0)
-        return torch.cat([feats[..., : vocoder.VUV.start], vuv, feats[..., vocoder.VUV.stop : vocoder.AP.start], ap,
-                          feats[..., vocoder.AP.stop :]], dim=-1)
+        return torch.cat(
+            [
+                feats[..., : vocoder.VUV.start],
+                vuv,
+                feats[..., vocoder.VUV.stop : vocoder.AP.start],
+                ap,
+                feats[..., vocoder.AP.stop :],
+            ],
+            dim=-1,
+        )
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

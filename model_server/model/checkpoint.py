@@ -80,7 +80,9 @@ def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
         "voices": [_voice_to_json(v) for v in ckpt.voices],
         "extra": ckpt.extra,
     }
-    tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in ckpt.model.state_dict().items()}
+    tensors = {
+        k: v.detach().to("cpu", torch.float32).contiguous() for k, v in ckpt.model.state_dict().items()
+    }
     tmp_w = d / (WEIGHTS_FILE + ".tmp")
     tmp_c = d / (CONFIG_FILE + ".tmp")
     save_file(tensors, str(tmp_w), metadata={"format": FORMAT})
@@ -100,7 +102,8 @@ def _validate_meta(cfg: AcousticConfig, symbols: list[str], voices: list[Voice])
         raise ModelLoadError(f"config field 'symbols' has duplicates: {dup[:5]}")
     if len(symbols) != cfg.n_symbols:
         raise ModelLoadError(
-            f"config field 'symbols' has {len(symbols)} entries but model.n_symbols is {cfg.n_symbols}")
+            f"config field 'symbols' has {len(symbols)} entries but model.n_symbols is {cfg.n_symbols}"
+        )
     if not voices:
         raise ModelLoadError("config field 'voices' is empty: a model needs at least one voice")
     seen = set()
@@ -113,7 +116,8 @@ def _validate_meta(cfg: AcousticConfig, symbols: list[str], voices: list[Voice])
         if not 0 <= v.speaker < cfg.n_speakers:
             raise ModelLoadError(
                 f"config field 'voices': voice {v.info.id!r} has speaker {v.speaker}, "
-                f"outside [0, {cfg.n_speakers}) (model.n_speakers)")
+                f"outside [0, {cfg.n_speakers}) (model.n_speakers)"
+            )
 
 
 def _parse_voice(i: int, raw) -> Voice:
@@ -146,18 +150,26 @@ def load(model_dir: str | os.PathLike, device: str | torch.device = "cpu") -> Ch
     if config.get("format") != FORMAT:
         raise ModelLoadError(f"config field 'format' is {config.get('format')!r}, expected {FORMAT!r}")
     if config.get("version") != FORMAT_VERSION:
-        raise ModelLoadError(f"config field 'version' is {config.get('version')!r}, expected {FORMAT_VERSION}")
-    for field, expected in (("sample_rate", vocoder.SAMPLE_RATE), ("hop", vocoder.HOP),
-                            ("feature_dim", vocoder.FEATURE_DIM)):
+        raise ModelLoadError(
+            f"config field 'version' is {config.get('version')!r}, expected {FORMAT_VERSION}"
+        )
+    for field, expected in (
+        ("sample_rate", vocoder.SAMPLE_RATE),
+        ("hop", vocoder.HOP),
+        ("feature_dim", vocoder.FEATURE_DIM),
+    ):
         if config.get(field) != expected:
             raise ModelLoadError(
-                f"config field {field!r} is {config.get(field)!r} but this server's vocoder uses {expected}")
+                f"config field {field!r} is {config.get(field)!r} but this server's vocoder uses {expected}"
+            )
     try:
         cfg = AcousticConfig.from_dict(config.get("model"))
     except ValueError as e:
         raise ModelLoadError(f"config field 'model': {e}") from e
     if cfg.feature_dim != vocoder.FEATURE_DIM:
-        raise ModelLoadError(f"config field 'model.feature_dim' is {cfg.feature_dim}, expected {vocoder.FEATURE_DIM}")
+        raise ModelLoadError(
+            f"config field 'model.feature_dim' is {cfg.feature_dim}, expected {vocoder.FEATURE_DIM}"
+        )
     raw_voices = config.get("voices")
     if not isinstance(raw_voices, list):
         raise ModelLoadError("config field 'voices' must be a list")
@@ -176,8 +188,10 @@ def load(model_dir: str | os.PathLike, device: str | torch.device = "cpu") -> Ch
     expected = model.state_dict()
     missing = [k for k in expected if k not in tensors]
     if missing:
-        raise ModelLoadError(f"{wpath}: missing tensor {missing[0]!r}" + (
-            f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""))
+        raise ModelLoadError(
+            f"{wpath}: missing tensor {missing[0]!r}"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+        )
     unexpected = [k for k in tensors if k not in expected]
     if unexpected:
         raise ModelLoadError(f"{wpath}: unexpected tensor {unexpected[0]!r} (config and weights disagree)")
@@ -185,7 +199,8 @@ def load(model_dir: str | os.PathLike, device: str | torch.device = "cpu") -> Ch
         if tuple(t.shape) != tuple(expected[k].shape):
             raise ModelLoadError(
                 f"{wpath}: tensor {k!r} has shape {tuple(t.shape)}, expected {tuple(expected[k].shape)} "
-                "for the config's model fields")
+                "for the config's model fields"
+            )
         if not torch.isfinite(t).all():
             raise ModelLoadError(f"{wpath}: tensor {k!r} contains NaN or infinite values")
     model.load_state_dict({k: t.to(torch.float32) for k, t in tensors.items()})

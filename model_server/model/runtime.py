@@ -42,8 +42,31 @@ GRAPH_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
 
 _SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»”’]*\s+")
 _ABBREVIATIONS = {
-    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "vs", "etc", "e.g", "i.e", "fig", "mt", "sra",
-    "dra", "hr", "fr", "mme", "mlle", "nr", "ca", "bzw", "z.b", "u.a",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "st",
+    "sr",
+    "jr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "fig",
+    "mt",
+    "sra",
+    "dra",
+    "hr",
+    "fr",
+    "mme",
+    "mlle",
+    "nr",
+    "ca",
+    "bzw",
+    "z.b",
+    "u.a",
 }
 
 
@@ -178,8 +201,14 @@ class Planner:
 
     @property
     def done(self) -> bool:
-        return (self._finished and not self._text and not self._sentences and self._next_phone >= len(self._ids)
-                and self._n_buffered == 0 and not self._pending_words)
+        return (
+            self._finished
+            and not self._text
+            and not self._sentences
+            and self._next_phone >= len(self._ids)
+            and self._n_buffered == 0
+            and not self._pending_words
+        )
 
     @property
     def held_phones(self) -> int:
@@ -299,8 +328,12 @@ class SpeechRuntime:
 
     # construction ---------------------------------------------------------------------------------------
     @classmethod
-    def load(cls, model_dir: str | os.PathLike | None = None, device: str | torch.device = "cpu",
-             use_cuda_graphs: bool = True) -> SpeechRuntime:
+    def load(
+        cls,
+        model_dir: str | os.PathLike | None = None,
+        device: str | torch.device = "cpu",
+        use_cuda_graphs: bool = True,
+    ) -> SpeechRuntime:
         """Load a model directory (default: the bundled weights). Raises ModelLoadError."""
         device = torch.device(device)
         if device.type == "cuda" and not torch.cuda.is_available():
@@ -308,8 +341,13 @@ class SpeechRuntime:
         return cls(checkpoint.load(model_dir or DEFAULT_MODEL_DIR, device), device, use_cuda_graphs)
 
     @classmethod
-    def init_random(cls, voices: list[VoiceInfo] | None = None, device: str | torch.device = "cpu",
-                    seed: int = 0, **config) -> SpeechRuntime:
+    def init_random(
+        cls,
+        voices: list[VoiceInfo] | None = None,
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+        **config,
+    ) -> SpeechRuntime:
         """An untrained runtime (random weights) over the full symbol inventory: for tests and wiring."""
         from model_server.frontend.symbols import SYMBOLS
 
@@ -317,7 +355,9 @@ class SpeechRuntime:
         torch.manual_seed(seed)
         cfg = AcousticConfig(n_symbols=len(SYMBOLS), n_speakers=len(voices), **config)
         model = AcousticModel(cfg)
-        ckpt = Checkpoint(cfg, list(SYMBOLS), [Voice(v, i) for i, v in enumerate(voices)], model, {"random": True})
+        ckpt = Checkpoint(
+            cfg, list(SYMBOLS), [Voice(v, i) for i, v in enumerate(voices)], model, {"random": True}
+        )
         checkpoint._validate_meta(cfg, ckpt.symbols, ckpt.voices)
         return cls(ckpt, device)
 
@@ -335,8 +375,10 @@ class SpeechRuntime:
         """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""
         units = self._frontend(language).text_to_units(sentence)
         unk = self._symbol_index.get("<unk>", 0)
-        return [(u.text if u.kind == "word" else None, [self._symbol_index.get(s, unk) for s in u.symbols])
-                for u in units]
+        return [
+            (u.text if u.kind == "word" else None, [self._symbol_index.get(s, unk) for s in u.symbols])
+            for u in units
+        ]
 
     def new_planner(self, voice_id: str, language: str | None = None, speed: float = 1.0) -> Planner:
         voice = self._voices.get(voice_id)
@@ -344,9 +386,15 @@ class SpeechRuntime:
             raise ValueError(f"unknown voice {voice_id!r}; this model has {sorted(self._voices)}")
         language = language or voice.info.language
         if language not in self.languages:
-            raise ValueError(f"language {language!r} is not supported by this model (it has {self.languages})")
-        if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed) \
-                or not MIN_SPEED <= speed <= MAX_SPEED:
+            raise ValueError(
+                f"language {language!r} is not supported by this model (it has {self.languages})"
+            )
+        if (
+            isinstance(speed, bool)
+            or not isinstance(speed, (int, float))
+            or not math.isfinite(speed)
+            or not MIN_SPEED <= speed <= MAX_SPEED
+        ):
             raise ValueError(f"speed must be a number in [{MIN_SPEED}, {MAX_SPEED}], got {speed!r}")
         return Planner(self, voice, language, float(speed))
 
@@ -354,7 +402,9 @@ class SpeechRuntime:
     def new_pool(self, max_streams: int) -> StatePool:
         if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
             raise ValueError(f"max_streams must be a positive int, got {max_streams!r}")
-        layers = [layer.mixer.allocate_state(max_streams, device=self.device) for layer in self.model.decoder.layers]
+        layers = [
+            layer.mixer.allocate_state(max_streams, device=self.device) for layer in self.model.decoder.layers
+        ]
         voc = {k: v.expand(max_streams, *v.shape[1:]).clone() for k, v in self._voc_init.items()}
         return StatePool(max_streams, layers, voc)
 
@@ -400,8 +450,13 @@ class SpeechRuntime:
     def step(self, pool: StatePool, slot_ids, cond: torch.Tensor) -> torch.Tensor:
         """Advance the listed streams by L frames: cond [B, L, cond_dim] -> float32 audio [B, L * hop] (CPU)."""
         idx = self._slot_index(pool, slot_ids)
-        if not isinstance(cond, torch.Tensor) or cond.dim() != 3 or cond.shape[0] != len(idx) \
-                or cond.shape[2] != self.config.cond_dim or cond.shape[1] < 1:
+        if (
+            not isinstance(cond, torch.Tensor)
+            or cond.dim() != 3
+            or cond.shape[0] != len(idx)
+            or cond.shape[2] != self.config.cond_dim
+            or cond.shape[1] < 1
+        ):
             shape = tuple(cond.shape) if isinstance(cond, torch.Tensor) else type(cond).__name__
             raise ValueError(f"cond must be [{len(idx)}, L >= 1, {self.config.cond_dim}], got {shape}")
         cond = cond.to(self.device, torch.float32)

@@ -30,7 +30,13 @@ def _kernels():
         from causal_conv1d import causal_conv1d_fn, causal_conv1d_update
     except ImportError:  # the depthwise conv is cheap in plain torch; the scan is what matters
         causal_conv1d_fn, causal_conv1d_update = None, None
-    return mamba_chunk_scan_combined, selective_state_update, rmsnorm_fn, causal_conv1d_fn, causal_conv1d_update
+    return (
+        mamba_chunk_scan_combined,
+        selective_state_update,
+        rmsnorm_fn,
+        causal_conv1d_fn,
+        causal_conv1d_update,
+    )
 
 
 def available() -> bool:
@@ -41,7 +47,9 @@ def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: to
     """Mamba2.forward on CUDA kernels. The given states are not modified (they are cloned first)."""
     kernels = _kernels()
     if kernels is None:
-        raise RuntimeError("mamba_ssm CUDA kernels are not available (no CUDA device or mamba_ssm not installed)")
+        raise RuntimeError(
+            "mamba_ssm CUDA kernels are not available (no CUDA device or mamba_ssm not installed)"
+        )
     chunk_scan, state_update, rmsnorm_fn, conv_fn, conv_update = kernels
     batch, seqlen, _ = u.shape
     weight = mod.conv1d.weight[:, 0]  # [conv_dim, d_conv]
@@ -54,7 +62,9 @@ def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: to
         if conv_update is not None:
             xBC1 = conv_update(xBC[:, 0].to(conv_state.dtype), conv_state, weight, mod.conv1d.bias, "silu")
         else:
-            conv_state.copy_(torch.cat([conv_state[:, :, 1:], xBC[:, 0, :, None].to(conv_state.dtype)], dim=-1))
+            conv_state.copy_(
+                torch.cat([conv_state[:, :, 1:], xBC[:, 0, :, None].to(conv_state.dtype)], dim=-1)
+            )
             xBC1 = F.silu((conv_state * weight).sum(-1) + mod.conv1d.bias)
         x, B, C = torch.split(xBC1, [mod.d_inner, mod.d_state, mod.d_state], dim=-1)
         h, p, n = mod.nheads, mod.headdim, mod.d_state
@@ -70,8 +80,15 @@ def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: to
             dt_bias=mod.dt_bias[:, None].expand(h, p),
             dt_softplus=True,
         )
-        y = rmsnorm_fn(y.reshape(batch, 1, mod.d_inner), mod.norm.weight, None, z=z, eps=mod.norm.eps,
-                       group_size=mod.d_inner, norm_before_gate=False)
+        y = rmsnorm_fn(
+            y.reshape(batch, 1, mod.d_inner),
+            mod.norm.weight,
+            None,
+            z=z,
+            eps=mod.norm.eps,
+            group_size=mod.d_inner,
+            norm_before_gate=False,
+        )
         return mod.out_proj(y), (conv_state, ssm_state)
 
     xBC_t = xBC.transpose(1, 2)
@@ -79,10 +96,12 @@ def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: to
         conv_state = xBC_t.new_zeros(batch, mod.conv_dim, mod.d_conv)
     # Prepend the previous d_conv-1 inputs and drop their outputs: a causal conv carried across calls.
     full = torch.cat([conv_state.to(xBC_t.dtype), xBC_t], dim=-1)
-    new_conv_state = full[:, :, -mod.d_conv:].contiguous()
+    new_conv_state = full[:, :, -mod.d_conv :].contiguous()
     prefix = full[:, :, 1:]
     if conv_fn is not None:
-        conv_out = conv_fn(prefix.contiguous(), weight, mod.conv1d.bias, activation="silu")[:, :, mod.d_conv - 1:]
+        conv_out = conv_fn(prefix.contiguous(), weight, mod.conv1d.bias, activation="silu")[
+            :, :, mod.d_conv - 1 :
+        ]
     else:
         conv_out = F.silu(F.conv1d(prefix, mod.conv1d.weight, mod.conv1d.bias, groups=mod.conv_dim))
     xBC = conv_out.transpose(1, 2)
@@ -101,7 +120,14 @@ def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: to
         dt_softplus=True,
         return_final_states=True,
     )
-    y = rmsnorm_fn(y.reshape(batch, seqlen, mod.d_inner), mod.norm.weight, None, z=z, eps=mod.norm.eps,
-                   group_size=mod.d_inner, norm_before_gate=False)
+    y = rmsnorm_fn(
+        y.reshape(batch, seqlen, mod.d_inner),
+        mod.norm.weight,
+        None,
+        z=z,
+        eps=mod.norm.eps,
+        group_size=mod.d_inner,
+        norm_before_gate=False,
+    )
     out_dtype = ssm_state.dtype if ssm_state is not None else torch.float32
     return mod.out_proj(y), (new_conv_state, final_state.to(out_dtype))

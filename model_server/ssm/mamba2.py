@@ -114,7 +114,9 @@ def ssd_chunk_scan(
     if initial_state is None:
         initial_state = torch.zeros(b, h, p, n, dtype=x.dtype, device=x.device)
     if c == 1:
-        final_state = initial_state.to(states.dtype) * torch.exp(a_cum[:, 0, :, -1])[..., None, None] + states[:, 0]
+        final_state = (
+            initial_state.to(states.dtype) * torch.exp(a_cum[:, 0, :, -1])[..., None, None] + states[:, 0]
+        )
         entering = initial_state.to(states.dtype).unsqueeze(1)  # [b,1,h,p,n]
     else:
         states = torch.cat([initial_state.unsqueeze(1).to(states.dtype), states], dim=1)  # [b,c+1,h,p,n]
@@ -170,12 +172,19 @@ class Mamba2(nn.Module):
         d_in_proj = 2 * self.d_inner + 2 * ngroups * d_state + self.nheads
         self.in_proj = nn.Linear(d_model, d_in_proj, bias=False, **fk)
         self.conv1d = nn.Conv1d(
-            self.conv_dim, self.conv_dim, kernel_size=d_conv, groups=self.conv_dim, padding=d_conv - 1,
-            bias=True, **fk,
+            self.conv_dim,
+            self.conv_dim,
+            kernel_size=d_conv,
+            groups=self.conv_dim,
+            padding=d_conv - 1,
+            bias=True,
+            **fk,
         )
         self.act = nn.SiLU()
         # dt initialised log-uniformly in [dt_min, dt_max]; dt_bias stores softplus^-1(dt).
-        dt = torch.exp(torch.rand(self.nheads, **fk) * (math.log(dt_max) - math.log(dt_min)) + math.log(dt_min))
+        dt = torch.exp(
+            torch.rand(self.nheads, **fk) * (math.log(dt_max) - math.log(dt_min)) + math.log(dt_min)
+        )
         dt = torch.clamp(dt, min=dt_init_floor)
         self.dt_bias = nn.Parameter(dt + torch.log(-torch.expm1(-dt)))
         self.dt_bias._no_weight_decay = True
@@ -191,10 +200,14 @@ class Mamba2(nn.Module):
     def state_shapes(self, batch: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return (batch, self.conv_dim, self.d_conv), (batch, self.nheads, self.headdim, self.d_state)
 
-    def allocate_state(self, batch: int, device=None, dtype=torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    def allocate_state(
+        self, batch: int, device=None, dtype=torch.float32
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         conv_shape, ssm_shape = self.state_shapes(batch)
         device = device if device is not None else self.out_proj.weight.device
-        return torch.zeros(conv_shape, device=device, dtype=dtype), torch.zeros(ssm_shape, device=device, dtype=dtype)
+        return torch.zeros(conv_shape, device=device, dtype=dtype), torch.zeros(
+            ssm_shape, device=device, dtype=dtype
+        )
 
     # -- forward ----------------------------------------------------------------------------------
     def forward(
@@ -229,7 +242,7 @@ class Mamba2(nn.Module):
             conv_state = xBC_t.new_zeros(batch, self.conv_dim, self.d_conv)
         # The conv state holds the last d_conv inputs; the first d_conv-1 outputs need only its tail.
         full = torch.cat([conv_state.to(xBC_t.dtype), xBC_t], dim=-1)
-        new_conv_state = full[:, :, -self.d_conv:]
+        new_conv_state = full[:, :, -self.d_conv :]
         conv_out = F.conv1d(full[:, :, 1:], self.conv1d.weight, self.conv1d.bias, groups=self.conv_dim)
         xBC = self.act(conv_out).transpose(1, 2)  # [b, l, conv_dim]
         x, B, C = torch.split(xBC, [self.d_inner, self.d_state, self.d_state], dim=-1)

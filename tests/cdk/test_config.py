@@ -37,8 +37,9 @@ def test_defaults_validate():
 
 def test_cli_strings_are_coerced():
     """`cdk synth -c min_replicas=3 -c internet_facing=true` passes strings."""
-    config = make(min_replicas="3", max_replicas="9", internet_facing="true", certificate_arn=CERT,
-                  api_key_auth="true")
+    config = make(
+        min_replicas="3", max_replicas="9", internet_facing="true", certificate_arn=CERT, api_key_auth="true"
+    )
     assert config.min_replicas == 3 and config.max_replicas == 9 and config.internet_facing is True
 
 
@@ -49,8 +50,13 @@ def test_cdk_context_json_overrides_cdk_json(monkeypatch):
 
 
 def test_cdk_feature_flags_and_cli_keys_are_ignored():
-    config = make(**{"@aws-cdk/core:newStyleStackSynthesis": True, "aws:cdk:version-reporting": False,
-                     "acknowledged-issue-numbers": [1234]})
+    config = make(
+        **{
+            "@aws-cdk/core:newStyleStackSynthesis": True,
+            "aws:cdk:version-reporting": False,
+            "acknowledged-issue-numbers": [1234],
+        }
+    )
     assert config == make()
 
 
@@ -138,10 +144,15 @@ def test_misspelt_key_is_an_error():
 
 def test_app_exits_with_the_config_error(tmp_path):
     """`python app.py` with a bad value prints the error and exits 2 before building anything."""
-    env = {"CDK_CONTEXT_JSON": json.dumps({"weights_storage": "nfs"}), "CDK_OUTDIR": str(tmp_path),
-           "PATH": "/usr/bin:/bin", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"}
-    proc = subprocess.run([sys.executable, "app.py"], cwd=CDK_JSON.parent, env=env, capture_output=True,
-                          text=True, timeout=120)
+    env = {
+        "CDK_CONTEXT_JSON": json.dumps({"weights_storage": "nfs"}),
+        "CDK_OUTDIR": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
+    }
+    proc = subprocess.run(
+        [sys.executable, "app.py"], cwd=CDK_JSON.parent, env=env, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2, proc.stderr
     assert "weights_storage='nfs' is not allowed; allowed: fsx, efs" in proc.stderr
 

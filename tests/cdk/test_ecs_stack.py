@@ -38,8 +38,13 @@ def _env(container: dict) -> dict[str, str]:
 
 # 1. Network -------------------------------------------------------------------------------------------
 def test_default_data_plane_has_no_internet_route(default_synth):
-    for kind in ("AWS::EC2::InternetGateway", "AWS::EC2::NatGateway", "AWS::EC2::EgressOnlyInternetGateway",
-                 "AWS::EC2::VPCGatewayAttachment", "AWS::EC2::Route"):
+    for kind in (
+        "AWS::EC2::InternetGateway",
+        "AWS::EC2::NatGateway",
+        "AWS::EC2::EgressOnlyInternetGateway",
+        "AWS::EC2::VPCGatewayAttachment",
+        "AWS::EC2::Route",
+    ):
         assert not default_synth.resources(FOUNDATION, kind), f"{kind} in the default VPC"
     subnets = default_synth.resources(FOUNDATION, "AWS::EC2::Subnet")
     assert len(subnets) == 2
@@ -73,11 +78,19 @@ def test_sagemaker_and_secrets_endpoints_only_when_used(full_synth):
 
 
 def test_endpoints_accept_https_from_the_vpc_only(default_synth):
-    (sg,) = [r["Properties"] for r in default_synth.resources(FOUNDATION, "AWS::EC2::SecurityGroup").values()
-             if "endpoints" in r["Properties"]["GroupDescription"]]
+    (sg,) = [
+        r["Properties"]
+        for r in default_synth.resources(FOUNDATION, "AWS::EC2::SecurityGroup").values()
+        if "endpoints" in r["Properties"]["GroupDescription"]
+    ]
     assert sg["SecurityGroupIngress"] == [
-        {"CidrIp": "10.40.0.0/16", "Description": "HTTPS from inside the VPC", "FromPort": 443,
-         "IpProtocol": "tcp", "ToPort": 443}
+        {
+            "CidrIp": "10.40.0.0/16",
+            "Description": "HTTPS from inside the VPC",
+            "FromPort": 443,
+            "IpProtocol": "tcp",
+            "ToPort": 443,
+        }
     ]
 
 
@@ -109,7 +122,9 @@ def test_internet_facing_entry_uses_public_subnets_for_the_alb_only(full_synth):
 
 
 def test_tls_listener_with_certificate_and_http_redirect(full_synth):
-    listeners = [r["Properties"] for r in full_synth.resources(ECS, "AWS::ElasticLoadBalancingV2::Listener").values()]
+    listeners = [
+        r["Properties"] for r in full_synth.resources(ECS, "AWS::ElasticLoadBalancingV2::Listener").values()
+    ]
     https = [listener for listener in listeners if listener["Protocol"] == "HTTPS"]
     http = [listener for listener in listeners if listener["Protocol"] == "HTTP"]
     assert len(https) == 1 and https[0]["Port"] == 443
@@ -132,7 +147,9 @@ def test_asset_image_builds_the_server_dockerfile_from_a_tight_context(default_s
     assert (staged / DOCKERFILE).is_file() and (staged / "model_server" / "contract.py").is_file()
     for excluded in (".venv", ".git", "cdk.out", "data", "runs", "tests", "docs"):
         assert not (staged / excluded).exists(), f"{excluded} copied into the image build context"
-    assert (staged / "model_server" / "data").is_dir(), "`data` must exclude /data only, not model_server/data"
+    assert (staged / "model_server" / "data").is_dir(), (
+        "`data` must exclude /data only, not model_server/data"
+    )
     assert {".venv", ".git", "cdk.out", "data", "runs"} <= set(ASSET_EXCLUDES)
 
 
@@ -206,7 +223,9 @@ def test_task_definition_one_gpu_drain_and_logs(default_synth):
     assert contract.HEALTH_PATH in " ".join(container["HealthCheck"]["Command"])
     logging = container["LogConfiguration"]
     assert logging["LogDriver"] == "awslogs"
-    group = default_synth[default_synth.stack_name(ECS)]["Resources"][logging["Options"]["awslogs-group"]["Ref"]]
+    group = default_synth[default_synth.stack_name(ECS)]["Resources"][
+        logging["Options"]["awslogs-group"]["Ref"]
+    ]
     assert group["Properties"]["RetentionInDays"] == 30
     task = default_synth.only(ECS, "AWS::ECS::TaskDefinition")
     assert task["NetworkMode"] == "awsvpc"
@@ -230,18 +249,27 @@ def test_weights_bucket_is_private_versioned_encrypted_tls_only(default_synth):
     assert props["VersioningConfiguration"] == {"Status": "Enabled"}
     assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
     assert props["PublicAccessBlockConfiguration"] == {
-        "BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
     }
     assert "DestinationBucketName" in props["LoggingConfiguration"]
-    policies = [p["Properties"] for p in default_synth.resources(FOUNDATION, "AWS::S3::BucketPolicy").values()
-                if p["Properties"]["Bucket"] == {"Ref": weights_id}]
+    policies = [
+        p["Properties"]
+        for p in default_synth.resources(FOUNDATION, "AWS::S3::BucketPolicy").values()
+        if p["Properties"]["Bucket"] == {"Ref": weights_id}
+    ]
     denies = [s for s in policies[0]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
     assert any(s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}} for s in denies)
 
 
 def test_bundled_weights_are_seeded_under_the_shared_prefix(default_synth):
     seed = default_synth.only(FOUNDATION, "Custom::CDKBucketDeployment")
-    assert seed["DestinationBucketKeyPrefix"] == f"{contract.WEIGHTS_S3_PREFIX}{contract.BUNDLED_WEIGHTS_VERSION}/"
+    assert (
+        seed["DestinationBucketKeyPrefix"]
+        == f"{contract.WEIGHTS_S3_PREFIX}{contract.BUNDLED_WEIGHTS_VERSION}/"
+    )
 
 
 def test_fsx_lustre_linked_to_the_bucket_and_mounted_on_hosts(default_synth):
@@ -258,8 +286,12 @@ def test_fsx_lustre_linked_to_the_bucket_and_mounted_on_hosts(default_synth):
     (volume,) = default_synth.only(ECS, "AWS::ECS::TaskDefinition")["Volumes"]
     assert volume["Host"]["SourcePath"] == f"/mnt/fsx/weights/{contract.BUNDLED_WEIGHTS_VERSION}"
     ingress = default_synth.resources(ECS, "AWS::EC2::SecurityGroupIngress").values()
-    lustre_from_hosts = [i["Properties"] for i in ingress if i["Properties"]["FromPort"] == 988
-                         and "GpuHostSg" in _text(i["Properties"].get("SourceSecurityGroupId"))]
+    lustre_from_hosts = [
+        i["Properties"]
+        for i in ingress
+        if i["Properties"]["FromPort"] == 988
+        and "GpuHostSg" in _text(i["Properties"].get("SourceSecurityGroupId"))
+    ]
     assert lustre_from_hosts
 
 
@@ -272,8 +304,10 @@ def test_efs_encrypted_tls_iam_through_an_access_point(full_synth):
     fs = full_synth.only(ECS, "AWS::EFS::FileSystem")
     assert fs["Encrypted"] is True
     statements = fs["FileSystemPolicy"]["Statement"]
-    assert any(s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
-               for s in statements)
+    assert any(
+        s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        for s in statements
+    )
     (volume,) = full_synth.only(ECS, "AWS::ECS::TaskDefinition")["Volumes"]
     efs = volume["EFSVolumeConfiguration"]
     assert efs["TransitEncryption"] == "ENABLED"
@@ -282,9 +316,11 @@ def test_efs_encrypted_tls_iam_through_an_access_point(full_synth):
     reader = access_points[efs["AuthorizationConfig"]["AccessPointId"]["Ref"]]["Properties"]
     assert reader["RootDirectory"]["Path"] == "/weights/v2"
     assert _container(full_synth)["MountPoints"][0]["ReadOnly"] is True
-    task_role_policies = [p["Properties"]["PolicyDocument"]["Statement"]
-                          for k, p in full_synth.resources(ECS, "AWS::IAM::Policy").items()
-                          if k.startswith("ServiceTaskTaskRole")]
+    task_role_policies = [
+        p["Properties"]["PolicyDocument"]["Statement"]
+        for k, p in full_synth.resources(ECS, "AWS::IAM::Policy").items()
+        if k.startswith("ServiceTaskTaskRole")
+    ]
     actions = {s["Action"] for statements in task_role_policies for s in statements}
     assert actions == {"elasticfilesystem:ClientMount"}  # read-only: no ClientWrite
 
@@ -306,7 +342,8 @@ def test_efs_sync_function_runs_in_the_vpc_on_deploy_and_on_upload(full_synth):
     buckets = full_synth.resources(FOUNDATION, "AWS::S3::Bucket")
     (weights,) = [v for k, v in buckets.items() if k.startswith("WeightsBucket")]
     assert "NotificationConfiguration" in weights["Properties"] or full_synth.resources(
-        FOUNDATION, "Custom::S3BucketNotifications")
+        FOUNDATION, "Custom::S3BucketNotifications"
+    )
     (service,) = full_synth.resources(ECS, "AWS::ECS::Service").values()
     assert any(d.startswith("WeightsInitialSync") for d in service["DependsOn"])
 
@@ -335,8 +372,11 @@ def test_only_the_alb_reaches_the_tasks(default_synth):
     (task_sg,) = [k for k in groups if k.startswith("ServiceTaskSg")]
     (alb_sg,) = [k for k in groups if k.startswith("EntrySg")]
     assert "SecurityGroupIngress" not in resources[task_sg]["Properties"]
-    rules = [r["Properties"] for r in default_synth.resources(ECS, "AWS::EC2::SecurityGroupIngress").values()
-             if r["Properties"]["GroupId"] == {"Fn::GetAtt": [task_sg, "GroupId"]}]
+    rules = [
+        r["Properties"]
+        for r in default_synth.resources(ECS, "AWS::EC2::SecurityGroupIngress").values()
+        if r["Properties"]["GroupId"] == {"Fn::GetAtt": [task_sg, "GroupId"]}
+    ]
     assert rules, "no ingress to the tasks at all"
     for rule in rules:
         assert rule["SourceSecurityGroupId"] == {"Fn::GetAtt": [alb_sg, "GroupId"]}
@@ -372,12 +412,20 @@ def _alarm_metric(alarm: dict) -> dict:
     """{Namespace, MetricName, Stat, Dimensions} whether CDK rendered a plain or a labelled metric."""
     if "MetricName" in alarm:
         stat = alarm.get("ExtendedStatistic") or alarm.get("Statistic")
-        return {"Namespace": alarm["Namespace"], "MetricName": alarm["MetricName"], "Stat": stat,
-                "Dimensions": alarm.get("Dimensions", [])}
+        return {
+            "Namespace": alarm["Namespace"],
+            "MetricName": alarm["MetricName"],
+            "Stat": stat,
+            "Dimensions": alarm.get("Dimensions", []),
+        }
     (query,) = alarm["Metrics"]
     metric = query["MetricStat"]["Metric"]
-    return {"Namespace": metric["Namespace"], "MetricName": metric["MetricName"],
-            "Stat": query["MetricStat"]["Stat"], "Dimensions": metric.get("Dimensions", [])}
+    return {
+        "Namespace": metric["Namespace"],
+        "MetricName": metric["MetricName"],
+        "Stat": query["MetricStat"]["Stat"],
+        "Dimensions": metric.get("Dimensions", []),
+    }
 
 
 def test_alarms_watch_ttfb_errors_rejections_and_unhealthy_hosts(default_synth):
@@ -385,8 +433,12 @@ def test_alarms_watch_ttfb_errors_rejections_and_unhealthy_hosts(default_synth):
     canary = {contract.METRIC_CANARY_SUCCESS, contract.METRIC_CANARY_TTFB}
     alarms = [a for a in _alarms(default_synth).values() if _alarm_metric(a)["MetricName"] not in canary]
     by_metric = {_alarm_metric(a)["MetricName"]: _alarm_metric(a) for a in alarms}
-    assert set(by_metric) == {contract.METRIC_TIME_TO_FIRST_AUDIO, contract.METRIC_REJECTED_STREAMS,
-                              "HTTPCode_Target_5XX_Count", "UnHealthyHostCount"}
+    assert set(by_metric) == {
+        contract.METRIC_TIME_TO_FIRST_AUDIO,
+        contract.METRIC_REJECTED_STREAMS,
+        "HTTPCode_Target_5XX_Count",
+        "UnHealthyHostCount",
+    }
     ttfb = by_metric[contract.METRIC_TIME_TO_FIRST_AUDIO]
     assert ttfb["Stat"] == "p99" and ttfb["Namespace"] == contract.METRICS_NAMESPACE
     assert ttfb["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
@@ -406,8 +458,14 @@ def test_alarm_topic_is_encrypted_with_an_email_subscription(full_synth):
 def test_dashboard_shows_latency_streams_errors_gpu_and_tasks(default_synth):
     dashboard = default_synth.only(ECS, "AWS::CloudWatch::Dashboard")
     body = _text(dashboard["DashboardBody"])
-    for name in (contract.METRIC_TIME_TO_FIRST_AUDIO, contract.METRIC_ACTIVE_STREAMS,
-                 contract.METRIC_REJECTED_STREAMS, contract.METRIC_STREAM_ERRORS, "HTTPCode_Target_5XX_Count",
-                 "nvidia_smi_utilization_gpu", "RunningTaskCount"):
+    for name in (
+        contract.METRIC_TIME_TO_FIRST_AUDIO,
+        contract.METRIC_ACTIVE_STREAMS,
+        contract.METRIC_REJECTED_STREAMS,
+        contract.METRIC_STREAM_ERRORS,
+        "HTTPCode_Target_5XX_Count",
+        "nvidia_smi_utilization_gpu",
+        "RunningTaskCount",
+    ):
         assert name in body, name
     assert "p50" in body and "p99" in body

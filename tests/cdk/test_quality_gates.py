@@ -29,7 +29,9 @@ GENERIC_REASONS = re.compile(
 def _violations_text(violations: list[dict]) -> str:
     lines = []
     for v in violations:
-        where = [c.get("constructPath") for c in v.get("violatingConstructs", v.get("violatingResources", []))]
+        where = [
+            c.get("constructPath") for c in v.get("violatingConstructs", v.get("violatingResources", []))
+        ]
         lines.append(f"{v.get('severity')} {v.get('ruleName')}: {v.get('description')} at {where}")
     return "\n".join(lines)
 
@@ -68,7 +70,11 @@ def test_acknowledgements_carry_specific_reasons(any_synth):
     rules_per_reason: dict[str, set[str]] = defaultdict(set)
     for ack in acks:
         reason = ack.reason.strip()
-        if len(reason) < MIN_REASON_CHARS or len(reason.split()) < MIN_REASON_WORDS or GENERIC_REASONS.match(reason):
+        if (
+            len(reason) < MIN_REASON_CHARS
+            or len(reason.split()) < MIN_REASON_WORDS
+            or GENERIC_REASONS.match(reason)
+        ):
             bad.append(f"{ack.path} {ack.rule_id}: {reason!r}")
         rules_per_reason[reason].add(_rule_name(ack.rule_id))
     assert not bad, "acknowledgements without a specific reason:\n" + "\n".join(bad)
@@ -81,7 +87,9 @@ def test_acknowledgements_carry_specific_reasons(any_synth):
 
 def test_acknowledged_rule_ids_are_well_formed(any_synth):
     pattern = re.compile(r"^([A-Za-z0-9.-]+::)?[A-Za-z0-9.]+-[A-Za-z0-9]+(\[.+\])?$")
-    malformed = [f"{a.path}: {a.rule_id}" for a in _kit_acknowledgements(any_synth) if not pattern.match(a.rule_id)]
+    malformed = [
+        f"{a.path}: {a.rule_id}" for a in _kit_acknowledgements(any_synth) if not pattern.match(a.rule_id)
+    ]
     assert not malformed, malformed
 
 

@@ -83,13 +83,18 @@ def test_model_runs_network_isolated_in_the_isolated_subnets(full_synth):
     sg_id = sg_ref["Fn::GetAtt"][0]
     sg = full_synth.resources(SM, "AWS::EC2::SecurityGroup")[sg_id]["Properties"]
     assert "SecurityGroupIngress" not in sg
-    assert [(e["IpProtocol"], e["FromPort"], e["ToPort"]) for e in sg["SecurityGroupEgress"]] == [("tcp", 443, 443)]
+    assert [(e["IpProtocol"], e["FromPort"], e["ToPort"]) for e in sg["SecurityGroupEgress"]] == [
+        ("tcp", 443, 443)
+    ]
 
 
 def test_model_serves_the_kit_image_and_uncompressed_weights_prefix(full_synth):
     container = full_synth.only(SM, "AWS::SageMaker::Model")["PrimaryContainer"]
     assert "ModelPackageName" not in container
-    assert "ImportValue" in json.dumps(container["Image"]) and container["Image"]["Fn::Join"][1][-1] == ":2026.11.1"
+    assert (
+        "ImportValue" in json.dumps(container["Image"])
+        and container["Image"]["Fn::Join"][1][-1] == ":2026.11.1"
+    )
     source = container["ModelDataSource"]["S3DataSource"]
     assert source["S3DataType"] == "S3Prefix" and source["CompressionType"] == "None"
     assert source["S3Uri"]["Fn::Join"][1][-1] == "/weights/v2/"
@@ -139,7 +144,9 @@ def test_model_waits_for_the_role_policies(full_synth):
     # The execution role's policies (the latency canary's role has its own, unrelated to the model).
     role = model["Properties"]["ExecutionRoleArn"]["Fn::GetAtt"][0]
     policies = {
-        k for k, p in full_synth.resources(SM, "AWS::IAM::Policy").items() if {"Ref": role} in p["Properties"]["Roles"]
+        k
+        for k, p in full_synth.resources(SM, "AWS::IAM::Policy").items()
+        if {"Ref": role} in p["Properties"]["Roles"]
     }
     assert policies and policies <= set(model["DependsOn"])
 
@@ -157,9 +164,16 @@ def test_endpoint_config_instance_timeouts_and_routing(full_synth):
     # ml.g6e keeps its storage on NVMe instance store: no KmsKeyId, and an acknowledged, reasoned exception.
     assert "KmsKeyId" not in config
     prefix = full_synth.stack_name(SM) + "/"
-    acks = [a for a in full_synth.acknowledgements if a.rule_id.endswith(ENDPOINT_KMS_RULE) and a.path.startswith(prefix)]
+    acks = [
+        a
+        for a in full_synth.acknowledgements
+        if a.rule_id.endswith(ENDPOINT_KMS_RULE) and a.path.startswith(prefix)
+    ]
     assert {a.rule_id.split("-Sage")[0] for a in acks} == {
-        "HIPAA.Security", "NIST.800.53.R4", "NIST.800.53.R5", "PCI.DSS.321"
+        "HIPAA.Security",
+        "NIST.800.53.R4",
+        "NIST.800.53.R5",
+        "PCI.DSS.321",
     }
     assert all("instance-store" in a.reason and "ml.g6e.xlarge" in a.reason for a in acks)
 
@@ -169,12 +183,19 @@ def test_endpoint_name_and_outputs(full_synth):
     assert endpoint["EndpointName"] == ENDPOINT
     assert endpoint["EndpointConfigName"]["Fn::GetAtt"][1] == "EndpointConfigName"
     outputs = full_synth[full_synth.stack_name(SM)]["Outputs"]
-    assert {o["Value"] for o in outputs.values() if isinstance(o["Value"], str)} >= {ENDPOINT, f"sagemaker://{ENDPOINT}"}
+    assert {o["Value"] for o in outputs.values() if isinstance(o["Value"], str)} >= {
+        ENDPOINT,
+        f"sagemaker://{ENDPOINT}",
+    }
 
 
 def test_endpoint_log_group_is_retained_and_encrypted(full_synth):
     groups = full_synth.resources(SM, "AWS::Logs::LogGroup")
-    [group] = [g for g in groups.values() if g["Properties"].get("LogGroupName") == f"/aws/sagemaker/Endpoints/{ENDPOINT}"]
+    [group] = [
+        g
+        for g in groups.values()
+        if g["Properties"].get("LogGroupName") == f"/aws/sagemaker/Endpoints/{ENDPOINT}"
+    ]
     assert group["Properties"]["RetentionInDays"] == 30
     assert "KmsKeyId" in group["Properties"]
     assert group["DeletionPolicy"] == "Retain"
@@ -204,7 +225,12 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
     [dashboard] = dashboards.values()
     assert dashboard["Properties"]["DashboardName"] == "Statespeak-sagemaker"
     body = json.dumps(dashboard["Properties"]["DashboardBody"])
-    for metric in ("ConcurrentRequestsPerModel", "GPUUtilization", "ModelLatency", METRIC_TIME_TO_FIRST_AUDIO):
+    for metric in (
+        "ConcurrentRequestsPerModel",
+        "GPUUtilization",
+        "ModelLatency",
+        METRIC_TIME_TO_FIRST_AUDIO,
+    ):
         assert metric in body, metric
     watched = set()
     for alarm in full_synth.resources(SM, "AWS::CloudWatch::Alarm").values():
@@ -221,7 +247,9 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
     assert (METRICS_NAMESPACE, METRIC_TIME_TO_FIRST_AUDIO, ((DIM_SERVICE, "sagemaker"),), "p99") in watched
     endpoint_dims = (("EndpointName", ENDPOINT), ("VariantName", "AllTraffic"))
     assert ("AWS/SageMaker", "Invocation5XXErrors", endpoint_dims, "Sum") in watched
-    template.has_resource_properties("AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "oncall@example.com"})
+    template.has_resource_properties(
+        "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "oncall@example.com"}
+    )
 
 
 def test_invoke_policy_is_one_endpoint_through_the_vpc_endpoint(full_synth):
@@ -299,8 +327,14 @@ def test_ebs_instance_types_get_the_volume_key():
     )
 
     stack = cdk.Stack(cdk.App(), "T", env=cdk.Environment(region="us-east-1"))
-    vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0, subnet_configuration=[
-        ec2.SubnetConfiguration(name="data", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)])
+    vpc = ec2.Vpc(
+        stack,
+        "Vpc",
+        nat_gateways=0,
+        subnet_configuration=[
+            ec2.SubnetConfiguration(name="data", subnet_type=ec2.SubnetType.PRIVATE_ISOLATED)
+        ],
+    )
     key = kms.Key(stack, "Key", enable_key_rotation=True)
     endpoint = SageMakerEndpoint(stack, "Endpoint", SageMakerEndpointProps(
         vpc=vpc, subnets=ec2.SubnetSelection(subnet_group_name="data"), model=MarketplaceModel(MODEL_PACKAGE_ARN),
@@ -312,7 +346,6 @@ def test_ebs_instance_types_get_the_volume_key():
     template.has_resource_properties("AWS::SageMaker::EndpointConfig", {"KmsKeyId": Match.any_value()})
     template.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
         Match.object_like({"Action": ["kms:CreateGrant", "kms:DescribeKey"]})])}})  # fmt: skip
-
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,9 @@ def test_units_keep_original_words_and_frame_the_sentence():
     assert money.symbols.count("<wb>") == 4  # twelve dollars and fifty cents
     assert money.symbols[:5] == ("t", "w", "eh", "l", "v")
     for u in units:
-        assert len(u.ids) == len(u.symbols) and all(SYMBOLS[i] == s for i, s in zip(u.ids, u.symbols, strict=True))
+        assert len(u.ids) == len(u.symbols) and all(
+            SYMBOLS[i] == s for i, s in zip(u.ids, u.symbols, strict=True)
+        )
 
 
 def test_word_units_never_start_or_end_with_specials():
@@ -97,10 +99,12 @@ def test_language_switch_inside_french_sentence():
 
 @pytest.mark.parametrize(
     ("lang", "text"),
-    [("en", "Hello world, this is a test. With the greatest ease, 3 cats!"),
-     ("es", "¿Dónde está el niño? Tengo 3 perros."),
-     ("de", "Am 5. März um 15:30 Uhr, ja."),
-     ("fr", "Je travaille chez Microsoft, le weekend.")],
+    [
+        ("en", "Hello world, this is a test. With the greatest ease, 3 cats!"),
+        ("es", "¿Dónde está el niño? Tengo 3 perros."),
+        ("de", "Am 5. März um 15:30 Uhr, ja."),
+        ("fr", "Je travaille chez Microsoft, le weekend."),
+    ],
 )
 def test_espeak_teacher_times_every_symbol(lang, text):
     fe = Frontend(lang)

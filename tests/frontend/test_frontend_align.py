@@ -55,8 +55,29 @@ def test_unrelated_sequences_score_badly():
 
 def test_real_frontend_tokens_against_festival_like_segments():
     tokens = units_to_symbols(Frontend("en").text_to_units("Hello world, this is a test."))
-    festival = ["pau", "hh", "ax", "l", "ow", "w", "er", "l", "d", "pau", "dh", "ih", "s", "ih", "z", "ax",
-                "t", "eh", "s", "t", "pau"]
+    festival = [
+        "pau",
+        "hh",
+        "ax",
+        "l",
+        "ow",
+        "w",
+        "er",
+        "l",
+        "d",
+        "pau",
+        "dh",
+        "ih",
+        "s",
+        "ih",
+        "z",
+        "ax",
+        "t",
+        "eh",
+        "s",
+        "t",
+        "pau",
+    ]
     frames = [20] + [7] * 8 + [15] + [6] * 10 + [25]
     a = align(tokens, festival, frames)
     assert sum(a.durations) == sum(frames)

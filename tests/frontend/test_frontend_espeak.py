@@ -9,44 +9,78 @@ from model_server.frontend import espeak as E
 
 SENTENCES = {
     "en-us": [
-        "Hello world, this is a test.", "Okay?", "Nothing's church judge thing, then!",
-        "The quick brown fox jumps over the lazy dog.", "With the greatest of ease, she climbed up.",
-        "I can't believe it's already twelve o'clock; we're late.", "Where are you going tomorrow?",
-        "Please call me back as soon as possible.", "The measure passed with a narrow majority.",
-        "Thousands of people gathered in the square.", "He read the book that she had read before.",
-        "Our usual route was closed, so we took the highway.", "Would you like some tea or coffee?",
-        "The engineer measured the voltage twice.", "Yes, no, maybe: who knows.",
-        "A bird in the hand is worth two in the bush.", "They're over there with their friends.",
-        "Jazz music echoed through the azure sky.", "Pleasure and leisure aren't the same thing.",
-        "Buy the boy a toy, and enjoy the joyful noise.", "Whose shoes are those?",
-        "The genre of the film was hard to describe.", "Wow, that was an enormous pizza!",
-        "She sells sea shells by the sea shore.", "We visited Paris, Berlin and Madrid.",
-        "Running, jumping, and swimming are fun.", "Could you measure the azure hue?",
-        "The thermometer showed freezing temperatures.", "Is it ok to be late?", "Oh. Ah! Hmm.",
+        "Hello world, this is a test.",
+        "Okay?",
+        "Nothing's church judge thing, then!",
+        "The quick brown fox jumps over the lazy dog.",
+        "With the greatest of ease, she climbed up.",
+        "I can't believe it's already twelve o'clock; we're late.",
+        "Where are you going tomorrow?",
+        "Please call me back as soon as possible.",
+        "The measure passed with a narrow majority.",
+        "Thousands of people gathered in the square.",
+        "He read the book that she had read before.",
+        "Our usual route was closed, so we took the highway.",
+        "Would you like some tea or coffee?",
+        "The engineer measured the voltage twice.",
+        "Yes, no, maybe: who knows.",
+        "A bird in the hand is worth two in the bush.",
+        "They're over there with their friends.",
+        "Jazz music echoed through the azure sky.",
+        "Pleasure and leisure aren't the same thing.",
+        "Buy the boy a toy, and enjoy the joyful noise.",
+        "Whose shoes are those?",
+        "The genre of the film was hard to describe.",
+        "Wow, that was an enormous pizza!",
+        "She sells sea shells by the sea shore.",
+        "We visited Paris, Berlin and Madrid.",
+        "Running, jumping, and swimming are fun.",
+        "Could you measure the azure hue?",
+        "The thermometer showed freezing temperatures.",
+        "Is it ok to be late?",
+        "Oh. Ah! Hmm.",
     ],
     "de": [
-        "Über die Brücke gehen wir heute Abend, ja.", "Ich habe keine Ahnung, was er meint.",
-        "Guten Morgen, wie geht es Ihnen?", "Das Wetter ist heute sehr schön.",
-        "Wir fahren morgen nach München.", "Die Kinder spielen im Garten.",
-        "Können Sie mir bitte helfen?", "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich.",
-        "Ich möchte ein Glas Wasser, bitte.", "Der Zug hat zehn Minuten Verspätung.",
-        "Eichhörnchen sammeln Nüsse im Herbst.", "Ach so, das wusste ich nicht!",
+        "Über die Brücke gehen wir heute Abend, ja.",
+        "Ich habe keine Ahnung, was er meint.",
+        "Guten Morgen, wie geht es Ihnen?",
+        "Das Wetter ist heute sehr schön.",
+        "Wir fahren morgen nach München.",
+        "Die Kinder spielen im Garten.",
+        "Können Sie mir bitte helfen?",
+        "Zwölf Boxkämpfer jagen Viktor quer über den großen Sylter Deich.",
+        "Ich möchte ein Glas Wasser, bitte.",
+        "Der Zug hat zehn Minuten Verspätung.",
+        "Eichhörnchen sammeln Nüsse im Herbst.",
+        "Ach so, das wusste ich nicht!",
     ],
     "es": [
-        "¿Dónde está el niño? Mañana llueve.", "El perro come carne y bebe agua.",
-        "Buenos días, ¿cómo estás?", "La ciudad es muy grande y hermosa.",
-        "Me gustaría un café con leche, por favor.", "El tren llega a las ocho.",
-        "¡Qué sorpresa tan agradable!", "Los jóvenes juegan al fútbol en el parque.",
-        "Ayer llovió todo el día.", "Quiero viajar a Argentina el próximo año.",
-        "El zorro rápido salta sobre el perro perezoso.", "Hace mucho calor en julio.",
+        "¿Dónde está el niño? Mañana llueve.",
+        "El perro come carne y bebe agua.",
+        "Buenos días, ¿cómo estás?",
+        "La ciudad es muy grande y hermosa.",
+        "Me gustaría un café con leche, por favor.",
+        "El tren llega a las ocho.",
+        "¡Qué sorpresa tan agradable!",
+        "Los jóvenes juegan al fútbol en el parque.",
+        "Ayer llovió todo el día.",
+        "Quiero viajar a Argentina el próximo año.",
+        "El zorro rápido salta sobre el perro perezoso.",
+        "Hace mucho calor en julio.",
     ],
     "fr": [
-        "Les amis sont arrivés à l'école, n'est-ce pas? Oui.", "Je ne sais pas pourquoi il est parti.",
-        "Bonjour, comment allez-vous?", "Il fait très beau aujourd'hui.",
-        "Nous allons au cinéma ce soir.", "Les enfants jouent dans le jardin.",
-        "Pouvez-vous m'aider, s'il vous plaît?", "Le train arrive à huit heures.",
-        "J'aimerais un café au lait.", "Quelle belle surprise!",
-        "Les oiseaux chantent dans les arbres.", "Il y a beaucoup de monde dans la rue.",
+        "Les amis sont arrivés à l'école, n'est-ce pas? Oui.",
+        "Je ne sais pas pourquoi il est parti.",
+        "Bonjour, comment allez-vous?",
+        "Il fait très beau aujourd'hui.",
+        "Nous allons au cinéma ce soir.",
+        "Les enfants jouent dans le jardin.",
+        "Pouvez-vous m'aider, s'il vous plaît?",
+        "Le train arrive à huit heures.",
+        "J'aimerais un café au lait.",
+        "Quelle belle surprise!",
+        "Les oiseaux chantent dans les arbres.",
+        "Il y a beaucoup de monde dans la rue.",
     ],
 }
 
@@ -74,13 +108,20 @@ def test_events_are_ordered_and_durations_sum():
     assert all(d >= 0 for _, d in durs)
     words = [e for e in events if isinstance(e, E.WordEvent)]
     text = "Hello world, how are you today?"
-    assert [text[w.start:w.start + w.length] for w in words] == ["Hello", "world", "how", "are", "you", "today"]
+    assert [text[w.start : w.start + w.length] for w in words] == [
+        "Hello",
+        "world",
+        "how",
+        "are",
+        "you",
+        "today",
+    ]
 
 
 def test_word_events_count_characters_not_bytes():
     text = "Über die Brücke"
     _, _, events = E.synthesize_with_phonemes(text, "de")
-    words = [text[w.start:w.start + w.length] for w in events if isinstance(w, E.WordEvent)]
+    words = [text[w.start : w.start + w.length] for w in events if isinstance(w, E.WordEvent)]
     assert words == ["Über", "die", "Brücke"]
 
 

@@ -98,7 +98,10 @@ def test_declined_rules_fall_back_to_plain_numbers():
 def test_segments_keep_original_text():
     segs = normalize_segments("Pay $12.50 now.", "en")
     assert [(s.original, s.rule) for s in segs] == [
-        ("Pay ", "text"), ("$12.50", "currency"), (" now.", "text")]
+        ("Pay ", "text"),
+        ("$12.50", "currency"),
+        (" now.", "text"),
+    ]
     assert segs[1].spoken == "twelve dollars and fifty cents"
 
 

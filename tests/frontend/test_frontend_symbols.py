@@ -36,8 +36,13 @@ def test_inventory_is_frozen_and_deterministic():
 
 @pytest.mark.parametrize(
     "cfg",
-    [{}, {"version": 1}, {"version": 99, "symbols": list(S.SYMBOLS)},
-     {"version": S.SYMBOLS_VERSION, "symbols": list(S.SYMBOLS)[:-1]}, "not a dict"],
+    [
+        {},
+        {"version": 1},
+        {"version": 99, "symbols": list(S.SYMBOLS)},
+        {"version": S.SYMBOLS_VERSION, "symbols": list(S.SYMBOLS)[:-1]},
+        "not a dict",
+    ],
 )
 def test_inventory_mismatch_is_refused(cfg):
     with pytest.raises(S.InventoryMismatchError):
@@ -76,8 +81,18 @@ def test_varied_english_text_maps_without_fallback():
 
 def test_examples_from_the_brief():
     m = S.SymbolMapper("en")
-    for name, phones in {"@": ["ax"], "3:": ["er"], "oU": ["ow"], "aI": ["ay"], "I2": ["ih"], "tS": ["ch"],
-                         "dZ": ["jh"], "T": ["th"], "D": ["dh"], "A@": ["aa", "r"]}.items():
+    for name, phones in {
+        "@": ["ax"],
+        "3:": ["er"],
+        "oU": ["ow"],
+        "aI": ["ay"],
+        "I2": ["ih"],
+        "tS": ["ch"],
+        "dZ": ["jh"],
+        "T": ["th"],
+        "D": ["dh"],
+        "A@": ["aa", "r"],
+    }.items():
         assert m.map_phonemes([name])[0] == phones
 
 

@@ -51,11 +51,13 @@ class DirectoryS3:
                     key = path.relative_to(s3.root).as_posix()
                     if key.startswith(Prefix):
                         data = path.read_bytes()
-                        objects.append({"Key": key, "Size": len(data), "ETag": f'"{hashlib.md5(data).hexdigest()}"'})
+                        objects.append(
+                            {"Key": key, "Size": len(data), "ETag": f'"{hashlib.md5(data).hexdigest()}"'}
+                        )
                 if not objects:
                     yield {"KeyCount": 0}
                 for i in range(0, len(objects), s3.page_size):
-                    yield {"Contents": objects[i:i + s3.page_size]}
+                    yield {"Contents": objects[i : i + s3.page_size]}
 
         return Paginator()
 
@@ -130,8 +132,15 @@ def test_bad_version_names_are_refused(s3, mount, version):
         sync(s3, mount, version)
 
 
-@pytest.mark.parametrize("key", ["weights/v1/../v2/config.json", "weights/v1//config.json",
-                                 "weights/v1/./config.json", "weights/v1/" + "x/" + handler.MANIFEST])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "weights/v1/../v2/config.json",
+        "weights/v1//config.json",
+        "weights/v1/./config.json",
+        "weights/v1/" + "x/" + handler.MANIFEST,
+    ],
+)
 def test_keys_escaping_the_folder_or_reserved_are_refused(key):
     with pytest.raises(handler.SyncError, match=repr(key)):
         handler._relative_path(key, "weights/v1/")
@@ -147,15 +156,21 @@ def test_custom_resource_create_syncs_and_delete_keeps_files(s3, mount):
     response = handler.dispatch(create, s3, BUCKET, PREFIX, mount)
     assert response["PhysicalResourceId"] == "weights-sync-v1"
     assert response["Data"] == {"Version": "v1", "Copied": 3, "Unchanged": 0, "Deleted": 0}
-    delete = {"RequestType": "Delete", "PhysicalResourceId": "weights-sync-v1",
-              "ResourceProperties": {"Version": "v1"}}
+    delete = {
+        "RequestType": "Delete",
+        "PhysicalResourceId": "weights-sync-v1",
+        "ResourceProperties": {"Version": "v1"},
+    }
     assert handler.dispatch(delete, s3, BUCKET, PREFIX, mount) == {"PhysicalResourceId": "weights-sync-v1"}
     assert (mount / "v1" / "config.json").exists()
 
 
 def test_eventbridge_upload_event_syncs_that_version(s3, mount):
-    event = {"source": "aws.s3", "detail-type": "Object Created",
-             "detail": {"bucket": {"name": BUCKET}, "object": {"key": "weights/v2/config.json"}}}
+    event = {
+        "source": "aws.s3",
+        "detail-type": "Object Created",
+        "detail": {"bucket": {"name": BUCKET}, "object": {"key": "weights/v2/config.json"}},
+    }
     assert handler.dispatch(event, s3, BUCKET, PREFIX, mount)["Version"] == "v2"
     assert (mount / "v2" / "config.json").read_bytes() == b"{}"
 
@@ -163,17 +178,24 @@ def test_eventbridge_upload_event_syncs_that_version(s3, mount):
 def test_deleting_a_whole_version_keeps_its_copy(s3, mount):
     sync(s3, mount, "v2")
     s3.delete("weights/v2/config.json")
-    event = {"source": "aws.s3", "detail-type": "Object Deleted",
-             "detail": {"bucket": {"name": BUCKET}, "object": {"key": "weights/v2/config.json"}}}
+    event = {
+        "source": "aws.s3",
+        "detail-type": "Object Deleted",
+        "detail": {"bucket": {"name": BUCKET}, "object": {"key": "weights/v2/config.json"}},
+    }
     assert handler.dispatch(event, s3, BUCKET, PREFIX, mount)["EmptyInBucket"] is True
     assert (mount / "v2" / "config.json").exists()
     with pytest.raises(handler.EmptyVersionError):  # a deploy-time sync of it still fails loudly
-        handler.dispatch({"RequestType": "Update", "ResourceProperties": {"Version": "v2"}}, s3, BUCKET,
-                         PREFIX, mount)
+        handler.dispatch(
+            {"RequestType": "Update", "ResourceProperties": {"Version": "v2"}}, s3, BUCKET, PREFIX, mount
+        )
 
 
 def test_event_for_another_bucket_is_refused(s3, mount):
-    event = {"source": "aws.s3", "detail": {"bucket": {"name": "elsewhere"}, "object": {"key": "weights/v1/a"}}}
+    event = {
+        "source": "aws.s3",
+        "detail": {"bucket": {"name": "elsewhere"}, "object": {"key": "weights/v1/a"}},
+    }
     with pytest.raises(handler.SyncError, match="'elsewhere'"):
         handler.dispatch(event, s3, BUCKET, PREFIX, mount)
 

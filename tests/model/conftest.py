@@ -15,19 +15,28 @@ class _Spec:
         self.id, self.language, self.gender = vid, language, gender
 
     def metadata(self):
-        return {"id": self.id, "name": self.id, "language": self.language, "gender": self.gender,
-                "description": "synthetic test voice", "teacher": "none"}
+        return {
+            "id": self.id,
+            "name": self.id,
+            "language": self.language,
+            "gender": self.gender,
+            "description": "synthetic test voice",
+            "teacher": "none",
+        }
 
 
-def make_dataset(root, voices=(("en_female_slt", "en", "female"), ("en_male_kal", "en", "male")),
-                 n_utts=24, seed=0):
+def make_dataset(
+    root, voices=(("en_female_slt", "en", "female"), ("en_male_kal", "en", "male")), n_utts=24, seed=0
+):
     """Utterances of English phones with plausible feature rows (per-phone constant + noise)."""
     rng = np.random.default_rng(seed)
     phones = ["aa", "b", "k", "s", "iy", "t", "m", "ow", "<wb>"]
     for vid, lang, gender in voices:
         utts, feats, off = [], [], 0
         for i in range(n_utts):
-            syms = ["<pause>"] + [phones[j] for j in rng.integers(0, len(phones), rng.integers(5, 20))] + ["<.>"]
+            syms = (
+                ["<pause>"] + [phones[j] for j in rng.integers(0, len(phones), rng.integers(5, 20))] + ["<.>"]
+            )
             durs = [int(x) for x in rng.integers(1, 12, len(syms))]
             n = sum(durs)
             f = np.zeros((n, vocoder.FEATURE_DIM), np.float32)
@@ -38,8 +47,18 @@ def make_dataset(root, voices=(("en_female_slt", "en", "female"), ("en_male_kal"
                 f[pos : pos + d, vocoder.ENV] = -10 + (hash(s) % 7) + rng.normal(0, 0.1, (d, vocoder.N_ENV))
                 f[pos : pos + d, vocoder.AP] = 0.2
                 pos += d
-            utts.append({"id": f"{vid}-{i}", "text": "x", "language": lang, "voice": vid, "symbols": syms,
-                         "durations": durs, "n_frames": n, "frame_offset": off})
+            utts.append(
+                {
+                    "id": f"{vid}-{i}",
+                    "text": "x",
+                    "language": lang,
+                    "voice": vid,
+                    "symbols": syms,
+                    "durations": durs,
+                    "n_frames": n,
+                    "frame_offset": off,
+                }
+            )
             feats.append(f)
             off += n
         write_voice(root, _Spec(vid, lang, gender), utts, feats)

@@ -12,8 +12,9 @@ from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, Voi
 
 
 def _ckpt(n_symbols=10, n_speakers=2):
-    cfg = AcousticConfig(n_symbols=n_symbols, n_speakers=n_speakers, d_enc=16, d_model=32, headdim=16,
-                         d_state=8, n_layers=2)
+    cfg = AcousticConfig(
+        n_symbols=n_symbols, n_speakers=n_speakers, d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2
+    )
     voices = [Voice(VoiceInfo(f"v{i}", f"V{i}", "en", "female", "test"), i) for i in range(n_speakers)]
     return Checkpoint(cfg, [f"s{i}" for i in range(n_symbols)], voices, AcousticModel(cfg), {"note": 1})
 
@@ -43,19 +44,22 @@ def _edit_config(path, fn):
     (path / "config.json").write_text(json.dumps(cfg))
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda c: c.update(hop=256), "'hop' is 256"),
-    (lambda c: c.update(sample_rate=22050), "'sample_rate'"),
-    (lambda c: c["model"].update(d_model=64), "tensor .* has shape"),
-    (lambda c: c["model"].update(bogus=1), "unknown model config field"),
-    (lambda c: c["model"].update(n_layers=-1), "'n_layers' must be a positive integer"),
-    (lambda c: c["symbols"].pop(), "'symbols' has 9 entries"),
-    (lambda c: c["voices"][1].update(speaker=5), "speaker 5, outside"),
-    (lambda c: c["voices"][1].update(id="v0"), "duplicate voice id"),
-    (lambda c: c["voices"][0].pop("language"), r"voices\[0\].language"),
-    (lambda c: c.update(voices=[]), "'voices' is empty"),
-    (lambda c: c.update(format="other"), "'format'"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda c: c.update(hop=256), "'hop' is 256"),
+        (lambda c: c.update(sample_rate=22050), "'sample_rate'"),
+        (lambda c: c["model"].update(d_model=64), "tensor .* has shape"),
+        (lambda c: c["model"].update(bogus=1), "unknown model config field"),
+        (lambda c: c["model"].update(n_layers=-1), "'n_layers' must be a positive integer"),
+        (lambda c: c["symbols"].pop(), "'symbols' has 9 entries"),
+        (lambda c: c["voices"][1].update(speaker=5), "speaker 5, outside"),
+        (lambda c: c["voices"][1].update(id="v0"), "duplicate voice id"),
+        (lambda c: c["voices"][0].pop("language"), r"voices\[0\].language"),
+        (lambda c: c.update(voices=[]), "'voices' is empty"),
+        (lambda c: c.update(format="other"), "'format'"),
+    ],
+)
 def test_bad_config_names_the_field(tmp_path, edit, message):
     checkpoint.save(_ckpt(), tmp_path)
     _edit_config(tmp_path, edit)

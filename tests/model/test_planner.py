@@ -22,9 +22,14 @@ def rt():
 def test_split_sentences():
     assert split_sentences("Hello there. How are", final=False) == (["Hello there."], "How are")
     assert split_sentences("It costs 3.5 dollars! Dr. Smith agrees? yes", final=False) == (
-        ["It costs 3.5 dollars!", "Dr. Smith agrees?"], "yes")
+        ["It costs 3.5 dollars!", "Dr. Smith agrees?"],
+        "yes",
+    )
     assert split_sentences("No end yet", final=True) == (["No end yet"], "")
-    assert split_sentences("Ends here.", final=False) == ([], "Ends here.")  # no whitespace after: may continue
+    assert split_sentences("Ends here.", final=False) == (
+        [],
+        "Ends here.",
+    )  # no whitespace after: may continue
     long = " ".join(f"w{i}" for i in range(100)) + "."
     pieces, _ = split_sentences(long + " ", final=False)
     assert len(pieces) == 3 and all(len(p.split()) <= rtmod.MAX_SENTENCE_WORDS for p in pieces)
@@ -53,8 +58,26 @@ def test_streaming_feed_equals_one_shot(rt):
     pieces.finish()
     f2, w2 = _drain(pieces, 5)
     assert f1 == f2 > 0 and w1 == w2
-    assert [w.text for w in w1] == ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "It",
-                                    "was", "3.5", "meters", "away", "or", "so", "they", "say"]
+    assert [w.text for w in w1] == [
+        "The",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "the",
+        "lazy",
+        "dog",
+        "It",
+        "was",
+        "3.5",
+        "meters",
+        "away",
+        "or",
+        "so",
+        "they",
+        "say",
+    ]
     assert one.done and pieces.done
 
 
@@ -127,8 +150,13 @@ def test_long_text_costs_the_same_state_as_short(rt):
     l_ph, l_fr, l_bytes = _peak_state(rt, long)
     assert l_bytes == s_bytes  # the decoder + vocoder state is fixed size
     # The planner holds one sentence of phones and at most one encode window of frames, however long the text.
-    per_sentence_phones = len([i for _, ids in rt.phonemize("This sentence has exactly ten words in it, you see.",
-                                                             "en") for i in ids])
+    per_sentence_phones = len(
+        [
+            i
+            for _, ids in rt.phonemize("This sentence has exactly ten words in it, you see.", "en")
+            for i in ids
+        ]
+    )
     assert 0 < l_ph <= per_sentence_phones and s_ph > 0
     bound_frames = 128 + 2 * (rtmod.ENCODE_WINDOW + 20) * 8
     assert s_fr <= bound_frames and l_fr <= bound_frames

@@ -74,13 +74,16 @@ def test_state_size_is_fixed(rt):
     assert pool.bytes_per_stream == sum(t[0].numel() * t.element_size() for t in pool.tensors())
 
 
-@pytest.mark.parametrize("slots, shape, message", [
-    ([0, 0], (2, 4), "duplicates"),
-    ([5], (1, 4), "outside"),
-    ([], (0, 4), "empty"),
-    ([0], (2, 4), "cond must be"),
-    ([0], (1, 0), "cond must be"),
-])
+@pytest.mark.parametrize(
+    "slots, shape, message",
+    [
+        ([0, 0], (2, 4), "duplicates"),
+        ([5], (1, 4), "outside"),
+        ([], (0, 4), "empty"),
+        ([0], (2, 4), "cond must be"),
+        ([0], (1, 0), "cond must be"),
+    ],
+)
 def test_step_rejects_bad_input(rt, slots, shape, message):
     pool = rt.new_pool(2)
     with pytest.raises(ValueError, match=message):
@@ -123,7 +126,9 @@ def test_cuda_graph_step_equals_eager():
     for b, n in ((3, 8), (3, 10), (5, 1), (3, 16)):
         cond = torch.randn(b, n, rt_g.config.cond_dim)
         slots = list(range(b))
-        torch.testing.assert_close(rt_g.step(pg, slots, cond), rt_e.step(pe, slots, cond), rtol=1e-3, atol=1e-3)
+        torch.testing.assert_close(
+            rt_g.step(pg, slots, cond), rt_e.step(pe, slots, cond), rtol=1e-3, atol=1e-3
+        )
     assert rt_g._graphs.graphs  # graphs were captured and used
 
 

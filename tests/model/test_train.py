@@ -13,8 +13,24 @@ TINY = json.dumps(dict(d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2, 
 
 
 def _run(tmp_path, data, *extra):
-    return train.main(["--data", str(data), "--runs", str(tmp_path / "runs"), "--no-progress", "--batch", "4",
-                       "--crop", "32", "--threads", "1", "--model", TINY, *extra])
+    return train.main(
+        [
+            "--data",
+            str(data),
+            "--runs",
+            str(tmp_path / "runs"),
+            "--no-progress",
+            "--batch",
+            "4",
+            "--crop",
+            "32",
+            "--threads",
+            "1",
+            "--model",
+            TINY,
+            *extra,
+        ]
+    )
 
 
 def test_train_resume_export(tmp_path, dataset_factory):
@@ -25,8 +41,20 @@ def test_train_resume_export(tmp_path, dataset_factory):
     assert first.extra["step"] == 4 and "val_loss" in first.extra
     assert (run / "train.log").read_text().count("step 4") >= 1
     assert not torch.equal(first.model.feat_std, torch.ones_like(first.model.feat_std))  # stats were computed
-    assert _run(tmp_path, data, "--name", "t", "--resume", "--max-steps", "7", "--export",
-                str(tmp_path / "export")) == 0
+    assert (
+        _run(
+            tmp_path,
+            data,
+            "--name",
+            "t",
+            "--resume",
+            "--max-steps",
+            "7",
+            "--export",
+            str(tmp_path / "export"),
+        )
+        == 0
+    )
     resumed = checkpoint.load(tmp_path / "export")
     assert resumed.extra["step"] == 7
     torch.testing.assert_close(resumed.model.feat_mean, first.model.feat_mean)  # kept across resume
@@ -38,8 +66,21 @@ def test_finetune_adds_a_speaker_row(tmp_path, dataset_factory):
     base_data = dataset_factory(tmp_path / "dataset")
     assert _run(tmp_path, base_data, "--name", "base", "--max-steps", "2") == 0
     dataset_factory(tmp_path / "dataset", voices=(("my_voice", "en", "female"),), n_utts=8, seed=5)
-    assert _run(tmp_path, base_data, "--name", "ft", "--init", str(tmp_path / "runs" / "base" / "last"),
-                "--voices", "my_voice,en_female_slt", "--max-steps", "2") == 0
+    assert (
+        _run(
+            tmp_path,
+            base_data,
+            "--name",
+            "ft",
+            "--init",
+            str(tmp_path / "runs" / "base" / "last"),
+            "--voices",
+            "my_voice,en_female_slt",
+            "--max-steps",
+            "2",
+        )
+        == 0
+    )
     base = checkpoint.load(tmp_path / "runs" / "base" / "last")
     ft = checkpoint.load(tmp_path / "runs" / "ft" / "last")
     assert ft.config.n_speakers == base.config.n_speakers + 1
@@ -48,12 +89,15 @@ def test_finetune_adds_a_speaker_row(tmp_path, dataset_factory):
     torch.testing.assert_close(ft.model.feat_std, base.model.feat_std)  # fine-tuning keeps the normalization
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--batch", "0"], "--batch"),
-    (["--resume", "--init", "x"], "exclusive"),
-    (["--device", "tpu"], "--device"),
-    (["--minutes", "-1"], "--minutes"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--batch", "0"], "--batch"),
+        (["--resume", "--init", "x"], "exclusive"),
+        (["--device", "tpu"], "--device"),
+        (["--minutes", "-1"], "--minutes"),
+    ],
+)
 def test_bad_arguments(argv, message, capsys):
     with pytest.raises(SystemExit):
         train.parse_args(argv)
@@ -72,8 +116,21 @@ def test_missing_dataset_and_unknown_voice(tmp_path, dataset_factory):
 
 def test_focus_voices(tmp_path, dataset_factory):
     data = dataset_factory(tmp_path / "dataset")
-    assert _run(tmp_path, data, "--name", "f", "--focus", "en_male_kal", "--focus-share", "0.9",
-                "--max-steps", "2") == 0
+    assert (
+        _run(
+            tmp_path,
+            data,
+            "--name",
+            "f",
+            "--focus",
+            "en_male_kal",
+            "--focus-share",
+            "0.9",
+            "--max-steps",
+            "2",
+        )
+        == 0
+    )
     with pytest.raises(SystemExit, match="--focus"):
         _run(tmp_path, data, "--name", "f2", "--focus", "zz", "--max-steps", "1")
     with pytest.raises(SystemExit):

@@ -77,7 +77,9 @@ def model_stream_error(message: str, code: str = "ModelStreamError") -> bytes:
 
 def _aws_error(status: int, code: str, body: dict) -> JSONResponse:
     # rest-json errors: botocore reads the code from x-amzn-ErrorType (text before the first colon).
-    return JSONResponse(body, status_code=status, headers={"x-amzn-ErrorType": f"{code}:http://internal.amazon.com/"})
+    return JSONResponse(
+        body, status_code=status, headers={"x-amzn-ErrorType": f"{code}:http://internal.amazon.com/"}
+    )
 
 
 def create_app(upstream: str, endpoint_name: str, *, variant: str = "AllTraffic") -> Starlette:
@@ -188,7 +190,9 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description="Local stand-in for the SageMaker runtime's streaming API")
-    parser.add_argument("--upstream", required=True, help="base URL of the container, e.g. http://127.0.0.1:8080")
+    parser.add_argument(
+        "--upstream", required=True, help="base URL of the container, e.g. http://127.0.0.1:8080"
+    )
     parser.add_argument("--endpoint", default="statespeak-tts", help="endpoint name to answer for")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081)
