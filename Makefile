@@ -33,6 +33,7 @@ demo: $(STAMP)
 
 test: $(STAMP) apt
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q
 
 synth: $(STAMP)
