@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from model_server import contract
+from model_server.bench.local import LocalServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SENTENCE = (
@@ -52,35 +50,6 @@ def synthesize_stacks(cdk_out: Path) -> list[Path]:
             f"  ({len(resources)} resources)"
         )
     return templates
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(port: int, log_path: Path) -> subprocess.Popen:
-    log = log_path.open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "model_server", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        cwd=REPO_ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"demo: the server exited with {proc.returncode} while starting; see {log_path}")
-        try:
-            if httpx.get(base + contract.READY_PATH, timeout=2).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        time.sleep(0.25)
-    proc.kill()
-    raise SystemExit(f"demo: the server was not ready within 180 s; see {log_path}")
 
 
 def speak(base: str, text: str, voice: str, wav_path: Path) -> tuple[float, float, int]:
@@ -129,25 +98,17 @@ def main(argv: list[str] | None = None) -> int:
         synthesize_stacks(cdk_out)
 
     _step("2/3 start the bundled server on 127.0.0.1")
-    port = _free_port()
     log_path = wav_path.with_suffix(".server.log")
     started = time.perf_counter()
-    server = start_server(port, log_path)
-    print(f"ready on http://127.0.0.1:{port} after {time.perf_counter() - started:.1f} s (log: {log_path})")
-
-    try:
+    # The benchmark's launcher: free port, readiness wait, SIGTERM drain on the way out.
+    with LocalServer(log_path, max_streams=None, ready_timeout_s=180) as server:
+        print(f"ready on {server.url} after {time.perf_counter() - started:.1f} s (log: {log_path})")
         _step("3/3 speak a sentence")
         print(f"text : {args.text}")
-        ttfa, total, size = speak(f"http://127.0.0.1:{port}", args.text, args.voice, wav_path)
+        ttfa, total, size = speak(server.url, args.text, args.voice, wav_path)
         audio_s = (size - 44) / (2 * 24000)
         print(f"time to first audio : {ttfa * 1000:.0f} ms (loopback, client side)")
         print(f"audio               : {audio_s:.2f} s in {total:.2f} s ({audio_s / total:.1f}x real time)")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
     print("\noutputs:")
     if not args.skip_synth:
         print(f"  templates : {cdk_out}")
