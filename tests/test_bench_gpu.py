@@ -114,7 +114,9 @@ def test_decode_section_code_path_on_cpu(model_dir):  # noqa: F811
         (2, 4, False),
     ]
     for r in out["rows"]:  # 4 frames = 50 ms of audio per stream and step
-        assert r["step_ms"] > 0 and r["x_real_time"] == pytest.approx(50.0 / r["step_ms"], abs=2e-3)
+        # Both figures are rounded to 3 decimals, so compare against the range the rounded step allows.
+        step, half = r["step_ms"], 5e-4
+        assert step > 0 and 50.0 / (step + half) - half <= r["x_real_time"] <= 50.0 / (step - half) + half
     assert set(out["summary"]) == {"max_realtime_batch_frames4_eager", "max_realtime_batch_frames4_graphs"}
     assert out["summary"]["max_realtime_batch_frames4_graphs"] is None and out["skipped"] == []
 
