@@ -52,6 +52,16 @@ LOG_RETENTION_DAYS = (
     3653,
 )
 FSX_THROUGHPUT_PER_TIB = (125, 250, 500, 1000)  # PERSISTENT_2 throughput tiers (MB/s per TiB)
+# The GPU zone when `gpu_az_id` is empty, by AZ ID (the same physical zone in every account, unlike AZ
+# names). `make preflight` checks that the instance type and FSx are offered there before a deploy.
+DEFAULT_GPU_AZ_IDS = {
+    "us-east-1": "use1-az4",
+    "us-east-2": "use2-az1",
+    "us-west-2": "usw2-az1",
+    "eu-west-1": "euw1-az1",
+    "eu-central-1": "euc1-az2",
+    "ap-northeast-1": "apne1-az4",
+}
 
 _REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$")
 # GPU families the GPU-optimized ECS AMI and the server's CUDA image support.
@@ -64,6 +74,7 @@ _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _IMAGE_TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _CIDR_RE = re.compile(r"^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})$")
 _VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+_AZ_ID_RE = re.compile(r"^[a-z]{3,5}\d-az\d{1,2}$")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,30}$")
 _SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
@@ -118,6 +129,12 @@ class StatespeakConfig:
     """Comma-separated AZ names (2 or 3, e.g. `us-east-1a,us-east-1b,us-east-1c`) for the VPC, endpoints
     and ALB; GPU hosts sit in the first. Empty: the region's first two AZs, resolved at deploy time (with
     no account at synth, CDK cannot list more without a lookup)."""
+    gpu_az_id: str = ""
+    """AZ ID (e.g. `use1-az4`) of the subnet the GPU hosts and FSx for Lustre live in. Empty: the region's
+    default from DEFAULT_GPU_AZ_IDS (regions without one must set it)."""
+    placement_group: bool = True
+    """Launch the GPU hosts into a cluster placement group (one rack, lowest latency; the reference
+    architecture's advice). Switch off when capacity in one placement group is hard to get."""
     log_retention_days: int = 30
     """Retention of every log group the kit creates (a value CloudWatch Logs accepts)."""
     fsx_storage_gib: int = 1200
@@ -167,6 +184,11 @@ class StatespeakConfig:
     @property
     def tls(self) -> bool:
         return bool(self.certificate_arn)
+
+    @property
+    def gpu_zone_id(self) -> str:
+        """The effective AZ ID of the GPU hosts: `gpu_az_id`, or the region's default."""
+        return self.gpu_az_id or DEFAULT_GPU_AZ_IDS.get(self.region, "")
 
     def stack_name(self, part: str) -> str:
         return f"{self.name}-{part}"
@@ -233,6 +255,13 @@ class StatespeakConfig:
                     f"availability_zones={self.availability_zones!r} is not allowed; allowed: 2 or 3 distinct "
                     f"zones of region {self.region}, comma-separated, e.g. {self.region}a,{self.region}b"
                 )
+        if self.gpu_az_id:
+            _pattern("gpu_az_id", self.gpu_az_id, _AZ_ID_RE, "an AZ ID such as use1-az4")
+        elif self.region not in DEFAULT_GPU_AZ_IDS:
+            raise ConfigError(
+                f"gpu_az_id is empty and region {self.region} has no default GPU zone; allowed: an AZ ID of "
+                f"{self.region} (aws ec2 describe-availability-zones --query 'AvailabilityZones[].ZoneId')"
+            )
         _range("min_replicas", self.min_replicas, 2, 100)
         _range("max_replicas", self.max_replicas, 2, 100)
         if self.max_replicas < self.min_replicas:
