@@ -61,5 +61,11 @@ bench: $(STAMP)
 audit: $(STAMP) apt
 	$(PY) -m tools.audit
 
+# Read-only checks of the AWS account (quotas, zone offerings, Lambda concurrency) with the context of
+# `cdk deploy`; pass the same overrides: make preflight ARGS="-c deployment=both".
+.PHONY: preflight
+preflight: $(STAMP)
+	$(PY) -m tools.preflight $(ARGS)
+
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache
