@@ -444,8 +444,9 @@ def run_cli(env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
-def test_no_credentials_is_one_line_and_exit_1(tmp_path):
-    done = run_cli(offline_env(tmp_path))
+@pytest.mark.parametrize("extra", [{}, {"AWS_PROFILE": "missing"}], ids=["no-source", "unknown-profile"])
+def test_no_credentials_is_one_line_and_exit_1(tmp_path, extra):
+    done = run_cli(offline_env(tmp_path, **extra))
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()]
