@@ -337,6 +337,15 @@ def test_plan_follows_the_deployment():
     assert len(plan(config(deployment="both"))) == len(ecs) + 2
 
 
+def test_clients_ask_the_deployment_region_and_ssm_global_infrastructure_in_us_east_1():
+    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing")
+    made = make_clients("eu-west-1", session)
+    assert {made.ec2.meta.region_name, made.quotas.meta.region_name, made.lambda_.meta.region_name} == {
+        "eu-west-1"
+    }
+    assert made.ssm.meta.region_name == "us-east-1"
+
+
 def stub_ecs_run(stubs: dict[str, Stubber], g_quota: float) -> None:
     """Every response a default ECS run asks for, in order."""
     stub_identity(stubs["sts"])

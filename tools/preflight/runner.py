@@ -18,6 +18,11 @@ from tools.preflight.checks import EC2_GPU_QUOTAS, WARN, Outcome
 CLIENT_CONFIG = Config(connect_timeout=5, read_timeout=20, retries={"max_attempts": 2, "mode": "standard"})
 
 
+# SSM serves the public /aws/service/global-infrastructure parameters (which services each region has)
+# from a subset of regions only; us-east-1 is one of them and answers for every region of the partition.
+GLOBAL_INFRASTRUCTURE_REGION = "us-east-1"
+
+
 @dataclass(frozen=True)
 class Clients:
     sts: Any
@@ -30,15 +35,15 @@ class Clients:
 def make_clients(region: str, session: boto3.Session | None = None) -> Clients:
     session = session or boto3.Session()
 
-    def client(name: str) -> Any:
-        return session.client(name, region_name=region, config=CLIENT_CONFIG)
+    def client(name: str, in_region: str = region) -> Any:
+        return session.client(name, region_name=in_region, config=CLIENT_CONFIG)
 
     return Clients(
         sts=client("sts"),
         ec2=client("ec2"),
         quotas=client("service-quotas"),
         lambda_=client("lambda"),
-        ssm=client("ssm"),
+        ssm=client("ssm", GLOBAL_INFRASTRUCTURE_REGION),
     )
 
 
