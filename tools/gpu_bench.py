@@ -462,6 +462,40 @@ def server_ramp(
     }
 
 
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    """The few lines a GPU smoke run is judged by: parity, the kernel path in the benchmark process and in
+    the server, whether a fallback ran, start-up and decode headline numbers."""
+    parity = result.get("parity", {})
+    checks = [c for c in parity.get("checks", []) if "ok" in c]
+    decoder = next((c for c in checks if c["check"] == "decoder.features"), None)
+    kernels = result.get("kernels", {})
+    startup = result.get("server", {}).get("startup", {})
+    server_path = startup.get("kernel_path")
+    fallback = bool(kernels.get("fallback", True)) or (
+        server_path is not None and not server_path.startswith("triton")
+    )
+    hw = result.get("hardware", {})
+    lines = [
+        f"device: {hw.get('device_name')} torch {hw.get('torch')} CUDA {hw.get('torch_cuda')} "
+        f"triton {hw.get('triton')} mamba_ssm {hw.get('mamba_ssm')}",
+        f"parity: {'OK' if parity.get('ok') else 'FAILED'} ({len(checks)} checks"
+        + (f", decoder max relative error {decoder['max_rel']:.2e}" if decoder else "")
+        + ")"
+        + ("" if parity.get("ok") else f" {parity.get('reason') or parity.get('error') or ''}"),
+        f"kernel path: benchmark {kernels.get('path')}, server {server_path}"
+        + (f" ({kernels['reason']})" if kernels.get("reason") else ""),
+        f"fallback: {'YES' if fallback else 'none'}",
+        f"server start-up: warm-up {startup.get('warmup_s')} s, {startup.get('cuda_graphs')} CUDA graphs, "
+        f"ready after {startup.get('load_s')} s",
+    ]
+    summary = result.get("decode", {}).get("summary")
+    if summary:
+        lines.append("decode: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
+    if "max_realtime_streams" in result.get("server", {}):
+        lines.append(f"server: max real-time streams {result['server']['max_realtime_streams']}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python tools/gpu_bench.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--model-dir", help="model directory (default: the bundled weights)")
@@ -470,7 +504,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jitter-ms", type=float, default=100.0)
     p.add_argument("--quick", action="store_true", help="a small smoke run (two batch sizes, ramp to 8)")
     p.add_argument("--out", type=Path, help="also write the JSON here")
+    p.add_argument("--summary", type=Path, help="print the summary of an earlier run's JSON and exit")
     args = p.parse_args(argv)
+    if args.summary:
+        print("\n".join(summary_lines(json.loads(args.summary.read_text()))))
+        return 0
 
     budget = Budget(args.max_seconds)
     try:
