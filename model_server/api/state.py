@@ -92,6 +92,8 @@ class ServerState:
             log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device})
             t0 = time.perf_counter()
             self.runtime = await asyncio.to_thread(self.runtime_factory, cfg.model_dir, device)
+            if device.startswith("cuda"):
+                self._note_kernel_fallback()
             warmup = getattr(self.runtime, "warmup", None)
             if cfg.warmup and warmup is not None:
                 await self._warmup_runtime(warmup, device)
@@ -148,6 +150,16 @@ class ServerState:
             "not becoming ready: STATESPEAK_DEVICE asks for cuda",
             extra={"reason": reason, "detail": detail, "device": self.config.device},
         )
+
+    def _note_kernel_fallback(self) -> None:
+        """`auto` on a CUDA host without the kernels serves from the torch path: say so loudly."""
+        from model_server.ssm import cuda as kernels
+
+        if not kernels.available():
+            log.warning(
+                "mamba-ssm kernels unavailable: the torch path serves (set STATESPEAK_DEVICE=cuda to refuse)",
+                extra={"reason": kernels.unavailable_reason()},
+            )
 
     async def _warmup_runtime(self, warmup: Callable, device: str) -> None:
         """Every batch bucket and chunk length once, before readiness: CUDA graphs captured and Triton's
