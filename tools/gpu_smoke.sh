@@ -52,6 +52,9 @@ if [ -n "$offline" ]; then
   python3 -m pip install -q --no-index --no-deps --target "$site" .whl/*.whl
   export PYTHONPATH="$site:$PWD/.mssm:$PWD"
   PY=python3
+  # mamba_ssm's Triton kernels import einops and packaging besides torch and triton
+  "$PY" -c "import torch, triton, einops, packaging" 2>/dev/null \
+    || { say "offline needs torch, triton, einops and packaging importable on this host"; exit 1; }
   say "offline: the host's torch and Triton, prepare.sh's wheels (not the image lock)"
 else
   command -v "$PYTHON" >/dev/null || { say "$PYTHON not found: the image lock is for CPython 3.12"; exit 1; }
