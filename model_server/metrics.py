@@ -81,7 +81,7 @@ class ServerMetrics:
             prom_name(METRIC_STREAMS_COMPLETED), "Streams finished", ["outcome"], registry=r
         )
         self.audio_seconds = Counter(prom_name(METRIC_AUDIO_SECONDS), "Audio produced, seconds", registry=r)
-        self.device = Gauge(
+        self.device_gauge = Gauge(
             prom_name(METRIC_DEVICE_UNAVAILABLE),
             "1 while the server, asked for cuda, stays unready because CUDA or the kernels are missing",
             ["reason"],
@@ -129,7 +129,7 @@ class ServerMetrics:
 
     def device_unavailable(self, reason: str) -> None:
         """The requested device cannot serve: Prometheus gauge now, EMF now and in every periodic line."""
-        self.device.labels(reason=reason).set(1)
+        self.device_gauge.labels(reason=reason).set(1)
         self._device_unavailable = True
         self.emit({METRIC_DEVICE_UNAVAILABLE: (1.0, "Count")})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -48,7 +49,8 @@ def cuda_problem() -> tuple[str, str] | None:
         )
     from model_server.ssm import cuda as kernels
 
-    if not kernels.available() and not kernels.unavailable_reason().startswith("disabled"):
+    deliberate = os.environ.get(kernels.DISABLE_ENV) == "1"  # the documented torch-path switch
+    if not kernels.available() and not deliberate:
         return "kernels_unavailable", kernels.unavailable_reason()
     return None
 
