@@ -21,6 +21,8 @@ ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
 ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
 ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"
 ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimension
+ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available; the local default), cpu, cuda, cuda:N
+DEVICE_CUDA = "cuda"  # what both deployment routes set: no readiness without CUDA and the kernels
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
@@ -36,6 +38,9 @@ METRIC_REJECTED_STREAMS = "RejectedStreams"  # count, admission control refusals
 METRIC_STREAM_ERRORS = "StreamErrors"  # count
 METRIC_STREAMS_COMPLETED = "StreamsCompleted"  # count
 METRIC_AUDIO_SECONDS = "AudioSeconds"  # seconds of audio produced
+# 1 while a server asked for cuda stays unready because CUDA or the mamba-ssm kernels are missing
+# (Prometheus label / log field `reason`: cuda_unavailable or kernels_unavailable).
+METRIC_DEVICE_UNAVAILABLE = "DeviceUnavailable"
 
 # Canary (lambda/canary) publishes under the same namespace.
 METRIC_CANARY_TTFB = "CanaryTimeToFirstAudio"

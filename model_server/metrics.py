@@ -24,6 +24,7 @@ from model_server.contract import (
     DIM_SERVICE,
     METRIC_ACTIVE_STREAMS,
     METRIC_AUDIO_SECONDS,
+    METRIC_DEVICE_UNAVAILABLE,
     METRIC_REAL_TIME_FACTOR,
     METRIC_REJECTED_STREAMS,
     METRIC_STREAM_ERRORS,
@@ -80,6 +81,13 @@ class ServerMetrics:
             prom_name(METRIC_STREAMS_COMPLETED), "Streams finished", ["outcome"], registry=r
         )
         self.audio_seconds = Counter(prom_name(METRIC_AUDIO_SECONDS), "Audio produced, seconds", registry=r)
+        self.device_gauge = Gauge(
+            prom_name(METRIC_DEVICE_UNAVAILABLE),
+            "1 while the server, asked for cuda, stays unready because CUDA or the kernels are missing",
+            ["reason"],
+            registry=r,
+        )
+        self._device_unavailable = False
         self.engine_steps = Counter("statespeak_engine_steps", "Batched model steps", registry=r)
         self.engine_batch = Histogram(
             "statespeak_engine_batch_size",
@@ -119,6 +127,12 @@ class ServerMetrics:
             values[METRIC_STREAMS_COMPLETED] = (1, "Count")
         self.emit(values)
 
+    def device_unavailable(self, reason: str) -> None:
+        """The requested device cannot serve: Prometheus gauge now, EMF now and in every periodic line."""
+        self.device_gauge.labels(reason=reason).set(1)
+        self._device_unavailable = True
+        self.emit({METRIC_DEVICE_UNAVAILABLE: (1.0, "Count")})
+
     # EMF ----------------------------------------------------------------------------------------
     def emit(self, values: dict[str, tuple[float, str]]) -> None:
         """One EMF line: {metric: (value, unit)} under the shared namespace, dimension Service."""
@@ -146,13 +160,14 @@ class ServerMetrics:
         with self._lock:
             rejected, self._rejected_since = self._rejected_since, 0
             errors, self._errors_since = self._errors_since, 0
-        self.emit(
-            {
-                METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
-                METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
-                METRIC_STREAM_ERRORS: (float(errors), "Count"),
-            }
-        )
+        values = {
+            METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
+            METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
+            METRIC_STREAM_ERRORS: (float(errors), "Count"),
+        }
+        if self._device_unavailable:
+            values[METRIC_DEVICE_UNAVAILABLE] = (1.0, "Count")
+        self.emit(values)
 
     def prometheus_text(self) -> bytes:
         return generate_latest(self.registry)

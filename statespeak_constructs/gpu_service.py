@@ -16,9 +16,11 @@ from constructs import Construct, IDependable
 from model_server.contract import (
     CONTAINER_MODEL_DIR,
     DEPLOYMENT_ECS,
+    DEVICE_CUDA,
     DIM_SERVICE,
     ENV_API_KEYS,
     ENV_DEPLOYMENT,
+    ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
@@ -138,6 +140,7 @@ class GpuTtsService(Construct):
                 ENV_MAX_STREAMS: str(props.max_streams_per_task),
                 ENV_DRAIN_TIMEOUT_S: str(props.drain_timeout_s),
                 ENV_DEPLOYMENT: DEPLOYMENT_ECS,
+                ENV_DEVICE: DEVICE_CUDA,  # never serve from the CPU or the torch fallback on a GPU host
             },
             secrets=(
                 {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}

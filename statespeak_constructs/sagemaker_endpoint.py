@@ -26,7 +26,9 @@ from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, IValidation
 
 from model_server.contract import (
+    DEVICE_CUDA,
     ENV_DEPLOYMENT,
+    ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
@@ -413,6 +415,7 @@ class SageMakerEndpoint(Construct):
             ENV_MAX_STREAMS: str(model.max_streams),
             ENV_DEPLOYMENT: "sagemaker",
             ENV_DRAIN_TIMEOUT_S: str(SAGEMAKER_DRAIN_TIMEOUT_S),
+            ENV_DEVICE: DEVICE_CUDA,  # no readiness without CUDA and the kernels
             **model.environment,
         }
         return sagemaker.CfnModel.ContainerDefinitionProperty(

@@ -203,7 +203,10 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         if state.ready:
             return JSONResponse({"status": "ready"})
         headers = {"Retry-After": str(config.retry_after_s)}
-        return JSONResponse({"status": state.phase}, status_code=503, headers=headers)
+        body = {"status": state.phase} | (
+            {"reason": state.not_ready_reason} if state.not_ready_reason else {}
+        )
+        return JSONResponse(body, status_code=503, headers=headers)
 
     @app.get(HEALTH_PATH)
     async def health():

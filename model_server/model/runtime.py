@@ -303,6 +303,17 @@ class Planner:
             self._ids, self._next_phone = [], 0
 
 
+def warmup_shapes(max_streams: int, max_chunk_frames: int, graphs: bool) -> tuple[list[int], list[int]]:
+    """(batch sizes, chunk lengths) SpeechRuntime.warmup steps through. With graphs: every bucket a batch
+    of up to max_streams is padded to (or max_streams itself beyond the largest bucket, which runs
+    eagerly) and every captured length a chunk of up to max_chunk_frames is split into."""
+    if not graphs:
+        return sorted({1, max_streams}), [min(8, max_chunk_frames)]
+    batches = [b for b in GRAPH_BATCHES if b < max_streams]
+    batches.append(next((b for b in GRAPH_BATCHES if b >= max_streams), max_streams))
+    return batches, [n for n in GRAPH_LENGTHS if n <= max_chunk_frames]
+
+
 # -- runtime ---------------------------------------------------------------------------------------------
 class SpeechRuntime:
     def __init__(self, ckpt: Checkpoint, device: str | torch.device = "cpu", use_cuda_graphs: bool = True):
@@ -427,19 +438,23 @@ class SpeechRuntime:
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
 
-    def warmup(self, max_streams: int) -> None:
-        """Optional, before serving: run steps of every batch bucket and chunk length up to max_streams on a
-        scratch pool, so CUDA graphs (and Triton autotuning, allocator pools) are ready before the first
-        request. On the CPU it only runs two small steps."""
-        pool = self.new_pool(max_streams)
-        if self._graphs is not None:
-            batches = [b for b in GRAPH_BATCHES if b <= max_streams] or [max_streams]
-            lengths = GRAPH_LENGTHS
-        else:
-            batches, lengths = sorted({1, max_streams}), (8,)
+    def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
+        """Before serving (the server calls it before readiness): run one step of every shape the engine
+        can ask for on a scratch pool, so that on CUDA every graph (batch bucket x chunk length) is
+        captured and Triton has compiled and autotuned its kernels before the first request. Batches are
+        padded up to a bucket, so the bucket that holds max_streams is included; chunks are split into
+        captured lengths, so every length up to max_chunk_frames is. Beyond the largest bucket the step
+        runs eagerly: one eager step at max_streams tunes that shape. On the CPU: two small steps."""
+        batches, lengths = warmup_shapes(max_streams, max_chunk_frames, self._graphs is not None)
+        pool = self.new_pool(max(batches))
         for b in batches:
             for n in lengths:
                 self.step(pool, list(range(b)), torch.zeros(b, n, self.config.cond_dim))
+        return {
+            "batches": batches,
+            "lengths": lengths,
+            "cuda_graphs": len(self._graphs.graphs) if self._graphs is not None else 0,
+        }
 
     # the batched step --------------------------------------------------------------------------------------
     def decode(self, cond: torch.Tensor, states):
