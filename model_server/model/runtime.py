@@ -120,7 +120,8 @@ def _cut_long(sentence: str) -> list[str]:
 def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
     """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
     whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
-    single letter. With ``final`` the rest is a sentence too."""
+    single letter. With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
+    no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
     sentences, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         before = text[start : m.start()].split()
@@ -130,8 +131,9 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
         sentences.append(text[start : m.end()].strip())
         start = m.end()
     rest = text[start:]
-    if final and rest.strip():
-        sentences.append(rest.strip())
+    if final:
+        if rest.strip():
+            sentences.append(rest.strip())
         rest = ""
     out = [piece for s in sentences if s for piece in _cut_long(s)]
     return out, rest
