@@ -28,7 +28,7 @@ async def livekit(base_url: str, mode: str) -> dict:
     from livekit.agents.tts.tts import USERDATA_TIMED_TRANSCRIPT
     from livekit.plugins import cartesia
 
-    opts = APIConnectOptions(max_retry=0, timeout=10.0)  # fail fast: a retry would hide a hang
+    opts = APIConnectOptions(max_retry=0, timeout=20.0)  # no retry: a retry would hide a hang
     result = {"audio_bytes": 0, "transcript": [], "errors": [], "ended": False}
     async with aiohttp.ClientSession() as http:
         tts = cartesia.TTS(api_key="unused", base_url=base_url, voice=VOICE, http_session=http)
