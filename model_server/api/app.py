@@ -225,8 +225,8 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
     @app.get("/voices")
     async def voices(request: Request):
         authorize(request)
-        state.require_catalog()
-        return {"voices": state.voice_list}
+        catalog = state.require_catalog()
+        return {"voices": state.voice_list, "openai_voices": catalog.openai_voices}
 
     async def cartesia_bytes(request: Request, endpoint: str):
         t0 = time.perf_counter()

@@ -270,6 +270,8 @@ def test_openai_voice_names_come_from_the_explicit_table(server):
         return httpx.post(server.base_url + "/v1/audio/speech", json=payload, timeout=30).content
 
     assert pcm("alloy") == pcm("en_female_a") and pcm("echo") == pcm("en_male_b")
+    listed = httpx.get(server.base_url + "/voices", timeout=10).json()["openai_voices"]
+    assert listed == {"alloy": "en_female_a", "echo": "en_male_b"}
     r = httpx.post(server.base_url + "/v1/audio/speech", json={"voice": "nova", "input": "Hi."}, timeout=30)
     err = r.json()["error"]
     assert r.status_code == 400 and err["param"] == "voice"
