@@ -86,3 +86,13 @@ def test_framework_speaks_through_the_server(python, server, scenario):
     sent = "".join(TURN).strip()
     assert result["transcript"] == [sent] * SCENARIOS[scenario]
     assert '"outcome": "error"' not in server.stderr()
+
+
+def test_agent_environment_is_pinned_and_lean():
+    # Every package pinned (a clean clone resolves the same set), and no torch: the frameworks' TTS
+    # clients need none, and a CUDA wheel set would blow CI's time budget.
+    pins = [line for line in REQUIREMENTS.read_text().splitlines() if line and not line.startswith("#")]
+    assert pins and all("==" in line for line in pins), [line for line in pins if "==" not in line]
+    names = {line.split("==")[0].lower() for line in pins}
+    assert {"livekit-agents", "livekit-plugins-cartesia", "pipecat-ai"} <= names
+    assert not names & {"torch", "torchaudio", "tensorflow", "onnxruntime-gpu"}
