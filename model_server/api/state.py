@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from model_server.api.errors import ApiError
-from model_server.api.requests import SynthesisRequest, VoiceCatalog
+from model_server.api.requests import SynthesisRequest, VoiceCatalog, openai_voice_table
 from model_server.audio import StreamEncoder
 from model_server.config import ServerConfig
 from model_server.metrics import ServerMetrics
@@ -105,7 +105,12 @@ class ServerState:
             languages = {v.language for v in voices.values()} | set(
                 getattr(self.runtime, "languages", ()) or ()
             )
-            self.catalog = VoiceCatalog({vid: v.language for vid, v in voices.items()}, frozenset(languages))
+            voice_languages = {vid: v.language for vid, v in voices.items()}
+            self.catalog = VoiceCatalog(
+                voice_languages,
+                frozenset(languages),
+                openai_voice_table(voice_languages, cfg.openai_voices),
+            )
             self.voice_list = [
                 {
                     "id": v.id,
