@@ -76,6 +76,10 @@ def load_config() -> dict:
         "namespace": _env("METRICS_NAMESPACE"),
         "dim_service": _env("METRIC_DIMENSION_SERVICE"),
         "service": _env("CANARY_SERVICE"),
+        # The kit instance (optional): a second dimension, so two copies of the kit in one account keep
+        # their canary metrics apart.
+        "dim_kit": os.environ.get("METRIC_DIMENSION_KIT") or None,
+        "kit": os.environ.get("CANARY_KIT") or None,
         "m_ttfa": _env("METRIC_CANARY_TTFA"),
         "m_stalls": _env("METRIC_CANARY_STALLS"),
         "m_success": _env("METRIC_CANARY_SUCCESS"),
@@ -252,14 +256,17 @@ def emf_record(cfg: dict, result: dict, timestamp_ms: int) -> dict:
     if result["success"]:
         metrics.append({"Name": cfg["m_stalls"], "Unit": "Count"})
         values[cfg["m_stalls"]] = result["stalls"]
+    dimensions = {cfg["dim_service"]: cfg["service"]}
+    if cfg.get("dim_kit") and cfg.get("kit"):
+        dimensions[cfg["dim_kit"]] = cfg["kit"]
     return {
         "_aws": {
             "Timestamp": timestamp_ms,
             "CloudWatchMetrics": [
-                {"Namespace": cfg["namespace"], "Dimensions": [[cfg["dim_service"]]], "Metrics": metrics}
+                {"Namespace": cfg["namespace"], "Dimensions": [list(dimensions)], "Metrics": metrics}
             ],
         },
-        cfg["dim_service"]: cfg["service"],
+        **dimensions,
         **values,
         "route": cfg["url"] or f"sagemaker://{cfg['endpoint']}",
         "stall_ms": round(result["stall_ms"], 1),
