@@ -31,9 +31,10 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from model_server import contract
+from statespeak_constructs.assets import lambda_asset
 from statespeak_constructs.logs import LogsKey
 
-ASSET_DIR = Path(__file__).resolve().parent.parent / "lambda" / "canary"
+ASSET_DIR = lambda_asset("canary")
 RUNTIME = lambda_.Runtime.PYTHON_3_14  # latest Python runtime (cdk-nag L1); includes boto3
 _ROUTES = (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
 

@@ -39,7 +39,12 @@ def test_synthesis_needs_no_lookup(estate):
 
 def test_the_vpc_is_imported_not_created(estate, default_synth):
     for part in (FOUNDATION, ECS, SM):
-        for kind in ("AWS::EC2::VPC", "AWS::EC2::Subnet", "AWS::EC2::RouteTable", "AWS::EC2::InternetGateway"):
+        for kind in (
+            "AWS::EC2::VPC",
+            "AWS::EC2::Subnet",
+            "AWS::EC2::RouteTable",
+            "AWS::EC2::InternetGateway",
+        ):
             assert not estate.resources(part, kind), f"{part} creates {kind} in an existing VPC"
     assert default_synth.resources(FOUNDATION, "AWS::EC2::VPC"), "the default still creates its own VPC"
     groups = [g["Properties"] for g in estate.resources(FOUNDATION, "AWS::EC2::SecurityGroup").values()]
@@ -93,7 +98,9 @@ def test_alb_admits_exactly_the_named_clients_and_the_canary(estate):
         }
     expected.add((json.dumps({"Fn::GetAtt": [canary_sg, "GroupId"]}), 443))
     assert peers == expected
-    assert not any(r.get("CidrIp") == ESTATE["vpc_cidr"] for r in rules), "named clients replace the VPC range"
+    assert not any(r.get("CidrIp") == ESTATE["vpc_cidr"] for r in rules), (
+        "named clients replace the VPC range"
+    )
 
 
 def test_runtime_endpoint_admits_exactly_the_named_clients_and_the_canary(estate):
@@ -121,7 +128,9 @@ def test_private_name_with_tls_on_the_internal_alb(estate):
     record = estate.only(ECS, "AWS::Route53::RecordSet")
     assert (record["Name"], record["Type"]) == ("tts.internal.example.", "A")
     assert "AliasTarget" in record
-    listeners = [r["Properties"] for r in estate.resources(ECS, "AWS::ElasticLoadBalancingV2::Listener").values()]
+    listeners = [
+        r["Properties"] for r in estate.resources(ECS, "AWS::ElasticLoadBalancingV2::Listener").values()
+    ]
     https = [listener for listener in listeners if listener["Protocol"] == "HTTPS"]
     assert https and https[0]["Certificates"] == [{"CertificateArn": ESTATE["certificate_arn"]}]
     outputs = estate.templates[estate.stack_name(ECS)]["Outputs"]
@@ -151,7 +160,10 @@ def test_existing_zone_is_used_not_created(synth):
     assert env["CANARY_TARGET_URL"] == "http://tts.voice.corp"  # no certificate: plain HTTP on the name
 
 
-BYO = {k: ESTATE[k] for k in ("vpc_id", "vpc_cidr", "availability_zones", "data_subnet_ids", "data_route_table_ids")}
+BYO = {
+    k: ESTATE[k]
+    for k in ("vpc_id", "vpc_cidr", "availability_zones", "data_subnet_ids", "data_route_table_ids")
+}
 
 
 @pytest.mark.parametrize(

@@ -102,7 +102,9 @@ def metric_dimension_sets(templates: dict[str, dict]) -> set[tuple[str, str, tup
                 text = "".join(part if isinstance(part, str) else "REF" for part in parts)
                 for row in text.split('["' + contract.METRICS_NAMESPACE + '",')[1:]:
                     # ["Statespeak","<metric>","Service","ecs","Kit","<name>",{...}]
-                    items = json.loads('["' + contract.METRICS_NAMESPACE + '",' + row.split("{", 1)[0] + "{}]")
+                    items = json.loads(
+                        '["' + contract.METRICS_NAMESPACE + '",' + row.split("{", 1)[0] + "{}]"
+                    )
                     dims = tuple(sorted(zip(items[2:-1:2], items[3:-1:2], strict=True)))
                     found.add((items[0], items[1], dims))
     return found
@@ -129,7 +131,10 @@ def test_two_instances_share_no_physical_name(first_synth, second_synth):
 
 
 def test_two_instances_read_only_their_own_metrics(first_synth, second_synth):
-    first, second = metric_dimension_sets(first_synth.templates), metric_dimension_sets(second_synth.templates)
+    first, second = (
+        metric_dimension_sets(first_synth.templates),
+        metric_dimension_sets(second_synth.templates),
+    )
     assert first and second
     assert not first & second, f"metrics both instances would read: {sorted(first & second)}"
     for _, _, dims in first | second:
