@@ -197,3 +197,21 @@ def test_good_estate_keys_are_accepted():
     assert config.existing_endpoint_set == {"sts", "ecs-telemetry", "sagemaker.api"}
     s3_existing = {**BYO, "data_route_table_ids": "", "existing_vpc_endpoints": "s3"}
     assert StatespeakConfig.from_context(load_context(s3_existing)).data_route_table_list == []
+
+
+def test_audit_report_and_diagram_show_the_named_clients_and_the_name(estate):
+    from tools.audit.model import Boundary
+    from tools.audit.render import diagram, markdown
+
+    boundary = Boundary.from_templates("estate", estate.templates, "us-east-1")
+    report = markdown(boundary, ESTATE)
+    section = report.split("## Who may call the service", 1)[1].split("## Network paths", 1)[0]
+    for entry in ("load balancer", "SageMaker runtime endpoint"):
+        for client in ("10.30.0.0/16", "sg-0ccccccccccccccc1"):
+            assert any(entry in line and f"| {client} |" in line for line in section.splitlines()), (
+                entry,
+                client,
+            )
+    assert "tts.internal.example." in section
+    graph = diagram(boundary).source
+    assert "clients\\n10.30.0.0/16" in graph and "clients\\nsg-0ccccccccccccccc1" in graph
