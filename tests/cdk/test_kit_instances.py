@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -183,3 +184,41 @@ def test_server_without_kit_variable_uses_the_default(monkeypatch):
     doc = json.loads(out.getvalue())
     assert doc[contract.DIM_KIT] == contract.DEFAULT_KIT_NAME
     assert doc["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [list(contract.METRIC_DIMENSIONS)]
+
+
+def test_canary_emf_matches_its_synthesized_alarm(second_synth, monkeypatch):
+    """The canary function, run with the environment the template gives it, writes the metric its alarm reads."""
+    import importlib.util
+
+    handler_path = Path(__file__).resolve().parents[2] / "lambda" / "canary" / "handler.py"
+    spec = importlib.util.spec_from_file_location("canary_handler_kit", handler_path)
+    handler = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(handler)
+
+    functions = second_synth.resources(ECS, "AWS::Lambda::Function")
+    env = next(
+        f["Properties"]["Environment"]["Variables"] for k, f in functions.items() if k.startswith("Canary")
+    )
+    for key, value in env.items():
+        monkeypatch.setenv(key, value if isinstance(value, str) else "http://alb.internal")
+    cfg = handler.load_config()
+    result = {
+        "success": True,
+        "ttfa_ms": 80.0,
+        "stalls": 0,
+        "stall_ms": 0.0,
+        "audio_s": 2.0,
+        "chunks": 4,
+        "error": None,
+    }
+    doc = handler.emf_record(cfg, result, 1)
+    (directive,) = doc["_aws"]["CloudWatchMetrics"]
+    emitted = {name: doc[name] for name in directive["Dimensions"][0]}
+    assert emitted == contract.metric_dimensions(contract.DEPLOYMENT_ECS, SECOND["name"])
+
+    alarms = second_synth.resources(ECS, "AWS::CloudWatch::Alarm")
+    canary_alarms = [a["Properties"] for k, a in alarms.items() if k.startswith("Canary")]
+    assert canary_alarms
+    for alarm in canary_alarms:
+        assert alarm["MetricName"] in {m["Name"] for m in directive["Metrics"]}
+        assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == emitted
