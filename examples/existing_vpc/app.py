@@ -6,7 +6,7 @@ and holds the agents' role. The few lines marked "Statespeak" add a SageMaker re
 the kit's image and weights in that VPC, its autoscaling on concurrent streams, a dashboard and alarms
 under this kit instance's own metric dimension, and the invoke permission for the agents' role.
 
-    pip install statespeak-constructs            # or: pip install <path of the Statespeak repository>
+    pip install path/to/statespeak               # this repository: the statespeak-constructs package
     cdk synth --app "python examples/existing_vpc/app.py"
 
 The IDs below are examples: put your VPC's. The VPC needs a SageMaker runtime interface endpoint
