@@ -12,7 +12,8 @@ endpoint), speaks one short agent turn, and measures what a caller would see:
 Metrics go out as CloudWatch Embedded Metric Format lines on stdout: Lambda ships its logs itself,
 so no monitoring VPC endpoint or PutMetricData permission is needed. The metric names come from the
 environment, set by statespeak_constructs/canary.py from model_server/contract.py: this asset folder
-cannot import the server package, and must not spell the names on its own.
+cannot import the server package, and must not spell the names on its own. With CANARY_KIT and
+METRIC_DIMENSION_KIT set, each record carries the kit instance as a second dimension next to the route.
 
 The voice comes from CANARY_VOICE; on the ALB route it may be left unset, and the canary then speaks
 with the first English voice GET /voices lists (looked up once per warm container, outside the timed part).
