@@ -16,6 +16,7 @@ import pytest
 
 from model_server import contract
 from model_server.metrics import ServerMetrics
+from tests.conftest import VARIANTS
 
 ECS = "Ecs"
 SECOND = {"name": "Voice2"}  # a second copy beside the default "Statespeak"
@@ -112,13 +113,14 @@ def metric_dimension_sets(templates: dict[str, dict]) -> set[tuple[str, str, tup
 
 
 @pytest.fixture(scope="module")
-def second_synth(synth):
-    return synth(**{"deployment": "both", **SECOND})
+def first_synth(full_synth):
+    """The suite's `full` context (both routes, API keys, alarm topic): the most named resources."""
+    return full_synth
 
 
 @pytest.fixture(scope="module")
-def first_synth(synth):
-    return synth(deployment="both")
+def second_synth(synth):
+    return synth(**{**VARIANTS["full"], **SECOND})
 
 
 def test_two_instances_share_no_physical_name(first_synth, second_synth):
@@ -186,7 +188,10 @@ def test_server_without_kit_variable_uses_the_default(monkeypatch):
     assert doc["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [list(contract.METRIC_DIMENSIONS)]
 
 
-def test_canary_emf_matches_its_synthesized_alarm(second_synth, monkeypatch):
+@pytest.mark.parametrize(
+    ("which", "part", "route"), [("second", "SageMaker", "sagemaker"), ("estate", "Ecs", "ecs")]
+)
+def test_canary_emf_matches_its_synthesized_alarm(which, part, route, second_synth, synth, monkeypatch):
     """The canary function, run with the environment the template gives it, writes the metric its alarm reads."""
     import importlib.util
 
@@ -195,14 +200,16 @@ def test_canary_emf_matches_its_synthesized_alarm(second_synth, monkeypatch):
     handler = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(handler)
 
-    functions = second_synth.resources(ECS, "AWS::Lambda::Function")
+    result = second_synth if which == "second" else synth(**VARIANTS["estate"])
+    functions = result.resources(part, "AWS::Lambda::Function")
     env = next(
         f["Properties"]["Environment"]["Variables"] for k, f in functions.items() if k.startswith("Canary")
     )
     for key, value in env.items():
-        monkeypatch.setenv(key, value if isinstance(value, str) else "http://alb.internal")
+        if isinstance(value, str):  # not the API key secret's ARN (a reference); the run never fetches it
+            monkeypatch.setenv(key, value)
     cfg = handler.load_config()
-    result = {
+    run = {
         "success": True,
         "ttfa_ms": 80.0,
         "stalls": 0,
@@ -211,12 +218,12 @@ def test_canary_emf_matches_its_synthesized_alarm(second_synth, monkeypatch):
         "chunks": 4,
         "error": None,
     }
-    doc = handler.emf_record(cfg, result, 1)
+    doc = handler.emf_record(cfg, run, 1)
     (directive,) = doc["_aws"]["CloudWatchMetrics"]
     emitted = {name: doc[name] for name in directive["Dimensions"][0]}
-    assert emitted == contract.metric_dimensions(contract.DEPLOYMENT_ECS, SECOND["name"])
+    assert emitted == contract.metric_dimensions(route, result.stack_prefix)
 
-    alarms = second_synth.resources(ECS, "AWS::CloudWatch::Alarm")
+    alarms = result.resources(part, "AWS::CloudWatch::Alarm")
     canary_alarms = [a["Properties"] for k, a in alarms.items() if k.startswith("Canary")]
     assert canary_alarms
     for alarm in canary_alarms:
