@@ -229,3 +229,34 @@ def test_canary_emf_matches_its_synthesized_alarm(which, part, route, second_syn
     for alarm in canary_alarms:
         assert alarm["MetricName"] in {m["Name"] for m in directive["Metrics"]}
         assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == emitted
+
+
+def test_real_server_with_the_task_environment_emits_the_scaling_metric(second_synth, tmp_path):
+    """The server process, started with the task definition's environment, writes the metric the policy reads."""
+    import time
+
+    from tests.server._server import ServerProcess, make_model_dir
+
+    env = _container_environment(second_synth)
+    env.pop(contract.ENV_MODEL_DIR)  # the test model instead of the task's mount
+    env["STATESPEAK_EMF_INTERVAL_S"] = "0.2"
+    server = ServerProcess(make_model_dir(tmp_path / "model"), tmp_path, **env).start()
+    try:
+        server.wait_ready()
+        deadline = time.monotonic() + 30
+        while not server.emf_lines() and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        server.stop()
+    lines = [line for line in server.emf_lines() if contract.METRIC_ACTIVE_STREAMS in line]
+    assert lines, f"no ActiveStreams EMF line on stdout:\n{server.stderr()[-2000:]}"
+    (directive,) = lines[0]["_aws"]["CloudWatchMetrics"]
+    emitted = {name: lines[0][name] for name in directive["Dimensions"][0]}
+    policy = second_synth.only(ECS, "AWS::ApplicationAutoScaling::ScalingPolicy")
+    tracked = policy["TargetTrackingScalingPolicyConfiguration"]["CustomizedMetricSpecification"]
+    assert (tracked["Namespace"], tracked["MetricName"]) == (
+        directive["Namespace"],
+        contract.METRIC_ACTIVE_STREAMS,
+    )
+    assert {d["Name"]: d["Value"] for d in tracked["Dimensions"]} == emitted
+    assert emitted[contract.DIM_KIT] == SECOND["name"]
