@@ -51,6 +51,10 @@ def test_example_adds_the_endpoint_to_an_existing_stack_in_an_imported_vpc(examp
     assert _of_type(example, "AWS::ApplicationAutoScaling::ScalingPolicy")
     (dashboard,) = _of_type(example, "AWS::CloudWatch::Dashboard")
     assert dashboard["DashboardName"] == "Agents-tts"
+    # The VPC's own runtime endpoint is not known to the constructs: invocations are bound to the VPC.
+    (policy,) = _of_type(example, "AWS::IAM::ManagedPolicy")
+    (statement,) = policy["PolicyDocument"]["Statement"]
+    assert statement["Condition"] == {"StringEquals": {"aws:SourceVpc": "vpc-0a1b2c3d4e5f60718"}}
 
 
 @pytest.fixture(scope="module")
