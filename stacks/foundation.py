@@ -7,11 +7,33 @@ from constructs import Construct
 
 from stacks.config import REPO_ROOT, StatespeakConfig
 from statespeak_constructs.buckets import AccessLogBucket, WeightsBucket, WeightsBucketProps
+from statespeak_constructs.clients import ClientAccess
 from statespeak_constructs.image import ServerImage, ServerImageProps
 from statespeak_constructs.logs import LogsKey
-from statespeak_constructs.network import NetworkProps, StatespeakNetwork
+from statespeak_constructs.network import ExistingVpc, NetworkProps, StatespeakNetwork
 
 BUNDLED_WEIGHTS_DIR = REPO_ROOT / "model_server" / "weights" / "default"
+
+
+def existing_vpc(config: StatespeakConfig) -> ExistingVpc | None:
+    """The VPC named by `vpc_id` and its subnets, or None: the kit creates its own."""
+    if not config.byo_vpc:
+        return None
+    return ExistingVpc(
+        vpc_id=config.vpc_id,
+        availability_zones=config.zone_list,
+        data_subnet_ids=config.data_subnet_list,
+        data_route_table_ids=config.data_route_table_list,
+        gpu_subnet_id=config.gpu_subnet_id,
+        entry_subnet_ids=config.entry_subnet_list,
+    )
+
+
+def client_access(config: StatespeakConfig) -> ClientAccess:
+    """Who may call the service (client_cidrs, client_security_group_ids; default: the VPC range)."""
+    return ClientAccess(
+        cidrs=tuple(config.client_cidr_list), security_group_ids=tuple(config.client_security_group_list)
+    )
 
 
 class FoundationStack(Stack):
@@ -35,6 +57,10 @@ class FoundationStack(Stack):
                 secrets_manager_endpoint=config.secrets_endpoint,
                 logs_key=self.logs_key,
                 log_retention_days=config.log_retention_days,
+                existing_vpc=existing_vpc(config),
+                existing_endpoints=config.existing_endpoint_set,
+                existing_endpoints_security_group_id=config.existing_endpoints_security_group_id,
+                runtime_clients=client_access(config),
             ),
         )
         self.access_logs = AccessLogBucket(

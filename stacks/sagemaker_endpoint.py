@@ -8,11 +8,12 @@ own them, so `deployment=both` serves the same image and the same weights on bot
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from model_server.contract import DEPLOYMENT_SAGEMAKER
+from model_server.contract import DEPLOYMENT_SAGEMAKER, ENV_KIT_NAME
 from stacks.config import StatespeakConfig
 from stacks.foundation import BUNDLED_WEIGHTS_DIR
 from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
@@ -73,6 +74,7 @@ class SageMakerEndpointStack(Stack):
                 weights_bucket=weights_bucket,
                 weights_prefix=weights_prefix,
                 max_streams=config.max_streams_per_task,
+                environment={ENV_KIT_NAME: config.name},  # the Kit metric dimension
             )
         )
         self.endpoint = SageMakerEndpoint(
@@ -113,6 +115,7 @@ class SageMakerEndpointStack(Stack):
             ObservabilityProps(
                 route=DEPLOYMENT_SAGEMAKER,
                 dashboard_name=config.stack_name("sagemaker"),
+                kit_name=config.name,
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=endpoint.metric("Invocation5XXErrors", "Sum", "Endpoint 5xx"),
                 gpu_utilization=endpoint.metric(
@@ -142,15 +145,32 @@ class SageMakerEndpointStack(Stack):
                     logs_key=logs_key,
                     log_retention_days=config.log_retention_days,
                     endpoint_name=name,
-                    route_security_group=network.endpoint_security_group,
+                    route_security_group=network.endpoint_group("sagemaker.runtime"),
                     voice=model_voice(BUNDLED_WEIGHTS_DIR),
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
+                    kit_name=config.name,
                 ),
             )
         )
         if self.canary is not None:
             self.canary.rule.node.add_dependency(self.endpoint.endpoint)
+            if (
+                network.runtime_security_group is not None
+                and config.client_cidrs + config.client_security_group_ids
+            ):
+                # Named clients replace the VPC range on the runtime endpoint: admit the canary by its group,
+                # with the rule in this stack (one in the foundation's would make the stacks depend both ways).
+                ec2.CfnSecurityGroupIngress(
+                    self,
+                    "CanaryToRuntimeEndpoint",
+                    group_id=network.runtime_security_group.security_group_id,
+                    source_security_group_id=self.canary.security_group.security_group_id,
+                    ip_protocol="tcp",
+                    from_port=443,
+                    to_port=443,
+                    description="The kit's latency canary",
+                )
 
         CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
         CfnOutput(

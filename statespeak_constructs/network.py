@@ -1,12 +1,19 @@
-"""The kit's VPC: a data plane with no route to the internet, reached through VPC endpoints only."""
+"""The kit's network: a data plane with no route to the internet, reached through VPC endpoints only.
+
+Two paths produce the same attributes (`vpc`, `data_subnets`, `entry_subnets`, `gpu_subnet`,
+`endpoint_security_group`, `interface_endpoints`): the kit creates its own VPC (the default), or it
+imports an existing one by ID (`ExistingVpc`, no lookup at synthesis) and adds only what it needs there:
+the endpoints the VPC does not have yet and its own security groups.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_cdk import aws_ec2 as ec2
 from constructs import Construct
 
+from statespeak_constructs.clients import ClientAccess
 from statespeak_constructs.logs import LogsKey
 
 DATA_SUBNETS = "data"  # isolated: GPU hosts, tasks, file systems, endpoints, the internal ALB
@@ -30,6 +37,38 @@ _SAGEMAKER_INTERFACE_ENDPOINTS = {
     "SageMakerRuntime": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME,
     "SageMakerApi": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_API,
 }
+_ALL_INTERFACE_NAMES = {
+    **_BASE_INTERFACE_ENDPOINTS,
+    **_SAGEMAKER_INTERFACE_ENDPOINTS,
+    "SecretsManager": ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+}
+_ALL_INTERFACE_SERVICES = tuple(_ALL_INTERFACE_NAMES.values())
+# Every endpoint service the kit may add, by the short name users give in `existing_vpc_endpoints`.
+ENDPOINT_SERVICES = ("s3", *(service.short_name for service in _ALL_INTERFACE_SERVICES))
+
+
+@dataclass(frozen=True)
+class ExistingVpc:
+    """A VPC that already exists, named by IDs: imported with `Vpc.from_vpc_attributes`, no lookup."""
+
+    vpc_id: str
+    """`vpc-...`."""
+    availability_zones: list[str]
+    """Zone name of each data subnet, in the same order."""
+    data_subnet_ids: list[str]
+    """Private subnets (2 or 3, one per zone) for hosts, tasks, file systems, endpoints and the internal ALB."""
+    data_route_table_ids: list[str] = field(default_factory=list)
+    """Route table of each data subnet (the S3 gateway endpoint is associated with them)."""
+    gpu_subnet_id: str = ""
+    """The data subnet of the GPU hosts and FSx for Lustre; empty: the first data subnet."""
+    entry_subnet_ids: list[str] = field(default_factory=list)
+    """Public subnets, one per zone, for an internet-facing ALB; empty when the entry is internal."""
+
+    def __post_init__(self) -> None:
+        if len(self.availability_zones) != len(self.data_subnet_ids) or len(self.data_subnet_ids) < 2:
+            raise ValueError("ExistingVpc: give 2 or 3 data_subnet_ids and the zone of each, in order")
+        if self.gpu_subnet_id and self.gpu_subnet_id not in self.data_subnet_ids:
+            raise ValueError(f"ExistingVpc: gpu_subnet_id={self.gpu_subnet_id!r} is not a data subnet")
 
 
 @dataclass(frozen=True)
@@ -50,6 +89,15 @@ class NetworkProps:
     """Key for the flow-log group."""
     log_retention_days: int
     """Retention of the flow-log group."""
+    existing_vpc: ExistingVpc | None = None
+    """Deploy into this VPC instead of creating one (its flow logs stay its owner's business)."""
+    existing_endpoints: frozenset[str] = frozenset()
+    """Endpoint services the VPC already has (short names: `s3`, `ecr.api`, `sagemaker.runtime`, ...):
+    not created again (a VPC holds one private-DNS interface endpoint per service)."""
+    existing_endpoints_security_group_id: str = ""
+    """With `existing_endpoints`: the security group of those interface endpoints."""
+    runtime_clients: ClientAccess = field(default_factory=ClientAccess)
+    """Who may reach the SageMaker runtime interface endpoint the kit creates (default: the VPC range)."""
 
 
 class StatespeakNetwork(Construct):
@@ -62,6 +110,16 @@ class StatespeakNetwork(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, props: NetworkProps) -> None:
         super().__init__(scope, construct_id)
+        self.flow_log: ec2.FlowLog | None = None
+        self._gpu_subnet: ec2.ISubnet | None = None
+        if props.existing_vpc is None:
+            self._create_vpc(props)
+        else:
+            self._import_vpc(props.existing_vpc, props)
+        self._add_endpoints(props)
+
+    def _create_vpc(self, props: NetworkProps) -> None:
+        """The default: a new VPC with isolated data subnets, flow logs and optional public entry subnets."""
         subnets = [
             ec2.SubnetConfiguration(
                 name=DATA_SUBNETS, subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=20
@@ -104,10 +162,46 @@ class StatespeakNetwork(Construct):
             traffic_type=ec2.FlowLogTrafficType.ALL,
         )
 
-        # S3 gateway: ECR image layers, AL2023 package repos (lustre client), the weights bucket.
-        self.vpc.add_gateway_endpoint(
-            "S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets]
+    def _import_vpc(self, existing: ExistingVpc, props: NetworkProps) -> None:
+        """Your VPC, by ID: nothing in it is created or changed except the endpoints and groups added below.
+
+        The data subnets are imported as the VPC's isolated subnets whatever their routes are: the kit only
+        places resources in them. The VPC's DNS support and hostnames must be on (private DNS endpoints).
+        """
+        self.vpc = ec2.Vpc.from_vpc_attributes(
+            self,
+            "Vpc",
+            vpc_id=existing.vpc_id,
+            vpc_cidr_block=props.cidr,
+            availability_zones=list(existing.availability_zones),
+            isolated_subnet_ids=list(existing.data_subnet_ids),
+            isolated_subnet_route_table_ids=list(existing.data_route_table_ids) or None,
+            public_subnet_ids=list(existing.entry_subnet_ids) or None,
         )
+        self.data_subnets = ec2.SubnetSelection(subnets=list(self.vpc.isolated_subnets))
+        self.entry_subnets = (
+            ec2.SubnetSelection(subnets=list(self.vpc.public_subnets))
+            if props.public_entry
+            else self.data_subnets
+        )
+        gpu_id = existing.gpu_subnet_id or existing.data_subnet_ids[0]
+        self._gpu_subnet = next(s for s in self.vpc.isolated_subnets if s.subnet_id == gpu_id)
+
+    def _add_endpoints(self, props: NetworkProps) -> None:
+        """The S3 gateway and the interface endpoints the data plane needs, minus those the VPC has."""
+        existing = self._existing_endpoints = props.existing_endpoints
+        self.existing_endpoints_security_group: ec2.ISecurityGroup | None = (
+            ec2.SecurityGroup.from_security_group_id(
+                self, "ExistingEndpointsSg", props.existing_endpoints_security_group_id, mutable=False
+            )
+            if props.existing_endpoints_security_group_id
+            else None
+        )
+        # S3 gateway: ECR image layers, AL2023 package repos (lustre client), the weights bucket.
+        if "s3" not in existing:
+            self.vpc.add_gateway_endpoint(
+                "S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets]
+            )
 
         # One security group for all interface endpoints: HTTPS from inside the VPC only.
         self.endpoint_security_group = ec2.SecurityGroup(
@@ -128,20 +222,49 @@ class StatespeakNetwork(Construct):
             endpoints.update(_SAGEMAKER_INTERFACE_ENDPOINTS)
         if props.secrets_manager_endpoint:
             endpoints["SecretsManager"] = ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER
+        # The SageMaker runtime endpoint is what clients call: its own group admits exactly them (the VPC
+        # range unless client keys narrow it), while the shared group above serves the kit's own hosts.
+        self.runtime_security_group: ec2.SecurityGroup | None = None
+        if props.sagemaker_endpoints and "sagemaker.runtime" not in existing:
+            self.runtime_security_group = ec2.SecurityGroup(
+                self,
+                "RuntimeEndpointSg",
+                vpc=self.vpc,
+                description="SageMaker runtime endpoint: HTTPS from the TTS clients",
+                allow_all_outbound=False,
+            )
+            props.runtime_clients.admit(
+                self.runtime_security_group, 443, props.cidr, "SageMaker runtime (InvokeEndpoint*)"
+            )
         self.interface_endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
         for name, service in endpoints.items():
+            if service.short_name in existing:
+                continue
+            runtime = name == "SageMakerRuntime"
             self.interface_endpoints[name] = self.vpc.add_interface_endpoint(
                 name,
                 service=service,
                 subnets=self.data_subnets,
-                security_groups=[self.endpoint_security_group],
+                security_groups=[self.runtime_security_group if runtime else self.endpoint_security_group],
                 private_dns_enabled=True,
-                open=False,  # the shared group above already admits the VPC range
+                open=False,  # the groups above decide who connects
             )
+
+    def endpoint_group(self, short_name: str) -> ec2.ISecurityGroup:
+        """The security group in front of one interface endpoint service (`sagemaker.runtime`,
+        `secretsmanager`, ...): the kit's own, or the existing endpoints' group for one the VPC had."""
+        for name, endpoint in self.interface_endpoints.items():
+            if _ALL_INTERFACE_NAMES[name].short_name == short_name:
+                return endpoint.connections.security_groups[0]
+        if short_name in self._existing_endpoints and self.existing_endpoints_security_group is not None:
+            return self.existing_endpoints_security_group
+        raise ValueError(f"no interface endpoint {short_name} in this network (neither created nor existing)")
 
     @property
     def gpu_subnet(self) -> ec2.ISubnet:
         """The one data subnet GPU hosts (cluster placement group) and FSx for Lustre live in."""
+        if self._gpu_subnet is not None:  # an existing VPC: the subnet its owner named (gpu_subnet_id)
+            return self._gpu_subnet
         return self.vpc.select_subnets(subnet_group_name=DATA_SUBNETS).subnets[0]
 
     @property

@@ -216,7 +216,8 @@ class SageMakerEndpointProps:
     """Time to copy the weights prefix from S3 to the instance."""
     runtime_vpc_endpoint: ec2.IInterfaceVpcEndpoint | None = None
     """The VPC's SageMaker runtime interface endpoint: when given, the invoke policy only allows calls
-    that arrive through it, so a leaked caller credential is useless outside the VPC."""
+    that arrive through it, so a leaked caller credential is useless outside the VPC. Without it, the
+    policy requires calls through any endpoint of `vpc` (aws:SourceVpc)."""
 
     def __post_init__(self) -> None:
         if not _ENDPOINT_NAME.match(self.endpoint_name):
@@ -347,6 +348,10 @@ class SageMakerEndpoint(Construct):
             invoke.add_condition(
                 "StringEquals", {"aws:SourceVpce": props.runtime_vpc_endpoint.vpc_endpoint_id}
             )
+        else:
+            # The VPC's own runtime endpoint (one the kit did not create, e.g. in your VPC): calls must
+            # still arrive through an endpoint in this VPC.
+            invoke.add_condition("StringEquals", {"aws:SourceVpc": props.vpc.vpc_id})
         self.invoke_policy = iam.ManagedPolicy(
             self,
             "InvokePolicy",

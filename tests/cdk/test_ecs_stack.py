@@ -394,7 +394,9 @@ def test_target_tracking_on_the_servers_active_streams(variant, default_synth, f
     metric = config["CustomizedMetricSpecification"]
     assert metric["Namespace"] == contract.METRICS_NAMESPACE
     assert metric["MetricName"] == contract.METRIC_ACTIVE_STREAMS
-    assert metric["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in metric["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert metric["Statistic"] == "Average"
     assert config["DisableScaleIn"] is False
     assert config["ScaleInCooldown"] >= 600 and config["ScaleOutCooldown"] <= 120
@@ -441,7 +443,9 @@ def test_alarms_watch_ttfb_errors_rejections_and_unhealthy_hosts(default_synth):
     }
     ttfb = by_metric[contract.METRIC_TIME_TO_FIRST_AUDIO]
     assert ttfb["Stat"] == "p99" and ttfb["Namespace"] == contract.METRICS_NAMESPACE
-    assert ttfb["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in ttfb["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert all("AlarmActions" not in a for a in alarms)  # no topic unless asked for
     assert not default_synth.resources(ECS, "AWS::SNS::Subscription")
 
