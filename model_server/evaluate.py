@@ -435,6 +435,11 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem) -> str
         "WER = word edits / reference words, after the same normalization on both sides (the project's "
         "normalizer: numbers, times and codes to words; then lower case without punctuation).",
         "- Naturalness: DistillMOS (`distillmos` wheel, MIT), predicted MOS on a 1-5 scale.",
+        "- pocketsphinx, the judge before Whisper, is dropped: it gave the Festival SLT teacher itself 16% WER "
+        "on these sentences against Whisper's 2.7% (issue 16), so it measured its own acoustic model more than "
+        "the voices, and a second ASR pass doubled the run time on this CPU.",
+        "- Rerun: `make evaluate` (the judges install into `.venv-eval` from `requirements-eval.txt` on first "
+        "use); `--limit N` scores the first N sentences only.",
         "- Intervals: 95% percentile bootstrap over sentences (2,000 resamples, seed 0); the model - teacher "
         "gaps resample the sentences paired.",
         f"- Machine: {platform.machine()}, torch threads = {args.threads}, on a host shared with other jobs "
