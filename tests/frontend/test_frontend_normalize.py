@@ -215,6 +215,9 @@ OTHER = [
     ("fr", "M. Dupont a 1 000 000 euros.", "Monsieur Dupont a un million euros."),
     ("fr", "le 1er mai", "le premier mai"),
     ("fr", "99 ans", "quatre-vingt-dix-neuf ans"),
+    ("es", "Código 0987", "Código cero nueve ocho siete"),
+    ("de", "PIN 0042", "PIN null null vier zwei"),
+    ("fr", "Code 007", "Code zéro zéro sept"),
 ]
 
 
