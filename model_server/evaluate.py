@@ -48,7 +48,7 @@ JUDGE_RATE = 16000  # Whisper and DistillMOS both take 16 kHz mono
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_REQUIREMENTS = REPO_ROOT / "requirements-eval.txt"
 EVAL_DEPS = REPO_ROOT / ".venv-eval"
-WHISPER_CACHE = Path.home() / ".cache" / "statespeak" / "whisper-base-ct2"
+WHISPER_CACHE = EVAL_DEPS / "whisper-base-ct2"  # model.bin joined from the two wheels, beside them
 
 
 def read_sentences(path: Path) -> list[str]:

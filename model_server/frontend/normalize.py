@@ -727,6 +727,8 @@ _CODE_CUE = re.compile(
     r"|#\s*)$",
     re.IGNORECASE,
 )
+# A cue that names an identifier outright: then even a short number after it is read digit by digit.
+_STRONG_CUE = re.compile(r"#|:|\b(?:number|no|num|code|id|is|was|in|extension|ext|pin|zip|postal)\b", re.I)
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
 _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
 
@@ -740,11 +742,14 @@ def _code(m: re.Match, lang: str) -> str | None:
     token = m.group(0)
     has_letters = any(c.isalpha() for c in token)
     before = m.string[max(0, m.start() - 40) : m.start()]
-    cued = _CODE_CUE.search(before) is not None or (
+    cue = _CODE_CUE.search(before)
+    cued = cue is not None or (
         # a US state code before a ZIP code: "Springfield, IL 62704"
         re.search(r"\b[A-Z]{2},?\s+$", before) is not None
         and re.fullmatch(r"\d{5}(?:-\d{4})?", token) is not None
     )
+    if cue is not None and not has_letters and len(token) < 4 and not _STRONG_CUE.search(cue.group(0)):
+        cued = False  # "order 12 pizzas" counts; "order number 12", "order #12" and "order 12345" do not
     if not cued and not has_letters:
         return None
     if not cued and _NAME_NUMBER.fullmatch(token):
