@@ -21,6 +21,7 @@ import argparse
 import hashlib
 import importlib.resources
 import json
+import os
 import platform
 import re
 import shutil
@@ -324,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     mos = MosJudge()
     results = {}
     rtf_compute = rtf_audio = 0.0
+    loads = []  # the host's 1-minute load average after each timed synthesis pass
     for voice in voices:
         language = rt.voices[voice].language
         systems: dict[str, list[np.ndarray]] = {"model": []}
@@ -335,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             rtf_audio += len(audio) / vocoder.SAMPLE_RATE
             write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio)
             systems["model"].append(to_judge_rate(audio, vocoder.SAMPLE_RATE))
+        loads.append(os.getloadavg()[0])
         if not args.no_teacher:
             from model_server.data import festival
 
@@ -383,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     rtf = rtf_compute / max(rtf_audio, 1e-9)
     step8 = batch_step_ms(rt)
     mem = memory_check(rt, voices[0])
-    report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem)
+    report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads))
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(report, encoding="utf-8")
     print(
@@ -409,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem) -> str:
+def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:
     n_words = sum(len(normalize_words(s)) for s in sentences)  # after normalization, as scored
     extra = rt.ckpt.extra
     model_path = Path(args.model).resolve()
@@ -442,8 +445,9 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem) -> str
         "use); `--limit N` scores the first N sentences only.",
         "- Intervals: 95% percentile bootstrap over sentences (2,000 resamples, seed 0); the model - teacher "
         "gaps resample the sentences paired.",
-        f"- Machine: {platform.machine()}, torch threads = {args.threads}, on a host shared with other jobs "
-        "(timings are upper bounds)",
+        f"- Machine: {platform.machine()}, {os.cpu_count()} CPUs, torch threads = {args.threads}, on a host shared "
+        f"with other jobs: 1-minute load average up to {load:.1f} while the model was timed (timings are upper "
+        "bounds, and far from the quiet machine's when the load exceeds the CPU count)",
         "",
         "## Intelligibility and naturalness",
         "",
