@@ -17,6 +17,7 @@ from model_server.contract import (
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    MAX_STREAMS_LIMIT,
 )
 
 ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available), cpu, cuda
@@ -144,7 +145,7 @@ class ServerConfig:
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
             device=device,
-            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, 4096),
+            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT),
             api_keys=load_api_keys(env),
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
