@@ -164,7 +164,8 @@ def test_local_run_writes_table_json_and_plot(model_dir, tmp_path, monkeypatch, 
     assert (out / "bench.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "server.log").exists()
     printed = capsys.readouterr().out
-    assert "| conc |" in printed and "streams per replica" in printed
+    assert "| level | clients |" in printed and "streams per replica" in printed
+    assert "1 client process" in printed and (out / "bench.md").exists()
 
 
 def test_ramp_stops_at_the_first_level_that_misses_the_target(model_dir, tmp_path, monkeypatch):
