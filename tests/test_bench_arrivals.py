@@ -124,6 +124,10 @@ def test_in_flight_is_the_time_average_and_the_peak_of_overlapping_streams():
     mean, peak = in_flight(recs, 8.0)
     assert mean == pytest.approx(7 / 8) and peak == 2  # (0,2) ends as (2,4) starts: not three
     assert in_flight([], 1.0) == (0.0, 0)
+    # A refused request overlapping them is not a stream the server carried.
+    refused = record_from(RawStream("turn", 5, status="rejected"), 0, 0.1, "x", 1.5, 1.6)
+    s = LevelResult(0, [*recs, refused], 0, 8.0, arrivals="poisson").summary(200)
+    assert s["in_flight_peak"] == 2 and s["concurrency"] == 2 and s["rejected"] == 1
 
 
 # --- levels -------------------------------------------------------------------------------------

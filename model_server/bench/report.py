@@ -25,7 +25,8 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
     """One row per level; TTFA columns are client-side unless marked server.
 
     level: c=N closed loop (N streams in flight), "staggered" when the first starts were spread, R/s
-    poisson for open-loop arrivals. in flight: time-averaged / peak streams in flight.
+    poisson for open-loop arrivals. in flight: time-averaged / peak streams the server carried (refused
+    requests excluded), from each stream's start and end on the client clock.
     """
     head = (
         "| level | clients | streams | ok | 503 | err | cut | in flight mean / peak | TTFA p50 | p95 | p99 | max "

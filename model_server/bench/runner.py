@@ -132,7 +132,9 @@ class LevelResult:
             and (ttfa["p99"] or 0) < ttfa_target_ms
             and not client_limited
         )
-        mean_in_flight, peak_in_flight = in_flight(self.records, self.elapsed_s)
+        # Streams the server carried: a refused request is not a stream in flight.
+        carried = [r for r in self.records if r.status != StreamStatus.REJECTED]
+        mean_in_flight, peak_in_flight = in_flight(carried, self.elapsed_s)
         return {
             # Open loop: the concurrency is what the arrivals made of it, the peak in flight.
             "concurrency": peak_in_flight if self.arrivals == "poisson" else self.concurrency,
