@@ -21,6 +21,9 @@ from model_server.contract import (
 )
 
 ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available), cpu, cuda
+ENV_WS_PER_MESSAGE_DEFLATE = "STATESPEAK_WS_PER_MESSAGE_DEFLATE"  # WebSocket compression; off by default
+ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"  # torch intra-op threads; 0/unset: see model_server.threads
+ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on CPU, 2 on CUDA
 ENV_MAX_TRANSCRIPT_CHARS = "STATESPEAK_MAX_TRANSCRIPT_CHARS"
 ENV_MAX_BODY_BYTES = "STATESPEAK_MAX_BODY_BYTES"
 ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
@@ -33,9 +36,6 @@ ENV_WARMUP = "STATESPEAK_WARMUP"
 ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
-ENV_WS_PER_MESSAGE_DEFLATE = "STATESPEAK_WS_PER_MESSAGE_DEFLATE"  # WebSocket compression; off by default
-ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"  # torch intra-op threads; 0/unset: see model_server.threads
-ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on CPU, 2 on CUDA
 
 # The shipped model, inside the package, used when MODEL_DIR is unset.
 BUNDLED_MODEL_DIR = Path(__file__).resolve().parent / "weights" / "default"
@@ -115,16 +115,16 @@ class ServerConfig:
     emf_interval_s: float = 10.0
     retry_after_s: int = 1
     warmup: bool = True
-    log_level: str = "INFO"
-    resample_quality: str = "HQ"
-    max_buffer_delay_ms: int = (
-        500  # WebSocket default: unfinished text is spoken after this long without more
-    )
     # permessage-deflate costs about 2 ms of server CPU per second of audio for a 35% smaller PCM frame:
     # off unless the network, not the CPU, is what runs out.
     ws_per_message_deflate: bool = False
     torch_threads: int = 0  # 0: decided at start (model_server.threads)
     torch_interop_threads: int = 0  # 0: decided at start (model_server.threads)
+    log_level: str = "INFO"
+    resample_quality: str = "HQ"
+    max_buffer_delay_ms: int = (
+        500  # WebSocket default: unfinished text is spoken after this long without more
+    )
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -158,10 +158,10 @@ class ServerConfig:
             emf_interval_s=_float(env, ENV_EMF_INTERVAL_S, 10.0, 0.1, 3600.0),
             retry_after_s=_int(env, ENV_RETRY_AFTER_S, 1, 1, 3600),
             warmup=_bool(env, ENV_WARMUP, True),
-            log_level=log_level,
-            resample_quality=quality,
-            max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
             ws_per_message_deflate=_bool(env, ENV_WS_PER_MESSAGE_DEFLATE, False),
             torch_threads=_int(env, ENV_TORCH_THREADS, 0, 0, 1024),
             torch_interop_threads=_int(env, ENV_TORCH_INTEROP_THREADS, 0, 0, 64),
+            log_level=log_level,
+            resample_quality=quality,
+            max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
         )
