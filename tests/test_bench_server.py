@@ -158,6 +158,8 @@ def test_local_run_writes_table_json_and_plot(model_dir, tmp_path, monkeypatch, 
     for lvl in result["levels"]:
         assert lvl["streams"] + lvl["cut"] >= 1 and lvl["errors"] == 0 and lvl["rejected"] == 0
     assert result["meta"]["weights"] and result["meta"]["host"]["cpus"] >= 1
+    # --local reads the server's own CPU time: a level that produced audio cost it some.
+    assert all(lvl["server_cpu_s"] > 0 and lvl["server_cpu_ms_per_audio_s"] > 0 for lvl in result["levels"])
     streams = result["streams"]
     assert streams and all(s["status"] == "ok" for s in streams)
     assert all(s["client_ttfa_ms"] >= s["server_ttfa_ms"] for s in streams)
@@ -236,3 +238,11 @@ def test_a_starved_real_client_is_flagged_and_a_normal_one_is_not(server, voice)
     assert [r.status for r in normal.records] == [StreamStatus.OK] * 2
     assert not normal.summary(200)["client_limited"]
     assert hungry.summary(200)["client_limited"] and not hungry.summary(200)["meets_target"]
+
+
+def test_the_local_server_reports_its_cpu_time(server, voice):
+    before = server.cpu_seconds()
+    raw = _run(ws_stream(server.url, TextItem("turn", "Sure, I can help with that."), StreamOptions(voice)))
+    after = server.cpu_seconds()
+    assert raw.status == StreamStatus.OK, raw.error
+    assert before is not None and after > before  # synthesizing the stream used the server's CPU

@@ -14,6 +14,7 @@ import platform
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -286,7 +287,11 @@ def level_plan(
 
 
 def run_levels(
-    args: argparse.Namespace, target: str, levels: list[int], rates: list[float]
+    args: argparse.Namespace,
+    target: str,
+    levels: list[int],
+    rates: list[float],
+    server_cpu: Callable[[], float | None] | None = None,
 ) -> list[LevelResult]:
     voice = args.voice
     if voice is None:
@@ -324,7 +329,11 @@ def run_levels(
             plan = level_plan(args, model, value, mix, left / (len(schedule) - i))
             if bar is not None:
                 bar.set_description(f"bench {plan.label}")
+            cpu_before = server_cpu() if server_cpu else None
             level = pool.run(plan) if pool is not None else run_shard(setup, plan)
+            cpu_after = server_cpu() if server_cpu else None
+            if cpu_before is not None and cpu_after is not None:
+                level.server_cpu_s = cpu_after - cpu_before
             results.append(level)
             if bar is not None:
                 bar.update(1)
@@ -363,9 +372,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 LocalServer(args.out / "server.log", args.max_streams if args.max_streams else max(levels))
             )
             target, label = server.url, "the bundled server on 127.0.0.1"
+            server_cpu = server.cpu_seconds
         else:
             target = args.target
             label = target
+            server_cpu = None  # a remote server's CPU is not visible from here
         protocol = (
             "sagemaker /invocations"
             if target.startswith(SAGEMAKER_SCHEME)
@@ -375,7 +386,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "sse": "HTTP /tts/sse",
             }[args.protocol]
         )
-        results = run_levels(args, target, levels, args.rates)
+        results = run_levels(args, target, levels, args.rates, server_cpu)
 
     summaries = [lvl.summary(args.ttfa_target_ms) for lvl in results]
     command = "python -m model_server.bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])

@@ -31,9 +31,9 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
     head = (
         "| level | clients | streams | ok | 503 | err | cut | in flight mean / peak | TTFA p50 | p95 | p99 | max "
         "| server TTFA p50 | p99 | max gap p99 | stalls (streams) | stall ms p99 | audio s / wall s "
-        "| client loop busy max |"
+        "| client loop busy max | server CPU ms / audio s |"
     )
-    sep = "|" + "---:|" * 19
+    sep = "|" + "---:|" * 20
     rows = [head, sep]
     for s in summaries:
         t, st, gap, sms = s["client_ttfa_ms"], s["server_ttfa_ms"], s["max_gap_ms"], s["stall_ms"]
@@ -44,7 +44,7 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
             f"| {_ms(t['p50'])} | {_ms(t['p95'])} | {_ms(t['p99'])} | {_ms(t['max'])} "
             f"| {_ms(st['p50'])} | {_ms(st['p99'])} | {_ms(gap['p99'])} "
             f"| {s['stalls']} ({s['streams_with_stalls']}) | {_ms(sms['p99'])} | {s['audio_per_wall_s']:.2f} "
-            f"| {_busy(s)} |"
+            f"| {_busy(s)} | {_ms(s.get('server_cpu_ms_per_audio_s'))} |"
         )
     return "\n".join(rows)
 

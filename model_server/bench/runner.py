@@ -114,6 +114,7 @@ class LevelResult:
     rate_per_s: float | None = None  # poisson: the offered arrival rate
     not_sent: int = 0  # poisson: arrivals scheduled after the level's time budget ran out
     clients: list[ClientLoad] = field(default_factory=list)
+    server_cpu_s: float | None = None  # --local: CPU seconds the server process used during the level
 
     def summary(self, ttfa_target_ms: float) -> dict[str, Any]:
         ok = [r for r in self.records if r.status == StreamStatus.OK]
@@ -166,6 +167,11 @@ class LevelResult:
             # Seconds of audio delivered per wall second over the level: how many real-time listeners
             # the server fed on average.
             "audio_per_wall_s": audio / self.elapsed_s if self.elapsed_s > 0 else 0.0,
+            "server_cpu_s": self.server_cpu_s,
+            # What one second of delivered audio cost the server in CPU (ms), whatever else shared the cores.
+            "server_cpu_ms_per_audio_s": (
+                self.server_cpu_s * 1000.0 / audio if self.server_cpu_s is not None and audio > 0 else None
+            ),
             "meets_target": meets,
             "first_errors": sorted({r.error for r in self.records if r.error})[:3],
         }
