@@ -249,6 +249,7 @@ def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
             e["language"],
             e.get("gender", "neutral"),
             e.get("description", ""),
+            e.get("teacher", ""),
         )
         for e in entries
     ]
