@@ -46,8 +46,8 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-data: $(STAMP) apt
-	$(PY) -m model_server.data
+data: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,zh,...: the catalog languages' voices instead
+	$(PY) -m model_server.data $(if $(LANGUAGES),--languages $(LANGUAGES))
 
 train: $(STAMP)
 	$(PY) -m model_server.train

@@ -16,7 +16,7 @@ from model_server.frontend import Frontend, units_to_symbols
 from model_server.frontend.align import AlignmentError
 from model_server.frontend.align import align as _align
 from model_server.frontend.normalize import normalize as _normalize
-from model_server.frontend.symbols import SymbolMapper
+from model_server.frontend.symbols import TONE_SYMBOLS, SymbolMapper
 
 
 def normalize(text: str, language: str) -> str:
@@ -75,10 +75,13 @@ def align(voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames
                                                                     teacher_frames)
         if not teacher_phones:
             return AlignResult(error="empty teacher: espeak-ng gave no phonemes")
+    # Tone symbols (zh, vi, th) have no teacher event: they are aligned out and last 0 frames.
+    timed = [s for s in symbols if s not in TONE_SYMBOLS]
     try:
-        a = _align(symbols, teacher_phones, teacher_frames)
+        a = _align(timed, teacher_phones, teacher_frames)
     except AlignmentError as exc:
         return AlignResult(error=f"alignment error: {exc}")
     if not a.is_good():
         return AlignResult(error=f"poor alignment: exact {a.exact_rate:.2f}, cost {a.cost_per_phone:.2f}")
-    return AlignResult(symbols, a.durations)
+    durations = iter(a.durations)
+    return AlignResult(symbols, [0 if s in TONE_SYMBOLS else next(durations) for s in symbols])

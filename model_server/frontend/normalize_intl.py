@@ -29,7 +29,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 from babel import Locale
-from babel.dates import format_date
+from babel.dates import format_date, get_time_format
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
@@ -211,9 +211,11 @@ def _master(language: str) -> re.Pattern:
     num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
     syms = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
     codes = "|".join(_ISO_CODES)
+    # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
+    time_sep = "[:.]" if ".mm" in get_time_format("short", locale=loc).pattern else ":"
     return re.compile(
         rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
-        rf"|(?P<time>(?<![\d:])(?P<h>\d{{1,2}}):(?P<mi>\d{{2}})(?![\d:]))"
+        rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d))"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         rf"|(?P<num>{num})"

@@ -20,6 +20,8 @@ with another inventory.
   the runtime maps symbols through the model's own saved list, and a symbol the model lacks becomes
   `UNK`. A model speaks only the languages it has voices for, so a v1 model never meets v2 symbols.
   espeak-ng prints a tone glued to its vowel ("i55"): the mapper splits it into vowel + tone symbol.
+  espeak-ng's synthesis events carry no tones, so in espeak-taught data a tone symbol lasts 0 frames
+  (like <wb>): it marks the vowel before it through the encoder's context (`TONE_SYMBOLS`).
 
 Unknown mnemonics (a new espeak-ng, a language switch to a language we do not ship) fall back by
 dropping trailing modifier characters ("l/3" -> "l/" -> "l"), and if nothing matches, to `UNK`; each
@@ -49,6 +51,7 @@ __all__ = [
     "SYMBOLS_V1",
     "SYMBOLS_VERSION",
     "SYMBOL_TO_ID",
+    "TONE_SYMBOLS",
     "UNK",
     "UNKNOWN_COUNTS",
     "WORD_BOUNDARY",
@@ -630,6 +633,7 @@ SYMBOLS: tuple[str, ...] = SYMBOLS_V1 + tuple(
     f"{lang}:{m}" for lang, inv in EXTRA_PHONEMES.items() for m in inv
 )
 SYMBOL_TO_ID: dict[str, int] = {s: i for i, s in enumerate(SYMBOLS)}
+TONE_SYMBOLS: frozenset[str] = frozenset(f"{lang}:{m}" for lang, tones in _TONES.items() for m in tones)
 
 # Broad phonetic class of every phone symbol (used by the aligner); specials have none.
 _SYMBOL_CLASS: dict[str, str] = {
