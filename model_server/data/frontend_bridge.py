@@ -16,7 +16,7 @@ from model_server.frontend import Frontend, units_to_symbols
 from model_server.frontend.align import AlignmentError
 from model_server.frontend.align import align as _align
 from model_server.frontend.normalize import normalize as _normalize
-from model_server.frontend.symbols import TONE_SYMBOLS, SymbolMapper
+from model_server.frontend.symbols import TONE_SYMBOLS, SymbolMapper, is_pause
 
 
 def normalize(text: str, language: str) -> str:
@@ -42,7 +42,7 @@ def espeak_segments_to_symbols(language: str, names: list[str], frames: list[int
     out_frames: list[int] = []
     carry = 0  # frames of leading segments that produced no symbol yet
     for name, f in zip(names, frames, strict=True):
-        if name.startswith("_"):
+        if is_pause(name, lang):
             syms = ["_"]
         else:
             syms, lang = mapper.map_phonemes([name], lang)

@@ -33,6 +33,7 @@ from .symbols import (
     WORD_BOUNDARY,
     SymbolMapper,
     UnsupportedLanguageError,
+    is_pause,
 )
 
 __all__ = [
@@ -342,7 +343,7 @@ class Frontend:
         teacher_durs: list[int] = []
         lang = self.language
         for name, dur in espeak.phone_durations(events, len(audio)):
-            if espeak.is_pause(name):
+            if is_pause(name, lang):
                 teacher_syms.append(PAUSE)
                 teacher_durs.append(dur)
                 continue

@@ -61,6 +61,7 @@ __all__ = [
     "broad_class",
     "check_inventory_config",
     "inventory_config",
+    "is_pause",
     "symbols_to_ids",
 ]
 
@@ -692,6 +693,11 @@ def _note_unknown(key: str, result: str) -> None:
     UNKNOWN_COUNTS[key] += 1
 
 
+def is_pause(name: str, lang: str) -> bool:
+    """espeak-ng pause mnemonics start with "_" ("_", "_:", "_!"); Japanese's "_j" (a glide) is a sound."""
+    return name.startswith("_") and name not in _INVENTORIES.get(lang, {})
+
+
 def _split_tone(lang: str, name: str) -> tuple[str, ...] | None:
     """("zh:i", "zh:55") for "i55" in a tonal language whose table has vowel "i" and tone "55"."""
     tones = _TONES.get(lang)
@@ -767,7 +773,7 @@ class SymbolMapper:
                 code = espeak_switch_code(name[1:-1])
                 current = code or self.language
                 continue
-            if name.startswith("_"):
+            if is_pause(name, current):
                 continue
             syms = self._lookup(current, name)
             if syms and syms[0] == "r" and out and out[-1] == "r":

@@ -26,15 +26,10 @@ SHIPPED_CONFIG = Path(__file__).parents[2] / "model_server" / "weights" / "defau
 EU = "bg cs da de el en es et fi fr ga hr hu it lt lv mt nl pl pt ro sk sl sv".split()
 REQUIRED = EU + "ar hi zh ja ko id tr vi th".split()
 CARTESIA_SONIC_2 = "en fr de es pt zh ja hi it ko nl pl ru sv tr".split()
-# Japanese: espeak-ng reads kana, not kanji (a kanji reading dictionary is not wired in), so its sentence
-# is written in kana: "Today it is 42 yen."
-KANA_SENTENCE = "きょうは 42 えんです。"
 
 
 def sentence_with_number(code: str) -> str:
     """CLDR's "in 42 days" in the language (Babel), a phrase a native speaker wrote, plus a full stop."""
-    if code == "ja":
-        return KANA_SENTENCE
     loc = Locale.parse(CATALOG[code].babel)
     phrase = format_timedelta(
         timedelta(days=42), granularity="day", add_direction=True, threshold=10**9, locale=loc
@@ -127,6 +122,17 @@ def test_sentence_with_a_number_passes_the_frontend(code):
 )
 def test_intl_normalizer_rules(code, text, expected):
     assert normalize(text, code) == expected
+
+
+def test_japanese_kanji_are_read_as_kana():
+    # espeak-ng spells a kanji out in English ("Chinese letter"): the normalizer gives it katakana.
+    assert normalize("今日は42円です。", "ja") == "キョーワ 42 エンデス."
+    assert normalize("3月15日", "ja") == "3 ガツ 15 ニチ"
+    S.UNKNOWN_COUNTS.clear()
+    symbols = units_to_symbols(Frontend("ja").text_to_units("東京駅で待っています。"))
+    phones = [s for s in symbols if s not in S.SPECIALS]
+    assert phones and all(s.startswith("ja:") for s in phones)
+    assert "ja:_j" in units_to_symbols(Frontend("ja").text_to_units("今日"))  # a glide, not a pause
 
 
 def test_marks_stay_inside_words():
