@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cache
 
 from model_server.data.build import AlignResult
+from model_server.data.festival import FESTIVAL_PHONES
 from model_server.data.voices import VoiceSpec
 from model_server.frontend import Frontend, units_to_symbols
 from model_server.frontend.align import AlignmentError
@@ -70,6 +71,9 @@ def align(voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames
         return AlignResult(error="empty: the frontend found nothing to speak")
     if sum(teacher_frames) != n_frames:
         raise ValueError(f"teacher frames sum to {sum(teacher_frames)}, expected {n_frames}")
+    if voice.teacher_kind == "festival" and voice.language in FESTIVAL_PHONES:
+        table = FESTIVAL_PHONES[voice.language]
+        teacher_phones = [table.get(p, p) for p in teacher_phones]
     if voice.teacher_kind in ("espeak", "ljspeech"):
         teacher_phones, teacher_frames = espeak_segments_to_symbols(voice.language, teacher_phones,
                                                                     teacher_frames)

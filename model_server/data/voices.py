@@ -61,8 +61,13 @@ CATALOG_VOICES: dict[str, VoiceSpec] = {
                                    f"{lang.name} female voice (taught by espeak-ng {lang.espeak}+f3).",
                                    f"espeak:{lang.espeak}+f3", 0.667, 2.5)
     for code, lang in CATALOG.items()
-    if code not in {v.language for v in VOICES.values()}
+    if code not in {v.language for v in VOICES.values()} and lang.data_teacher.startswith("espeak:")
 }
+# Languages whose catalog entry names a Festival voice for the data: that voice instead.
+CATALOG_VOICES["it_female_lp"] = VoiceSpec(
+    "it_female_lp", "Giulia", "it", "female",
+    "Italian female voice (taught by Festival's lp diphone voice, festvox-italp16k).",
+    "festival:it_lp_diphone", 0.667, 2.5)
 ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
 
 

@@ -102,6 +102,7 @@ CATALOG: dict[str, Language] = {
             "it",
             "it_IT",
             **_festival("festvox-italp16k", "GPL-2+ (Debian copyright)"),
+            data_teacher="festival:it_lp_diphone",
         ),
         Language("pt", "Portuguese", "pt", "pt-pt", "pt", "pt_PT"),
         Language("nl", "Dutch", "nl", "nl", "nl", "nl_NL"),

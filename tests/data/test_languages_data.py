@@ -1,6 +1,8 @@
 """Data generation for catalog languages beyond en/es/de/fr: CLDR text, espeak-ng voices, the real CLI."""
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,12 +38,12 @@ def test_cldr_sentences_are_distinct_deterministic_and_held_out(lang):
 
 def test_cli_renders_new_languages_and_resumes(tmp_path):
     def run() -> dict:
-        assert cli.main(["--out", str(tmp_path), "--languages", "it,zh", "--hours-scale", "0.004",
+        assert cli.main(["--out", str(tmp_path), "--languages", "pl,zh", "--hours-scale", "0.004",
                          "--workers", "1", "--no-progress"]) == 0  # fmt: skip
         return json.loads((tmp_path / "dataset" / "summary.json").read_text())
 
     first = run()
-    assert first["batches_skipped"] == 0 and set(first["voices"]) == {"it_female_f3", "zh_female_f3"}
+    assert first["batches_skipped"] == 0 and set(first["voices"]) == {"pl_female_f3", "zh_female_f3"}
     for st in first["voices"].values():
         assert st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"] + st["dropped_render"])
     again = run()
@@ -49,7 +51,7 @@ def test_cli_renders_new_languages_and_resumes(tmp_path):
     data = load_dataset(tmp_path / "dataset")
     voices = json.loads((tmp_path / "dataset" / "voices.json").read_text())
     assert {v["id"]: v["teacher"] for v in voices} == {
-        "it_female_f3": "espeak:it+f3",
+        "pl_female_f3": "espeak:pl+f3",
         "zh_female_f3": "espeak:cmn+f3",
     }
     zh = data["zh_female_f3"].utterances
@@ -59,3 +61,19 @@ def test_cli_renders_new_languages_and_resumes(tmp_path):
         tones = [d for s, d in zip(u.symbols, u.durations, strict=True) if s in TONE_SYMBOLS]
         assert tones and not any(tones)  # tones are marks of 0 frames
         assert np.sum(u.durations) == u.n_frames
+
+
+@pytest.mark.skipif(
+    shutil.which("festival") is None or not Path("/usr/share/festival/voices/italian/lp_diphone").is_dir(),
+    reason="Festival's Italian voice (festvox-italp16k) not installed",
+)
+def test_italian_is_taught_by_festival(tmp_path):
+    assert cli.main(["--out", str(tmp_path), "--languages", "it", "--hours-scale", "0.01", "--workers", "1",
+                     "--no-progress"]) == 0  # fmt: skip
+    summary = json.loads((tmp_path / "dataset" / "summary.json").read_text())
+    st = summary["voices"]["it_female_lp"]
+    assert (
+        st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"]) and st["dropped_render"] == 0
+    )
+    utts = load_dataset(tmp_path / "dataset")["it_female_lp"].utterances
+    assert all(s.startswith("it:") or s.startswith("<") for u in utts for s in u.symbols)
