@@ -307,7 +307,9 @@ def extend_symbols(ckpt: Checkpoint) -> Checkpoint:
     if old == list(SYMBOLS):
         return ckpt
     if old != list(SYMBOLS[: len(old)]):
-        raise SystemExit("--init: the model's symbol inventory is not a prefix of this frontend's; cannot extend")
+        raise SystemExit(
+            "--init: the model's symbol inventory is not a prefix of this frontend's; cannot extend"
+        )
     cfg = AcousticConfig.from_dict({**ckpt.config.to_dict(), "n_symbols": len(SYMBOLS)})
     model = AcousticModel(cfg)
     state = ckpt.model.state_dict()
