@@ -36,6 +36,7 @@ import torch
 log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
+_LANGUAGE = "language"  # text fed after it is spoken in another language (from the next sentence on)
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
@@ -132,6 +133,12 @@ class Stream:
             raise RuntimeError("stream no longer accepts input")
         if text:
             self._send(_FEED, text)
+
+    def set_language(self, language: str) -> None:
+        """Speak the text fed after this in `language`, starting at a sentence boundary."""
+        if self.closed:
+            raise RuntimeError("stream no longer accepts input")
+        self._send(_LANGUAGE, language)
 
     def flush(self) -> int:
         """Generate everything fed so far without waiting for lookahead; returns the flush id."""
@@ -328,6 +335,8 @@ class Engine:
                 stream._e_text.append((_FLUSH, int(arg)))
             elif op == _FINISH:
                 stream._e_text.append((_FINISH, None))
+            elif op == _LANGUAGE:
+                stream._e_text.append((_LANGUAGE, arg))
         return True
 
     def _prefill(self, streams: list[Stream]) -> None:
@@ -350,6 +359,8 @@ class Engine:
                         stream._e_planner.flush()
                         stream._e_waiting_flush = arg  # later text waits until this flush is spoken
                         stream._e_unflushed = False
+                    elif op == _LANGUAGE:
+                        stream._e_planner.set_language(arg)
                     else:
                         stream._e_planner.finish()
                         stream._e_finishing = True

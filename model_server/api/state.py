@@ -102,13 +102,15 @@ class ServerState:
             voices = dict(self.runtime.voices)
             if not voices:
                 raise ValueError(f"model in {cfg.model_dir} has no voices")
+            from model_server.frontend.languages import api_languages
+
             languages = {v.language for v in voices.values()} | set(
                 getattr(self.runtime, "languages", ()) or ()
             )
             voice_languages = {vid: v.language for vid, v in voices.items()}
             self.catalog = VoiceCatalog(
                 voice_languages,
-                frozenset(languages),
+                api_languages(languages),
                 openai_voice_table(voice_languages, cfg.openai_voices),
             )
             self.voice_list = [
@@ -118,6 +120,7 @@ class ServerState:
                     "language": v.language,
                     "gender": v.gender,
                     "description": v.description,
+                    "teacher": v.teacher,
                 }
                 for v in voices.values()
             ]

@@ -22,7 +22,13 @@ import uuid
 from fastapi import WebSocket
 
 from model_server.api.errors import ApiError, new_request_id
-from model_server.api.requests import check_transcript, parse_cartesia, parse_json, speakable
+from model_server.api.requests import (
+    check_transcript,
+    parse_cartesia,
+    parse_json,
+    require_language,
+    speakable,
+)
 from model_server.api.state import ServerState, Session, b64, word_timestamps
 
 log = logging.getLogger("statespeak.websocket")
@@ -36,6 +42,7 @@ class Context:
         self.input_closed = False
         self.client_cancelled = False
         self.task: asyncio.Task | None = None
+        self.language = ""  # the language text fed now is spoken in
 
 
 class Connection:
@@ -125,6 +132,11 @@ class Connection:
                 data.get("transcript"), "transcript", self.state.config.max_transcript_chars, allow_empty=True
             )
             ctx.session.chars += len(transcript)
+            language = data.get("language")
+            if language is not None and language != ctx.language:
+                # A language switch inside a context: spoken from the next sentence on.
+                ctx.language = require_language(language, self.state.require_catalog().languages)
+                ctx.session.stream.set_language(ctx.language)
         self.apply(ctx, data, transcript)
 
     async def open_context(self, cid: str, data: dict, t0: float) -> Context | None:
@@ -145,6 +157,7 @@ class Connection:
             delay_ms = self.state.config.max_buffer_delay_ms
         session = self.state.open_session(req, "websocket", t0, buffer_delay_s=delay_ms / 1000)
         ctx = Context(cid, session)
+        ctx.language = req.language
         self.contexts[cid] = ctx
         ctx.task = asyncio.create_task(self.forward(ctx))
         return ctx

@@ -1133,7 +1133,14 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
     if not isinstance(text, str):
         raise NormalizationError(f"text must be str, got {type(text).__name__}")
     if language not in LANGUAGES:
-        raise NormalizationError(f"language {language!r} is not supported; choose one of {list(LANGUAGES)}")
+        # The other catalog languages: CLDR/num2words rules in normalize_intl (the one place they join).
+        from . import languages, normalize_intl
+
+        if isinstance(language, str) and language in languages.CATALOG:
+            return normalize_intl.normalize_segments(text, language)
+        raise NormalizationError(
+            f"language {language!r} is not supported; choose one of {sorted(languages.CATALOG)}"
+        )
     # Superscripts would become plain digits under NFKC ("km²" -> "km2"): drop them first. NFKC then folds
     # full-width digits and letters, ligatures and the like into what the rules expect.
     if not text.isascii():

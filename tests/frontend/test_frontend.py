@@ -16,7 +16,10 @@ from model_server.frontend.symbols import SYMBOLS, UNK
 
 
 def test_supported_languages():
-    assert supported_languages() == ["de", "en", "es", "fr"]
+    from model_server.frontend.languages import CATALOG
+
+    assert supported_languages() == sorted(CATALOG)
+    assert {"de", "en", "es", "fr", "zh", "ja", "hi", "ar"} <= set(supported_languages())
 
 
 @pytest.mark.parametrize("lang", ["xx", "EN", "", None, "en-us"])
