@@ -21,6 +21,10 @@ ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
 ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
 ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"
 ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimension
+# "false" on the ECS route: /invocations and /ping (the keyless SageMaker contract) answer 404 there.
+ENV_SAGEMAKER_ROUTES = "STATESPEAK_SAGEMAKER_ROUTES"
+# "false" on internet-facing entries: a key in `?api_key=` (which lands in ALB access logs) is refused.
+ENV_QUERY_API_KEYS = "STATESPEAK_QUERY_API_KEYS"
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights

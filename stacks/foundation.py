@@ -10,6 +10,7 @@ from statespeak_constructs.buckets import AccessLogBucket, WeightsBucket, Weight
 from statespeak_constructs.image import ServerImage, ServerImageProps
 from statespeak_constructs.logs import LogsKey
 from statespeak_constructs.network import NetworkProps, StatespeakNetwork
+from statespeak_constructs.zones import zone_ids
 
 BUNDLED_WEIGHTS_DIR = REPO_ROOT / "model_server" / "weights" / "default"
 
@@ -31,10 +32,12 @@ class FoundationStack(Stack):
                 cidr=config.vpc_cidr,
                 availability_zones=config.zone_list,
                 public_entry=config.internet_facing,
-                sagemaker_endpoints=config.deploy_sagemaker,
                 secrets_manager_endpoint=config.secrets_endpoint,
                 logs_key=self.logs_key,
                 log_retention_days=config.log_retention_days,
+                # By AZ ID, the GPU zone first, unless zone names were given (then GPU hosts use the first).
+                zone_ids=[] if config.zone_list else zone_ids(config.region, config.gpu_zone_id, 2),
+                marketplace_artifacts=bool(config.model_package_arn),
             ),
         )
         self.access_logs = AccessLogBucket(
@@ -48,7 +51,7 @@ class FoundationStack(Stack):
                 bundled_weights_dir=BUNDLED_WEIGHTS_DIR,
                 logs_key=self.logs_key,
                 log_retention_days=config.log_retention_days,
-                event_bridge=config.deploy_ecs and config.weights_storage == "efs",
+                event_bridge=config.weights_storage == "efs",  # not the route: see _export_shared_values
             ),
         )
         self.image = ServerImage(
@@ -60,6 +63,7 @@ class FoundationStack(Stack):
         # (and acknowledgements) is stable instead of an auto-generated export id.
         self.weights_bucket_arn_export = config.stack_name("WeightsBucketArn")
         self.export_value(self.weights.bucket.bucket_arn, name=self.weights_bucket_arn_export)
+        self._export_shared_values()
         CfnOutput(
             self,
             "WeightsBucketName",
@@ -74,3 +78,26 @@ class FoundationStack(Stack):
                 value=self.image.repository.repository_uri,
                 description=f"Push the server image here as :{config.image_tag}",
             )
+
+    def _export_shared_values(self) -> None:
+        """Export every value a service stack may import, whichever routes this deployment builds.
+
+        `cdk deploy` never deletes a stack, and CloudFormation refuses to remove an export another stack
+        still imports: were the exports to follow the `deployment` choice, switching from `both` to `ecs`
+        would fail while the SageMaker stack is still up. Everything here (and the network itself) is
+        therefore the same for ecs, sagemaker and both; `export_value` gives each value the name CDK's
+        automatic cross-stack reference uses, so the service stacks import these very exports.
+        """
+        vpc = self.network.vpc
+        values = [
+            vpc.vpc_id,
+            *(subnet.subnet_id for subnet in [*vpc.isolated_subnets, *vpc.public_subnets]),
+            self.network.endpoint_security_group.security_group_id,
+            self.weights.bucket.bucket_arn,
+            self.weights.bucket.bucket_name,
+            self.access_logs.bucket.bucket_name,
+        ]
+        if self.image.repository is not None:
+            values += [self.image.repository.repository_arn, self.image.repository.repository_name]
+        for value in values:
+            self.export_value(value)

@@ -8,6 +8,7 @@ own them, so `deployment=both` serves the same image and the same weights on bot
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
+from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
@@ -16,6 +17,7 @@ from model_server.contract import DEPLOYMENT_SAGEMAKER
 from stacks.config import StatespeakConfig
 from stacks.foundation import BUNDLED_WEIGHTS_DIR
 from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
+from statespeak_constructs.endpoint_policies import apply_data_perimeter
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.logs import LogsKey, retention
 from statespeak_constructs.network import StatespeakNetwork
@@ -55,6 +57,25 @@ class SageMakerEndpointStack(Stack):
         name = endpoint_name(config)
 
         logs_key = LogsKey(self, "LogsKey")
+        # The route's own interface endpoints live here, not in the foundation: the foundation (and its
+        # exports) stays the same whichever routes are deployed, so routes can be switched in place.
+        interface_endpoints = {
+            name: ec2.InterfaceVpcEndpoint(
+                self,
+                name,
+                vpc=network.vpc,
+                service=service,
+                subnets=network.data_subnets,
+                security_groups=[network.endpoint_security_group],
+                private_dns_enabled=True,
+                open=False,  # the endpoint security group admits the VPC range
+            )
+            for name, service in (
+                ("SageMakerRuntime", ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME),
+                ("SageMakerApi", ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_API),
+            )
+        }
+        apply_data_perimeter(self, {}, interface_endpoints)
         # SageMaker writes container output to this exact group; made here so it has retention and a key.
         log_group = logs.LogGroup(
             self,
@@ -62,7 +83,9 @@ class SageMakerEndpointStack(Stack):
             log_group_name=f"/aws/sagemaker/Endpoints/{name}",
             encryption_key=logs_key.key,
             retention=retention(config.log_retention_days),
-            removal_policy=RemovalPolicy.RETAIN,
+            # Not retained: the name is fixed (SageMaker's choice), so a retained group would make the
+            # next deploy after `cdk destroy` fail with "already exists". Export logs you must keep.
+            removal_policy=RemovalPolicy.DESTROY,
         )
 
         model = (
@@ -88,7 +111,11 @@ class SageMakerEndpointStack(Stack):
                 initial_instance_count=config.min_replicas,
                 # Weights load and warm-up share the ECS health-check grace; the CUDA image pull comes on top.
                 container_startup_timeout=Duration.seconds(min(3600, config.health_check_grace_s + 600)),
-                runtime_vpc_endpoint=network.interface_endpoints.get("SageMakerRuntime"),
+                runtime_vpc_endpoint=interface_endpoints["SageMakerRuntime"],
+                max_stream_seconds=config.max_stream_seconds,
+                # An instance cannot start more streams a minute than its admission limit if each lasts
+                # a second or more: above that, requests are failing fast or piling up.
+                max_invocations_per_instance_minute=60.0 * config.max_streams_per_task,
             ),
         )
         self.scaling = SageMakerScaling(
@@ -123,15 +150,22 @@ class SageMakerEndpointStack(Stack):
                 ),
                 alarm_email=config.alarm_email,
                 alarm_topic_arn=config.alarm_topic_arn,
+                # A Marketplace package emits none of the kit's server metrics: only SageMaker's own.
+                server_metric_alarms=not config.model_package_arn,
             ),
         )
+        self.observability.add_alarms(endpoint.alarms.values())
         self.observability.dashboard.add_widgets(*endpoint.dashboard_widgets())
         # One real stream a minute through the runtime VPC endpoint (TTFA, stalls, success, two alarms),
         # started once the endpoint is in service. /invocations cannot list voices: the canary speaks with
-        # the bundled model's first English voice. A Marketplace package's voices are unknown: no canary.
+        # the bundled model's first English voice, or with `marketplace_canary_voice` for a package (none
+        # when that is empty: a package's voices are unknown).
+        voice = (
+            config.marketplace_canary_voice if config.model_package_arn else model_voice(BUNDLED_WEIGHTS_DIR)
+        )
         self.canary = (
             None
-            if config.model_package_arn
+            if not voice
             else LatencyCanary(
                 self,
                 "Canary",
@@ -143,7 +177,7 @@ class SageMakerEndpointStack(Stack):
                     log_retention_days=config.log_retention_days,
                     endpoint_name=name,
                     route_security_group=network.endpoint_security_group,
-                    voice=model_voice(BUNDLED_WEIGHTS_DIR),
+                    voice=voice,
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
                 ),

@@ -11,6 +11,12 @@ from aws_cdk import aws_elasticloadbalancingv2 as elbv2
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from model_server.contract import INVOCATIONS_PATH, PING_PATH
+
+# The SageMaker contract's routes: keyless by design (SageMaker authenticates callers with IAM), so the
+# ALB answers them itself and never forwards them to a task (the tasks also turn them off).
+SAGEMAKER_ONLY_PATHS = (INVOCATIONS_PATH, f"{INVOCATIONS_PATH}/*", PING_PATH, f"{PING_PATH}/*")
+
 
 @dataclass(frozen=True)
 class StreamingLoadBalancerProps:
@@ -93,6 +99,14 @@ class StreamingLoadBalancer(Construct):
             self.listener = self.load_balancer.add_listener(
                 "Http", port=80, protocol=elbv2.ApplicationProtocol.HTTP, open=False
             )
+        self.listener.add_action(
+            "SageMakerOnlyPaths",
+            priority=1,
+            conditions=[elbv2.ListenerCondition.path_patterns(list(SAGEMAKER_ONLY_PATHS))],
+            action=elbv2.ListenerAction.fixed_response(
+                404, content_type="application/json", message_body='{"error": "not found"}'
+            ),
+        )
         if props.internet_facing:
             Validations.of(self.security_group).acknowledge(
                 Acknowledgment(

@@ -590,6 +590,32 @@ KIT_EXCEPTIONS: tuple[KitException, ...] = (
         "a lost event leaves the previous weights on EFS, and re-running the sync is idempotent.",
     ),
     KitException(
+        "LambdaConcurrency",
+        BOTH,
+        _path_has(
+            "AWS::Lambda::Function", "/Canary/Function/", "/Weights/SyncFunction/", "/Gpu/ReleaseFunction/"
+        ),
+        "No reserved concurrency on purpose: a new account has 10 concurrent executions in all and Lambda "
+        "refuses a reservation that leaves fewer than 10 unreserved, so a reservation fails the first deploy. "
+        "The canary's timeout is below its one-minute schedule (runs never overlap); concurrent weights syncs "
+        "each write their own temporary files and rename complete copies into place.",
+    ),
+    KitException(
+        "LambdaInsideVPC",
+        BOTH,
+        _path_has("AWS::Lambda::Function", "/Gpu/ReleaseFunction/"),
+        "GPU capacity release: invoked by CloudFormation only when the ECS stack is deleted or rolled back; it "
+        "calls the Auto Scaling API on the one GPU group and reaches no resource inside the VPC (inside it, it "
+        "would need an Auto Scaling interface endpoint only for this).",
+    ),
+    KitException(
+        "LambdaDLQ",
+        BOTH,
+        _path_has("AWS::Lambda::Function", "/Gpu/ReleaseFunction/"),
+        "GPU capacity release: invoked synchronously by the CDK Provider framework on behalf of CloudFormation; "
+        "a failure fails the stack operation visibly, and there is no asynchronous event to dead-letter.",
+    ),
+    KitException(
         "LambdaInsideVPC",
         BOTH,
         _path_has("AWS::Lambda::Function", *CDK_DEPLOY_TIME_FUNCTIONS),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_cdk import aws_ec2 as ec2
 from constructs import Construct
 
+from statespeak_constructs.endpoint_policies import apply_data_perimeter
 from statespeak_constructs.logs import LogsKey
+from statespeak_constructs.zones import place_by_zone_id
 
 DATA_SUBNETS = "data"  # isolated: GPU hosts, tasks, file systems, endpoints, the internal ALB
 ENTRY_SUBNETS = "entry"  # public: only the internet-facing ALB, only when asked for
@@ -25,11 +27,6 @@ _BASE_INTERFACE_ENDPOINTS = {
     "EcsTelemetry": ec2.InterfaceVpcEndpointAwsService.ECS_TELEMETRY,
     "Sts": ec2.InterfaceVpcEndpointAwsService.STS,
 }
-# Only when the SageMaker stack is deployed: its clients inside the VPC call the runtime and the API.
-_SAGEMAKER_INTERFACE_ENDPOINTS = {
-    "SageMakerRuntime": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME,
-    "SageMakerApi": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_API,
-}
 
 
 @dataclass(frozen=True)
@@ -42,14 +39,17 @@ class NetworkProps:
     """Zones to span (endpoints and the ALB need two); empty: the region's first two, resolved at deploy."""
     public_entry: bool
     """Add public subnets (and an internet gateway) for an internet-facing ALB; data stays isolated."""
-    sagemaker_endpoints: bool
-    """Add the SageMaker runtime and API interface endpoints."""
     secrets_manager_endpoint: bool
     """Add the Secrets Manager interface endpoint (tasks and the canary read the API key secret)."""
     logs_key: LogsKey
     """Key for the flow-log group."""
     log_retention_days: int
     """Retention of the flow-log group."""
+    zone_ids: list[str] = field(default_factory=list)
+    """AZ IDs of the data (and entry) subnets, the GPU zone first (GPU hosts, FSx); empty: the zones of
+    `availability_zones`, GPU hosts in the first."""
+    marketplace_artifacts: bool = False
+    """Let the S3 gateway read objects of other accounts' buckets (a Marketplace model package's artifacts)."""
 
 
 class StatespeakNetwork(Construct):
@@ -90,6 +90,8 @@ class StatespeakNetwork(Construct):
             enable_dns_hostnames=True,  # interface endpoints need private DNS
             enable_dns_support=True,
         )
+        if props.zone_ids:
+            place_by_zone_id(self.vpc, props.zone_ids)
         self.data_subnets = ec2.SubnetSelection(subnet_group_name=DATA_SUBNETS)
         self.entry_subnets = ec2.SubnetSelection(
             subnet_group_name=ENTRY_SUBNETS if props.public_entry else DATA_SUBNETS
@@ -105,9 +107,11 @@ class StatespeakNetwork(Construct):
         )
 
         # S3 gateway: ECR image layers, AL2023 package repos (lustre client), the weights bucket.
-        self.vpc.add_gateway_endpoint(
-            "S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets]
-        )
+        self.gateway_endpoints = {
+            "S3": self.vpc.add_gateway_endpoint(
+                "S3", service=ec2.GatewayVpcEndpointAwsService.S3, subnets=[self.data_subnets]
+            )
+        }
 
         # One security group for all interface endpoints: HTTPS from inside the VPC only.
         self.endpoint_security_group = ec2.SecurityGroup(
@@ -124,8 +128,6 @@ class StatespeakNetwork(Construct):
             "HTTPS from inside the VPC",
         )
         endpoints = dict(_BASE_INTERFACE_ENDPOINTS)
-        if props.sagemaker_endpoints:
-            endpoints.update(_SAGEMAKER_INTERFACE_ENDPOINTS)
         if props.secrets_manager_endpoint:
             endpoints["SecretsManager"] = ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER
         self.interface_endpoints: dict[str, ec2.InterfaceVpcEndpoint] = {}
@@ -138,10 +140,19 @@ class StatespeakNetwork(Construct):
                 private_dns_enabled=True,
                 open=False,  # the shared group above already admits the VPC range
             )
+        # Only this account's principals (and, for S3, this account's buckets plus the AWS-owned ones the
+        # data plane reads) pass through any endpoint.
+        apply_data_perimeter(
+            self,
+            self.gateway_endpoints,
+            self.interface_endpoints,
+            marketplace_artifacts=props.marketplace_artifacts,
+        )
 
     @property
     def gpu_subnet(self) -> ec2.ISubnet:
-        """The one data subnet GPU hosts (cluster placement group) and FSx for Lustre live in."""
+        """The one data subnet GPU hosts (cluster placement group) and FSx for Lustre live in: the one in
+        the first of `zone_ids` (the GPU zone)."""
         return self.vpc.select_subnets(subnet_group_name=DATA_SUBNETS).subnets[0]
 
     @property
