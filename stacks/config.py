@@ -103,6 +103,9 @@ class StatespeakConfig:
     """GPU instance type of the ECS capacity (g5, g6, g6e or p families); one task per GPU."""
     sagemaker_instance_type: str = "ml.g6e.xlarge"
     """Instance type of the SageMaker real-time endpoint."""
+    sagemaker_autoscaling: bool = True
+    """Register the endpoint variant with Application Auto Scaling. Switched off for one deploy while
+    changing `sagemaker_instance_type`, which SageMaker refuses on a registered variant (docs/sagemaker.md)."""
     min_replicas: int = 2
     """Lower bound of tasks / endpoint instances (at least 2, so one failure never stops the service)."""
     max_replicas: int = 8

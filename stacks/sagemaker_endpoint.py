@@ -118,19 +118,25 @@ class SageMakerEndpointStack(Stack):
                 max_invocations_per_instance_minute=60.0 * config.max_streams_per_task,
             ),
         )
-        self.scaling = SageMakerScaling(
-            self,
-            "Scaling",
-            SageMakerScalingProps(
-                endpoint=self.endpoint.endpoint,
-                endpoint_name=name,
-                variant_name=self.endpoint.variant_name,
-                min_instances=config.min_replicas,
-                max_instances=config.max_replicas,
-                target_concurrency=config.target_streams_per_task,
-                scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
-                scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
-            ),
+        # Off for the middle deploy of an instance-type change (docs/sagemaker.md): the endpoint then keeps
+        # the count autoscaling reached (RetainAllVariantProperties) while it moves to the new type.
+        self.scaling = (
+            None
+            if not config.sagemaker_autoscaling
+            else SageMakerScaling(
+                self,
+                "Scaling",
+                SageMakerScalingProps(
+                    endpoint=self.endpoint.endpoint,
+                    endpoint_name=name,
+                    variant_name=self.endpoint.variant_name,
+                    min_instances=config.min_replicas,
+                    max_instances=config.max_replicas,
+                    target_concurrency=config.target_streams_per_task,
+                    scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
+                    scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
+                ),
+            )
         )
 
         endpoint = self.endpoint

@@ -76,7 +76,8 @@ def s3_gateway_statements(stack: Stack, marketplace_artifacts: bool = False) -> 
 
 
 def interface_statement(stack: Stack, service_name: str) -> iam.PolicyStatement:
-    """The policy statement of one interface endpoint (`service_name` like `com.amazonaws.<region>.ecs`)."""
+    """The policy statement of one interface endpoint (`service_name` like `com.amazonaws.<region>.ecs`,
+    resolved: the stacks have a concrete region)."""
     conditions: dict[str, str] = {"aws:PrincipalAccount": stack.account}
     if any(service_name.endswith(f".{s}") for s in RESOURCE_SCOPED_SERVICES):
         conditions["aws:ResourceAccount"] = stack.account
@@ -102,5 +103,7 @@ def apply_data_perimeter(
         for statement in s3_gateway_statements(stack, marketplace_artifacts):
             endpoint.add_to_policy(statement)
     for endpoint in interface_endpoints.values():
-        service = endpoint.node.default_child.service_name  # type: ignore[union-attr]
-        endpoint.add_to_policy(interface_statement(stack, str(service)))
+        service = stack.resolve(endpoint.node.default_child.service_name)  # type: ignore[union-attr]
+        if not isinstance(service, str):
+            raise ValueError(f"endpoint {endpoint.node.path}: service name {service!r} is not resolved")
+        endpoint.add_to_policy(interface_statement(stack, service))

@@ -245,7 +245,8 @@ class GpuCluster(Construct):
             ),
             Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
-                reason="autoscaling:DescribeAutoScalingGroups has no resource-level permissions.",
+                reason="Capacity release: autoscaling:DescribeAutoScalingGroups has no resource-level "
+                "permissions and must name '*'; the two write calls are limited to the one GPU group by name.",
             ),
             Acknowledgment(
                 id=f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:{stack.region}:<AWS::AccountId>:"

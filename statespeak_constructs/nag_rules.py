@@ -597,8 +597,8 @@ KIT_EXCEPTIONS: tuple[KitException, ...] = (
         ),
         "No reserved concurrency on purpose: a new account has 10 concurrent executions in all and Lambda "
         "refuses a reservation that leaves fewer than 10 unreserved, so a reservation fails the first deploy. "
-        "The canary's timeout is below its one-minute schedule (runs never overlap); concurrent weights syncs "
-        "each write their own temporary files and rename complete copies into place.",
+        "Concurrent weights syncs each write their own temporary files and rename complete copies into place; "
+        "the capacity release runs once, when CloudFormation deletes the ECS stack.",
     ),
     KitException(
         "LambdaInsideVPC",

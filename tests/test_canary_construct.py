@@ -292,9 +292,7 @@ def test_role_is_least_privilege(synth):
         assert "sagemaker:InvokeEndpointWithResponseStream" not in actions
         assert ("sagemaker:InvokeEndpoint" in actions) == (canary is sm)
         assert ("secretsmanager:GetSecretValue" in actions) == (canary is tls)
-    (invoke,) = [
-        st for st in _statements(synth, sm) if st["Action"] == "sagemaker:InvokeEndpoint"
-    ]
+    (invoke,) = [st for st in _statements(synth, sm) if st["Action"] == "sagemaker:InvokeEndpoint"]
     # The one endpoint, with SageMaker's lower-case ARN spelling.
     assert f"endpoint/{ENDPOINT.lower()}" in str(invoke["Resource"])
 

@@ -54,7 +54,9 @@ def test_sagemaker_routes_answer_404_on_the_ecs_route(ecs_server):
     for path in ("/health", "/ready"):
         assert httpx.get(ecs_server.base_url + path).status_code == 200
     auth = {"Authorization": f"Bearer {KEY}"}
-    assert httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, headers=auth, timeout=30).status_code == 200
+    assert (
+        httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, headers=auth, timeout=30).status_code == 200
+    )
 
 
 def test_query_string_keys_are_refused_even_when_valid(ecs_server):
