@@ -397,3 +397,19 @@ def test_marketplace_canary_speaks_with_the_configured_voice(marketplace_synth):
     env = canary["Properties"]["Environment"]["Variables"]
     assert env["CANARY_VOICE"] == MARKETPLACE_VOICE
     assert env["CANARY_ENDPOINT_NAME"] == ENDPOINT
+
+
+def test_instance_type_change_deploys_without_a_scalable_target(synth):
+    """The middle deploy of an instance-type change (docs/sagemaker.md): SageMaker refuses a new instance
+    type on a variant registered with Application Auto Scaling, so that deploy registers none, and the
+    endpoint keeps the count autoscaling had reached."""
+    result = synth(
+        deployment="sagemaker", sagemaker_autoscaling=False, sagemaker_instance_type="ml.g6e.2xlarge"
+    )
+    assert result.error is None, result.error
+    assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalingPolicy")
+    endpoint = result.only(SM, "AWS::SageMaker::Endpoint")
+    assert endpoint["RetainAllVariantProperties"] is True
+    [variant] = result.only(SM, "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
+    assert variant["InstanceType"] == "ml.g6e.2xlarge"
