@@ -90,3 +90,12 @@ def test_the_kit_client_speaks_over_the_websocket_with_query_keys_refused(ecs_se
     finally:
         client.close()
     assert len(audio) > 0
+
+
+@pytest.mark.parametrize("name", [ENV_SAGEMAKER_ROUTES, ENV_QUERY_API_KEYS])
+def test_a_bad_switch_value_names_the_variable(name):
+    from model_server.config import ConfigError
+
+    with pytest.raises(ConfigError, match=name):
+        ServerConfig.from_env({name: "maybe"})
+    assert getattr(ServerConfig.from_env({}), name.removeprefix("STATESPEAK_").lower()) is True
