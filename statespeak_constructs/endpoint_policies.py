@@ -1,10 +1,11 @@
-"""Data perimeter on the kit's VPC endpoints: only this account's principals, mostly on this account's data.
+"""Data perimeter on the kit's VPC endpoints: this account's principals on this account's data.
 
 Every VPC endpoint otherwise carries the default full-access policy, so a compromised task could use the
 S3 gateway to write to any bucket of any account. These policies let traffic through an endpoint only
 when the caller is a principal of this account and, where the data lives in S3, a SageMaker endpoint or
-a secret, only when that resource belongs to this account too. The exceptions are buckets AWS owns that
-the data plane must read (listed in `aws_owned_read_buckets`, documented in docs/security.md).
+a secret, only when that resource belongs to this account too. The exceptions are reads of the buckets
+AWS owns that the data plane needs (`aws_owned_read_buckets`, documented in docs/security.md): those
+requests are presigned by AWS or anonymous, so they carry no principal of this account.
 """
 
 from __future__ import annotations
@@ -51,13 +52,12 @@ def s3_gateway_statements(stack: Stack, marketplace_artifacts: bool = False) -> 
         )
     ]
     for sid, arn in aws_owned_read_buckets(stack.region, stack.partition).items():
+        # No principal condition: ECR hands out layer URLs presigned by its own (AWS) account, and dnf
+        # reads the AL2023 repositories anonymously, so neither request carries this account's principal.
+        # Read only, and only these AWS-owned buckets.
         statements.append(
             iam.PolicyStatement(
-                sid=sid,
-                principals=[iam.AnyPrincipal()],
-                actions=["s3:GetObject"],
-                resources=[arn],
-                conditions=_this_account(stack),
+                sid=sid, principals=[iam.AnyPrincipal()], actions=["s3:GetObject"], resources=[arn]
             )
         )
     if marketplace_artifacts:
