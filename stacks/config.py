@@ -104,8 +104,8 @@ class StatespeakConfig:
     sagemaker_instance_type: str = "ml.g6e.xlarge"
     """Instance type of the SageMaker real-time endpoint."""
     sagemaker_autoscaling: bool = True
-    """Register the endpoint variant with Application Auto Scaling. Switched off for one deploy while
-    changing `sagemaker_instance_type`, which SageMaker refuses on a registered variant (docs/sagemaker.md)."""
+    """Register the endpoint variant with Application Auto Scaling. False removes the registration (the
+    endpoint keeps its current count), e.g. to change `sagemaker_instance_type` by hand (docs/sagemaker.md)."""
     min_replicas: int = 2
     """Lower bound of tasks / endpoint instances (at least 2, so one failure never stops the service)."""
     max_replicas: int = 8

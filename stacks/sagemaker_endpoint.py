@@ -118,8 +118,8 @@ class SageMakerEndpointStack(Stack):
                 max_invocations_per_instance_minute=60.0 * config.max_streams_per_task,
             ),
         )
-        # Off for the middle deploy of an instance-type change (docs/sagemaker.md): the endpoint then keeps
-        # the count autoscaling reached (RetainAllVariantProperties) while it moves to the new type.
+        # Autoscaling, handed over around the endpoint across an instance-type change. `sagemaker_autoscaling`
+        # =false removes it (the endpoint keeps its count: RetainAllVariantProperties), e.g. for a manual change.
         self.scaling = (
             None
             if not config.sagemaker_autoscaling
@@ -135,6 +135,9 @@ class SageMakerEndpointStack(Stack):
                     target_concurrency=config.target_streams_per_task,
                     scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
                     scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
+                    instance_type=config.sagemaker_instance_type,
+                    logs_key=logs_key,
+                    log_retention_days=config.log_retention_days,
                 ),
             )
         )

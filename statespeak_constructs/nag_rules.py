@@ -593,12 +593,30 @@ KIT_EXCEPTIONS: tuple[KitException, ...] = (
         "LambdaConcurrency",
         BOTH,
         _path_has(
-            "AWS::Lambda::Function", "/Canary/Function/", "/Weights/SyncFunction/", "/Gpu/ReleaseFunction/"
+            "AWS::Lambda::Function",
+            "/Weights/SyncFunction/",
+            "/Gpu/ReleaseFunction/",
+            "/Scaling/HandoverFunction/",
         ),
         "No reserved concurrency on purpose: a new account has 10 concurrent executions in all and Lambda "
         "refuses a reservation that leaves fewer than 10 unreserved, so a reservation fails the first deploy. "
         "Concurrent weights syncs each write their own temporary files and rename complete copies into place; "
-        "the capacity release runs once, when CloudFormation deletes the ECS stack.",
+        "the capacity release and the scaling handover run only when CloudFormation deletes or updates them.",
+    ),
+    KitException(
+        "LambdaInsideVPC",
+        BOTH,
+        _path_has("AWS::Lambda::Function", "/Scaling/HandoverFunction/"),
+        "SageMaker scaling handover: invoked by CloudFormation around an endpoint update; it calls only the "
+        "Application Auto Scaling and SageMaker control-plane APIs for the one endpoint and reaches no resource "
+        "inside the VPC.",
+    ),
+    KitException(
+        "LambdaDLQ",
+        BOTH,
+        _path_has("AWS::Lambda::Function", "/Scaling/HandoverFunction/"),
+        "SageMaker scaling handover: invoked synchronously by the CDK Provider framework for CloudFormation; a "
+        "failure fails the stack update visibly, and there is no asynchronous event to dead-letter.",
     ),
     KitException(
         "LambdaInsideVPC",

@@ -342,3 +342,39 @@ def test_sagemaker_runtime_endpoint_reaches_this_accounts_endpoints_only(both_sy
     [runtime] = [d for s, d in policies.items() if s.endswith(".sagemaker.runtime")]
     equals = runtime["Statement"][0]["Condition"]["StringEquals"]
     assert equals["aws:ResourceAccount"] == {"Ref": "AWS::AccountId"}
+
+
+def test_instance_type_change_hands_autoscaling_over_around_the_endpoint(both_synth):
+    """SageMaker refuses a new instance type on a variant registered with Application Auto Scaling, and
+    CloudFormation updates the endpoint before the scalable target: the change always failed."""
+    resources = both_synth[both_synth.stack_name(SM)]["Resources"]
+    handovers = {
+        v["Properties"]["Phase"]: (k, v)
+        for k, v in resources.items()
+        if v["Type"] == "Custom::StatespeakScalingHandover"
+    }
+    assert set(handovers) == {"before", "after"}
+    [(endpoint_id, endpoint)] = [
+        (k, v) for k, v in resources.items() if v["Type"] == "AWS::SageMaker::Endpoint"
+    ]
+    [target_id] = [
+        k for k, v in resources.items() if v["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
+    ]
+    [policy_id] = [
+        k for k, v in resources.items() if v["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy"
+    ]
+    before_id, before = handovers["before"]
+    after_id, after = handovers["after"]
+    assert before_id in endpoint["DependsOn"]  # deregistered before the endpoint update
+    assert {endpoint_id, target_id, policy_id} <= set(after["DependsOn"])  # registered again after it
+    for _, resource in handovers.values():
+        props = resource["Properties"]
+        assert props["InstanceType"] == "ml.g6e.xlarge"  # a change of type updates both
+        assert props["EndpointName"] == "statespeak-tts" and props["VariantName"] == "AllTraffic"
+    policy = resources[policy_id]["Properties"]
+    assert after["Properties"]["PolicyName"] == policy["PolicyName"]
+    tracking = policy["TargetTrackingScalingPolicyConfiguration"]
+    assert after["Properties"]["TargetValue"] == tracking["TargetValue"]
+    assert (
+        after["Properties"]["MetricType"] == tracking["PredefinedMetricSpecification"]["PredefinedMetricType"]
+    )

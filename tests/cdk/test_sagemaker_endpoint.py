@@ -400,15 +400,15 @@ def test_marketplace_canary_speaks_with_the_configured_voice(marketplace_synth):
 
 
 def test_instance_type_change_deploys_without_a_scalable_target(synth):
-    """The middle deploy of an instance-type change (docs/sagemaker.md): SageMaker refuses a new instance
-    type on a variant registered with Application Auto Scaling, so that deploy registers none, and the
-    endpoint keeps the count autoscaling had reached."""
+    """The manual instance-type change (docs/sagemaker.md): with autoscaling off nothing is registered,
+    no handover runs, and the endpoint keeps the count autoscaling had reached."""
     result = synth(
         deployment="sagemaker", sagemaker_autoscaling=False, sagemaker_instance_type="ml.g6e.2xlarge"
     )
     assert result.error is None, result.error
     assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalableTarget")
     assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalingPolicy")
+    assert not result.resources(SM, "Custom::StatespeakScalingHandover")
     endpoint = result.only(SM, "AWS::SageMaker::Endpoint")
     assert endpoint["RetainAllVariantProperties"] is True
     [variant] = result.only(SM, "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
