@@ -9,7 +9,7 @@ APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k graphviz
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONUNBUFFERED := 1
 
-.PHONY: demo test synth serve lint data train evaluate bench audit apt venv clean
+.PHONY: demo test synth serve lint data train evaluate bench audit apt venv clean image-lock
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PY_BOOT) -m venv $(VENV)
@@ -60,6 +60,24 @@ bench: $(STAMP)
 
 audit: $(STAMP) apt
 	$(PY) -m tools.audit
+
+# Read-only checks of the AWS account (quotas, zone offerings, Lambda concurrency) with the context of
+# `cdk deploy`; pass the same overrides: make preflight ARGS="-c deployment=both".
+.PHONY: preflight
+preflight: $(STAMP)
+	$(PY) -m tools.preflight $(ARGS)
+
+# The server image's Python lock (model_server/requirements-image.lock): every package with its hashes, wheels
+# only, for linux/x86_64 and CPython 3.12 (the image's Ubuntu 24.04 python3). Candidates are limited to
+# uploads before IMAGE_LOCK_DATE, so rerunning gives the same lock; move the date to take newer releases.
+IMAGE_LOCK_DATE ?= 2026-11-30T00:00:00Z
+IMAGE_LOCK_OUT ?= model_server/requirements-image.lock
+image-lock: $(STAMP)
+	$(VENV)/bin/uv pip compile model_server/requirements-image.in \
+	  --excludes model_server/requirements-image.exclude \
+	  --python-platform x86_64-manylinux_2_28 --python-version 3.12 --only-binary :all: \
+	  --generate-hashes --index-url https://pypi.org/simple --exclude-newer $(IMAGE_LOCK_DATE) \
+	  --custom-compile-command "make image-lock" --quiet -o $(IMAGE_LOCK_OUT)
 
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache

@@ -14,6 +14,7 @@ from model_server.contract import (
     ENV_API_KEYS,
     ENV_API_KEYS_FILE,
     ENV_DEPLOYMENT,
+    ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
@@ -21,7 +22,6 @@ from model_server.contract import (
     ENV_SAGEMAKER_ROUTES,
 )
 
-ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available), cpu, cuda
 ENV_MAX_TRANSCRIPT_CHARS = "STATESPEAK_MAX_TRANSCRIPT_CHARS"
 ENV_MAX_BODY_BYTES = "STATESPEAK_MAX_BODY_BYTES"
 ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
@@ -34,6 +34,26 @@ ENV_WARMUP = "STATESPEAK_WARMUP"
 ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
+ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_male_kal": replaces the table
+
+# OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
+# (all of them speak English). Written out so adding a voice to a model never changes what a name means.
+# Names whose voice a loaded model lacks are left out; set ENV_OPENAI_VOICES for other models.
+DEFAULT_OPENAI_VOICES: dict[str, str] = {
+    "alloy": "en_female_slt",
+    "ash": "en_male_kal",
+    "ballad": "en_male_kal",
+    "cedar": "en_male_kal",
+    "coral": "en_female_slt",
+    "echo": "en_male_kal",
+    "fable": "en_male_kal",
+    "marin": "en_female_slt",
+    "nova": "en_female_slt",
+    "onyx": "en_male_kal",
+    "sage": "en_female_slt",
+    "shimmer": "en_female_slt",
+    "verse": "en_male_kal",
+}
 
 # The shipped model, inside the package, used when MODEL_DIR is unset.
 BUNDLED_MODEL_DIR = Path(__file__).resolve().parent / "weights" / "default"
@@ -96,6 +116,22 @@ def load_api_keys(env: dict[str, str]) -> frozenset[str]:
     return frozenset(keys)
 
 
+def load_openai_voices(env: dict[str, str]) -> dict[str, str] | None:
+    """The OpenAI voice-name table from ENV_OPENAI_VOICES, or None when unset (the default table)."""
+    raw = env.get(ENV_OPENAI_VOICES, "").strip()
+    if not raw:
+        return None
+    table: dict[str, str] = {}
+    for item in raw.split(","):
+        name, sep, voice = (part.strip() for part in item.partition("="))
+        if not sep or not name or not voice:
+            raise ConfigError(f"{ENV_OPENAI_VOICES}: {item.strip()!r} is not NAME=VOICE_ID")
+        if name in table:
+            raise ConfigError(f"{ENV_OPENAI_VOICES}: {name!r} is given twice")
+        table[name] = voice
+    return table
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     model_dir: Path = BUNDLED_MODEL_DIR
@@ -120,6 +156,8 @@ class ServerConfig:
     max_buffer_delay_ms: int = (
         500  # WebSocket default: unfinished text is spoken after this long without more
     )
+    # OpenAI voice names -> voice ids, set explicitly (every voice must exist) or None for the default table
+    openai_voices: dict[str, str] | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -158,4 +196,5 @@ class ServerConfig:
             log_level=log_level,
             resample_quality=quality,
             max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
+            openai_voices=load_openai_voices(env),
         )

@@ -25,6 +25,9 @@ ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimen
 ENV_SAGEMAKER_ROUTES = "STATESPEAK_SAGEMAKER_ROUTES"
 # "false" on internet-facing entries: a key in `?api_key=` (which lands in ALB access logs) is refused.
 ENV_QUERY_API_KEYS = "STATESPEAK_QUERY_API_KEYS"
+ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available; the local default), cpu, cuda, cuda:N
+DEVICE_CUDA = "cuda"  # what both deployment routes set: no readiness without CUDA and the kernels
+ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metric dimension
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
@@ -32,6 +35,19 @@ CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared wei
 # CloudWatch Embedded Metric Format ---------------------------------------------------------------
 METRICS_NAMESPACE = "Statespeak"
 DIM_SERVICE = "Service"  # the deployment route: "ecs" or "sagemaker"
+# The kit instance (CDK context `name`, e.g. "Statespeak"): two copies of the kit in one account and region
+# publish into the same namespace, and without it each would scale on the other's load.
+DIM_KIT = "Kit"
+DEFAULT_KIT_NAME = "local"  # a server started without ENV_KIT_NAME (tests, `make serve`)
+# Every server and canary metric carries exactly these dimensions; the stacks' scaling policy, dashboards
+# and alarms read them with the same set (CloudWatch matches a metric on its full dimension set).
+METRIC_DIMENSIONS = (DIM_SERVICE, DIM_KIT)
+
+
+def metric_dimensions(route: str, kit: str) -> dict[str, str]:
+    """{dimension: value} of one kit instance's route, as both sides write it."""
+    return {DIM_SERVICE: route, DIM_KIT: kit}
+
 
 METRIC_ACTIVE_STREAMS = "ActiveStreams"  # gauge per task, the autoscaling signal
 METRIC_TIME_TO_FIRST_AUDIO = "TimeToFirstAudio"  # milliseconds, per stream
@@ -40,6 +56,9 @@ METRIC_REJECTED_STREAMS = "RejectedStreams"  # count, admission control refusals
 METRIC_STREAM_ERRORS = "StreamErrors"  # count
 METRIC_STREAMS_COMPLETED = "StreamsCompleted"  # count
 METRIC_AUDIO_SECONDS = "AudioSeconds"  # seconds of audio produced
+# 1 while a server asked for cuda stays unready because CUDA or the mamba-ssm kernels are missing
+# (Prometheus label / log field `reason`: cuda_unavailable or kernels_unavailable).
+METRIC_DEVICE_UNAVAILABLE = "DeviceUnavailable"
 
 # Canary (lambda/canary) publishes under the same namespace.
 METRIC_CANARY_TTFB = "CanaryTimeToFirstAudio"

@@ -7,11 +7,15 @@ a `statespeak_` prefix) so the two views cannot drift apart.
 EMF: one line per finished stream (TimeToFirstAudio, RealTimeFactor, AudioSeconds, StreamsCompleted or
 StreamErrors) and one line every `interval` seconds with the ActiveStreams gauge and the counts of
 rejected and failed streams since the previous line (zeros included, so alarms see data, not gaps).
+Every line carries the dimensions contract.METRIC_DIMENSIONS: the route (Service) and the kit instance
+(Kit, from the STATESPEAK_KIT environment variable the stacks set), so two copies of the kit in one account
+never read each other's load.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import threading
@@ -21,15 +25,19 @@ from typing import TextIO
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from model_server.contract import (
-    DIM_SERVICE,
+    DEFAULT_KIT_NAME,
+    ENV_KIT_NAME,
     METRIC_ACTIVE_STREAMS,
     METRIC_AUDIO_SECONDS,
+    METRIC_DEVICE_UNAVAILABLE,
+    METRIC_DIMENSIONS,
     METRIC_REAL_TIME_FACTOR,
     METRIC_REJECTED_STREAMS,
     METRIC_STREAM_ERRORS,
     METRIC_STREAMS_COMPLETED,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
+    metric_dimensions,
 )
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -43,8 +51,12 @@ def prom_name(metric: str) -> str:
 class ServerMetrics:
     """Thread-safe: the engine thread and the event loop both record into it."""
 
-    def __init__(self, deployment: str, max_streams: int, emf_out: TextIO | None = None) -> None:
+    def __init__(
+        self, deployment: str, max_streams: int, emf_out: TextIO | None = None, kit: str | None = None
+    ) -> None:
+        """`kit`: the kit instance's name (the Kit dimension); default: $STATESPEAK_KIT, else "local"."""
         self.deployment = deployment
+        self.kit = kit or os.environ.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME
         self._emf_out = emf_out  # None: whatever sys.stdout is at write time
         self._lock = threading.Lock()
         self._rejected_since = 0
@@ -80,6 +92,13 @@ class ServerMetrics:
             prom_name(METRIC_STREAMS_COMPLETED), "Streams finished", ["outcome"], registry=r
         )
         self.audio_seconds = Counter(prom_name(METRIC_AUDIO_SECONDS), "Audio produced, seconds", registry=r)
+        self.device_gauge = Gauge(
+            prom_name(METRIC_DEVICE_UNAVAILABLE),
+            "1 while the server, asked for cuda, stays unready because CUDA or the kernels are missing",
+            ["reason"],
+            registry=r,
+        )
+        self._device_unavailable = False
         self.engine_steps = Counter("statespeak_engine_steps", "Batched model steps", registry=r)
         self.engine_batch = Histogram(
             "statespeak_engine_batch_size",
@@ -119,21 +138,27 @@ class ServerMetrics:
             values[METRIC_STREAMS_COMPLETED] = (1, "Count")
         self.emit(values)
 
+    def device_unavailable(self, reason: str) -> None:
+        """The requested device cannot serve: Prometheus gauge now, EMF now and in every periodic line."""
+        self.device_gauge.labels(reason=reason).set(1)
+        self._device_unavailable = True
+        self.emit({METRIC_DEVICE_UNAVAILABLE: (1.0, "Count")})
+
     # EMF ----------------------------------------------------------------------------------------
     def emit(self, values: dict[str, tuple[float, str]]) -> None:
-        """One EMF line: {metric: (value, unit)} under the shared namespace, dimension Service."""
+        """One EMF line: {metric: (value, unit)} under the shared namespace, dimensions Service and Kit."""
         doc = {
             "_aws": {
                 "Timestamp": int(time.time() * 1000),
                 "CloudWatchMetrics": [
                     {
                         "Namespace": METRICS_NAMESPACE,
-                        "Dimensions": [[DIM_SERVICE]],
+                        "Dimensions": [list(METRIC_DIMENSIONS)],
                         "Metrics": [{"Name": name, "Unit": unit} for name, (_, unit) in values.items()],
                     }
                 ],
             },
-            DIM_SERVICE: self.deployment,
+            **metric_dimensions(self.deployment, self.kit),
         }
         doc.update({name: value for name, (value, _) in values.items()})
         line = json.dumps(doc, separators=(",", ":"))
@@ -146,13 +171,14 @@ class ServerMetrics:
         with self._lock:
             rejected, self._rejected_since = self._rejected_since, 0
             errors, self._errors_since = self._errors_since, 0
-        self.emit(
-            {
-                METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
-                METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
-                METRIC_STREAM_ERRORS: (float(errors), "Count"),
-            }
-        )
+        values = {
+            METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
+            METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
+            METRIC_STREAM_ERRORS: (float(errors), "Count"),
+        }
+        if self._device_unavailable:
+            values[METRIC_DEVICE_UNAVAILABLE] = (1.0, "Count")
+        self.emit(values)
 
     def prometheus_text(self) -> bytes:
         return generate_latest(self.registry)

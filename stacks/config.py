@@ -81,6 +81,28 @@ _ECS_AMI_VERSION_RE = re.compile(r"^2023\.0\.\d{8}$")
 _AZ_ID_RE = re.compile(r"^[a-z]{3,5}\d-az\d{1,2}$")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,30}$")
 _SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_VPC_ID_RE = re.compile(r"^vpc-[0-9a-f]{8,17}$")
+_SUBNET_ID_RE = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+_ROUTE_TABLE_RE = re.compile(r"^rtb-[0-9a-f]{8,17}$")
+_SG_ID_RE = re.compile(r"^sg-[0-9a-f]{8,17}$")
+_ZONE_ID_RE = re.compile(r"^Z[0-9A-Z]{1,32}$")
+_DNS_NAME_RE = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$")
+# The endpoint services the kit may add (com.amazonaws.<region>.<name>), for existing_vpc_endpoints;
+# tests/cdk/test_estate.py checks that statespeak_constructs/network.py creates exactly these.
+VPC_ENDPOINT_SERVICES = (
+    "s3",
+    "ecr.api",
+    "ecr.dkr",
+    "logs",
+    "monitoring",
+    "ecs",
+    "ecs-agent",
+    "ecs-telemetry",
+    "sts",
+    "sagemaker.runtime",
+    "sagemaker.api",
+    "secretsmanager",
+)
 
 
 class ConfigError(ValueError):
@@ -172,6 +194,44 @@ class StatespeakConfig:
     weights_version: str = BUNDLED_WEIGHTS_VERSION
     """Folder under s3://<weights bucket>/weights/ the service loads; `bundled` is seeded from the repo."""
 
+    # Your own estate (docs/ecs.md "Three ways to use the kit") ---------------------------------
+    vpc_id: str = ""
+    """Deploy into this existing VPC (`vpc-...`) instead of creating one; imported by ID, no lookup. Needs
+    vpc_cidr (its primary range), data_subnet_ids and availability_zones (the subnets' zones, in order)."""
+    data_subnet_ids: str = ""
+    """With vpc_id: comma-separated IDs of 2 or 3 subnets in different zones (private, ideally without an
+    internet route) for tasks, GPU hosts, file systems, endpoints, the canary and the internal ALB."""
+    data_route_table_ids: str = ""
+    """With vpc_id: the route table of each data subnet, in the same order; the S3 gateway endpoint is
+    associated with them (not needed when `s3` is in existing_vpc_endpoints)."""
+    gpu_subnet_id: str = ""
+    """With vpc_id: the data subnet GPU hosts and FSx for Lustre use (the subnet in zone gpu_az_id).
+    Empty: the first of data_subnet_ids."""
+    entry_subnet_ids: str = ""
+    """With vpc_id and internet_facing: public subnets, one per zone of availability_zones, for the ALB."""
+    existing_vpc_endpoints: str = ""
+    """Comma-separated endpoint services the VPC already has and the kit must not create again (a VPC
+    holds one private-DNS endpoint per service), named as in com.amazonaws.<region>.<name>: s3, ecr.api,
+    ecr.dkr, logs, monitoring, ecs, ecs-agent, ecs-telemetry, sts, sagemaker.runtime, sagemaker.api,
+    secretsmanager. Needs existing_endpoints_security_group_id for the interface ones."""
+    existing_endpoints_security_group_id: str = ""
+    """Security group of the VPC's existing interface endpoints: the canary's HTTPS egress goes there.
+    That group must admit the kit's subnets on 443."""
+    client_cidrs: str = ""
+    """Comma-separated IPv4 ranges allowed to call the service: the internal ALB, and the SageMaker runtime
+    endpoint the kit creates. Empty (with client_security_group_ids empty too): the VPC range."""
+    client_security_group_ids: str = ""
+    """Comma-separated security groups (`sg-...`) whose members may call the service, as client_cidrs."""
+    dns_name: str = ""
+    """A name inside the VPC for the internal ALB, e.g. `tts.internal.example`: an alias record in a
+    private hosted zone. With certificate_arn (a certificate for this name) the ALB serves HTTPS and the
+    canary verifies the name; the stack's Url output uses it."""
+    private_zone_id: str = ""
+    """The existing private hosted zone (`Z...`) to put dns_name in. Empty: the kit creates a private zone
+    named private_zone_name, associated with the VPC."""
+    private_zone_name: str = ""
+    """Domain of the private hosted zone. Empty: dns_name without its first label (`internal.example`)."""
+
     # Derived values ---------------------------------------------------------------------------
     @property
     def deploy_ecs(self) -> bool:
@@ -204,6 +264,40 @@ class StatespeakConfig:
     def gpu_zone_id(self) -> str:
         """The effective AZ ID of the GPU hosts: `gpu_az_id`, or the region's default."""
         return self.gpu_az_id or DEFAULT_GPU_AZ_IDS.get(self.region, "")
+
+    @property
+    def byo_vpc(self) -> bool:
+        """Deploy into an existing VPC (vpc_id) rather than create one."""
+        return bool(self.vpc_id)
+
+    @property
+    def data_subnet_list(self) -> list[str]:
+        return _items(self.data_subnet_ids)
+
+    @property
+    def data_route_table_list(self) -> list[str]:
+        return _items(self.data_route_table_ids)
+
+    @property
+    def entry_subnet_list(self) -> list[str]:
+        return _items(self.entry_subnet_ids)
+
+    @property
+    def existing_endpoint_set(self) -> frozenset[str]:
+        return frozenset(_items(self.existing_vpc_endpoints))
+
+    @property
+    def client_cidr_list(self) -> list[str]:
+        return _items(self.client_cidrs)
+
+    @property
+    def client_security_group_list(self) -> list[str]:
+        return _items(self.client_security_group_ids)
+
+    @property
+    def zone_domain(self) -> str:
+        """The private hosted zone's domain: private_zone_name, or dns_name's parent."""
+        return self.private_zone_name or self.dns_name.partition(".")[2]
 
     def stack_name(self, part: str) -> str:
         return f"{self.name}-{part}"
@@ -264,7 +358,7 @@ class StatespeakConfig:
             _ECS_AMI_VERSION_RE,
             "an ECS-optimized AL2023 AMI release such as 2023.0.20261113 (github.com/aws/amazon-ecs-ami releases)",
         )
-        _cidr("vpc_cidr", self.vpc_cidr)
+        _cidr("vpc_cidr", self.vpc_cidr, largest=28 if self.vpc_id else 24)  # an existing VPC may be small
         if self.availability_zones:
             zones = self.zone_list
             if (
@@ -290,7 +384,8 @@ class StatespeakConfig:
                 f"region {self.region} needs availability_zones (zone names; the GPU hosts use the first): the "
                 f"kit places subnets by AZ ID only in {', '.join(sorted(DEFAULT_GPU_AZ_IDS))}"
             )
-        if self.gpu_az_id and self.availability_zones:
+        if self.gpu_az_id and self.availability_zones and not self.vpc_id:
+            # In your own VPC both are set: zone names describe the subnets, gpu_az_id the GPU subnet's zone.
             raise ConfigError(
                 f"gpu_az_id={self.gpu_az_id!r} and availability_zones={self.availability_zones!r} are both set; "
                 "allowed: one of them (with zone names the GPU hosts use the first zone)"
@@ -395,6 +490,133 @@ class StatespeakConfig:
                 "alarm_email and alarm_topic_arn are both set; allowed: one of them (subscribe the address "
                 "to your own topic, or let the kit create a topic for the address)"
             )
+        self._validate_estate()
+
+    def _validate_estate(self) -> None:
+        """Own VPC, clients and the private name (docs/ecs.md); every message names the key."""
+        byo_keys = ("data_subnet_ids", "data_route_table_ids", "gpu_subnet_id", "entry_subnet_ids")
+        if not self.vpc_id:
+            for key in byo_keys:
+                if getattr(self, key):
+                    raise ConfigError(f"{key} is set but vpc_id is empty; allowed: {key} only with vpc_id")
+        else:
+            _pattern("vpc_id", self.vpc_id, _VPC_ID_RE, "a VPC ID such as vpc-0123456789abcdef0")
+            subnets = self.data_subnet_list
+            if not 2 <= len(subnets) <= 3 or len(set(subnets)) != len(subnets):
+                raise ConfigError(
+                    f"data_subnet_ids={self.data_subnet_ids!r} is not allowed with vpc_id; allowed: 2 or 3 "
+                    "distinct subnet IDs (subnet-...), comma-separated, one per zone"
+                )
+            for subnet in subnets + self.entry_subnet_list:
+                _pattern("data_subnet_ids/entry_subnet_ids", subnet, _SUBNET_ID_RE, "subnet IDs (subnet-...)")
+            if len(self.zone_list) != len(subnets):
+                raise ConfigError(
+                    f"availability_zones={self.availability_zones!r} must name the zone of each of the "
+                    f"{len(subnets)} data_subnet_ids, in the same order (an imported VPC is read without "
+                    "lookups); allowed: e.g. availability_zones="
+                    + ",".join(f"{self.region}{c}" for c in "abc"[: len(subnets)])
+                )
+            tables = self.data_route_table_list
+            for table in tables:
+                _pattern("data_route_table_ids", table, _ROUTE_TABLE_RE, "route table IDs (rtb-...)")
+            if tables and len(tables) != len(subnets):
+                raise ConfigError(
+                    f"data_route_table_ids has {len(tables)} entries for {len(subnets)} data_subnet_ids; "
+                    "allowed: one route table per data subnet, in the same order"
+                )
+            if not tables and "s3" not in self.existing_endpoint_set:
+                raise ConfigError(
+                    "vpc_id needs data_route_table_ids for the S3 gateway endpoint the kit adds; allowed: the "
+                    "data subnets' route tables, or existing_vpc_endpoints including s3 if the VPC has one"
+                )
+            if self.gpu_subnet_id and self.gpu_subnet_id not in subnets:
+                raise ConfigError(
+                    f"gpu_subnet_id={self.gpu_subnet_id!r} is not one of data_subnet_ids; allowed: the data "
+                    "subnet in the GPU zone (gpu_az_id)"
+                )
+            if self.internet_facing and len(self.entry_subnet_list) != len(subnets):
+                raise ConfigError(
+                    "internet_facing=true with vpc_id needs entry_subnet_ids: one public subnet per zone of "
+                    f"availability_zones ({len(subnets)}), in the same order"
+                )
+            if self.entry_subnet_list and not self.internet_facing:
+                raise ConfigError("entry_subnet_ids is set but internet_facing=false; allowed: empty")
+        unknown = sorted(self.existing_endpoint_set - set(VPC_ENDPOINT_SERVICES))
+        if unknown:
+            raise ConfigError(
+                f"existing_vpc_endpoints names unknown services {unknown}; allowed: "
+                + ", ".join(VPC_ENDPOINT_SERVICES)
+            )
+        interface_existing = self.existing_endpoint_set - {"s3"}
+        if interface_existing and not self.existing_endpoints_security_group_id:
+            raise ConfigError(
+                f"existing_vpc_endpoints names interface endpoints {sorted(interface_existing)}; they need "
+                "existing_endpoints_security_group_id (the group those endpoints use)"
+            )
+        if self.existing_endpoints_security_group_id:
+            _pattern(
+                "existing_endpoints_security_group_id",
+                self.existing_endpoints_security_group_id,
+                _SG_ID_RE,
+                "a security group ID (sg-...)",
+            )
+        for cidr in self.client_cidr_list:
+            _client_cidr("client_cidrs", cidr)
+        for group in self.client_security_group_list:
+            _pattern("client_security_group_ids", group, _SG_ID_RE, "security group IDs (sg-...)")
+        if (self.client_cidrs or self.client_security_group_ids) and self.internet_facing:
+            raise ConfigError(
+                "client_cidrs/client_security_group_ids narrow the internal entry, but internet_facing=true "
+                "admits everyone; allowed: internet_facing=false with client keys"
+            )
+        zone_keys = ("private_zone_id", "private_zone_name")
+        if not self.dns_name:
+            for key in zone_keys:
+                if getattr(self, key):
+                    raise ConfigError(
+                        f"{key} is set but dns_name is empty; allowed: {key} only with dns_name"
+                    )
+            return
+        _pattern(
+            "dns_name", self.dns_name, _DNS_NAME_RE, "a lower-case DNS name such as tts.internal.example"
+        )
+        if not self.deploy_ecs or self.internet_facing:
+            raise ConfigError(
+                "dns_name names the internal ALB of the ECS route; allowed: deployment=ecs or both with "
+                "internet_facing=false (a public entry takes its name from your public DNS)"
+            )
+        if self.private_zone_name:
+            _pattern(
+                "private_zone_name", self.private_zone_name, _DNS_NAME_RE, "a domain such as internal.example"
+            )
+        if not self.dns_name.endswith("." + self.zone_domain) or not self.zone_domain:
+            raise ConfigError(
+                f"dns_name={self.dns_name!r} is not inside private_zone_name={self.zone_domain!r}; allowed: "
+                "a name ending in the zone's domain"
+            )
+        if self.private_zone_id:
+            _pattern(
+                "private_zone_id",
+                self.private_zone_id,
+                _ZONE_ID_RE,
+                "a hosted zone ID such as Z0123456789ABC",
+            )
+
+
+def _items(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _client_cidr(key: str, value: str) -> None:
+    match = _CIDR_RE.match(value)
+    ok = (
+        bool(match) and all(0 <= int(p) <= 255 for p in match.groups()[:4]) and 8 <= int(match.group(5)) <= 32
+    )
+    if not ok or value.startswith("0.0.0.0/"):
+        raise ConfigError(
+            f"{key} entry {value!r} is not allowed; allowed: IPv4 CIDRs from /8 to /32 (not 0.0.0.0/x: an "
+            "internet-facing entry is internet_facing=true)"
+        )
 
 
 def _choice(key: str, value: Any, allowed: tuple) -> None:
@@ -412,15 +634,15 @@ def _range(key: str, value: int, low: int, high: int) -> None:
         raise ConfigError(f"{key}={value!r} is out of range; allowed: an integer from {low} to {high}")
 
 
-def _cidr(key: str, value: str) -> None:
+def _cidr(key: str, value: str, largest: int = 24) -> None:
     match = _CIDR_RE.match(value)
     ok = (
         bool(match)
         and all(0 <= int(p) <= 255 for p in match.groups()[:4])
-        and 16 <= int(match.group(5)) <= 24
+        and 16 <= int(match.group(5)) <= largest
     )
     if not ok:
-        raise ConfigError(f"{key}={value!r} is not allowed; allowed: an IPv4 CIDR from /16 to /24")
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: an IPv4 CIDR from /16 to /{largest}")
 
 
 def _coerce(key: str, raw: Any, annotation: Any) -> Any:

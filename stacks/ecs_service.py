@@ -10,7 +10,7 @@ from constructs import Construct
 
 from model_server.contract import DEPLOYMENT_ECS
 from stacks.config import StatespeakConfig
-from stacks.foundation import FoundationStack
+from stacks.foundation import FoundationStack, client_access
 from statespeak_constructs.api_key import ApiKey
 from statespeak_constructs.canary import CanaryProps, LatencyCanary
 from statespeak_constructs.gpu_cluster import (
@@ -110,6 +110,10 @@ class EcsServiceStack(Stack):
                 idle_timeout_s=config.alb_idle_timeout_s,
                 access_logs=foundation.access_logs.bucket,
                 client_cidr="0.0.0.0/0" if config.internet_facing else config.vpc_cidr,
+                clients=client_access(config),
+                dns_name=config.dns_name,
+                private_zone_id=config.private_zone_id,
+                private_zone_name=config.private_zone_name,
             ),
         )
         self.api_key = (
@@ -141,6 +145,7 @@ class EcsServiceStack(Stack):
                 scale_out_cooldown_s=config.scale_out_cooldown_s,
                 api_key_secret=self.api_key.secret if self.api_key else None,
                 accept_query_api_keys=not config.internet_facing,
+                kit_name=config.name,
             ),
         )
 
@@ -154,6 +159,7 @@ class EcsServiceStack(Stack):
             ObservabilityProps(
                 route=DEPLOYMENT_ECS,
                 dashboard_name=config.stack_name("ecs"),
+                kit_name=config.name,
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=entry.load_balancer.metrics.http_code_target(
                     code=elbv2.HttpCodeTarget.TARGET_5XX_COUNT,
@@ -208,11 +214,15 @@ class EcsServiceStack(Stack):
                     route_security_group=entry.security_group,
                     target_url=entry.url,
                     target_port=entry.port,
-                    tls_check_hostname=not entry.tls,
+                    # The AWS DNS name is not on the certificate; a private name is (dns_name).
+                    tls_check_hostname=bool(entry.dns_name) or not entry.tls,
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
                     api_key_secret=self.api_key.secret if self.api_key else None,
-                    endpoints_security_group=network.endpoint_security_group,
+                    endpoints_security_group=network.endpoint_group("secretsmanager")
+                    if self.api_key
+                    else None,
+                    kit_name=config.name,
                 ),
             )
         )
@@ -220,6 +230,8 @@ class EcsServiceStack(Stack):
         service.service.node.add_dependency(gpu.capacity_release)
         if self.canary is not None:
             self.canary.rule.node.add_dependency(service.service)  # first canary once the service is steady
+            if config.client_cidrs or config.client_security_group_ids:
+                entry.admit(self.canary.security_group, "The kit's latency canary")  # named clients only
         self.gpu = gpu
         self.service = service
         self.entry = entry

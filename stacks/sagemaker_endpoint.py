@@ -8,19 +8,21 @@ own them, so `deployment=both` serves the same image and the same weights on bot
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from model_server.contract import DEPLOYMENT_SAGEMAKER
+from model_server.contract import DEPLOYMENT_SAGEMAKER, ENV_KIT_NAME
 from stacks.config import StatespeakConfig
-from stacks.foundation import BUNDLED_WEIGHTS_DIR
+from stacks.foundation import BUNDLED_WEIGHTS_DIR, client_access
 from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
-from statespeak_constructs.endpoint_policies import apply_data_perimeter
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.logs import LogsKey, retention
-from statespeak_constructs.network import StatespeakNetwork
+from statespeak_constructs.network import (
+    SageMakerVpcEndpoints,
+    SageMakerVpcEndpointsProps,
+    StatespeakNetwork,
+)
 from statespeak_constructs.observability import ObservabilityProps, ServiceObservability
 from statespeak_constructs.sagemaker_endpoint import (
     ENDPOINT_INSTANCE_NAMESPACE,
@@ -57,25 +59,14 @@ class SageMakerEndpointStack(Stack):
         name = endpoint_name(config)
 
         logs_key = LogsKey(self, "LogsKey")
-        # The route's own interface endpoints live here, not in the foundation: the foundation (and its
-        # exports) stays the same whichever routes are deployed, so routes can be switched in place.
-        interface_endpoints = {
-            name: ec2.InterfaceVpcEndpoint(
-                self,
-                name,
-                vpc=network.vpc,
-                service=service,
-                subnets=network.data_subnets,
-                security_groups=[network.endpoint_security_group],
-                private_dns_enabled=True,
-                open=False,  # the endpoint security group admits the VPC range
-            )
-            for name, service in (
-                ("SageMakerRuntime", ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME),
-                ("SageMakerApi", ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_API),
-            )
-        }
-        apply_data_perimeter(self, {}, interface_endpoints)
+        # The route's own interface endpoints (those the VPC lacks) live here, not in the foundation: the
+        # foundation (and its exports) stays the same whichever routes are deployed, so routes can be
+        # switched in place. The runtime endpoint's group admits the named clients (default: the VPC range).
+        self.vpc_endpoints = SageMakerVpcEndpoints(
+            self,
+            "VpcEndpoints",
+            SageMakerVpcEndpointsProps(network=network, clients=client_access(config)),
+        )
         # SageMaker writes container output to this exact group; made here so it has retention and a key.
         log_group = logs.LogGroup(
             self,
@@ -96,6 +87,7 @@ class SageMakerEndpointStack(Stack):
                 weights_bucket=weights_bucket,
                 weights_prefix=weights_prefix,
                 max_streams=config.max_streams_per_task,
+                environment={ENV_KIT_NAME: config.name},  # the Kit metric dimension
             )
         )
         self.endpoint = SageMakerEndpoint(
@@ -111,7 +103,8 @@ class SageMakerEndpointStack(Stack):
                 initial_instance_count=config.min_replicas,
                 # Weights load and warm-up share the ECS health-check grace; the CUDA image pull comes on top.
                 container_startup_timeout=Duration.seconds(min(3600, config.health_check_grace_s + 600)),
-                runtime_vpc_endpoint=interface_endpoints["SageMakerRuntime"],
+                # None when the VPC had its own runtime endpoint: the invoke policy then asks for the VPC.
+                runtime_vpc_endpoint=self.vpc_endpoints.runtime_endpoint,
                 max_stream_seconds=config.max_stream_seconds,
                 # An instance cannot start more streams a minute than its admission limit if each lasts
                 # a second or more: above that, requests are failing fast or piling up.
@@ -149,6 +142,7 @@ class SageMakerEndpointStack(Stack):
             ObservabilityProps(
                 route=DEPLOYMENT_SAGEMAKER,
                 dashboard_name=config.stack_name("sagemaker"),
+                kit_name=config.name,
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=endpoint.metric("Invocation5XXErrors", "Sum", "Endpoint 5xx"),
                 gpu_utilization=endpoint.metric(
@@ -185,15 +179,18 @@ class SageMakerEndpointStack(Stack):
                     logs_key=logs_key,
                     log_retention_days=config.log_retention_days,
                     endpoint_name=name,
-                    route_security_group=network.endpoint_security_group,
+                    route_security_group=self.vpc_endpoints.runtime_group,
                     voice=voice,
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
+                    kit_name=config.name,
                 ),
             )
         )
         if self.canary is not None:
             self.canary.rule.node.add_dependency(self.endpoint.endpoint)
+            # Named clients replace the VPC range on the runtime endpoint: admit the canary by its group.
+            self.vpc_endpoints.admit(self.canary.security_group, "The kit's latency canary")
 
         CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
         CfnOutput(

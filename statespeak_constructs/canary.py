@@ -31,9 +31,10 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from model_server import contract
+from statespeak_constructs.assets import lambda_asset
 from statespeak_constructs.logs import LogsKey
 
-ASSET_DIR = Path(__file__).resolve().parent.parent / "lambda" / "canary"
+ASSET_DIR = lambda_asset("canary")
 RUNTIME = lambda_.Runtime.PYTHON_3_14  # latest Python runtime (cdk-nag L1); includes boto3
 _ROUTES = (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
 
@@ -85,6 +86,9 @@ class CanaryProps:
     """ECS route with API keys on: the secret holding the keys (comma-separated; the canary uses the first)."""
     endpoints_security_group: ec2.ISecurityGroup | None = None
     """With `api_key_secret`: the interface endpoints' group, for HTTPS to the Secrets Manager endpoint."""
+    kit_name: str | None = None
+    """The kit instance's name: published as the Kit dimension next to Service, so two copies of the kit
+    in one account keep apart canary metrics and alarms. None: the Service dimension only."""
     jitter_ms: int = 100
     timeout_s: int = 20
     """Bound on one canary stream; the function's own timeout is this plus a margin."""
@@ -180,6 +184,9 @@ class LatencyCanary(Construct):
             "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
             "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
         }
+        if props.kit_name:
+            env["CANARY_KIT"] = props.kit_name
+            env["METRIC_DIMENSION_KIT"] = contract.DIM_KIT
         if props.voice:
             env["CANARY_VOICE"] = props.voice
         if not props.tls_check_hostname:
@@ -278,7 +285,11 @@ class LatencyCanary(Construct):
             targets=[targets.LambdaFunction(self.function, retry_attempts=0)],
         )
 
-        dims = {contract.DIM_SERVICE: props.service}
+        dims = (
+            contract.metric_dimensions(props.service, props.kit_name)
+            if props.kit_name
+            else {contract.DIM_SERVICE: props.service}
+        )
         one_minute = Duration.minutes(1)
         self.success_metric = cloudwatch.Metric(
             namespace=contract.METRICS_NAMESPACE,

@@ -16,10 +16,12 @@ from constructs import Construct, IDependable
 from model_server.contract import (
     CONTAINER_MODEL_DIR,
     DEPLOYMENT_ECS,
-    DIM_SERVICE,
+    DEVICE_CUDA,
     ENV_API_KEYS,
     ENV_DEPLOYMENT,
+    ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     ENV_QUERY_API_KEYS,
@@ -29,6 +31,7 @@ from model_server.contract import (
     METRICS_NAMESPACE,
     READY_PATH,
     SERVER_PORT,
+    metric_dimensions,
 )
 from statespeak_constructs.gpu_cluster import GpuCluster
 from statespeak_constructs.image import ServerImage
@@ -50,12 +53,13 @@ class WeightsMount(Protocol):
     ) -> None: ...
 
 
-def active_streams_metric(route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
-    """Average ActiveStreams over the route's tasks per minute = streams per task (every task emits it)."""
+def active_streams_metric(kit_name: str, route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
+    """Average ActiveStreams over one kit instance's tasks per minute = streams per task (every task emits
+    it, with the dimensions contract.metric_dimensions gives: route and kit instance)."""
     return cloudwatch.Metric(
         namespace=METRICS_NAMESPACE,
         metric_name=METRIC_ACTIVE_STREAMS,
-        dimensions_map={DIM_SERVICE: route},
+        dimensions_map=metric_dimensions(route, kit_name),
         statistic="Average",
         period=Duration.minutes(1),
     )
@@ -101,6 +105,9 @@ class GpuTtsServiceProps:
     """Wait after a scale-in before the next; long, so streams are not churned by short load dips."""
     scale_out_cooldown_s: int
     """Wait after a scale-out before the next."""
+    kit_name: str
+    """The kit instance's name (STATESPEAK_KIT, the Kit metric dimension): the scaling policy reads only
+    this instance's tasks, so two copies in one account never scale on each other's load."""
     cpu_units: int = 2048
     """CPU reservation of a task (1024 = one vCPU): the text frontend and encoders run on the CPU."""
     memory_reservation_mib: int = 8192
@@ -145,6 +152,8 @@ class GpuTtsService(Construct):
                 # /invocations and /ping are the keyless SageMaker contract: never served behind the ALB.
                 ENV_SAGEMAKER_ROUTES: "false",
                 ENV_QUERY_API_KEYS: "true" if props.accept_query_api_keys else "false",
+                ENV_DEVICE: DEVICE_CUDA,  # never serve from the CPU or the torch fallback on a GPU host
+                ENV_KIT_NAME: props.kit_name,
             },
             secrets=(
                 {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}
@@ -253,7 +262,7 @@ class GpuTtsService(Construct):
         )
         self.scaling.scale_to_track_custom_metric(
             "ActiveStreamsPerTask",
-            metric=active_streams_metric(DEPLOYMENT_ECS),
+            metric=active_streams_metric(props.kit_name, DEPLOYMENT_ECS),
             target_value=props.target_streams_per_task,
             scale_in_cooldown=Duration.seconds(props.scale_in_cooldown_s),
             scale_out_cooldown=Duration.seconds(props.scale_out_cooldown_s),

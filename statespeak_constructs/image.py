@@ -15,34 +15,15 @@ from constructs import Construct
 
 DOCKERFILE = "model_server/Dockerfile"
 
-# Build context = the repo root, minus everything the image never needs. Docker-ignore semantics (paths
-# from the root), so `data` drops /data but keeps model_server/data. Keeps the asset copied into cdk.out
-# small and its hash stable across test runs and local artifacts.
-ASSET_EXCLUDES = [
-    ".git",
-    ".venv",
-    ".venv-*",
-    "cdk.out",
-    "data",
-    "runs",
-    "bench-out",
-    "audit-out",
-    "demo.wav",
-    "**/__pycache__",
-    "**/*.pyc",
-    ".pytest_cache",
-    ".ruff_cache",
-    "node_modules",
-    "tests",
-    "docs",
-    "lambda",
-    "stacks",
-    "statespeak_constructs",
-    "app.py",
-    "cdk.json",
-    "cdk.context.json",
-    ".ci",
-]
+DOCKERIGNORE = "model_server/Dockerfile.dockerignore"
+
+
+def asset_excludes(repo_root: Path) -> list[str]:
+    """The build context's allow-list (Docker-ignore lines): model_server/Dockerfile.dockerignore is the one
+    source, read by Docker for a plain `docker build` and passed here to CDK, so the asset holds what the
+    image holds and its hash moves only when that does."""
+    lines = (repo_root / DOCKERIGNORE).read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
 @dataclass(frozen=True)
@@ -55,8 +36,8 @@ class ServerImageProps:
     pull `tag` from it (push the image yourself, e.g. from CI)."""
     tag: str
     """Tag pulled when `source` is `ecr`; tags are immutable in the kit's repository."""
-    repo_root: Path
-    """Repository root: the build context for `asset`."""
+    repo_root: Path | None = None
+    """Repository root: the build context for `asset` (not needed for `ecr`)."""
 
 
 class ServerImage(Construct):
@@ -68,6 +49,10 @@ class ServerImage(Construct):
         self.repository: ecr.IRepository | None = None
         self._asset: ecr_assets.DockerImageAsset | None = None
         if props.source == "asset":
+            if props.repo_root is None:
+                raise ValueError(
+                    "image source asset needs repo_root (the build context holding the Dockerfile)"
+                )
             dockerfile = props.repo_root / DOCKERFILE
             if not dockerfile.is_file():
                 raise FileNotFoundError(
@@ -79,7 +64,7 @@ class ServerImage(Construct):
                 "Asset",
                 directory=str(props.repo_root),
                 file=DOCKERFILE,
-                exclude=ASSET_EXCLUDES,
+                exclude=asset_excludes(props.repo_root),
                 ignore_mode=IgnoreMode.DOCKER,
                 platform=ecr_assets.Platform.LINUX_AMD64,  # GPU hosts are x86_64
             )

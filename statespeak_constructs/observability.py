@@ -1,7 +1,7 @@
 """Dashboard and alarms for one serving route (ECS or SageMaker), from the server's EMF metrics.
 
-The server publishes its metrics under contract.METRICS_NAMESPACE with the dimension DIM_SERVICE set to
-its route, so one construct serves both stacks: the caller names the route and hands over the
+The server publishes its metrics under contract.METRICS_NAMESPACE with the dimensions Service (its route)
+and Kit (the kit instance's name), so one construct serves both stacks: the caller names the route and hands over the
 platform metrics only it knows (load balancer or endpoint errors, GPU utilization, task count).
 """
 
@@ -20,13 +20,13 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from model_server.contract import (
-    DIM_SERVICE,
     METRIC_ACTIVE_STREAMS,
     METRIC_REAL_TIME_FACTOR,
     METRIC_REJECTED_STREAMS,
     METRIC_STREAM_ERRORS,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
+    metric_dimensions,
 )
 
 
@@ -37,7 +37,9 @@ class ObservabilityProps:
     route: str
     """Value of the Service dimension the server emits (contract.DEPLOYMENT_ECS or DEPLOYMENT_SAGEMAKER)."""
     dashboard_name: str
-    """CloudWatch dashboard name."""
+    """CloudWatch dashboard name (unique per account and region: include the kit instance's name)."""
+    kit_name: str
+    """Value of the Kit dimension the server emits (STATESPEAK_KIT): this kit instance's metrics only."""
     ttfb_p99_threshold_ms: float
     """Alarm when the p99 time to first audio stays above this."""
     server_errors: cloudwatch.IMetric
@@ -63,7 +65,7 @@ class ServiceObservability(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, props: ObservabilityProps) -> None:
         super().__init__(scope, construct_id)
-        dims = {DIM_SERVICE: props.route}
+        dims = metric_dimensions(props.route, props.kit_name)
 
         def server_metric(name: str, statistic: str, label: str) -> cloudwatch.Metric:
             return cloudwatch.Metric(

@@ -26,7 +26,9 @@ from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, IValidation
 
 from model_server.contract import (
+    DEVICE_CUDA,
     ENV_DEPLOYMENT,
+    ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
@@ -222,7 +224,8 @@ class SageMakerEndpointProps:
     update completes."""
     runtime_vpc_endpoint: ec2.IInterfaceVpcEndpoint | None = None
     """The VPC's SageMaker runtime interface endpoint: when given, the invoke policy only allows calls
-    that arrive through it, so a leaked caller credential is useless outside the VPC."""
+    that arrive through it, so a leaked caller credential is useless outside the VPC. Without it, the
+    policy requires calls through any endpoint of `vpc` (aws:SourceVpc)."""
 
     def __post_init__(self) -> None:
         if not _ENDPOINT_NAME.match(self.endpoint_name):
@@ -382,6 +385,10 @@ class SageMakerEndpoint(Construct):
             invoke.add_condition(
                 "StringEquals", {"aws:SourceVpce": props.runtime_vpc_endpoint.vpc_endpoint_id}
             )
+        else:
+            # The VPC's own runtime endpoint (one the kit did not create, e.g. in your VPC): calls must
+            # still arrive through an endpoint in this VPC.
+            invoke.add_condition("StringEquals", {"aws:SourceVpc": props.vpc.vpc_id})
         self.invoke_policy = iam.ManagedPolicy(
             self,
             "InvokePolicy",
@@ -484,6 +491,7 @@ class SageMakerEndpoint(Construct):
             ENV_MAX_STREAMS: str(model.max_streams),
             ENV_DEPLOYMENT: "sagemaker",
             ENV_DRAIN_TIMEOUT_S: str(SAGEMAKER_DRAIN_TIMEOUT_S),
+            ENV_DEVICE: DEVICE_CUDA,  # no readiness without CUDA and the kernels
             **model.environment,
         }
         return sagemaker.CfnModel.ContainerDefinitionProperty(

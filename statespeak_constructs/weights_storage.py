@@ -10,7 +10,6 @@ Both constructs expose the same two hooks the service uses:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from aws_cdk import Acknowledgment, CustomResource, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_ec2 as ec2
@@ -26,6 +25,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct, IDependable
 
 from model_server.contract import CONTAINER_MODEL_DIR
+from statespeak_constructs.assets import lambda_asset
 from statespeak_constructs.logs import LogsKey
 
 WEIGHTS_VOLUME = "weights"
@@ -33,7 +33,7 @@ FSX_HOST_MOUNT = "/mnt/fsx"  # where GPU hosts mount the Lustre file system
 FSX_WEIGHTS_PATH = "/weights"  # file system path linked to s3://<bucket>/weights/
 EFS_WEIGHTS_ROOT = "/weights"  # EFS directory holding one folder per version
 EFS_POSIX_ID = "10001"  # the image's `statespeak` user owns the synced files; tasks only read (755)
-SYNC_LAMBDA_DIR = Path(__file__).resolve().parent.parent / "lambda" / "weights_sync"
+SYNC_LAMBDA_DIR = lambda_asset("weights_sync")
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,40 @@ def test_times_real_time_and_the_largest_real_time_batch():
     assert gpu_bench.max_realtime_batch(rows, 32, True) is None
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the report of a fallback")
+def test_kernel_report_names_the_fallback_and_why(monkeypatch):
+    monkeypatch.delenv(gpu_bench.DISABLE_KERNELS_ENV, raising=False)
+    report = gpu_bench.kernel_report()
+    assert report["path"] == "torch" and report["fallback"] is True
+    assert "no CUDA device" in report["reason"]
+    from model_server.ssm import cuda as cuda_path
+
+    cuda_path.reset()
+
+
+def test_server_startup_reads_the_servers_log(tmp_path):
+    log = tmp_path / "server.log"
+    lines = [
+        "not json",
+        json.dumps({"msg": "loading model", "device": "cuda"}),
+        json.dumps(
+            {"msg": "runtime warmed up", "kernel_path": "triton", "cuda_graphs": 30, "warmup_s": 41.5}
+        ),
+        '{"truncated',
+        json.dumps({"msg": "ready", "load_s": 52.0}),
+    ]
+    log.write_text("\n".join(lines) + "\n")
+    assert gpu_bench.server_startup(log) == {
+        "kernel_path": "triton",
+        "kernels_unavailable": None,
+        "cuda_graphs": 30,
+        "warmup_s": 41.5,
+        "load_s": 52.0,
+    }
+    log.write_text("")
+    assert gpu_bench.server_startup(log)["kernel_path"] is None
+
+
 def test_budget_shares_leave_room_for_later_sections():
     now = [0.0]
     budget = gpu_bench.Budget(450, clock=lambda: now[0])
@@ -129,6 +163,9 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     assert all(lvl["errors"] == 0 and lvl["rejected"] == 0 for lvl in out["levels"])
     assert out["max_realtime_streams"] in (0, 1, 2)
     assert (tmp_path / "gpu-bench-server.log").exists()
+    startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
+    assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
+    assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
 
 
 @pytest.mark.gpu
@@ -146,5 +183,7 @@ def test_quick_run_on_a_gpu(tmp_path):
     assert result["hardware"]["device_name"]
     assert result["decode"]["rows"], proc.stderr[-2000:]
     assert result["parity"]["ok"], result["parity"]
+    assert result["kernels"]["path"].startswith("triton") and not result["kernels"]["fallback"]
+    assert result["server"]["startup"]["kernel_path"].startswith("triton")
     assert result["server"]["levels"], proc.stderr[-2000:]
     assert proc.returncode == 0, proc.stderr[-2000:]

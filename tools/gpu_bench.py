@@ -7,19 +7,22 @@ requirements). It prints one JSON document on stdout (progress goes to stderr) w
 
 1. `hardware`: nvidia-smi's view of the GPUs, torch.cuda's device name and properties, library versions,
    the date.
-2. `parity`: the pure torch Mamba-2 path (model_server/ssm/mamba2.py) against the mamba-ssm kernels
+2. `kernels`: the Mamba-2 path CUDA tensors take in this process (`triton`: mamba-ssm's Triton kernels,
+   `torch`: the fallback) with the reason when it is the fallback, and where mamba_ssm was imported from.
+3. `parity`: the pure torch Mamba-2 path (model_server/ssm/mamba2.py) against the mamba-ssm kernels
    (model_server/ssm/cuda.py) on the shipped weights: each mixer's sequence path and one-step path, and
    the whole frame decoder; max absolute and relative error against a stated tolerance.
-3. `decode`: time of one batched engine step (`SpeechRuntime.step`: decoder, vocoder, copy to host) per
+4. `decode`: time of one batched engine step (`SpeechRuntime.step`: decoder, vocoder, copy to host) per
    batch size and chunk length, with and without CUDA graphs, and how many times real time that is.
-4. `server`: the real server (`python -m model_server serve`, MAX_STREAMS large) under the load bench's
+5. `server`: the real server (`python -m model_server serve`, MAX_STREAMS large) under the load bench's
    ramp (1, 2, 4, ... concurrent WebSocket streams): client TTFA p50/p99 per level and the most
-   concurrent real-time streams with p99 TTFA under the target and no playback stall.
+   concurrent real-time streams with p99 TTFA under the target and no playback stall; `startup`: the
+   server's own start-up log (kernel path, CUDA graphs captured, warm-up and load seconds).
 
 The whole run is bounded by --max-seconds (default 450 s, under 8 minutes); a section that runs out of
 its share of time says so in the JSON instead of running on. Without CUDA it stops at once with exit
-code 2 and says why. Exit code 1: a parity check failed, the kernels were missing, or the server
-section failed; the JSON is printed either way.
+code 2 and says why. Exit code 1: a parity check failed, the kernels were missing (the torch fallback
+ran, here or in the server), or the server section failed; the JSON is printed either way.
 """
 
 from __future__ import annotations
@@ -142,6 +145,59 @@ def _version(dist: str) -> str | None:
         return None
 
 
+def _module_version(module: str) -> str | None:
+    """__version__ of an importable module (the image's Triton-only mamba_ssm has no dist-info)."""
+    try:
+        return getattr(importlib.import_module(module), "__version__", None)
+    except ImportError:
+        return None
+
+
+def kernel_report() -> dict[str, Any]:
+    """The Mamba-2 path CUDA tensors take in this process, and whether that is the torch fallback."""
+    from model_server.ssm import cuda as cuda_path
+
+    _set_kernels(True)
+    path = cuda_path.kernel_path()
+    info: dict[str, Any] = {
+        "path": path,
+        "fallback": path == "torch",
+        "reason": cuda_path.unavailable_reason() or None,
+    }
+    try:
+        import mamba_ssm
+
+        info["mamba_ssm"] = {"version": getattr(mamba_ssm, "__version__", None), "file": mamba_ssm.__file__}
+    except ImportError as exc:
+        info["mamba_ssm"] = f"not importable: {exc}"
+    return info
+
+
+def server_startup(log_path: Path) -> dict[str, Any]:
+    """What the server's JSON log says about its start-up: the warm-up (kernel path, CUDA graphs, seconds)
+    and readiness (load seconds). Empty values when the lines are missing."""
+    warm: dict[str, Any] = {}
+    ready: dict[str, Any] = {}
+    for line in log_path.read_text(errors="replace").splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("msg") == "runtime warmed up":
+            warm = entry
+        elif entry.get("msg") == "ready":
+            ready = entry
+    return {
+        "kernel_path": warm.get("kernel_path"),
+        "kernels_unavailable": warm.get("kernels_unavailable"),
+        "cuda_graphs": warm.get("cuda_graphs"),
+        "warmup_s": warm.get("warmup_s"),
+        "load_s": ready.get("load_s"),
+    }
+
+
 def hardware(torch) -> dict[str, Any]:
     info: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -152,7 +208,7 @@ def hardware(torch) -> dict[str, Any]:
         "torch": torch.__version__,
         "torch_cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(),
-        "mamba_ssm": _version("mamba-ssm") or _version("mamba_ssm"),
+        "mamba_ssm": _version("mamba-ssm") or _module_version("mamba_ssm"),
         "causal_conv1d": _version("causal-conv1d") or _version("causal_conv1d"),
         "triton": _version("triton"),
         "device_name": torch.cuda.get_device_name(0),
@@ -182,7 +238,7 @@ def _set_kernels(enabled: bool) -> None:
     from model_server.ssm import cuda as cuda_path
 
     os.environ[DISABLE_KERNELS_ENV] = "0" if enabled else "1"
-    cuda_path._kernels.cache_clear()  # the switch is read on first use; forget that reading
+    cuda_path.reset()  # the switch is read on first use; forget that reading
 
 
 def parity(torch, model_dir: str | None, seconds: float) -> dict[str, Any]:
@@ -395,6 +451,7 @@ def server_ramp(
         for s in summaries
     ]
     return {
+        "startup": server_startup(workdir / "gpu-bench-server.log"),
         "levels": levels_out,
         "max_realtime_streams": streams_per_replica(summaries),
         "ttfa_target_ms": ttfa_target_ms,
@@ -405,6 +462,40 @@ def server_ramp(
     }
 
 
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    """The few lines a GPU smoke run is judged by: parity, the kernel path in the benchmark process and in
+    the server, whether a fallback ran, start-up and decode headline numbers."""
+    parity = result.get("parity", {})
+    checks = [c for c in parity.get("checks", []) if "ok" in c]
+    decoder = next((c for c in checks if c["check"] == "decoder.features"), None)
+    kernels = result.get("kernels", {})
+    startup = result.get("server", {}).get("startup", {})
+    server_path = startup.get("kernel_path")
+    fallback = bool(kernels.get("fallback", True)) or (
+        server_path is not None and not server_path.startswith("triton")
+    )
+    hw = result.get("hardware", {})
+    lines = [
+        f"device: {hw.get('device_name')} torch {hw.get('torch')} CUDA {hw.get('torch_cuda')} "
+        f"triton {hw.get('triton')} mamba_ssm {hw.get('mamba_ssm')}",
+        f"parity: {'OK' if parity.get('ok') else 'FAILED'} ({len(checks)} checks"
+        + (f", decoder max relative error {decoder['max_rel']:.2e}" if decoder else "")
+        + ")"
+        + ("" if parity.get("ok") else f" {parity.get('reason') or parity.get('error') or ''}"),
+        f"kernel path: benchmark {kernels.get('path')}, server {server_path}"
+        + (f" ({kernels['reason']})" if kernels.get("reason") else ""),
+        f"fallback: {'YES' if fallback else 'none'}",
+        f"server start-up: warm-up {startup.get('warmup_s')} s, {startup.get('cuda_graphs')} CUDA graphs, "
+        f"ready after {startup.get('load_s')} s",
+    ]
+    summary = result.get("decode", {}).get("summary")
+    if summary:
+        lines.append("decode: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
+    if "max_realtime_streams" in result.get("server", {}):
+        lines.append(f"server: max real-time streams {result['server']['max_realtime_streams']}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python tools/gpu_bench.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--model-dir", help="model directory (default: the bundled weights)")
@@ -413,7 +504,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jitter-ms", type=float, default=100.0)
     p.add_argument("--quick", action="store_true", help="a small smoke run (two batch sizes, ramp to 8)")
     p.add_argument("--out", type=Path, help="also write the JSON here")
+    p.add_argument("--summary", type=Path, help="print the summary of an earlier run's JSON and exit")
     args = p.parse_args(argv)
+    if args.summary:
+        print("\n".join(summary_lines(json.loads(args.summary.read_text()))))
+        return 0
 
     budget = Budget(args.max_seconds)
     try:
@@ -425,7 +520,9 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["MODEL_DIR"] = args.model_dir  # the server subprocess reads the same weights
     result: dict[str, Any] = {"hardware": hardware(torch), "args": vars(args) | {"out": str(args.out)}}
     log(f"device: {result['hardware']['device_name']}")
-    failed = False
+    result["kernels"] = kernel_report()
+    log(f"kernels: {result['kernels']['path']} {result['kernels']['reason'] or ''}")
+    failed = result["kernels"]["fallback"]
 
     sections = (
         ("parity", lambda s: parity(torch, args.model_dir, s), 60.0, 0.65),
@@ -466,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
             log(f"{name} failed: {exc}")
     if not result["parity"].get("ok", False):
         failed = True
+    server_path = result["server"].get("startup", {}).get("kernel_path")
+    if server_path is not None and not server_path.startswith("triton"):
+        failed = True  # the server itself fell back to the torch path
     result["total_seconds"] = round(args.max_seconds - budget.left(), 1)
     text = json.dumps(result, indent=2, default=str)
     print(text)

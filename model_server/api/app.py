@@ -14,9 +14,9 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from model_server.api.auth import OPEN_PATHS, is_authorized
 from model_server.api.errors import ApiError, new_request_id
-from model_server.api.requests import parse_cartesia, parse_json, parse_openai
+from model_server.api.requests import parse_cartesia, parse_json, parse_openai, require_speech
 from model_server.api.state import ServerState, Session, b64, word_timestamps
-from model_server.api.websocket import serve_websocket
+from model_server.api.websocket import serve_websocket, step_time
 from model_server.config import ServerConfig
 from model_server.contract import HEALTH_PATH, INVOCATIONS_PATH, METRICS_PATH, PING_PATH, READY_PATH
 from model_server.metrics import PROMETHEUS_CONTENT_TYPE
@@ -90,10 +90,11 @@ async def cartesia_sse_body(session: Session, request_id: str):
     try:
         async for ev in session.stream.events():
             if ev.kind == "audio":
+                t = time.perf_counter()
                 data = session.encode(ev.audio)
                 if data:
                     msg = {"type": "chunk", "data": b64(data), "done": False, "status_code": 200}
-                    msg["step_time"] = round(ev.step_ms, 3)
+                    msg["step_time"] = step_time(ev.step_ms, t)
                     if ctx is not None:
                         msg["context_id"] = ctx
                     yield sse(msg)
@@ -105,6 +106,7 @@ async def cartesia_sse_body(session: Session, request_id: str):
                     yield sse(msg)
             elif ev.kind == "done":
                 session.stats = ev.stats
+                t = time.perf_counter()
                 tail = session.finish_audio()
                 if tail:
                     msg = {
@@ -112,7 +114,7 @@ async def cartesia_sse_body(session: Session, request_id: str):
                         "data": b64(tail),
                         "done": False,
                         "status_code": 200,
-                        "step_time": 0.0,
+                        "step_time": step_time(0.0, t),
                     }
                     if ctx is not None:
                         msg["context_id"] = ctx
@@ -134,7 +136,9 @@ async def cartesia_sse_body(session: Session, request_id: str):
 
 
 async def openai_sse_body(session: Session):
-    """OpenAI's speech SSE: speech.audio.delta events, then speech.audio.done with usage."""
+    """OpenAI's speech SSE: speech.audio.delta events, then speech.audio.done. OpenAI's `usage` counts
+    tokens of its own tokenizer and audio codec; this server has neither, so it sends no `usage` rather
+    than numbers that look like tokens and are not."""
     try:
         async for ev in session.stream.events():
             if ev.kind == "audio":
@@ -147,10 +151,7 @@ async def openai_sse_body(session: Session):
                 if tail:
                     yield sse({"type": "speech.audio.delta", "audio": b64(tail)})
                 session.outcome = "completed"
-                chars = len(session.req.transcript)
-                frames = int(ev.stats.get("frames", 0))
-                usage = {"input_tokens": chars, "output_tokens": frames, "total_tokens": chars + frames}
-                yield sse({"type": "speech.audio.done", "usage": usage, "metrics": session.summary()})
+                yield sse({"type": "speech.audio.done", "metrics": session.summary()})
             elif ev.kind in ("error", "cancelled"):
                 session.stats = ev.stats
                 session.close("error" if ev.kind == "error" else "cancelled", "generation")
@@ -210,7 +211,10 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         if state.ready:
             return JSONResponse({"status": "ready"})
         headers = {"Retry-After": str(config.retry_after_s)}
-        return JSONResponse({"status": state.phase}, status_code=503, headers=headers)
+        body = {"status": state.phase} | (
+            {"reason": state.not_ready_reason} if state.not_ready_reason else {}
+        )
+        return JSONResponse(body, status_code=503, headers=headers)
 
     @app.get(HEALTH_PATH)
     async def health():
@@ -233,13 +237,14 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
     @app.get("/voices")
     async def voices(request: Request):
         authorize(request)
-        state.require_catalog()
-        return {"voices": state.voice_list}
+        catalog = state.require_catalog()
+        return {"voices": state.voice_list, "openai_voices": catalog.openai_voices}
 
     async def cartesia_bytes(request: Request, endpoint: str):
         t0 = time.perf_counter()
         data = await json_request(request)
         req = parse_cartesia(data, state.require_catalog(), config.max_transcript_chars)
+        require_speech(req)
         session = state.open_session(req, endpoint, t0)
         session.stream.feed(req.transcript)
         session.stream.finish()
@@ -263,6 +268,7 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         t0 = time.perf_counter()
         data = await json_request(request)
         req = parse_cartesia(data, state.require_catalog(), config.max_transcript_chars)
+        require_speech(req)
         session = state.open_session(req, "sse", t0)
         session.stream.feed(req.transcript)
         session.stream.finish()
@@ -277,6 +283,7 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         t0 = time.perf_counter()
         data = await json_request(request)
         req, stream_format = parse_openai(data, state.require_catalog(), config.max_transcript_chars)
+        require_speech(req, "input")
         session = state.open_session(req, "openai", t0)
         session.stream.feed(req.transcript)
         session.stream.finish()

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from model_server.api.errors import ApiError
 from model_server.audio import CONTAINERS, ENCODINGS, SAMPLE_RATES, AudioFormat
+from model_server.config import DEFAULT_OPENAI_VOICES, ENV_OPENAI_VOICES
 
 SPEED_MIN, SPEED_MAX = 0.5, 2.0
 VOLUME_MIN, VOLUME_MAX = 0.5, 2.0
@@ -26,24 +28,59 @@ OPENAI_FORMATS = {
     "pcm": AudioFormat(container="raw", encoding="pcm_s16le", sample_rate=24000),
     "wav": AudioFormat(container="wav", encoding="pcm_s16le", sample_rate=24000),
 }
-# OpenAI's built-in voice names, mapped in order onto the model's voices so OpenAI clients work unchanged.
-OPENAI_VOICE_NAMES = (
-    "alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse", "marin", "cedar",
-)  # fmt: skip
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 
 
 @dataclass(frozen=True)
 class VoiceCatalog:
-    """What the loaded model offers: voice ids -> language, and the languages it speaks."""
+    """What the loaded model offers: voice ids -> language, the languages it speaks, and the OpenAI voice
+    names (alloy, ...) -> voice ids (an explicit table: `config.DEFAULT_OPENAI_VOICES` or its override)."""
 
     voices: dict[str, str]  # id -> default language
     languages: frozenset[str]
+    openai_voices: dict[str, str] = field(default_factory=dict)
 
     def openai_alias(self, name: str) -> str | None:
-        if name not in OPENAI_VOICE_NAMES or not self.voices:
-            return None
-        ids = sorted(self.voices)
-        return ids[OPENAI_VOICE_NAMES.index(name) % len(ids)]
+        return self.openai_voices.get(name)
+
+
+def openai_voice_table(voices: dict[str, str], configured: dict[str, str] | None) -> dict[str, str]:
+    """The OpenAI name table for a model's voices. A configured table must name existing voices (a typo
+    would otherwise turn into 400s for every client); the default one keeps the names the model has."""
+    if configured is None:
+        return {name: vid for name, vid in DEFAULT_OPENAI_VOICES.items() if vid in voices}
+    missing = {name: vid for name, vid in configured.items() if vid not in voices}
+    if missing:
+        raise ValueError(
+            f"{ENV_OPENAI_VOICES} maps {missing} to voices this model lacks (it has {sorted(voices)})"
+        )
+    return dict(configured)
+
+
+def require_speech(req: SynthesisRequest, field_name: str = "transcript") -> None:
+    """Refuse a transcript with nothing to say (whitespace, punctuation, symbols alone): such a request
+    would answer with no audio at all, which a client cannot tell from a broken stream."""
+    if not speakable(req.transcript, req.language):
+        raise ApiError(
+            400,
+            field_name,
+            f"{field_name} {_show(req.transcript)} has nothing to speak (no word, number or symbol that is read out)",
+        )
+
+
+def speakable(text: str, language: str) -> bool:
+    """Whether `text` gives any speech. Letters and digits always do, so the frontend's normalizer only
+    runs for text without them (where "%" speaks and "$" or "..." does not)."""
+    if _LETTER_OR_DIGIT.search(text):
+        return True
+    if not text.strip():
+        return False
+    from model_server.frontend import has_words  # the text frontend, loaded only for such rare text
+
+    try:
+        return has_words(text, language)
+    except Exception:  # the frontend refuses the text: the stream reports that as it would anyway
+        return True
 
 
 @dataclass(frozen=True)
@@ -113,6 +150,8 @@ def _voice_id(value: Any, catalog: VoiceCatalog, field: str = "voice", openai: b
     if alias is not None:
         return alias
     known = ", ".join(sorted(catalog.voices))
+    if openai and catalog.openai_voices:
+        known += "; OpenAI names: " + ", ".join(sorted(catalog.openai_voices))
     raise ApiError(400, field, f"unknown {field} {_show(value)}; available: {known}")
 
 

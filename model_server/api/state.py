@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from model_server.api.errors import ApiError
-from model_server.api.requests import SynthesisRequest, VoiceCatalog
+from model_server.api.requests import SynthesisRequest, VoiceCatalog, openai_voice_table
 from model_server.audio import StreamEncoder
 from model_server.config import ServerConfig
 from model_server.metrics import ServerMetrics
@@ -38,6 +39,22 @@ def resolve_device(device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def cuda_problem() -> tuple[str, str] | None:
+    """(reason, detail) when a server asked for cuda cannot serve from the GPU's kernels, else None."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return "cuda_unavailable", (
+            f"torch {torch.__version__} sees no CUDA device (built for CUDA {torch.version.cuda})"
+        )
+    from model_server.ssm import cuda as kernels
+
+    deliberate = os.environ.get(kernels.DISABLE_ENV) == "1"  # the documented torch-path switch
+    if not kernels.available() and not deliberate:
+        return "kernels_unavailable", kernels.unavailable_reason()
+    return None
+
+
 class ServerState:
     """phase: loading -> ready -> draining (or failed). Only the event loop thread mutates it."""
 
@@ -51,6 +68,7 @@ class ServerState:
         self.catalog: VoiceCatalog | None = None
         self.voice_list: list[dict] = []
         self.sessions = 0  # streams whose response is still being sent (slot may already be free)
+        self.not_ready_reason = ""  # why a server that stays up will not turn ready (readiness body)
         self.on_fatal: Callable[[str], None] = lambda reason: None
         self._idle = asyncio.Event()
         self._idle.set()
@@ -66,18 +84,33 @@ class ServerState:
     # Lifecycle -------------------------------------------------------------------------------------
     async def load(self) -> None:
         cfg = self.config
+        if cfg.device.startswith("cuda"):
+            problem = await asyncio.to_thread(cuda_problem)
+            if problem is not None:
+                self._refuse_readiness(*problem)
+                return
         try:
             device = resolve_device(cfg.device)
             log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device})
             t0 = time.perf_counter()
             self.runtime = await asyncio.to_thread(self.runtime_factory, cfg.model_dir, device)
+            if device.startswith("cuda"):
+                self._note_kernel_fallback()
+            warmup = getattr(self.runtime, "warmup", None)
+            if cfg.warmup and warmup is not None:
+                await self._warmup_runtime(warmup, device)
             voices = dict(self.runtime.voices)
             if not voices:
                 raise ValueError(f"model in {cfg.model_dir} has no voices")
             languages = {v.language for v in voices.values()} | set(
                 getattr(self.runtime, "languages", ()) or ()
             )
-            self.catalog = VoiceCatalog({vid: v.language for vid, v in voices.items()}, frozenset(languages))
+            voice_languages = {vid: v.language for vid, v in voices.items()}
+            self.catalog = VoiceCatalog(
+                voice_languages,
+                frozenset(languages),
+                openai_voice_table(voice_languages, cfg.openai_voices),
+            )
             self.voice_list = [
                 {
                     "id": v.id,
@@ -112,6 +145,46 @@ class ServerState:
             self.metrics.ready.set(1)
         log.info(
             "ready", extra={"load_s": round(load_s, 3), "voices": len(voices), "max_streams": cfg.max_streams}
+        )
+
+    def _refuse_readiness(self, reason: str, detail: str) -> None:
+        """Stay up (liveness 200, metrics served) but never ready: a GPU route must not serve from the CPU
+        or the torch fallback. The load balancer / SageMaker then replace the instance."""
+        self.phase = "failed"
+        self.not_ready_reason = f"{reason}: {detail}"
+        self.metrics.device_unavailable(reason)
+        log.error(
+            "not becoming ready: STATESPEAK_DEVICE asks for cuda",
+            extra={"reason": reason, "detail": detail, "device": self.config.device},
+        )
+
+    def _note_kernel_fallback(self) -> None:
+        """`auto` on a CUDA host without the kernels serves from the torch path: say so loudly."""
+        from model_server.ssm import cuda as kernels
+
+        if not kernels.available():
+            log.warning(
+                "mamba-ssm kernels unavailable: the torch path serves (set STATESPEAK_DEVICE=cuda to refuse)",
+                extra={"reason": kernels.unavailable_reason()},
+            )
+
+    async def _warmup_runtime(self, warmup: Callable, device: str) -> None:
+        """Every batch bucket and chunk length once, before readiness: CUDA graphs captured and Triton's
+        kernels compiled and autotuned here rather than under the first streams."""
+        from model_server.ssm import cuda as kernels
+
+        t0 = time.perf_counter()
+        info = await asyncio.to_thread(warmup, self.config.max_streams, self.config.max_chunk_frames)
+        on_cuda = device.startswith("cuda")
+        log.info(
+            "runtime warmed up",
+            extra={
+                "warmup_s": round(time.perf_counter() - t0, 3),
+                "device": device,
+                "kernel_path": kernels.kernel_path() if on_cuda else "cpu",
+                "kernels_unavailable": (kernels.unavailable_reason() or None) if on_cuda else None,
+                **(info or {}),
+            },
         )
 
     async def _warmup(self, voice: str) -> None:

@@ -4,8 +4,10 @@ Many contexts share one connection. A context starts with its first generation r
 format, language, speed are fixed then), takes more text with `continue: true` messages (spoken as they
 arrive: the planner needs only a few phones of lookahead), `flush: true` forces out what was sent so far
 and answers `flush_done`, `continue: false` closes the input and `cancel: true` stops it at the next
-engine tick. Server messages: chunk, timestamps, flush_done, done, error. An error in one context ends
-that context only; the connection and the other contexts go on.
+engine tick. Server messages: chunk, timestamps, flush_done, done, error. Every context ends with exactly
+one terminal message: `done` (also after a cancel, marked `cancelled`, and at once for a context that
+closes with nothing to speak) or `error`. An error in one context ends that context only; the connection
+and the other contexts go on.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import uuid
 from fastapi import WebSocket
 
 from model_server.api.errors import ApiError, new_request_id
-from model_server.api.requests import check_transcript, parse_cartesia, parse_json
+from model_server.api.requests import check_transcript, parse_cartesia, parse_json, speakable
 from model_server.api.state import ServerState, Session, b64, word_timestamps
 
 log = logging.getLogger("statespeak.websocket")
@@ -106,7 +108,9 @@ class Connection:
         if ctx is None:
             if cid in self.finished:
                 raise ApiError(400, "context_id", f"context {cid!r} has finished; use a new context_id")
-            ctx = self.open_context(cid, data, t0)
+            ctx = await self.open_context(cid, data, t0)
+            if ctx is None:
+                return
             transcript = ctx.session.req.transcript
         else:
             if ctx.session.stream.closed and not ctx.input_closed:  # ended by the server (error) just now
@@ -123,13 +127,19 @@ class Connection:
             ctx.session.chars += len(transcript)
         self.apply(ctx, data, transcript)
 
-    def open_context(self, cid: str, data: dict, t0: float) -> Context:
+    async def open_context(self, cid: str, data: dict, t0: float) -> Context | None:
+        """Open a context, or answer `done` at once (None) when it opens and closes with nothing to say:
+        a framework ending a turn that produced no text must not wait, nor cost a stream slot."""
         catalog = self.state.require_catalog()
         req = parse_cartesia(data, catalog, self.state.config.max_transcript_chars, allow_empty=True)
-        if not req.transcript.strip() and not data.get("continue"):
-            raise ApiError(
-                400, "transcript", "transcript must not be empty (or send continue=true and more text)"
+        if not data.get("continue") and not speakable(req.transcript, req.language):
+            self.remember_finished(cid)
+            metrics = {"ttfb_ms": None, "rtf": None, "audio_s": 0.0,
+                       "total_ms": round((time.perf_counter() - t0) * 1000, 2)}  # fmt: skip
+            await self.send(
+                {"type": "done", "context_id": cid, "done": True, "status_code": 200, "metrics": metrics}
             )
+            return None
         delay_ms = req.max_buffer_delay_ms
         if delay_ms is None:
             delay_ms = self.state.config.max_buffer_delay_ms
@@ -154,8 +164,9 @@ class Connection:
             raise ApiError(400, "context_id", "cancel needs the context_id to cancel")
         ctx = self.contexts.get(cid)
         if ctx is None:
-            state = "has already finished" if cid in self.finished else "is unknown"
-            raise ApiError(400, "context_id", f"cannot cancel context {cid!r}: it {state}")
+            if cid in self.finished:  # it ended (done sent) while the cancel was on its way: nothing to do
+                return
+            raise ApiError(400, "context_id", f"cannot cancel context {cid!r}: it is unknown")
         ctx.client_cancelled = True
         ctx.input_closed = True
         ctx.session.stream.cancel()
@@ -166,6 +177,7 @@ class Connection:
         try:
             async for ev in session.stream.events():
                 if ev.kind == "audio":
+                    t = time.perf_counter()
                     data = session.encode(ev.audio)
                     if data:
                         await self.send(
@@ -175,7 +187,7 @@ class Connection:
                                 "data": b64(data),
                                 "done": False,
                                 "status_code": 200,
-                                "step_time": round(ev.step_ms, 3),
+                                "step_time": step_time(ev.step_ms, t),
                                 "flush_id": ev.flush_id,
                             }
                         )
@@ -191,11 +203,12 @@ class Connection:
                             }
                         )
                 elif ev.kind == "flush_done":
+                    t = time.perf_counter()
                     tail = session.encoder.drain()  # the flushed text's audio goes out whole first
                     if tail:
                         await self.send(
                             {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
-                             "status_code": 200, "step_time": 0.0, "flush_id": ev.flush_id}
+                             "status_code": 200, "step_time": step_time(0.0, t), "flush_id": ev.flush_id}
                         )  # fmt: skip
                     await self.send(
                         {
@@ -209,11 +222,13 @@ class Connection:
                     )
                 elif ev.kind == "done":
                     session.stats = ev.stats
+                    t = time.perf_counter()
                     tail = session.finish_audio()
                     if tail:
                         await self.send(
                             {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
-                             "status_code": 200, "step_time": 0.0}
+                             "status_code": 200, "step_time": step_time(0.0, t),
+                             "flush_id": session.stream.flushes + 1}
                         )  # fmt: skip
                     session.outcome = "completed"
                     await self.send(
@@ -227,7 +242,13 @@ class Connection:
                 elif ev.kind == "cancelled":
                     session.stats = ev.stats
                     if ctx.client_cancelled:
+                        # Every context ends with one terminal message, a cancelled one too: a client
+                        # that waits per context gets its end without guessing how long to wait.
                         session.close("cancelled", "client")
+                        await self.send(
+                            {"type": "done", "context_id": cid, "done": True, "status_code": 200,
+                             "cancelled": True, "metrics": session.summary()}
+                        )  # fmt: skip
                     else:
                         session.close("cancelled", "server")
                         await self.send_error(ApiError(503, "", "stream cancelled by the server"), cid)
@@ -237,9 +258,12 @@ class Connection:
             else:
                 session.close()
             self.contexts.pop(cid, None)
-            self.finished[cid] = None
-            while len(self.finished) > FINISHED_MEMORY:
-                self.finished.popitem(last=False)
+            self.remember_finished(cid)
+
+    def remember_finished(self, cid: str) -> None:
+        self.finished[cid] = None
+        while len(self.finished) > FINISHED_MEMORY:
+            self.finished.popitem(last=False)
 
     async def close(self) -> None:
         """The client went away: every context counts as cancelled and frees its slot now."""
@@ -251,6 +275,12 @@ class Connection:
                 tasks.append(ctx.task)
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def step_time(model_ms: float, encode_start: float) -> float:
+    """Milliseconds of server work behind one chunk: its model step (shared by the batch that made it)
+    plus its resampling and encoding; a flush's or the end's tail chunk is the encoder's work alone."""
+    return round(model_ms + (time.perf_counter() - encode_start) * 1000, 3)
 
 
 async def serve_websocket(ws: WebSocket, state: ServerState) -> None:

@@ -37,6 +37,7 @@ from .symbols import (
 __all__ = [
     "EspeakTeacher",
     "Frontend",
+    "has_words",
     "NormalizationError",
     "Unit",
     "UnsupportedLanguageError",
@@ -60,6 +61,16 @@ class Unit:
 def supported_languages() -> list[str]:
     """Language codes the frontend (and the symbol inventory) supports."""
     return sorted(LANGUAGE_VOICES)
+
+
+def has_words(text: str, language: str) -> bool:
+    """Whether `text` has anything to speak: a word once normalized ("%" is "percent"; "...", "$" alone
+    and emoji are not). Cheap: the normalizer and the tokenizer only, no phonemizer."""
+    return any(
+        m.group(0)[0] not in _CLAUSE_PUNCT
+        for segment in normalize_segments(text, language)
+        for m in _TOKEN.finditer(segment.spoken)
+    )
 
 
 def units_to_symbols(units: list[Unit]) -> list[str]:

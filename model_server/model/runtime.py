@@ -120,7 +120,8 @@ def _cut_long(sentence: str) -> list[str]:
 def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
     """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
     whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
-    single letter. With ``final`` the rest is a sentence too."""
+    single letter. With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
+    no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
     sentences, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         before = text[start : m.start()].split()
@@ -130,11 +131,50 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
         sentences.append(text[start : m.end()].strip())
         start = m.end()
     rest = text[start:]
-    if final and rest.strip():
-        sentences.append(rest.strip())
+    if final:
+        if rest.strip():
+            sentences.append(rest.strip())
         rest = ""
     out = [piece for s in sentences if s for piece in _cut_long(s)]
     return out, rest
+
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def written_words(sentence: str, words: list[str]) -> list[str]:
+    """The client's text for each spoken word, punctuation attached: ["Hello,", "world!"] for the words
+    ["Hello", "world"] of "Hello, world!". Word timestamps carry these, so a framework that joins them
+    with spaces (Pipecat) or finds them in the text it sent (LiveKit) gets the sentence back as written.
+
+    Each whitespace-delimited token of the sentence goes to the first word that starts in it (two words in
+    one token split it where the second begins); a token with no word ("-", "...") joins the word before
+    it (or the first word). A word not found verbatim in the sentence keeps its own text."""
+    if not words:
+        return []
+    tokens = [(m.start(), m.end()) for m in _NON_SPACE.finditer(sentence)]
+    starts: list[int | None] = []
+    pos = 0
+    for word in words:
+        at = sentence.find(word, pos) if word else -1
+        starts.append(None if at < 0 else at)
+        if at >= 0:
+            pos = at + len(word)
+    # pieces[i]: the parts of the sentence word i stands for, in order
+    pieces: list[list[str]] = [[] for _ in words]
+    i = 0  # next word to place
+    for t0, t1 in tokens:
+        inside = [k for k in range(i, len(words)) if starts[k] is not None and starts[k] < t1]
+        if not inside:  # no word starts in this token: it belongs to the word before
+            pieces[max(i - 1, 0)].append(sentence[t0:t1])
+            continue
+        cut = t0
+        for n, k in enumerate(inside):
+            end = starts[inside[n + 1]] if n + 1 < len(inside) else t1
+            pieces[k].append(sentence[cut:end])
+            cut = end
+        i = inside[-1] + 1
+    return [" ".join(parts) if parts else word for word, parts in zip(words, pieces, strict=True)]
 
 
 # -- planner ---------------------------------------------------------------------------------------------
@@ -260,12 +300,14 @@ class Planner:
                 return
 
     def _start_sentence(self, sentence: str) -> None:
-        words = self._rt.phonemize(sentence, self.language)
+        units = self._rt.phonemize(sentence, self.language)
         ids, spans = [], deque()
-        for text, sym_ids in words:
+        for text, sym_ids in units:
             if text is not None and sym_ids:
                 spans.append((text, len(ids), len(ids) + len(sym_ids)))
             ids.extend(sym_ids)
+        written = written_words(sentence, [text for text, _, _ in spans])
+        spans = deque((w, a, b) for w, (_, a, b) in zip(written, spans, strict=True))
         self._ids, self._words, self._next_phone = ids, spans, 0
         self.peak_phones = max(self.peak_phones, len(ids))
 
@@ -301,6 +343,17 @@ class Planner:
         self._next_phone = b
         if b >= len(self._ids):  # sentence consumed: drop its phones
             self._ids, self._next_phone = [], 0
+
+
+def warmup_shapes(max_streams: int, max_chunk_frames: int, graphs: bool) -> tuple[list[int], list[int]]:
+    """(batch sizes, chunk lengths) SpeechRuntime.warmup steps through. With graphs: every bucket a batch
+    of up to max_streams is padded to (or max_streams itself beyond the largest bucket, which runs
+    eagerly) and every captured length a chunk of up to max_chunk_frames is split into."""
+    if not graphs:
+        return sorted({1, max_streams}), [min(8, max_chunk_frames)]
+    batches = [b for b in GRAPH_BATCHES if b < max_streams]
+    batches.append(next((b for b in GRAPH_BATCHES if b >= max_streams), max_streams))
+    return batches, [n for n in GRAPH_LENGTHS if n <= max_chunk_frames]
 
 
 # -- runtime ---------------------------------------------------------------------------------------------
@@ -427,19 +480,23 @@ class SpeechRuntime:
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
 
-    def warmup(self, max_streams: int) -> None:
-        """Optional, before serving: run steps of every batch bucket and chunk length up to max_streams on a
-        scratch pool, so CUDA graphs (and Triton autotuning, allocator pools) are ready before the first
-        request. On the CPU it only runs two small steps."""
-        pool = self.new_pool(max_streams)
-        if self._graphs is not None:
-            batches = [b for b in GRAPH_BATCHES if b <= max_streams] or [max_streams]
-            lengths = GRAPH_LENGTHS
-        else:
-            batches, lengths = sorted({1, max_streams}), (8,)
+    def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
+        """Before serving (the server calls it before readiness): run one step of every shape the engine
+        can ask for on a scratch pool, so that on CUDA every graph (batch bucket x chunk length) is
+        captured and Triton has compiled and autotuned its kernels before the first request. Batches are
+        padded up to a bucket, so the bucket that holds max_streams is included; chunks are split into
+        captured lengths, so every length up to max_chunk_frames is. Beyond the largest bucket the step
+        runs eagerly: one eager step at max_streams tunes that shape. On the CPU: two small steps."""
+        batches, lengths = warmup_shapes(max_streams, max_chunk_frames, self._graphs is not None)
+        pool = self.new_pool(max(batches))
         for b in batches:
             for n in lengths:
                 self.step(pool, list(range(b)), torch.zeros(b, n, self.config.cond_dim))
+        return {
+            "batches": batches,
+            "lengths": lengths,
+            "cuda_graphs": len(self._graphs.graphs) if self._graphs is not None else 0,
+        }
 
     # the batched step --------------------------------------------------------------------------------------
     def decode(self, cond: torch.Tensor, states):

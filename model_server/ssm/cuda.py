@@ -3,7 +3,8 @@
 Imported lazily: this machine class has no CUDA and mamba-ssm cannot be installed without it, so nothing
 here is touched unless a tensor is on a CUDA device. Same parameters and state layout as
 `model_server.ssm.mamba2.Mamba2`, which calls `forward` automatically for CUDA inputs when `available()`.
-Set STATESPEAK_DISABLE_MAMBA_SSM=1 to force the pure torch path (for comparisons).
+Set STATESPEAK_DISABLE_MAMBA_SSM=1 to force the pure torch path (for comparisons). `unavailable_reason()`
+says why the kernels are not used; the server refuses readiness on it when STATESPEAK_DEVICE=cuda.
 """
 
 from __future__ import annotations
@@ -14,33 +15,62 @@ import os
 import torch
 import torch.nn.functional as F
 
+DISABLE_ENV = "STATESPEAK_DISABLE_MAMBA_SSM"
+
 
 @functools.lru_cache(maxsize=1)
-def _kernels():
-    """(chunk_scan, state_update, rmsnorm_fn, conv_fn, conv_update), or None when mamba_ssm is missing."""
-    if os.environ.get("STATESPEAK_DISABLE_MAMBA_SSM") == "1" or not torch.cuda.is_available():
-        return None
+def _load() -> tuple[tuple | None, str]:
+    """((chunk_scan, state_update, rmsnorm_fn, conv_fn, conv_update), "") or (None, why not)."""
+    if os.environ.get(DISABLE_ENV) == "1":
+        return None, f"disabled by {DISABLE_ENV}=1"
+    if not torch.cuda.is_available():
+        return None, f"torch {torch.__version__} sees no CUDA device (built for CUDA {torch.version.cuda})"
     try:
         from mamba_ssm.ops.triton.layernorm_gated import rmsnorm_fn
         from mamba_ssm.ops.triton.selective_state_update import selective_state_update
         from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
-    except ImportError:
-        return None
+    except ImportError as exc:
+        return None, f"mamba_ssm's Triton kernels do not import: {type(exc).__name__}: {exc}"
     try:
         from causal_conv1d import causal_conv1d_fn, causal_conv1d_update
     except ImportError:  # the depthwise conv is cheap in plain torch; the scan is what matters
         causal_conv1d_fn, causal_conv1d_update = None, None
-    return (
+    kernels = (
         mamba_chunk_scan_combined,
         selective_state_update,
         rmsnorm_fn,
         causal_conv1d_fn,
         causal_conv1d_update,
     )
+    return kernels, ""
+
+
+def _kernels():
+    """(chunk_scan, state_update, rmsnorm_fn, conv_fn, conv_update), or None when unavailable."""
+    return _load()[0]
+
+
+def reset() -> None:
+    """Forget the cached reading (after flipping DISABLE_ENV, as tools/gpu_bench.py does)."""
+    _load.cache_clear()
 
 
 def available() -> bool:
     return _kernels() is not None
+
+
+def unavailable_reason() -> str:
+    """Why the kernels are not used ("" when they are): no CUDA, disabled, or the import error."""
+    return _load()[1]
+
+
+def kernel_path() -> str:
+    """The Mamba-2 path CUDA tensors take: "triton" (mamba-ssm's Triton kernels, with causal-conv1d's
+    CUDA conv when installed: "triton+causal_conv1d") or "torch" (the pure torch fallback)."""
+    kernels = _kernels()
+    if kernels is None:
+        return "torch"
+    return "triton+causal_conv1d" if kernels[3] is not None else "triton"
 
 
 def forward(mod, u: torch.Tensor, conv_state: torch.Tensor | None, ssm_state: torch.Tensor | None):

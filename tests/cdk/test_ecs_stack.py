@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from model_server import contract
-from statespeak_constructs.image import ASSET_EXCLUDES, DOCKERFILE
+from statespeak_constructs.image import DOCKERFILE
 
 FOUNDATION, ECS = "Foundation", "Ecs"
 
@@ -156,7 +156,7 @@ def test_asset_image_builds_the_server_dockerfile_from_a_tight_context(default_s
     assert (staged / "model_server" / "data").is_dir(), (
         "`data` must exclude /data only, not model_server/data"
     )
-    assert {".venv", ".git", "cdk.out", "data", "runs"} <= set(ASSET_EXCLUDES)
+    assert [p.name for p in staged.iterdir()] == ["model_server"]  # an allow-list: nothing else
 
 
 def test_ecr_repository_owned_by_the_kit(full_synth):
@@ -404,7 +404,9 @@ def test_target_tracking_on_the_servers_active_streams(variant, default_synth, f
     metric = config["CustomizedMetricSpecification"]
     assert metric["Namespace"] == contract.METRICS_NAMESPACE
     assert metric["MetricName"] == contract.METRIC_ACTIVE_STREAMS
-    assert metric["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in metric["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert metric["Statistic"] == "Average"
     assert config["DisableScaleIn"] is False
     assert config["ScaleInCooldown"] >= 600 and config["ScaleOutCooldown"] <= 120
@@ -451,7 +453,9 @@ def test_alarms_watch_ttfb_errors_rejections_and_unhealthy_hosts(default_synth):
     }
     ttfb = by_metric[contract.METRIC_TIME_TO_FIRST_AUDIO]
     assert ttfb["Stat"] == "p99" and ttfb["Namespace"] == contract.METRICS_NAMESPACE
-    assert ttfb["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in ttfb["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert all("AlarmActions" not in a for a in alarms)  # no topic unless asked for
     assert not default_synth.resources(ECS, "AWS::SNS::Subscription")
 

@@ -14,6 +14,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from model_server.contract import (
+    DIM_KIT,
     DIM_SERVICE,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
@@ -250,7 +251,12 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
             dims = tuple(sorted((d["Name"], d["Value"]) for d in props.get("Dimensions", [])))
             stat = props.get("ExtendedStatistic") or props.get("Statistic")
             watched.add((props["Namespace"], props["MetricName"], dims, stat))
-    assert (METRICS_NAMESPACE, METRIC_TIME_TO_FIRST_AUDIO, ((DIM_SERVICE, "sagemaker"),), "p99") in watched
+    assert (
+        METRICS_NAMESPACE,
+        METRIC_TIME_TO_FIRST_AUDIO,
+        ((DIM_KIT, "Statespeak"), (DIM_SERVICE, "sagemaker")),
+        "p99",
+    ) in watched
     endpoint_dims = (("EndpointName", ENDPOINT), ("VariantName", "AllTraffic"))
     assert ("AWS/SageMaker", "Invocation5XXErrors", endpoint_dims, "Sum") in watched
     template.has_resource_properties(

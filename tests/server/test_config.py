@@ -62,3 +62,26 @@ def test_empty_secret_file_is_refused_rather_than_disabling_auth(tmp_path):
     secret.write_text("\n# nothing\n")
     with pytest.raises(ConfigError, match="holds no key"):
         ServerConfig.from_env({ENV_API_KEYS_FILE: str(secret)})
+
+
+def test_openai_voice_table_is_explicit_and_configurable():
+    from model_server.api.requests import openai_voice_table
+    from model_server.config import DEFAULT_OPENAI_VOICES, ENV_OPENAI_VOICES
+
+    bundled = {"en_female_slt": "en", "en_male_kal": "en", "de_male_m3": "de"}
+    # the default table names fixed voices: another voice in the model changes nothing
+    assert openai_voice_table(bundled, None) == DEFAULT_OPENAI_VOICES
+    assert openai_voice_table({**bundled, "aa_new": "en"}, None) == DEFAULT_OPENAI_VOICES
+    assert openai_voice_table({"en_female_slt": "en"}, None) == {
+        name: vid for name, vid in DEFAULT_OPENAI_VOICES.items() if vid == "en_female_slt"
+    }
+    cfg = ServerConfig.from_env({ENV_OPENAI_VOICES: "alloy = de_male_m3, nova=en_male_kal"})
+    assert openai_voice_table(bundled, cfg.openai_voices) == {"alloy": "de_male_m3", "nova": "en_male_kal"}
+    with pytest.raises(ValueError, match=ENV_OPENAI_VOICES):  # a configured name must reach a voice
+        openai_voice_table(bundled, {"alloy": "en_typo"})
+
+
+@pytest.mark.parametrize("raw", ["alloy", "alloy=", "=en_female_slt", "alloy=a,alloy=b"])
+def test_bad_openai_voice_table_names_the_variable(raw):
+    with pytest.raises(ConfigError, match="STATESPEAK_OPENAI_VOICES"):
+        ServerConfig.from_env({"STATESPEAK_OPENAI_VOICES": raw})

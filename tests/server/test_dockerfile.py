@@ -9,29 +9,26 @@ REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = (REPO / "model_server" / "Dockerfile").read_text()
 
 
-def pins(text: str) -> dict[str, str]:
-    return {
-        m[0].lower(): m[1] for m in re.findall(r"([A-Za-z0-9_.\-]+)(?:\[[a-z,]+\])?==([0-9][^\s\"\\]*)", text)
-    }
-
-
-def test_cuda_base_images_pinned():
+def test_one_cuda_base_image_pinned_by_digest():
+    # Versions and the CUDA match are proven by resolving the lock (test_image_lock.py); here: the digest.
     bases = re.findall(r"^FROM\s+(\S+)", DOCKERFILE, re.M)
-    assert len(bases) == 2 and all(b.startswith("nvidia/cuda:") for b in bases)
-    assert re.search(r"^ARG CUDA_VERSION=\d+\.\d+\.\d+$", DOCKERFILE, re.M)
-    assert "devel" in bases[0] and "runtime" in bases[1]  # kernels compiled in devel, shipped on runtime
+    assert len(bases) == 1 and re.fullmatch(
+        r"nvidia/cuda:\d+\.\d+\.\d+-base-ubuntu24\.04@sha256:[0-9a-f]{64}", bases[0]
+    )
+    assert "imagetools inspect" in DOCKERFILE  # how to refresh the digest is written down
 
 
-def test_torch_and_mamba_kernels_pinned_and_match_requirements():
-    docker = pins(DOCKERFILE)
-    for package in ("torch", "mamba-ssm", "causal-conv1d"):
-        assert package in docker, f"{package} is not pinned in the Dockerfile"
-    required = pins((REPO / "requirements.txt").read_text())
-    for package, version in docker.items():
-        if package in required:
-            assert version == required[package], f"{package}: Dockerfile {version} != requirements.txt"
-    missing = {"fastapi", "uvicorn", "websockets", "prometheus-client", "soxr", "safetensors"} - set(docker)
-    assert not missing
+def test_runtime_can_compile_triton_launchers_as_a_writable_non_root_user():
+    apt = re.search(r"apt-get install -y --no-install-recommends ([^\n&]+)", DOCKERFILE)[1].split()
+    assert {"gcc", "libc6-dev", "python3-dev", "python3"} <= set(apt)  # Triton's launcher: cc + Python.h
+    assert "nvcc" not in DOCKERFILE and "build-essential" not in DOCKERFILE and "MAX_JOBS" not in DOCKERFILE
+    user = re.search(r"^USER (\S+)$", DOCKERFILE, re.M)[1]
+    assert user != "root" and re.search(
+        rf"useradd .*--create-home --home-dir /home/{user} {user}", DOCKERFILE
+    )
+    cache = re.search(r"TRITON_CACHE_DIR=(\S+)", DOCKERFILE)[1]
+    assert cache.startswith(f"/home/{user}/") and f"-o {user} -g {user} {cache}" in DOCKERFILE
+    assert re.search(rf"HOME=/home/{user}\b", DOCKERFILE)
 
 
 def test_entrypoint_accepts_serve_port_healthcheck_and_weights():
@@ -41,7 +38,6 @@ def test_entrypoint_accepts_serve_port_healthcheck_and_weights():
     assert re.search(r"^HEALTHCHECK .*\n?.*/health", DOCKERFILE, re.M)
     assert "COPY model_server/ ./model_server/" in DOCKERFILE  # bundled weights live in the package
     assert not re.search(r"^ENV[^\n]*MODEL_DIR=", DOCKERFILE, re.M)  # so MODEL_DIR stays an override
-    assert re.search(r"^USER (?!root)\S+", DOCKERFILE, re.M)
 
 
 def test_port_matches_contract():
