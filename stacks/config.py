@@ -266,6 +266,12 @@ class StatespeakConfig:
         return self.gpu_az_id or DEFAULT_GPU_AZ_IDS.get(self.region, "")
 
     @property
+    def gpu_zone_name(self) -> str:
+        """The GPU hosts' zone by name when the kit's own VPC is placed by `availability_zones` (the first
+        name wins over `gpu_az_id`); empty when it is placed by AZ ID, or in your VPC (`gpu_subnet_id`)."""
+        return self.zone_list[0] if self.zone_list and not self.vpc_id else ""
+
+    @property
     def byo_vpc(self) -> bool:
         """Deploy into an existing VPC (vpc_id) rather than create one."""
         return bool(self.vpc_id)

@@ -147,11 +147,19 @@ def ec2_gpu_vcpus(ec2: Any, quotas: Any, config: StatespeakConfig) -> Outcome:
     return Outcome(shown_needed, shown_free, OK)
 
 
+def gpu_zone_label(config: StatespeakConfig) -> str:
+    """Where the GPU hosts go: the first of `availability_zones` when the kit's VPC is placed by zone
+    names, else the AZ ID `gpu_az_id` (or the region's default)."""
+    return config.gpu_zone_name or config.gpu_zone_id
+
+
 def gpu_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
-    """The GPU zone, by AZ ID, exists in the region, is available and opted in (not a Local Zone)."""
-    zone_id = config.gpu_zone_id
+    """The GPU zone (by AZ ID, or by name) exists in the region, is available and opted in (not a Local
+    Zone)."""
+    zone_id = gpu_zone_label(config)
+    by = "zone-name" if config.gpu_zone_name else "zone-id"
     zones = ec2.describe_availability_zones(
-        AllAvailabilityZones=True, Filters=[{"Name": "zone-id", "Values": [zone_id]}]
+        AllAvailabilityZones=True, Filters=[{"Name": by, "Values": [zone_id]}]
     )["AvailabilityZones"]
     needed = f"an available zone of {config.region}"
     if not zones:
@@ -174,9 +182,10 @@ def gpu_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
 
 
 def instance_offered_in_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
-    itype, zone_id = config.ecs_instance_type, config.gpu_zone_id
+    itype, zone_id = config.ecs_instance_type, gpu_zone_label(config)
+    location_type = "availability-zone" if config.gpu_zone_name else "availability-zone-id"
     offers = ec2.describe_instance_type_offerings(
-        LocationType="availability-zone-id",
+        LocationType=location_type,
         Filters=[
             {"Name": "location", "Values": [zone_id]},
             {"Name": "instance-type", "Values": [itype]},
@@ -187,7 +196,7 @@ def instance_offered_in_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
             f"{itype} in {zone_id}",
             "not offered",
             FAIL,
-            f"aws ec2 describe-instance-type-offerings --location-type availability-zone-id --filters "
+            f"aws ec2 describe-instance-type-offerings --location-type {location_type} --filters "
             f"Name=instance-type,Values={itype} --region {config.region}: pick a listed zone (-c gpu_az_id=)",
         )
     return Outcome(f"{itype} in {zone_id}", "offered", OK)
