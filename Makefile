@@ -52,7 +52,7 @@ data: $(STAMP) apt
 train: $(STAMP)
 	$(PY) -m model_server.train
 
-evaluate: $(STAMP)
+evaluate: $(STAMP) apt
 	$(PY) -m model_server.evaluate
 
 bench: $(STAMP)

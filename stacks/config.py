@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from model_server.contract import BUNDLED_WEIGHTS_VERSION
+from model_server.contract import BUNDLED_WEIGHTS_VERSION, MAX_STREAMS_LIMIT
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CDK_JSON = REPO_ROOT / "cdk.json"
@@ -408,8 +408,8 @@ class StatespeakConfig:
                 f"max_replicas={self.max_replicas} is below min_replicas={self.min_replicas}; "
                 "allowed: max_replicas >= min_replicas"
             )
-        _range("max_streams_per_task", self.max_streams_per_task, 1, 256)
-        _range("target_streams_per_task", self.target_streams_per_task, 1, 256)
+        _range("max_streams_per_task", self.max_streams_per_task, 1, MAX_STREAMS_LIMIT)
+        _range("target_streams_per_task", self.target_streams_per_task, 1, MAX_STREAMS_LIMIT)
         if self.target_streams_per_task > self.max_streams_per_task:
             raise ConfigError(
                 f"target_streams_per_task={self.target_streams_per_task} exceeds max_streams_per_task="

@@ -19,6 +19,7 @@ from model_server.api.app import create_app
 from model_server.api.logs import setup_logging
 from model_server.api.state import ServerState
 from model_server.config import ServerConfig
+from model_server.threads import configure_torch_threads
 
 log = logging.getLogger("statespeak.server")
 SHUTDOWN_GRACE_S = 3.0  # after the drain: time for uvicorn to close idle connections
@@ -81,6 +82,7 @@ def build_server(
         log_config=None,  # our JSON logging, set up by the caller
         access_log=False,  # every stream logs its own line with TTFB and outcome
         ws="websockets-sansio",
+        ws_per_message_deflate=config.ws_per_message_deflate,  # off by default: CPU, not bandwidth, is short
         ws_max_size=4
         * config.max_body_bytes,  # larger frames get a protocol close; smaller ones a JSON error
         ws_ping_interval=20.0,
@@ -95,6 +97,7 @@ def build_server(
 def serve(host: str, port: int, config: ServerConfig | None = None) -> int:
     config = config or ServerConfig.from_env()
     setup_logging(config.log_level)
+    configure_torch_threads(config)
     server = build_server(host, port, config)
     server.run()
     return server.exit_code

@@ -73,6 +73,21 @@ class LocalServer:
             f"the local server was not ready within {self.ready_timeout_s:.0f}s; see {self.log_path}"
         )
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system, all threads) the server process has used; None where /proc is absent.
+
+        Unlike latency, it barely moves when other work shares the cores: the bench's contention-robust
+        measure of what one second of audio costs the server.
+        """
+        if self.proc is None:
+            return None
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        # Fields 14 and 15 of proc(5), utime and stime, counted from after the ")" ending the name.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
             # SIGTERM drains in-flight streams; kill only if it overstays its drain bound.
