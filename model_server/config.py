@@ -18,6 +18,8 @@ from model_server.contract import (
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    ENV_QUERY_API_KEYS,
+    ENV_SAGEMAKER_ROUTES,
     MAX_STREAMS_LIMIT,
 )
 
@@ -142,6 +144,8 @@ class ServerConfig:
     api_keys: frozenset[str] = field(default_factory=frozenset)
     drain_timeout_s: float = 25.0  # below SageMaker's 30 s and the ECS stopTimeout the stack sets
     deployment: str = "local"
+    sagemaker_routes: bool = True  # serve /invocations and /ping (off on the ECS route: keyless bypass)
+    query_api_keys: bool = True  # accept `?api_key=` (off on internet-facing entries: it lands in logs)
     max_transcript_chars: int = 5000
     max_body_bytes: int = 64 * 1024
     first_chunk_frames: int = 4  # 50 ms of audio: small for time to first audio
@@ -187,6 +191,8 @@ class ServerConfig:
             api_keys=load_api_keys(env),
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
+            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, True),
+            query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
             max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),
             max_body_bytes=_int(env, ENV_MAX_BODY_BYTES, 64 * 1024, 1024, 64 * 1024 * 1024),
             first_chunk_frames=first,

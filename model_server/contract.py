@@ -22,6 +22,10 @@ ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
 ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
 ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"
 ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimension
+# "false" on the ECS route: /invocations and /ping (the keyless SageMaker contract) answer 404 there.
+ENV_SAGEMAKER_ROUTES = "STATESPEAK_SAGEMAKER_ROUTES"
+# "false" on internet-facing entries: a key in `?api_key=` (which lands in ALB access logs) is refused.
+ENV_QUERY_API_KEYS = "STATESPEAK_QUERY_API_KEYS"
 ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available; the local default), cpu, cuda, cuda:N
 DEVICE_CUDA = "cuda"  # what both deployment routes set: no readiness without CUDA and the kernels
 ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metric dimension

@@ -68,12 +68,16 @@ _REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$")
 _ECS_INSTANCE_RE = re.compile(r"^(g5|g6|g6e|p4d|p4de|p5|p5e|p5en|p6-b200)\.(\d*xlarge|metal)$")
 _SAGEMAKER_INSTANCE_RE = re.compile(r"^ml\.(g5|g6|g6e|p4d|p4de|p5|p5e|p5en)\.\d*xlarge$")
 _CERT_ARN_RE = re.compile(r"^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[0-9a-f-]{36}$")
-_MODEL_PACKAGE_RE = re.compile(r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:model-package/[A-Za-z0-9/._-]+$")
+_MODEL_PACKAGE_RE = re.compile(
+    r"^arn:aws[a-z-]*:sagemaker:([a-z0-9-]+):\d{12}:model-package/[A-Za-z0-9/._-]+$"
+)
+_VOICE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _TOPIC_ARN_RE = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _IMAGE_TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _CIDR_RE = re.compile(r"^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})/(\d{1,2})$")
 _VERSION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+_ECS_AMI_VERSION_RE = re.compile(r"^2023\.0\.\d{8}$")
 _AZ_ID_RE = re.compile(r"^[a-z]{3,5}\d-az\d{1,2}$")
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9-]{0,30}$")
 _SETTING_KEY_RE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
@@ -121,6 +125,9 @@ class StatespeakConfig:
     """GPU instance type of the ECS capacity (g5, g6, g6e or p families); one task per GPU."""
     sagemaker_instance_type: str = "ml.g6e.xlarge"
     """Instance type of the SageMaker real-time endpoint."""
+    sagemaker_autoscaling: bool = True
+    """Register the endpoint variant with Application Auto Scaling. False removes the registration (the
+    endpoint keeps its current count), e.g. to change `sagemaker_instance_type` by hand (docs/sagemaker.md)."""
     min_replicas: int = 2
     """Lower bound of tasks / endpoint instances (at least 2, so one failure never stops the service)."""
     max_replicas: int = 8
@@ -137,6 +144,9 @@ class StatespeakConfig:
     """ACM certificate for the ALB's HTTPS listener (same region); required when internet_facing."""
     model_package_arn: str = ""
     """Optional SageMaker Marketplace model package to deploy instead of the kit's own container."""
+    marketplace_canary_voice: str = ""
+    """With model_package_arn: a voice id of the package; a latency canary then speaks with it once a
+    minute (a package's voices cannot be listed through /invocations). Empty: no canary on that route."""
     alarm_email: str = ""
     """Optional address subscribed to the alarm topic."""
     alarm_topic_arn: str = ""
@@ -157,6 +167,10 @@ class StatespeakConfig:
     placement_group: bool = True
     """Launch the GPU hosts into a cluster placement group (one rack, lowest latency; the reference
     architecture's advice). Switch off when capacity in one placement group is hard to get."""
+    ecs_ami_version: str = "2023.0.20261113"
+    """ECS-optimized AL2023 GPU AMI release of the GPU hosts (`al2023-ami-ecs-gpu-hvm-<this>-kernel-6.1-
+    x86_64-ebs`). Pinned: the Lustre client installed at boot comes from the same release's repository, so
+    it matches the kernel. docs/ecs.md says how to move to a newer release and refresh the hosts."""
     log_retention_days: int = 30
     """Retention of every log group the kit creates (a value CloudWatch Logs accepts)."""
     fsx_storage_gib: int = 1200
@@ -238,8 +252,9 @@ class StatespeakConfig:
 
     @property
     def secrets_endpoint(self) -> bool:
-        """The data plane reads Secrets Manager (the ECS tasks' API key)."""
-        return self.deploy_ecs and self.api_key_auth
+        """The data plane reads Secrets Manager (the ECS tasks' API key). Not tied to `deployment`: the
+        foundation stays the same while routes are switched (docs/switching.md)."""
+        return self.api_key_auth
 
     @property
     def tls(self) -> bool:
@@ -249,6 +264,12 @@ class StatespeakConfig:
     def gpu_zone_id(self) -> str:
         """The effective AZ ID of the GPU hosts: `gpu_az_id`, or the region's default."""
         return self.gpu_az_id or DEFAULT_GPU_AZ_IDS.get(self.region, "")
+
+    @property
+    def gpu_zone_name(self) -> str:
+        """The GPU hosts' zone by name when the kit's own VPC is placed by `availability_zones` (the first
+        name wins over `gpu_az_id`); empty when it is placed by AZ ID, or in your VPC (`gpu_subnet_id`)."""
+        return self.zone_list[0] if self.zone_list and not self.vpc_id else ""
 
     @property
     def byo_vpc(self) -> bool:
@@ -337,6 +358,12 @@ class StatespeakConfig:
             _VERSION_RE,
             "a folder name under weights/: letters, digits, '.', '_', '-' (at most 63)",
         )
+        _pattern(
+            "ecs_ami_version",
+            self.ecs_ami_version,
+            _ECS_AMI_VERSION_RE,
+            "an ECS-optimized AL2023 AMI release such as 2023.0.20261113 (github.com/aws/amazon-ecs-ami releases)",
+        )
         _cidr("vpc_cidr", self.vpc_cidr, largest=28 if self.vpc_id else 24)  # an existing VPC may be small
         if self.availability_zones:
             zones = self.zone_list
@@ -351,7 +378,25 @@ class StatespeakConfig:
                 )
         if self.gpu_az_id:
             _pattern("gpu_az_id", self.gpu_az_id, _AZ_ID_RE, "an AZ ID such as use1-az4")
-        elif self.region not in DEFAULT_GPU_AZ_IDS:
+            default = DEFAULT_GPU_AZ_IDS.get(self.region)
+            if default and not self.gpu_az_id.startswith(default.split("-")[0] + "-"):
+                raise ConfigError(
+                    f"gpu_az_id={self.gpu_az_id!r} is not a zone of region {self.region}; allowed: an AZ ID such "
+                    f"as {default} (aws ec2 describe-availability-zones --query 'AvailabilityZones[].ZoneId')"
+                )
+        if self.region not in DEFAULT_GPU_AZ_IDS and not self.availability_zones:
+            # Subnets are placed by AZ ID only where the kit knows the region's IDs (zones.py).
+            raise ConfigError(
+                f"region {self.region} needs availability_zones (zone names; the GPU hosts use the first): the "
+                f"kit places subnets by AZ ID only in {', '.join(sorted(DEFAULT_GPU_AZ_IDS))}"
+            )
+        if self.gpu_az_id and self.availability_zones and not self.vpc_id:
+            # In your own VPC both are set: zone names describe the subnets, gpu_az_id the GPU subnet's zone.
+            raise ConfigError(
+                f"gpu_az_id={self.gpu_az_id!r} and availability_zones={self.availability_zones!r} are both set; "
+                "allowed: one of them (with zone names the GPU hosts use the first zone)"
+            )
+        if not self.gpu_az_id and self.region not in DEFAULT_GPU_AZ_IDS and not self.availability_zones:
             raise ConfigError(
                 f"gpu_az_id is empty and region {self.region} has no default GPU zone; allowed: an AZ ID of "
                 f"{self.region} (aws ec2 describe-availability-zones --query 'AvailabilityZones[].ZoneId')"
@@ -418,6 +463,25 @@ class StatespeakConfig:
                 f"model_package_arn={self.model_package_arn!r} is not a SageMaker model package ARN; "
                 "allowed: arn:aws:sagemaker:<region>:<account>:model-package/<name>"
             )
+        package = _MODEL_PACKAGE_RE.match(self.model_package_arn)
+        if package and package.group(1) != self.region:
+            raise ConfigError(
+                f"model_package_arn={self.model_package_arn!r} is in region {package.group(1)}, but "
+                f"region={self.region}; allowed: the package ARN of the deployment region (Marketplace "
+                "packages have one ARN per region)"
+            )
+        if self.marketplace_canary_voice:
+            _pattern(
+                "marketplace_canary_voice",
+                self.marketplace_canary_voice,
+                _VOICE_ID_RE,
+                "a voice id: letters, digits, '_', '.', ':', '-' (at most 128)",
+            )
+            if not self.model_package_arn:
+                raise ConfigError(
+                    f"marketplace_canary_voice={self.marketplace_canary_voice!r} needs model_package_arn; the "
+                    "kit's own model gets a canary without it; allowed: empty, or set model_package_arn"
+                )
         if self.alarm_email and not _EMAIL_RE.match(self.alarm_email):
             raise ConfigError(
                 f"alarm_email={self.alarm_email!r} is not an e-mail address; allowed: name@domain"

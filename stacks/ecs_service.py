@@ -60,6 +60,7 @@ class EcsServiceStack(Stack):
                     storage_gib=config.fsx_storage_gib,
                     throughput_per_tib=config.fsx_throughput_per_tib,
                     seeded_after=weights_bucket.seed,
+                    preload_version=config.weights_version,
                 ),
             )
         else:
@@ -88,6 +89,10 @@ class EcsServiceStack(Stack):
                 instance_type=config.ecs_instance_type,
                 # Room for a rolling deploy (200%) of the largest service, one GPU per task.
                 max_instances=2 * config.max_replicas,
+                ami_version=config.ecs_ami_version,
+                logs_key=logs_key,
+                log_retention_days=config.log_retention_days,
+                placement_group=config.placement_group,
                 host_setup_commands=weights.host_setup_commands(),
             ),
         )
@@ -139,6 +144,7 @@ class EcsServiceStack(Stack):
                 scale_in_cooldown_s=config.scale_in_cooldown_s,
                 scale_out_cooldown_s=config.scale_out_cooldown_s,
                 api_key_secret=self.api_key.secret if self.api_key else None,
+                accept_query_api_keys=not config.internet_facing,
                 kit_name=config.name,
             ),
         )
@@ -220,6 +226,8 @@ class EcsServiceStack(Stack):
                 ),
             )
         )
+        # Deleted before the capacity release, which then lets the group's hosts go (tear-down, rollback).
+        service.service.node.add_dependency(gpu.capacity_release)
         if self.canary is not None:
             self.canary.rule.node.add_dependency(service.service)  # first canary once the service is steady
             if config.client_cidrs or config.client_security_group_ids:

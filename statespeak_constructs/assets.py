@@ -13,7 +13,8 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def lambda_asset(function: str) -> Path:
-    """The asset folder of one Lambda function (`canary`, `weights_sync`)."""
+    """The asset folder of one Lambda function (`canary`, `weights_sync`, `capacity_release`,
+    `scaling_handover`)."""
     packaged = _PACKAGE / "_lambda" / function
     if packaged.is_dir():
         return packaged

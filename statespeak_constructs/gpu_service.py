@@ -24,6 +24,8 @@ from model_server.contract import (
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    ENV_QUERY_API_KEYS,
+    ENV_SAGEMAKER_ROUTES,
     HEALTH_PATH,
     METRIC_ACTIVE_STREAMS,
     METRICS_NAMESPACE,
@@ -112,6 +114,8 @@ class GpuTtsServiceProps:
     """Soft memory reservation of a task."""
     api_key_secret: secretsmanager.ISecret | None = None
     """When set, injected as STATESPEAK_API_KEYS: the server then refuses requests without a valid key."""
+    accept_query_api_keys: bool = True
+    """False on internet-facing entries: the server refuses `?api_key=` (URLs land in ALB access logs)."""
 
 
 class GpuTtsService(Construct):
@@ -145,6 +149,9 @@ class GpuTtsService(Construct):
                 ENV_MAX_STREAMS: str(props.max_streams_per_task),
                 ENV_DRAIN_TIMEOUT_S: str(props.drain_timeout_s),
                 ENV_DEPLOYMENT: DEPLOYMENT_ECS,
+                # /invocations and /ping are the keyless SageMaker contract: never served behind the ALB.
+                ENV_SAGEMAKER_ROUTES: "false",
+                ENV_QUERY_API_KEYS: "true" if props.accept_query_api_keys else "false",
                 ENV_DEVICE: DEVICE_CUDA,  # never serve from the CPU or the torch fallback on a GPU host
                 ENV_KIT_NAME: props.kit_name,
             },

@@ -18,7 +18,12 @@ from aws_cdk import aws_route53_targets as route53_targets
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from model_server.contract import INVOCATIONS_PATH, PING_PATH
 from statespeak_constructs.clients import ClientAccess
+
+# The SageMaker contract's routes: keyless by design (SageMaker authenticates callers with IAM), so the
+# ALB answers them itself and never forwards them to a task (the tasks also turn them off).
+SAGEMAKER_ONLY_PATHS = (INVOCATIONS_PATH, f"{INVOCATIONS_PATH}/*", PING_PATH, f"{PING_PATH}/*")
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,14 @@ class StreamingLoadBalancer(Construct):
             self.listener = self.load_balancer.add_listener(
                 "Http", port=80, protocol=elbv2.ApplicationProtocol.HTTP, open=False
             )
+        self.listener.add_action(
+            "SageMakerOnlyPaths",
+            priority=1,
+            conditions=[elbv2.ListenerCondition.path_patterns(list(SAGEMAKER_ONLY_PATHS))],
+            action=elbv2.ListenerAction.fixed_response(
+                404, content_type="application/json", message_body='{"error": "not found"}'
+            ),
+        )
         self.dns_name = props.dns_name
         self.record: route53.ARecord | None = None
         if props.dns_name:

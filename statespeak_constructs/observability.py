@@ -7,6 +7,7 @@ platform metrics only it knows (load balancer or endpoint errors, GPU utilizatio
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aws_cdk import Duration
@@ -53,6 +54,8 @@ class ObservabilityProps:
     """Subscribe this address to a new, encrypted alarm topic."""
     alarm_topic_arn: str = ""
     """Send alarms to this existing topic instead."""
+    server_metric_alarms: bool = True
+    """Alarm on the kit server's own metrics (TTFB, rejections); off for a container that emits none."""
     rejections_threshold: float = 1.0
     """Alarm when admission control refuses this many streams per minute, 5 minutes running."""
 
@@ -107,21 +110,23 @@ class ServiceObservability(Construct):
             self.topic = topic
 
         self.alarms: dict[str, cloudwatch.Alarm] = {}
-        self._alarm(
-            "TtfbP99",
-            self.ttfb_p99,
-            props.ttfb_p99_threshold_ms,
-            5,
-            f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes",
-        )
+        if props.server_metric_alarms:
+            self._alarm(
+                "TtfbP99",
+                self.ttfb_p99,
+                props.ttfb_p99_threshold_ms,
+                5,
+                f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes",
+            )
         self._alarm("ServerErrors", props.server_errors, 1, 3, "5xx responses in 3 consecutive minutes")
-        self._alarm(
-            "Rejections",
-            self.rejections,
-            props.rejections_threshold,
-            5,
-            "admission control refusing streams for 5 minutes: capacity is short",
-        )
+        if props.server_metric_alarms:
+            self._alarm(
+                "Rejections",
+                self.rejections,
+                props.rejections_threshold,
+                5,
+                "admission control refusing streams for 5 minutes: capacity is short",
+            )
         if props.unhealthy_hosts is not None:
             self._alarm("UnhealthyHosts", props.unhealthy_hosts, 1, 3, "a target failing its readiness check")
 
@@ -154,6 +159,18 @@ class ServiceObservability(Construct):
         self.dashboard.add_widgets(
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(self.alarms.values()), width=24)
         )
+
+    def add_alarms(self, alarms: Iterable[cloudwatch.Alarm]) -> None:
+        """Route alarms made elsewhere (e.g. on the endpoint's own metrics) to the topic and the dashboard."""
+        alarms = list(alarms)
+        for alarm in alarms:
+            if self.topic is not None:
+                alarm.add_alarm_action(cw_actions.SnsAction(self.topic))
+                alarm.add_ok_action(cw_actions.SnsAction(self.topic))
+        if alarms:
+            self.dashboard.add_widgets(
+                cloudwatch.AlarmStatusWidget(title="Endpoint alarms", alarms=alarms, width=24)
+            )
 
     def _alarm(
         self, name: str, metric: cloudwatch.IMetric, threshold: float, minutes: int, what: str

@@ -32,6 +32,7 @@ from statespeak_constructs.sagemaker_scaling import SageMakerScaling, SageMakerS
 
 KIT_NAME = "Agents"  # this copy of the kit: its metrics' Kit dimension, its endpoint's name
 ENDPOINT_NAME = "agents-tts"
+INSTANCE_TYPE = "ml.g6e.xlarge"
 
 
 class VoiceAgentStack(cdk.Stack):
@@ -75,6 +76,7 @@ class VoiceAgentStack(cdk.Stack):
                 ),
                 endpoint_name=ENDPOINT_NAME,
                 log_group=log_group,
+                instance_type=INSTANCE_TYPE,
             ),
         )
         SageMakerScaling(
@@ -87,6 +89,9 @@ class VoiceAgentStack(cdk.Stack):
                 min_instances=2,
                 max_instances=6,
                 target_concurrency=6,
+                instance_type=INSTANCE_TYPE,  # a change hands autoscaling over around the endpoint update
+                logs_key=logs_key,
+                log_retention_days=30,
             ),
         )
         ServiceObservability(

@@ -52,8 +52,16 @@ def test_the_vpc_is_imported_not_created(estate, default_synth):
 
 
 def test_only_the_missing_endpoints_are_added(estate):
-    endpoints = [e["Properties"] for e in estate.resources(FOUNDATION, "AWS::EC2::VPCEndpoint").values()]
-    short = {str(e["ServiceName"]).removeprefix("com.amazonaws.us-east-1.") for e in endpoints}
+    # The foundation's endpoints and the SageMaker route's own (in its stack, so switching routes leaves
+    # the foundation as it is).
+    endpoints = [
+        e["Properties"]
+        for part in (FOUNDATION, SM)
+        for e in estate.resources(part, "AWS::EC2::VPCEndpoint").values()
+    ]
+    short = [str(e["ServiceName"]).removeprefix("com.amazonaws.us-east-1.") for e in endpoints]
+    assert len(short) == len(set(short)), f"created twice: {sorted(short)}"
+    short = set(short)
     existing = set(ESTATE["existing_vpc_endpoints"].split(","))
     assert not short & existing, f"created again: {short & existing}"
     assert {"ecr.api", "ecr.dkr", "logs", "sagemaker.runtime", "secretsmanager"} <= short, short
@@ -106,19 +114,44 @@ def test_alb_admits_exactly_the_named_clients_and_the_canary(estate):
 def test_runtime_endpoint_admits_exactly_the_named_clients_and_the_canary(estate):
     runtime = next(
         e["Properties"]
-        for e in estate.resources(FOUNDATION, "AWS::EC2::VPCEndpoint").values()
+        for e in estate.resources(SM, "AWS::EC2::VPCEndpoint").values()
         if str(e["Properties"]["ServiceName"]).endswith("sagemaker.runtime")
     )
     (sg_ref,) = runtime["SecurityGroupIds"]
     group_id = sg_ref["Fn::GetAtt"][0]
-    rules = _ingress(estate, FOUNDATION, group_id)
-    assert {(r.get("CidrIp"), r.get("SourceSecurityGroupId"), r["FromPort"]) for r in rules} == {
-        ("10.30.0.0/16", None, 443),
-        (None, "sg-0ccccccccccccccc1", 443),
+    rules = _ingress(estate, SM, group_id)
+    canary_sg = next(k for k in estate.resources(SM, "AWS::EC2::SecurityGroup") if k.startswith("Canary"))
+    peers = {(r.get("CidrIp"), json.dumps(r.get("SourceSecurityGroupId")), r["FromPort"]) for r in rules}
+    assert peers == {
+        ("10.30.0.0/16", "null", 443),
+        (None, json.dumps("sg-0ccccccccccccccc1"), 443),
+        (None, json.dumps({"Fn::GetAtt": [canary_sg, "GroupId"]}), 443),  # the kit's canary
     }
-    (canary_rule,) = estate.resources(SM, "AWS::EC2::SecurityGroupIngress").values()
-    assert canary_rule["Properties"]["FromPort"] == 443
-    assert "Fn::ImportValue" in canary_rule["Properties"]["GroupId"]  # the foundation's runtime group
+
+
+def test_a_vpc_with_its_own_runtime_endpoint_gets_no_second_one(synth):
+    """A VPC holds one private-DNS endpoint per service: with `sagemaker.runtime` in
+    existing_vpc_endpoints the SageMaker stack adds none, and the canary and the invoke policy use the VPC's."""
+    existing = ESTATE["existing_vpc_endpoints"] + ",sagemaker.runtime"
+    context = {k: v for k, v in ESTATE.items() if k not in ("dns_name", "certificate_arn")}  # ALB keys
+    result = synth(**{**context, "deployment": "sagemaker", "existing_vpc_endpoints": existing})
+    assert result.error is None, result.error
+    services = [
+        str(e["Properties"]["ServiceName"])
+        for part in (FOUNDATION, SM)
+        for e in result.resources(part, "AWS::EC2::VPCEndpoint").values()
+    ]
+    assert not [s for s in services if s.endswith("sagemaker.runtime")], services
+    canary = next(
+        g for k, g in result.resources(SM, "AWS::EC2::SecurityGroup").items() if k.startswith("Canary")
+    )
+    egress = canary["Properties"]["SecurityGroupEgress"]
+    assert ESTATE["existing_endpoints_security_group_id"] in {
+        r.get("DestinationSecurityGroupId") for r in egress
+    }
+    (policy,) = result.resources(SM, "AWS::IAM::ManagedPolicy").values()
+    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
+    assert statement["Condition"] == {"StringEquals": {"aws:SourceVpc": ESTATE["vpc_id"]}}
 
 
 def test_private_name_with_tls_on_the_internal_alb(estate):

@@ -239,7 +239,8 @@ def test_real_server_with_the_task_environment_emits_the_scaling_metric(second_s
 
     env = _container_environment(second_synth)
     env.pop(contract.ENV_MODEL_DIR)  # the test model instead of the task's mount
-    env[contract.ENV_DEVICE] = "cpu"  # the task pins cuda; this machine has none (the dimensions are the point)
+    # The task pins cuda; this machine has none (the dimensions are the point).
+    env[contract.ENV_DEVICE] = "cpu"
     env["STATESPEAK_EMF_INTERVAL_S"] = "0.2"
     server = ServerProcess(make_model_dir(tmp_path / "model"), tmp_path, **env).start()
     try:

@@ -79,7 +79,10 @@ def test_wheel_holds_the_constructs_their_lambda_code_and_the_shared_names_only(
     server = {n for n in names if n.startswith("model_server/")}
     assert server == {"model_server/__init__.py", "model_server/contract.py"}, "the server is not a library"
     with zipfile.ZipFile(wheel) as archive:
-        for function in ("canary", "weights_sync"):
+        # Every function the constructs deploy: a new lambda/ folder missing from pyproject.toml fails here.
+        functions = sorted(p.name for p in (REPO_ROOT / "lambda").iterdir() if (p / "handler.py").is_file())
+        assert {"canary", "weights_sync", "capacity_release", "scaling_handover"} <= set(functions)
+        for function in functions:
             for source in (REPO_ROOT / "lambda" / function).glob("*.py"):
                 packaged = f"statespeak_constructs/_lambda/{function}/{source.name}"
                 assert archive.read(packaged) == source.read_bytes(), packaged

@@ -220,6 +220,11 @@ def markdown(b: Boundary, context: dict) -> str:
                     [[e.service, e.kind, "yes" if e.private_dns else "no", ", ".join(e.groups),
                       "custom" if e.has_policy else "AWS default (full access for VPC principals)"]
                      for e in b.endpoints])  # fmt: skip
+    policy_rows = [[e.service, s.effect, ", ".join(s.actions), ", ".join(s.resources), s.conditions]
+                   for e in b.endpoints for s in e.statements]  # fmt: skip
+    if policy_rows:
+        lines += ["#### Endpoint policies (the data perimeter)", ""]
+        lines += _table(["endpoint", "effect", "actions", "resources", "conditions"], policy_rows)
     lines += ["### Subnets and routes out of the VPC", ""]
     lines += _table(["subnet", "CIDR", "public IP on launch", "routes beyond local"],
                     [[s.res.name, s.cidr, "yes" if s.public_ip_on_launch else "no",
