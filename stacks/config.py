@@ -396,11 +396,6 @@ class StatespeakConfig:
                 f"gpu_az_id={self.gpu_az_id!r} and availability_zones={self.availability_zones!r} are both set; "
                 "allowed: one of them (with zone names the GPU hosts use the first zone)"
             )
-        if not self.gpu_az_id and self.region not in DEFAULT_GPU_AZ_IDS and not self.availability_zones:
-            raise ConfigError(
-                f"gpu_az_id is empty and region {self.region} has no default GPU zone; allowed: an AZ ID of "
-                f"{self.region} (aws ec2 describe-availability-zones --query 'AvailabilityZones[].ZoneId')"
-            )
         _range("min_replicas", self.min_replicas, 2, 100)
         _range("max_replicas", self.max_replicas, 2, 100)
         if self.max_replicas < self.min_replicas:
