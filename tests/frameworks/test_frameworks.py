@@ -10,14 +10,14 @@ one from word timestamps) a transcript that reads like the text that was sent.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from server._server import ServerProcess, make_model_dir
+
+from tests.support.venvs import locked_venv
 
 from .drive import TURN
 
@@ -28,24 +28,10 @@ DRIVER = Path(__file__).with_name("drive.py")
 SECOND_OF_AUDIO = 24000 * 2  # the plugins' default output: 16-bit mono at 24 kHz
 
 
-def agents_python() -> Path:
-    """.venv-agents/bin/python, installed from the lock file on first use or when the lock changed."""
-    stamp = VENV / ".installed"
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-    if not stamp.is_file() or stamp.read_text() != digest:
-        if not (VENV / "bin" / "python").exists():
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=300)
-        subprocess.run(
-            [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", str(REQUIREMENTS)],
-            check=True, timeout=1200,
-        )  # fmt: skip
-        stamp.write_text(digest)
-    return VENV / "bin" / "python"
-
-
 @pytest.fixture(scope="module")
 def python() -> Path:
-    return agents_python()
+    """.venv-agents/bin/python, installed from the lock file on first use or when the lock changed."""
+    return locked_venv(VENV, REQUIREMENTS)
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,15 @@ skips no longer match any finding (a stale skip hides the next real one).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
 from tests.conftest import VARIANTS
+from tests.support.venvs import locked_venv
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / ".checkov.yaml"
@@ -44,17 +43,8 @@ def skips_with_reasons() -> dict[str, str]:
 
 def checkov_executable() -> Path:
     """.venv-checkov/bin/checkov, installed from the lock file on first use or when the lock changed."""
-    stamp = VENV / ".installed"
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-    if not stamp.is_file() or stamp.read_text() != digest:
-        if not (VENV / "bin" / "python").exists():
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=300)
-        subprocess.run(
-            [str(VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", str(REQUIREMENTS)],
-            check=True, timeout=1200,
-        )  # fmt: skip
-        stamp.write_text(digest)
-    return VENV / "bin" / "checkov"
+    python = locked_venv(VENV, REQUIREMENTS)
+    return python.with_name("checkov")
 
 
 def test_every_skip_has_a_specific_reason():
