@@ -102,7 +102,7 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
 
     @app.get(HEALTH_PATH)
     async def health():
-        return {"status": "ok", "phase": state.phase}
+        return JSONResponse({"status": "ok", "phase": state.phase}, headers=worker_headers)
 
     @app.get(READY_PATH)
     async def ready():

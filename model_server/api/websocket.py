@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import os
 import time
 import uuid
 
@@ -202,7 +203,7 @@ class Connection:
 
 
 async def serve_websocket(ws: WebSocket, state: ServerState) -> None:
-    await ws.accept()
+    await ws.accept(headers=[(b"x-statespeak-worker", str(os.getpid()).encode())])  # which worker serves
     conn = Connection(ws, state)
     log.info("websocket connected", extra={"request_id": conn.request_id})
     try:
