@@ -413,14 +413,14 @@ class Engine:
         cond = torch.stack([c.cond for _, c in items])
         t0 = time.perf_counter()
         try:
-            audio = self.rt.step(self.pool, slots, cond)
+            audio = self.rt.step(self.pool, slots, cond, pcm16=True)  # int16, made on the device
         except Exception as exc:
             log.exception("model step failed", extra={"batch": len(items), "frames": length})
             for stream, _ in items:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
-        audio = audio.detach().to("cpu", torch.float32).numpy()
+        audio = audio.numpy()
         if self.metrics is not None:
             self.metrics.engine_steps.inc()
             self.metrics.engine_batch.observe(len(items))

@@ -149,6 +149,8 @@ class Session:
     def encode(self, audio: np.ndarray) -> bytes:
         """Encode one engine chunk, release its buffer space, and note the first audio for TTFB."""
         self.stream.consumed(len(audio))
+        if audio.dtype == np.int16:  # the engine's int16 (exact again when encoded as pcm_s16le)
+            audio = audio.astype(np.float32) * np.float32(1.0 / 32767.0)
         if self.req.volume != 1.0:
             audio = audio * np.float32(self.req.volume)
         data = self.encoder.encode(audio)

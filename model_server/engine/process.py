@@ -63,10 +63,12 @@ def cuda_problem() -> tuple[str, str] | None:
     return None
 
 
-def set_torch_threads(device: str) -> int:
-    """torch's intra-op pool, sized on purpose: the engine is one process among the workers. On the CPU
-    it takes the cores the workers leave (STATESPEAK_TORCH_THREADS overrides); on a GPU host its host
-    side only launches kernels, so one thread avoids spinning threads that compete with the workers."""
+def set_torch_threads(device: str, workers: int) -> int:
+    """torch's intra-op pool, sized on purpose: the engine shares the host with the API workers. On a GPU
+    host its host side only launches kernels: one thread, none spinning against the workers. On a CPU
+    host it takes the cores the workers leave (at least one): on 2 cores with one worker, one thread, which
+    is also faster for the small per-stream encoder calls than two contending ones.
+    STATESPEAK_TORCH_THREADS overrides either."""
     import torch
 
     raw = os.environ.get(ENV_TORCH_THREADS, "").strip()
@@ -75,7 +77,7 @@ def set_torch_threads(device: str) -> int:
     elif device.startswith("cuda"):
         threads = 1
     else:
-        threads = torch.get_num_threads()
+        threads = max(1, (os.cpu_count() or 1) - max(1, workers))
     torch.set_num_threads(threads)
     return threads
 
@@ -112,7 +114,7 @@ class EngineServer:
                     self._refuse_readiness(*problem)
                     return
             device = resolve_device(cfg.device)
-            threads = set_torch_threads(device)
+            threads = set_torch_threads(device, cfg.workers)
             log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device,
                                              "torch_threads": threads})  # fmt: skip
             t0 = time.perf_counter()

@@ -19,7 +19,7 @@ Supervisor -> engine: (DRAIN,), (WORKER_GONE, identity), (STOP,).
 Engine -> worker items:
     (STATUS, phase, reason, catalog | None, active)
     (ADMITTED, sid) (REFUSED, sid, reason, message)
-    (AUDIO, sid, float32 samples, words, flush_id, step_ms) (FLUSH_DONE, sid, flush_id)
+    (AUDIO, sid, int16 samples, words, flush_id, step_ms) (FLUSH_DONE, sid, flush_id)
     (DONE | ERROR | CANCELLED, sid, message, stats)
     (METRICS, request_id, prometheus text)
 """

@@ -17,6 +17,7 @@ supervisor exits non-zero, so ECS or SageMaker replace the task.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -207,4 +208,5 @@ def serve(host: str, port: int, config: ServerConfig, workers: int) -> int:
     from model_server.api.logs import setup_logging
 
     setup_logging(config.log_level)
+    config = dataclasses.replace(config, workers=workers)  # the engine sizes its threads by it
     return Supervisor(host, port, config, workers).run()
