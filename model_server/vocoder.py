@@ -234,7 +234,10 @@ F0_MAX = 1000.0
 NOISE_LEN = 2 * HOP  # one noise grain per frame, 50 % overlap
 # Harmonics the lowest F0 can need: the fixed-shape synthesis (graph-capturable) always computes these.
 MAX_HARMONICS = math.ceil(HARMONIC_FADE_HZ[1] / F0_FLOOR)
-SINE_BUDGET = 1 << 24  # float32 elements of the [rows, HOP, harmonics] sine block made at once (64 MiB)
+# float32 elements of the [rows, HOP, harmonics] sine block made at once. On a CPU a block that stays in
+# cache is about 1.6x faster than one big block (64 streams x 32 frames: 82 vs 132 ms, same output); on a
+# GPU large blocks mean fewer launches, and the bound only caps the temporaries at large batches.
+SINE_BUDGET = {"cpu": 1 << 20, "cuda": 1 << 24}
 NOISE_BINS = NOISE_LEN // 2 + 1
 NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
 ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
@@ -394,7 +397,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
         rows = b * n_frames
         phase = phase.reshape(rows, HOP, 1)
         ends = torch.stack([amp[:, :-1], amp[:, 1:]], dim=-1).reshape(rows, n_harm, 2)
-        per_block = max(1, SINE_BUDGET // (HOP * n_harm))
+        budget = SINE_BUDGET.get(feats.device.type, SINE_BUDGET["cuda"])
+        per_block = max(1, budget // (HOP * n_harm))
         both = torch.empty(rows, HOP, 2, dtype=torch.float32, device=feats.device)
         for r0 in range(0, rows, per_block):
             r1 = min(rows, r0 + per_block)
