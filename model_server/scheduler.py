@@ -42,6 +42,11 @@ _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
+# Step budget: a tick's model steps aim to stay under TICK_TARGET_S (at the measured cost per frame), so a
+# new stream's first chunk never waits behind one huge step. Streams furthest ahead of real time wait for
+# a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
+TICK_TARGET_S = 0.04
+SAFE_AHEAD_S = 0.5
 
 
 def split_text(text: str, limit: int = PIECE_CHARS) -> list[str]:
@@ -130,6 +135,13 @@ class Stream:
         self.chunks = 0
         self.frames = 0
         self.compute_s = 0.0
+        self.first_audio_at: float | None = None  # monotonic time of the first chunk
+
+    def ahead_s(self, now: float, hop: int, sample_rate: int) -> float:
+        """Audio produced beyond what real-time playback since the first chunk has used (-inf: none yet)."""
+        if self.first_audio_at is None:
+            return float("-inf")
+        return self.frames * hop / sample_rate - (now - self.first_audio_at)
 
     # owner side (same thread as the engine) -----------------------------------------------------------
     def feed(self, text: str) -> None:
@@ -199,6 +211,7 @@ class Engine:
         self.draining = False
         self.accepting = False  # False until warm-up is done
         self._rr = 0
+        self._s_per_frame = 0.0  # running estimate of a step's cost per stream-frame (the step budget)
 
     def active_count(self) -> int:
         return self.slots.in_use
@@ -357,6 +370,11 @@ class Engine:
         groups: dict[int, list[tuple[Stream, Any]]] = {}
         prep_deadline = time.perf_counter() + PREP_BUDGET_S
         prepared = deferred = False
+        now = time.monotonic()
+        ahead = {s.id: s.ahead_s(now, self.hop, self.sample_rate) for s in streams}
+        streams = sorted(streams, key=lambda s: ahead[s.id])  # most urgent first (new streams first of all)
+        budget = TICK_TARGET_S / self._s_per_frame if self._s_per_frame > 0 else float("inf")
+        planned = 0
         for stream in streams:
             if stream.id not in self._active:
                 continue
@@ -366,6 +384,9 @@ class Engine:
                 continue
             planner = stream.planner
             want = self.chunks.want(stream.chunks)
+            if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
+                deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
+                continue
             if getattr(planner, "buffered_frames", 0) < want:
                 # Frames must first be made from text (phonemize, encode a window). A burst of new
                 # streams spreads that work over ticks instead of holding up everyone's next chunk.
@@ -385,6 +406,7 @@ class Engine:
             if got == 0:
                 self._check_drained(stream)
                 continue
+            planned += got
             groups.setdefault(got, []).append((stream, chunk))
         return groups, deferred
 
@@ -420,6 +442,8 @@ class Engine:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
+        per_frame = elapsed / (len(items) * length)
+        self._s_per_frame = per_frame if self._s_per_frame == 0 else 0.8 * self._s_per_frame + 0.2 * per_frame
         audio = audio.numpy()
         if self.metrics is not None:
             self.metrics.engine_steps.inc()
@@ -428,6 +452,8 @@ class Engine:
         for i, (stream, chunk) in enumerate(items):
             stream.chunks += 1
             stream.frames += length
+            if stream.first_audio_at is None:
+                stream.first_audio_at = time.monotonic()
             stream.compute_s += share
             words = [Word(w.text, w.start_s, w.end_s) for w in chunk.words or ()]
             self._push(

@@ -186,3 +186,27 @@ def test_a_failed_tick_fails_every_stream_and_frees_every_slot(runtime):
     d.engine.fail_all("internal error in the engine")
     assert all(d.events[s.key][-1].kind == "error" for s in streams)
     assert d.engine.active_count() == 0
+
+
+def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, monkeypatch):
+    """With the budget spent, a stream seconds ahead of playback waits a tick; a new stream never does."""
+    import model_server.scheduler as sched
+
+    d = Driver(runtime, stream_buffer_s=30.0)
+    ahead = d.open()
+    ahead.feed("A stream that is far ahead of its listener already. " * 3)
+    ahead.finish()
+    d.run_until(lambda: ahead.chunks >= 3)
+    ahead.first_audio_at = time.monotonic() + 10.0  # as if ten seconds of its audio were still unplayed
+    newcomer = d.open()
+    newcomer.feed("Hello.")
+    newcomer.finish()
+    monkeypatch.setattr(sched, "TICK_TARGET_S", 1e-9)  # any step is over budget
+    d.engine._s_per_frame = 1.0
+    before = ahead.frames
+    d.engine.tick()
+    assert newcomer.chunks == 1  # the most urgent stream goes first and always goes
+    assert ahead.frames == before  # the one far ahead waited
+    ahead.first_audio_at = time.monotonic() - 60.0  # now behind playback: served despite the budget
+    d.engine.tick()
+    assert ahead.frames > before
