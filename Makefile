@@ -5,7 +5,7 @@ PY_BOOT ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k graphviz
+APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k festvox-italp16k graphviz
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONUNBUFFERED := 1
 
@@ -46,13 +46,13 @@ lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-data: $(STAMP) apt
-	$(PY) -m model_server.data
+data: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,zh,...: the catalog languages' voices instead
+	$(PY) -m model_server.data $(if $(LANGUAGES),--languages $(LANGUAGES))
 
 train: $(STAMP)
 	$(PY) -m model_server.train
 
-evaluate: $(STAMP)
+evaluate: $(STAMP) apt
 	$(PY) -m model_server.evaluate
 
 bench: $(STAMP)

@@ -491,10 +491,12 @@ class SpeechClient:
 
     def _websocket_url(self) -> str:
         url = "ws" + self.base_url[len("http") :] + TTS_WEBSOCKET_PATH
-        query = {"cartesia_version": CARTESIA_VERSION}
-        if self._api_key:
-            query["api_key"] = self._api_key
-        return f"{url}?{urlencode(query)}"
+        # The key travels in a header, never in the URL: URLs land in access logs, and internet-facing
+        # entries refuse `?api_key=`.
+        return f"{url}?{urlencode({'cartesia_version': CARTESIA_VERSION})}"
+
+    def _websocket_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     def _websocket_message(self, request: SpeechRequest, context_id: str) -> str:
         if request.is_wav:
@@ -527,7 +529,12 @@ class SpeechClient:
         message = self._websocket_message(request, context_id)
         try:
             # Entered by hand: the connection outlives this call (the stream closes it), so no `with`.
-            ws = connect(self._websocket_url(), open_timeout=self.timeout, max_size=None).__enter__()
+            ws = connect(
+                self._websocket_url(),
+                additional_headers=self._websocket_headers(),
+                open_timeout=self.timeout,
+                max_size=None,
+            ).__enter__()
             ws.send(message)
         except (OSError, WebSocketException) as exc:
             raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: {exc!r}") from exc
@@ -555,7 +562,12 @@ class SpeechClient:
         context_id = uuid.uuid4().hex
         message = self._websocket_message(request, context_id)
         try:
-            ws = await connect(self._websocket_url(), open_timeout=self.timeout, max_size=None)
+            ws = await connect(
+                self._websocket_url(),
+                additional_headers=self._websocket_headers(),
+                open_timeout=self.timeout,
+                max_size=None,
+            )
             await ws.send(message)
         except (OSError, WebSocketException) as exc:
             raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: {exc!r}") from exc

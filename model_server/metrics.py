@@ -7,11 +7,15 @@ a `statespeak_` prefix) so the two views cannot drift apart.
 EMF: one line per finished stream (TimeToFirstAudio, RealTimeFactor, AudioSeconds, StreamsCompleted or
 StreamErrors) and one line every `interval` seconds with the ActiveStreams gauge and the counts of
 rejected and failed streams since the previous line (zeros included, so alarms see data, not gaps).
+Every line carries the dimensions contract.METRIC_DIMENSIONS: the route (Service) and the kit instance
+(Kit, from the STATESPEAK_KIT environment variable the stacks set), so two copies of the kit in one account
+never read each other's load.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import threading
@@ -21,16 +25,19 @@ from typing import TextIO
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from model_server.contract import (
-    DIM_SERVICE,
+    DEFAULT_KIT_NAME,
+    ENV_KIT_NAME,
     METRIC_ACTIVE_STREAMS,
     METRIC_AUDIO_SECONDS,
     METRIC_DEVICE_UNAVAILABLE,
+    METRIC_DIMENSIONS,
     METRIC_REAL_TIME_FACTOR,
     METRIC_REJECTED_STREAMS,
     METRIC_STREAM_ERRORS,
     METRIC_STREAMS_COMPLETED,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
+    metric_dimensions,
 )
 
 PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -44,8 +51,12 @@ def prom_name(metric: str) -> str:
 class ServerMetrics:
     """Thread-safe: the engine thread and the event loop both record into it."""
 
-    def __init__(self, deployment: str, max_streams: int, emf_out: TextIO | None = None) -> None:
+    def __init__(
+        self, deployment: str, max_streams: int, emf_out: TextIO | None = None, kit: str | None = None
+    ) -> None:
+        """`kit`: the kit instance's name (the Kit dimension); default: $STATESPEAK_KIT, else "local"."""
         self.deployment = deployment
+        self.kit = kit or os.environ.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME
         self._emf_out = emf_out  # None: whatever sys.stdout is at write time
         self._lock = threading.Lock()
         self._rejected_since = 0
@@ -135,19 +146,19 @@ class ServerMetrics:
 
     # EMF ----------------------------------------------------------------------------------------
     def emit(self, values: dict[str, tuple[float, str]]) -> None:
-        """One EMF line: {metric: (value, unit)} under the shared namespace, dimension Service."""
+        """One EMF line: {metric: (value, unit)} under the shared namespace, dimensions Service and Kit."""
         doc = {
             "_aws": {
                 "Timestamp": int(time.time() * 1000),
                 "CloudWatchMetrics": [
                     {
                         "Namespace": METRICS_NAMESPACE,
-                        "Dimensions": [[DIM_SERVICE]],
+                        "Dimensions": [list(METRIC_DIMENSIONS)],
                         "Metrics": [{"Name": name, "Unit": unit} for name, (_, unit) in values.items()],
                     }
                 ],
             },
-            DIM_SERVICE: self.deployment,
+            **metric_dimensions(self.deployment, self.kit),
         }
         doc.update({name: value for name, (value, _) in values.items()})
         line = json.dumps(doc, separators=(",", ":"))

@@ -39,6 +39,7 @@ __all__ = ["AdmissionError", "ChunkPolicy", "Engine", "SlotAllocator", "Stream",
 log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
+_LANGUAGE = "language"  # text fed after it is spoken in another language (from the next sentence on)
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
@@ -147,6 +148,10 @@ class Stream:
     def feed(self, text: str) -> None:
         if text:
             self.inbox.append((_FEED, text))
+
+    def set_language(self, language: str) -> None:
+        """Speak the text fed after this in `language`, starting at a sentence boundary."""
+        self.inbox.append((_LANGUAGE, language))
 
     def flush(self) -> int:
         self.flushes += 1
@@ -316,6 +321,8 @@ class Engine:
                         stream.planner.flush()
                         stream.waiting_flush = arg  # later text waits until this flush is spoken
                         stream.unflushed = False
+                    elif op == _LANGUAGE:
+                        stream.planner.set_language(arg)
                     else:
                         stream.planner.finish()
                         stream.finishing = True

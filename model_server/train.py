@@ -249,6 +249,7 @@ def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
             e["language"],
             e.get("gender", "neutral"),
             e.get("description", ""),
+            e.get("teacher", ""),
         )
         for e in entries
     ]
@@ -290,6 +291,39 @@ def extend_voices(ckpt: Checkpoint, infos: list[VoiceInfo]) -> Checkpoint:
         cfg.n_speakers - 1,
     )
     return Checkpoint(cfg, ckpt.symbols, voices, model, dict(ckpt.extra))
+
+
+def extend_symbols(ckpt: Checkpoint) -> Checkpoint:
+    """Fine-tuning from a model with an older symbol inventory (the shipped model has version 1, the
+    en/es/de/fr symbols): grow its symbol table to the current inventory, so new languages can be taught.
+
+    Ids keep their meaning (an older inventory is a prefix of the current one). A new symbol's row starts as
+    the row of the same espeak-ng mnemonic in a language the model knows ("it:a" from "es:a"), else as the
+    mean row: espeak-ng names similar sounds alike across languages, so that is a better start than noise.
+    """
+    from model_server.frontend.symbols import SYMBOLS
+
+    old = list(ckpt.symbols)
+    if old == list(SYMBOLS):
+        return ckpt
+    if old != list(SYMBOLS[: len(old)]):
+        raise SystemExit(
+            "--init: the model's symbol inventory is not a prefix of this frontend's; cannot extend"
+        )
+    cfg = AcousticConfig.from_dict({**ckpt.config.to_dict(), "n_symbols": len(SYMBOLS)})
+    model = AcousticModel(cfg)
+    state = ckpt.model.state_dict()
+    emb = state["encoder.symbol_emb.weight"]
+    index = {s: i for i, s in enumerate(old)}
+    by_mnemonic: dict[str, int] = {}
+    for i, s in enumerate(old):
+        by_mnemonic.setdefault(s.split(":", 1)[-1], i)
+    rows = [emb[by_mnemonic[s.split(":", 1)[1]]] if s.split(":", 1)[-1] in by_mnemonic else emb.mean(0)
+            for s in SYMBOLS[len(old):]]  # fmt: skip
+    state["encoder.symbol_emb.weight"] = torch.cat([emb, torch.stack(rows)])
+    model.load_state_dict(state)
+    log.info("fine-tuning: symbol table grown from %d to %d symbols", len(index), len(SYMBOLS))
+    return Checkpoint(cfg, list(SYMBOLS), list(ckpt.voices), model, dict(ckpt.extra))
 
 
 # -- loop ------------------------------------------------------------------------------------------------
@@ -346,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         log.info("resuming %s at step %d (%.1f min trained)", run_dir, state["step"], state["elapsed_s"] / 60)
     elif args.init:
         try:
-            ckpt = extend_voices(checkpoint.load(args.init), infos)
+            ckpt = extend_voices(extend_symbols(checkpoint.load(args.init)), infos)
         except checkpoint.ModelLoadError as e:
             raise SystemExit(f"--init: {e}") from None
         ckpt.extra = {k: v for k, v in ckpt.extra.items() if k not in ("step", "trained_minutes")}

@@ -10,7 +10,7 @@ from constructs import Construct
 
 from model_server.contract import DEPLOYMENT_ECS
 from stacks.config import StatespeakConfig
-from stacks.foundation import FoundationStack
+from stacks.foundation import FoundationStack, client_access
 from statespeak_constructs.api_key import ApiKey
 from statespeak_constructs.canary import CanaryProps, LatencyCanary
 from statespeak_constructs.gpu_cluster import (
@@ -60,6 +60,7 @@ class EcsServiceStack(Stack):
                     storage_gib=config.fsx_storage_gib,
                     throughput_per_tib=config.fsx_throughput_per_tib,
                     seeded_after=weights_bucket.seed,
+                    preload_version=config.weights_version,
                 ),
             )
         else:
@@ -88,6 +89,10 @@ class EcsServiceStack(Stack):
                 instance_type=config.ecs_instance_type,
                 # Room for a rolling deploy (200%) of the largest service, one GPU per task.
                 max_instances=2 * config.max_replicas,
+                ami_version=config.ecs_ami_version,
+                logs_key=logs_key,
+                log_retention_days=config.log_retention_days,
+                placement_group=config.placement_group,
                 host_setup_commands=weights.host_setup_commands(),
             ),
         )
@@ -105,6 +110,10 @@ class EcsServiceStack(Stack):
                 idle_timeout_s=config.alb_idle_timeout_s,
                 access_logs=foundation.access_logs.bucket,
                 client_cidr="0.0.0.0/0" if config.internet_facing else config.vpc_cidr,
+                clients=client_access(config),
+                dns_name=config.dns_name,
+                private_zone_id=config.private_zone_id,
+                private_zone_name=config.private_zone_name,
             ),
         )
         self.api_key = (
@@ -135,6 +144,8 @@ class EcsServiceStack(Stack):
                 scale_in_cooldown_s=config.scale_in_cooldown_s,
                 scale_out_cooldown_s=config.scale_out_cooldown_s,
                 api_key_secret=self.api_key.secret if self.api_key else None,
+                accept_query_api_keys=not config.internet_facing,
+                kit_name=config.name,
             ),
         )
 
@@ -148,6 +159,7 @@ class EcsServiceStack(Stack):
             ObservabilityProps(
                 route=DEPLOYMENT_ECS,
                 dashboard_name=config.stack_name("ecs"),
+                kit_name=config.name,
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=entry.load_balancer.metrics.http_code_target(
                     code=elbv2.HttpCodeTarget.TARGET_5XX_COUNT,
@@ -202,16 +214,24 @@ class EcsServiceStack(Stack):
                     route_security_group=entry.security_group,
                     target_url=entry.url,
                     target_port=entry.port,
-                    tls_check_hostname=not entry.tls,
+                    # The AWS DNS name is not on the certificate; a private name is (dns_name).
+                    tls_check_hostname=bool(entry.dns_name) or not entry.tls,
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
                     api_key_secret=self.api_key.secret if self.api_key else None,
-                    endpoints_security_group=network.endpoint_security_group,
+                    endpoints_security_group=network.endpoint_group("secretsmanager")
+                    if self.api_key
+                    else None,
+                    kit_name=config.name,
                 ),
             )
         )
+        # Deleted before the capacity release, which then lets the group's hosts go (tear-down, rollback).
+        service.service.node.add_dependency(gpu.capacity_release)
         if self.canary is not None:
             self.canary.rule.node.add_dependency(service.service)  # first canary once the service is steady
+            if config.client_cidrs or config.client_security_group_ids:
+                entry.admit(self.canary.security_group, "The kit's latency canary")  # named clients only
         self.gpu = gpu
         self.service = service
         self.entry = entry

@@ -12,13 +12,17 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from model_server.contract import DEPLOYMENT_SAGEMAKER
+from model_server.contract import DEPLOYMENT_SAGEMAKER, ENV_KIT_NAME
 from stacks.config import StatespeakConfig
-from stacks.foundation import BUNDLED_WEIGHTS_DIR
+from stacks.foundation import BUNDLED_WEIGHTS_DIR, client_access
 from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.logs import LogsKey, retention
-from statespeak_constructs.network import StatespeakNetwork
+from statespeak_constructs.network import (
+    SageMakerVpcEndpoints,
+    SageMakerVpcEndpointsProps,
+    StatespeakNetwork,
+)
 from statespeak_constructs.observability import ObservabilityProps, ServiceObservability
 from statespeak_constructs.sagemaker_endpoint import (
     ENDPOINT_INSTANCE_NAMESPACE,
@@ -55,6 +59,14 @@ class SageMakerEndpointStack(Stack):
         name = endpoint_name(config)
 
         logs_key = LogsKey(self, "LogsKey")
+        # The route's own interface endpoints (those the VPC lacks) live here, not in the foundation: the
+        # foundation (and its exports) stays the same whichever routes are deployed, so routes can be
+        # switched in place. The runtime endpoint's group admits the named clients (default: the VPC range).
+        self.vpc_endpoints = SageMakerVpcEndpoints(
+            self,
+            "VpcEndpoints",
+            SageMakerVpcEndpointsProps(network=network, clients=client_access(config)),
+        )
         # SageMaker writes container output to this exact group; made here so it has retention and a key.
         log_group = logs.LogGroup(
             self,
@@ -62,7 +74,9 @@ class SageMakerEndpointStack(Stack):
             log_group_name=f"/aws/sagemaker/Endpoints/{name}",
             encryption_key=logs_key.key,
             retention=retention(config.log_retention_days),
-            removal_policy=RemovalPolicy.RETAIN,
+            # Not retained: the name is fixed (SageMaker's choice), so a retained group would make the
+            # next deploy after `cdk destroy` fail with "already exists". Export logs you must keep.
+            removal_policy=RemovalPolicy.DESTROY,
         )
 
         model = (
@@ -73,6 +87,7 @@ class SageMakerEndpointStack(Stack):
                 weights_bucket=weights_bucket,
                 weights_prefix=weights_prefix,
                 max_streams=config.max_streams_per_task,
+                environment={ENV_KIT_NAME: config.name},  # the Kit metric dimension
             )
         )
         self.endpoint = SageMakerEndpoint(
@@ -88,22 +103,36 @@ class SageMakerEndpointStack(Stack):
                 initial_instance_count=config.min_replicas,
                 # Weights load and warm-up share the ECS health-check grace; the CUDA image pull comes on top.
                 container_startup_timeout=Duration.seconds(min(3600, config.health_check_grace_s + 600)),
-                runtime_vpc_endpoint=network.interface_endpoints.get("SageMakerRuntime"),
+                # None when the VPC had its own runtime endpoint: the invoke policy then asks for the VPC.
+                runtime_vpc_endpoint=self.vpc_endpoints.runtime_endpoint,
+                max_stream_seconds=config.max_stream_seconds,
+                # An instance cannot start more streams a minute than its admission limit if each lasts
+                # a second or more: above that, requests are failing fast or piling up.
+                max_invocations_per_instance_minute=60.0 * config.max_streams_per_task,
             ),
         )
-        self.scaling = SageMakerScaling(
-            self,
-            "Scaling",
-            SageMakerScalingProps(
-                endpoint=self.endpoint.endpoint,
-                endpoint_name=name,
-                variant_name=self.endpoint.variant_name,
-                min_instances=config.min_replicas,
-                max_instances=config.max_replicas,
-                target_concurrency=config.target_streams_per_task,
-                scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
-                scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
-            ),
+        # Autoscaling, handed over around the endpoint across an instance-type change. `sagemaker_autoscaling`
+        # =false removes it (the endpoint keeps its count: RetainAllVariantProperties), e.g. for a manual change.
+        self.scaling = (
+            None
+            if not config.sagemaker_autoscaling
+            else SageMakerScaling(
+                self,
+                "Scaling",
+                SageMakerScalingProps(
+                    endpoint=self.endpoint.endpoint,
+                    endpoint_name=name,
+                    variant_name=self.endpoint.variant_name,
+                    min_instances=config.min_replicas,
+                    max_instances=config.max_replicas,
+                    target_concurrency=config.target_streams_per_task,
+                    scale_in_cooldown=Duration.seconds(config.scale_in_cooldown_s),
+                    scale_out_cooldown=Duration.seconds(config.scale_out_cooldown_s),
+                    instance_type=config.sagemaker_instance_type,
+                    logs_key=logs_key,
+                    log_retention_days=config.log_retention_days,
+                ),
+            )
         )
 
         endpoint = self.endpoint
@@ -113,6 +142,7 @@ class SageMakerEndpointStack(Stack):
             ObservabilityProps(
                 route=DEPLOYMENT_SAGEMAKER,
                 dashboard_name=config.stack_name("sagemaker"),
+                kit_name=config.name,
                 ttfb_p99_threshold_ms=config.alarm_ttfb_p99_ms,
                 server_errors=endpoint.metric("Invocation5XXErrors", "Sum", "Endpoint 5xx"),
                 gpu_utilization=endpoint.metric(
@@ -123,15 +153,22 @@ class SageMakerEndpointStack(Stack):
                 ),
                 alarm_email=config.alarm_email,
                 alarm_topic_arn=config.alarm_topic_arn,
+                # A Marketplace package emits none of the kit's server metrics: only SageMaker's own.
+                server_metric_alarms=not config.model_package_arn,
             ),
         )
+        self.observability.add_alarms(endpoint.alarms.values())
         self.observability.dashboard.add_widgets(*endpoint.dashboard_widgets())
         # One real stream a minute through the runtime VPC endpoint (TTFA, stalls, success, two alarms),
         # started once the endpoint is in service. /invocations cannot list voices: the canary speaks with
-        # the bundled model's first English voice. A Marketplace package's voices are unknown: no canary.
+        # the bundled model's first English voice, or with `marketplace_canary_voice` for a package (none
+        # when that is empty: a package's voices are unknown).
+        voice = (
+            config.marketplace_canary_voice if config.model_package_arn else model_voice(BUNDLED_WEIGHTS_DIR)
+        )
         self.canary = (
             None
-            if config.model_package_arn
+            if not voice
             else LatencyCanary(
                 self,
                 "Canary",
@@ -142,15 +179,18 @@ class SageMakerEndpointStack(Stack):
                     logs_key=logs_key,
                     log_retention_days=config.log_retention_days,
                     endpoint_name=name,
-                    route_security_group=network.endpoint_security_group,
-                    voice=model_voice(BUNDLED_WEIGHTS_DIR),
+                    route_security_group=self.vpc_endpoints.runtime_group,
+                    voice=voice,
                     ttfa_alarm_ms=config.alarm_ttfb_p99_ms,
                     alarm_topic=self.observability.topic,
+                    kit_name=config.name,
                 ),
             )
         )
         if self.canary is not None:
             self.canary.rule.node.add_dependency(self.endpoint.endpoint)
+            # Named clients replace the VPC range on the runtime endpoint: admit the canary by its group.
+            self.vpc_endpoints.admit(self.canary.security_group, "The kit's latency canary")
 
         CfnOutput(self, "EndpointName", value=name, description="SageMaker endpoint name")
         CfnOutput(

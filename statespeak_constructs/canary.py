@@ -31,9 +31,10 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from model_server import contract
+from statespeak_constructs.assets import lambda_asset
 from statespeak_constructs.logs import LogsKey
 
-ASSET_DIR = Path(__file__).resolve().parent.parent / "lambda" / "canary"
+ASSET_DIR = lambda_asset("canary")
 RUNTIME = lambda_.Runtime.PYTHON_3_14  # latest Python runtime (cdk-nag L1); includes boto3
 _ROUTES = (contract.DEPLOYMENT_ECS, contract.DEPLOYMENT_SAGEMAKER)
 
@@ -85,6 +86,9 @@ class CanaryProps:
     """ECS route with API keys on: the secret holding the keys (comma-separated; the canary uses the first)."""
     endpoints_security_group: ec2.ISecurityGroup | None = None
     """With `api_key_secret`: the interface endpoints' group, for HTTPS to the Secrets Manager endpoint."""
+    kit_name: str | None = None
+    """The kit instance's name: published as the Kit dimension next to Service, so two copies of the kit
+    in one account keep apart canary metrics and alarms. None: the Service dimension only."""
     jitter_ms: int = 100
     timeout_s: int = 20
     """Bound on one canary stream; the function's own timeout is this plus a margin."""
@@ -109,8 +113,9 @@ class CanaryProps:
             raise ValueError(
                 "api_key_secret is for the ECS route and needs endpoints_security_group (Secrets Manager endpoint)"
             )
-        if not 1 <= self.timeout_s <= 600:
-            raise ValueError(f"timeout_s={self.timeout_s}: must be within 1..600 seconds")
+        if not 1 <= self.timeout_s <= 40:
+            # The function's timeout (this + 15 s) stays under the one-minute schedule: runs never overlap.
+            raise ValueError(f"timeout_s={self.timeout_s}: must be within 1..40 seconds")
         if self.ttfa_alarm_ms <= 0:
             raise ValueError(f"ttfa_alarm_ms={self.ttfa_alarm_ms}: must be > 0")
 
@@ -179,6 +184,9 @@ class LatencyCanary(Construct):
             "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
             "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
         }
+        if props.kit_name:
+            env["CANARY_KIT"] = props.kit_name
+            env["METRIC_DIMENSION_KIT"] = contract.DIM_KIT
         if props.voice:
             env["CANARY_VOICE"] = props.voice
         if not props.tls_check_hostname:
@@ -188,9 +196,9 @@ class LatencyCanary(Construct):
                 service="sagemaker", resource="endpoint", resource_name=str(props.endpoint_name).lower()
             )
             statements.append(
-                iam.PolicyStatement(
-                    actions=["sagemaker:InvokeEndpointWithResponseStream"], resources=[endpoint_arn]
-                )
+                # InvokeEndpointWithResponseStream is authorized by the IAM action sagemaker:InvokeEndpoint
+                # (there is no separate action for the streaming call).
+                iam.PolicyStatement(actions=["sagemaker:InvokeEndpoint"], resources=[endpoint_arn])
             )
             env["CANARY_ENDPOINT_NAME"] = str(props.endpoint_name)
         else:
@@ -234,8 +242,9 @@ class LatencyCanary(Construct):
             security_groups=[self.security_group],
             timeout=Duration.seconds(props.timeout_s + 15),
             memory_size=256,
-            # One stream at a time: a slow route must not pile up canaries that load it further.
-            reserved_concurrent_executions=1,
+            # No reserved concurrency (a new account has 10 executions in all and Lambda refuses a
+            # reservation that leaves fewer than 10 unreserved): the function's timeout stays under the
+            # one-minute schedule, so runs never overlap and cannot pile up on a slow route.
             # A failed run is a measurement already published; retrying it would double-count the minute.
             retry_attempts=0,
             log_group=log_group,
@@ -246,6 +255,17 @@ class LatencyCanary(Construct):
         # itself the measurement (CanarySuccess 0, or no datapoint, which the failure alarm counts as a
         # failure); its event is the schedule's empty tick, and retries are off on purpose.
         for pack in ("NIST.800.53.R5", "HIPAA.Security"):
+            Validations.of(self.function).acknowledge(
+                Acknowledgment(
+                    id=f"{pack}-LambdaConcurrency",
+                    reason=(
+                        "Latency canary: no reserved concurrency, because a new account has 10 concurrent "
+                        "executions in all and Lambda refuses a reservation that leaves fewer than 10 "
+                        "unreserved; runs cannot pile up, the function's timeout is below the one-minute "
+                        "schedule."
+                    ),
+                )
+            )
             Validations.of(self.function).acknowledge(
                 Acknowledgment(
                     id=f"{pack}-LambdaDLQ",
@@ -265,7 +285,11 @@ class LatencyCanary(Construct):
             targets=[targets.LambdaFunction(self.function, retry_attempts=0)],
         )
 
-        dims = {contract.DIM_SERVICE: props.service}
+        dims = (
+            contract.metric_dimensions(props.service, props.kit_name)
+            if props.kit_name
+            else {contract.DIM_SERVICE: props.service}
+        )
         one_minute = Duration.minutes(1)
         self.success_metric = cloudwatch.Metric(
             namespace=contract.METRICS_NAMESPACE,

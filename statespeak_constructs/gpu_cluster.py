@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from aws_cdk import Acknowledgment, Duration, Stack, Validations
+from aws_cdk import Acknowledgment, ArnFormat, CustomResource, Duration, Stack, Validations
 from aws_cdk import aws_autoscaling as autoscaling
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
+from aws_cdk import custom_resources as cr
 from constructs import Construct
+
+from statespeak_constructs.assets import lambda_asset
+from statespeak_constructs.logs import LogsKey
 
 # Host GPU metrics (nvidia-smi through the CloudWatch agent): ECS Container Insights reports GPU
 # reservation, not utilization, so the hosts publish it themselves under this namespace and dimension.
@@ -20,6 +25,14 @@ GPU_METRICS_NAMESPACE = "Statespeak/Hosts"
 GPU_UTILIZATION_METRIC = "nvidia_smi_utilization_gpu"
 GPU_MEMORY_METRIC = "nvidia_smi_utilization_memory"
 GPU_CLUSTER_DIMENSION = "ClusterName"
+RELEASE_LAMBDA_DIR = lambda_asset("capacity_release")
+
+
+def ecs_gpu_ami_parameter(ami_version: str) -> str:
+    """The public SSM parameter of one ECS-optimized AL2023 GPU AMI release (e.g. `2023.0.20261113`): it
+    names the same image forever, unlike the `recommended` parameter, which moves with every release."""
+    name = f"al2023-ami-ecs-gpu-hvm-{ami_version}-kernel-6.1-x86_64-ebs"
+    return f"/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/{name}/image_id"
 
 
 @dataclass(frozen=True)
@@ -34,8 +47,17 @@ class GpuClusterProps:
     """GPU instance type, e.g. g6.xlarge."""
     max_instances: int
     """Ceiling of the Auto Scaling group (room for a rolling deploy at 200% of the largest service)."""
+    ami_version: str
+    """ECS-optimized AL2023 GPU AMI release the hosts boot (pinned: the Lustre client must match its
+    kernel); see `ecs_gpu_ami_parameter`."""
+    logs_key: LogsKey
+    """Key of the capacity-release function's log groups."""
+    log_retention_days: int
+    """Retention of those log groups."""
     root_volume_gib: int = 100
     """Encrypted gp3 root volume: the CUDA image and its layers live here."""
+    placement_group: bool = True
+    """Launch the hosts into a cluster placement group (one rack: lowest latency between hosts and FSx)."""
     host_setup_commands: list[str] = field(default_factory=list)
     """Extra user-data lines run before the ECS agent starts (e.g. the FSx for Lustre mount)."""
 
@@ -77,6 +99,10 @@ class GpuCluster(Construct):
         user_data = ec2.UserData.for_linux()
         user_data.add_commands(
             "set -euxo pipefail",
+            # A host whose setup fails (Lustre client, mount) never joins the cluster, yet it would stay
+            # billed and scale-in protected: it powers off instead, which the launch template turns into a
+            # termination, and the group replaces it.
+            "trap 'echo \"statespeak: host setup failed, shutting down\" >&2; shutdown -h now' ERR",
             "echo ECS_ENABLE_GPU_SUPPORT=true >> /etc/ecs/ecs.config",
             # Let the task's own stopTimeout (stream drain) apply rather than the agent's 30 s default.
             "echo ECS_CONTAINER_STOP_TIMEOUT=120s >> /etc/ecs/ecs.config",
@@ -87,14 +113,21 @@ class GpuCluster(Construct):
             *props.host_setup_commands,
             *self._gpu_metrics_commands(),
         )
-        self.placement_group = ec2.PlacementGroup(
-            self, "PlacementGroup", strategy=ec2.PlacementGroupStrategy.CLUSTER
+        self.placement_group = (
+            ec2.PlacementGroup(self, "PlacementGroup", strategy=ec2.PlacementGroupStrategy.CLUSTER)
+            if props.placement_group
+            else None
         )
         self.launch_template = ec2.LaunchTemplate(
             self,
             "LaunchTemplate",
             instance_type=ec2.InstanceType(props.instance_type),
-            machine_image=ecs.EcsOptimizedImage.amazon_linux2023(hardware_type=ecs.AmiHardwareType.GPU),
+            # Resolved at deploy time from the release's own public parameter: the same image on every
+            # deploy until `ecs_ami_version` changes (docs/ecs.md: updating the host AMI).
+            machine_image=ec2.MachineImage.from_ssm_parameter(
+                ecs_gpu_ami_parameter(props.ami_version), os=ec2.OperatingSystemType.LINUX
+            ),
+            instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
             user_data=user_data,
             role=self.instance_role,
             security_group=self.host_security_group,
@@ -137,7 +170,129 @@ class GpuCluster(Construct):
             machine_image_type=ecs.MachineImageType.AMAZON_LINUX_2,  # AL2/AL2023 ECS user-data bootstrap
         )
         self.cluster.add_asg_capacity_provider(self.capacity_provider)
+        self.capacity_release = self._capacity_release(props)
         self._acknowledge_role_findings()
+
+    def _capacity_release(self, props: GpuClusterProps) -> CustomResource:
+        """Custom resource that lifts scale-in protection and empties the group when it is deleted.
+
+        It depends on the group and on the cluster (capacity provider and its association); make the
+        service depend on it, so CloudFormation deletes it after the service and before the capacity
+        provider and the group, on stack deletion and on a failed first deploy's rollback alike.
+        """
+        stack = Stack.of(self)
+        group_name = self.auto_scaling_group.auto_scaling_group_name
+        function = lambda_.Function(
+            self,
+            "ReleaseFunction",
+            description="Statespeak: lifts scale-in protection of the GPU hosts when the stack is deleted",
+            runtime=lambda_.Runtime.PYTHON_3_14,
+            handler="handler.handler",
+            code=lambda_.Code.from_asset(str(RELEASE_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
+            timeout=Duration.minutes(2),
+            memory_size=256,
+            log_group=props.logs_key.log_group(self, "ReleaseLogs", props.log_retention_days),
+        )
+        function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["autoscaling:DescribeAutoScalingGroups"],
+                resources=["*"],  # Describe calls have no resource-level permissions
+            )
+        )
+        group_arn = stack.format_arn(
+            service="autoscaling",
+            resource="autoScalingGroup",
+            resource_name=f"*:autoScalingGroupName/{group_name}",  # `*`: the group's id, not its name
+            arn_format=ArnFormat.COLON_RESOURCE_NAME,
+        )
+        function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["autoscaling:UpdateAutoScalingGroup", "autoscaling:SetInstanceProtection"],
+                resources=[group_arn],
+            )
+        )
+        provider = cr.Provider(
+            self,
+            "ReleaseProvider",
+            on_event_handler=function,
+            log_group=props.logs_key.log_group(self, "ReleaseProviderLogs", props.log_retention_days),
+        )
+        release = CustomResource(
+            self,
+            "CapacityRelease",
+            service_token=provider.service_token,
+            resource_type="Custom::StatespeakCapacityRelease",
+            properties={"AutoScalingGroupName": group_name},
+        )
+        release.node.add_dependency(self.capacity_provider, self.cluster)
+        self._acknowledge_release_findings(function, provider)
+        return release
+
+    def _acknowledge_release_findings(self, function: lambda_.Function, provider: cr.Provider) -> None:
+        for pack in ("NIST.800.53.R5", "HIPAA.Security"):
+            Validations.of(function).acknowledge(
+                Acknowledgment(
+                    id=f"{pack}-LambdaInsideVPC",
+                    reason="GPU capacity release: invoked by CloudFormation only when the ECS stack is deleted "
+                    "or rolled back; it calls the Auto Scaling API on the one GPU group and reaches no resource "
+                    "inside the VPC (inside it, it would need an Auto Scaling interface endpoint only for this).",
+                ),
+                Acknowledgment(
+                    id=f"{pack}-LambdaDLQ",
+                    reason="GPU capacity release: invoked synchronously by the CDK Provider framework on behalf "
+                    "of CloudFormation; a failure fails the stack operation visibly, and there is no "
+                    "asynchronous event to dead-letter.",
+                ),
+                Acknowledgment(
+                    id=f"{pack}-LambdaConcurrency",
+                    reason="GPU capacity release: no reserved concurrency, because a new account has 10 "
+                    "concurrent executions in all and Lambda refuses a reservation that leaves fewer than 10 "
+                    "unreserved; it runs only when CloudFormation deletes or rolls back the ECS stack.",
+                ),
+            )
+        stack = Stack.of(self)
+        assert function.role is not None
+        function_id = stack.resolve(stack.get_logical_id(function.node.default_child))
+        group_id = stack.resolve(stack.get_logical_id(self.auto_scaling_group.node.default_child))
+        basic = (
+            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+            "AWSLambdaBasicExecutionRole]"
+        )
+        Validations.of(function.role).acknowledge(
+            Acknowledgment(
+                id=basic,
+                reason="Capacity-release function: the AWS basic execution policy only lets it write its own "
+                "log streams.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason="Capacity release: autoscaling:DescribeAutoScalingGroups has no resource-level "
+                "permissions and must name '*'; the two write calls are limited to the one GPU group by name.",
+            ),
+            Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:autoscaling:{stack.region}:<AWS::AccountId>:"
+                f"autoScalingGroup:*:autoScalingGroupName/<{group_id}>]",
+                reason="The one GPU group, by name: the '*' stands for the group's id, which an Auto Scaling "
+                "group ARN carries and CloudFormation does not return.",
+            ),
+        )
+        Validations.of(provider).acknowledge(
+            Acknowledgment(
+                id=basic,
+                reason="CDK Provider framework function: the AWS basic execution policy only lets it write "
+                "its own log streams.",
+            ),
+            Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::<{function_id}.Arn>:*]",
+                reason="The Provider framework may invoke any version/alias of the one capacity-release "
+                "function (`<arn>:*`); it cannot invoke anything else.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-L1",
+                reason="The Provider framework's runtime is pinned by aws-cdk-lib and upgraded with it; the "
+                "kit's own function uses the latest Python runtime.",
+            ),
+        )
 
     def _host_events_topic(self) -> sns.Topic:
         """Encrypted topic receiving the ASG's launch/terminate events (subscribe ops tooling to it)."""

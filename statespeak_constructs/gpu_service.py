@@ -17,18 +17,21 @@ from model_server.contract import (
     CONTAINER_MODEL_DIR,
     DEPLOYMENT_ECS,
     DEVICE_CUDA,
-    DIM_SERVICE,
     ENV_API_KEYS,
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    ENV_QUERY_API_KEYS,
+    ENV_SAGEMAKER_ROUTES,
     HEALTH_PATH,
     METRIC_ACTIVE_STREAMS,
     METRICS_NAMESPACE,
     READY_PATH,
     SERVER_PORT,
+    metric_dimensions,
 )
 from statespeak_constructs.gpu_cluster import GpuCluster
 from statespeak_constructs.image import ServerImage
@@ -50,12 +53,13 @@ class WeightsMount(Protocol):
     ) -> None: ...
 
 
-def active_streams_metric(route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
-    """Average ActiveStreams over the route's tasks per minute = streams per task (every task emits it)."""
+def active_streams_metric(kit_name: str, route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
+    """Average ActiveStreams over one kit instance's tasks per minute = streams per task (every task emits
+    it, with the dimensions contract.metric_dimensions gives: route and kit instance)."""
     return cloudwatch.Metric(
         namespace=METRICS_NAMESPACE,
         metric_name=METRIC_ACTIVE_STREAMS,
-        dimensions_map={DIM_SERVICE: route},
+        dimensions_map=metric_dimensions(route, kit_name),
         statistic="Average",
         period=Duration.minutes(1),
     )
@@ -101,12 +105,17 @@ class GpuTtsServiceProps:
     """Wait after a scale-in before the next; long, so streams are not churned by short load dips."""
     scale_out_cooldown_s: int
     """Wait after a scale-out before the next."""
+    kit_name: str
+    """The kit instance's name (STATESPEAK_KIT, the Kit metric dimension): the scaling policy reads only
+    this instance's tasks, so two copies in one account never scale on each other's load."""
     cpu_units: int = 2048
     """CPU reservation of a task (1024 = one vCPU): the text frontend and encoders run on the CPU."""
     memory_reservation_mib: int = 8192
     """Soft memory reservation of a task."""
     api_key_secret: secretsmanager.ISecret | None = None
     """When set, injected as STATESPEAK_API_KEYS: the server then refuses requests without a valid key."""
+    accept_query_api_keys: bool = True
+    """False on internet-facing entries: the server refuses `?api_key=` (URLs land in ALB access logs)."""
 
 
 class GpuTtsService(Construct):
@@ -140,7 +149,11 @@ class GpuTtsService(Construct):
                 ENV_MAX_STREAMS: str(props.max_streams_per_task),
                 ENV_DRAIN_TIMEOUT_S: str(props.drain_timeout_s),
                 ENV_DEPLOYMENT: DEPLOYMENT_ECS,
+                # /invocations and /ping are the keyless SageMaker contract: never served behind the ALB.
+                ENV_SAGEMAKER_ROUTES: "false",
+                ENV_QUERY_API_KEYS: "true" if props.accept_query_api_keys else "false",
                 ENV_DEVICE: DEVICE_CUDA,  # never serve from the CPU or the torch fallback on a GPU host
+                ENV_KIT_NAME: props.kit_name,
             },
             secrets=(
                 {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}
@@ -249,7 +262,7 @@ class GpuTtsService(Construct):
         )
         self.scaling.scale_to_track_custom_metric(
             "ActiveStreamsPerTask",
-            metric=active_streams_metric(DEPLOYMENT_ECS),
+            metric=active_streams_metric(props.kit_name, DEPLOYMENT_ECS),
             target_value=props.target_streams_per_task,
             scale_in_cooldown=Duration.seconds(props.scale_in_cooldown_s),
             scale_out_cooldown=Duration.seconds(props.scale_out_cooldown_s),

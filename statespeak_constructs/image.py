@@ -36,8 +36,8 @@ class ServerImageProps:
     pull `tag` from it (push the image yourself, e.g. from CI)."""
     tag: str
     """Tag pulled when `source` is `ecr`; tags are immutable in the kit's repository."""
-    repo_root: Path
-    """Repository root: the build context for `asset`."""
+    repo_root: Path | None = None
+    """Repository root: the build context for `asset` (not needed for `ecr`)."""
 
 
 class ServerImage(Construct):
@@ -49,6 +49,10 @@ class ServerImage(Construct):
         self.repository: ecr.IRepository | None = None
         self._asset: ecr_assets.DockerImageAsset | None = None
         if props.source == "asset":
+            if props.repo_root is None:
+                raise ValueError(
+                    "image source asset needs repo_root (the build context holding the Dockerfile)"
+                )
             dockerfile = props.repo_root / DOCKERFILE
             if not dockerfile.is_file():
                 raise FileNotFoundError(

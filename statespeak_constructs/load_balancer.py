@@ -1,15 +1,29 @@
-"""The ALB in front of the streaming tasks: internal by default, TLS when a certificate is supplied."""
+"""The ALB in front of the streaming tasks: internal by default, TLS when a certificate is supplied.
+
+Inside the VPC it can carry a name (an alias record in a private hosted zone, e.g. `tts.internal.example`),
+so clients verify the certificate against the name they dial, and it admits either the whole VPC range or
+exactly the client ranges and security groups named in `clients`.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aws_cdk import Acknowledgment, Duration, Validations
 from aws_cdk import aws_certificatemanager as acm
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_elasticloadbalancingv2 as elbv2
+from aws_cdk import aws_route53 as route53
+from aws_cdk import aws_route53_targets as route53_targets
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
+
+from model_server.contract import INVOCATIONS_PATH, PING_PATH
+from statespeak_constructs.clients import ClientAccess
+
+# The SageMaker contract's routes: keyless by design (SageMaker authenticates callers with IAM), so the
+# ALB answers them itself and never forwards them to a task (the tasks also turn them off).
+SAGEMAKER_ONLY_PATHS = (INVOCATIONS_PATH, f"{INVOCATIONS_PATH}/*", PING_PATH, f"{PING_PATH}/*")
 
 
 @dataclass(frozen=True)
@@ -30,7 +44,25 @@ class StreamingLoadBalancerProps:
     access_logs: s3.IBucket
     """Bucket for ALB access logs (SSE-S3)."""
     client_cidr: str
-    """Who may connect: the VPC range (internal) or 0.0.0.0/0 (internet-facing)."""
+    """Who may connect by default: the VPC range (internal) or 0.0.0.0/0 (internet-facing)."""
+    clients: ClientAccess = field(default_factory=ClientAccess)
+    """Internal ALB: when it names clients, exactly those connect instead of `client_cidr`."""
+    dns_name: str = ""
+    """A name for the internal ALB inside the VPC (e.g. `tts.internal.example`); `url` then uses it. With
+    `certificate_arn`, that certificate must cover this name."""
+    private_zone_id: str = ""
+    """Existing private hosted zone for `dns_name`; empty: a new private zone associated with `vpc`."""
+    private_zone_name: str = ""
+    """Domain of that zone (e.g. `internal.example`); empty: `dns_name` without its first label."""
+
+    def __post_init__(self) -> None:
+        if self.internet_facing and (self.dns_name or self.clients.restricted):
+            raise ValueError(
+                "dns_name and clients are for the internal ALB; an internet-facing one admits everyone"
+            )
+        zone = self.private_zone_name or self.dns_name.partition(".")[2]
+        if self.dns_name and not (zone and self.dns_name.endswith("." + zone)):
+            raise ValueError(f"dns_name={self.dns_name!r} is not inside the zone {zone!r}")
 
 
 class StreamingLoadBalancer(Construct):
@@ -53,12 +85,16 @@ class StreamingLoadBalancer(Construct):
         )
         self.tls = bool(props.certificate_arn)
         self.port = 443 if self.tls else 80
-        client_peer = ec2.Peer.ipv4(props.client_cidr)
-        self.security_group.add_ingress_rule(client_peer, ec2.Port.tcp(self.port), "Clients of the TTS API")
-        if self.tls:
-            self.security_group.add_ingress_rule(
-                client_peer, ec2.Port.tcp(80), "HTTP, answered by a redirect"
-            )
+        ports = [(self.port, "TTS API")] + ([(80, "HTTP, answered by a redirect")] if self.tls else [])
+        for port, what in ports:
+            if props.clients.restricted:
+                props.clients.admit(self.security_group, port, props.client_cidr, what)
+            else:
+                self.security_group.add_ingress_rule(
+                    ec2.Peer.ipv4(props.client_cidr),
+                    ec2.Port.tcp(port),
+                    "Clients of the TTS API" if port == self.port else what,
+                )
         self.load_balancer = elbv2.ApplicationLoadBalancer(
             self,
             "Alb",
@@ -93,6 +129,18 @@ class StreamingLoadBalancer(Construct):
             self.listener = self.load_balancer.add_listener(
                 "Http", port=80, protocol=elbv2.ApplicationProtocol.HTTP, open=False
             )
+        self.listener.add_action(
+            "SageMakerOnlyPaths",
+            priority=1,
+            conditions=[elbv2.ListenerCondition.path_patterns(list(SAGEMAKER_ONLY_PATHS))],
+            action=elbv2.ListenerAction.fixed_response(
+                404, content_type="application/json", message_body='{"error": "not found"}'
+            ),
+        )
+        self.dns_name = props.dns_name
+        self.record: route53.ARecord | None = None
+        if props.dns_name:
+            self.record = self._name(props)
         if props.internet_facing:
             Validations.of(self.security_group).acknowledge(
                 Acknowledgment(
@@ -102,7 +150,31 @@ class StreamingLoadBalancer(Construct):
                 )
             )
 
+    def _name(self, props: StreamingLoadBalancerProps) -> route53.ARecord:
+        """Alias record `dns_name` -> the ALB, in an existing private zone or in a new one on the VPC."""
+        zone_name = props.private_zone_name or props.dns_name.partition(".")[2]
+        if props.private_zone_id:
+            self.zone: route53.IHostedZone = route53.HostedZone.from_hosted_zone_attributes(
+                self, "Zone", hosted_zone_id=props.private_zone_id, zone_name=zone_name
+            )
+        else:
+            self.zone = route53.PrivateHostedZone(
+                self, "Zone", zone_name=zone_name, vpc=props.vpc, comment="Statespeak: names inside the VPC"
+            )
+        return route53.ARecord(
+            self,
+            "Name",
+            zone=self.zone,
+            record_name=props.dns_name + ".",  # absolute: the zone's domain is not appended twice
+            target=route53.RecordTarget.from_alias(route53_targets.LoadBalancerTarget(self.load_balancer)),
+        )
+
+    def admit(self, peer: ec2.ISecurityGroup, description: str) -> None:
+        """Let one more security group (the kit's canary) connect to the listener's port."""
+        self.security_group.add_ingress_rule(peer, ec2.Port.tcp(self.port), description)
+
     @property
     def url(self) -> str:
+        """The base URL clients use: the private name when there is one, else the ALB's AWS DNS name."""
         scheme = "https" if self.tls else "http"
-        return f"{scheme}://{self.load_balancer.load_balancer_dns_name}"
+        return f"{scheme}://{self.dns_name or self.load_balancer.load_balancer_dns_name}"

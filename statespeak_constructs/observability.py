@@ -1,12 +1,13 @@
 """Dashboard and alarms for one serving route (ECS or SageMaker), from the server's EMF metrics.
 
-The server publishes its metrics under contract.METRICS_NAMESPACE with the dimension DIM_SERVICE set to
-its route, so one construct serves both stacks: the caller names the route and hands over the
+The server publishes its metrics under contract.METRICS_NAMESPACE with the dimensions Service (its route)
+and Kit (the kit instance's name), so one construct serves both stacks: the caller names the route and hands over the
 platform metrics only it knows (load balancer or endpoint errors, GPU utilization, task count).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aws_cdk import Duration
@@ -19,13 +20,13 @@ from aws_cdk import aws_sns_subscriptions as subscriptions
 from constructs import Construct
 
 from model_server.contract import (
-    DIM_SERVICE,
     METRIC_ACTIVE_STREAMS,
     METRIC_REAL_TIME_FACTOR,
     METRIC_REJECTED_STREAMS,
     METRIC_STREAM_ERRORS,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
+    metric_dimensions,
 )
 
 
@@ -36,7 +37,9 @@ class ObservabilityProps:
     route: str
     """Value of the Service dimension the server emits (contract.DEPLOYMENT_ECS or DEPLOYMENT_SAGEMAKER)."""
     dashboard_name: str
-    """CloudWatch dashboard name."""
+    """CloudWatch dashboard name (unique per account and region: include the kit instance's name)."""
+    kit_name: str
+    """Value of the Kit dimension the server emits (STATESPEAK_KIT): this kit instance's metrics only."""
     ttfb_p99_threshold_ms: float
     """Alarm when the p99 time to first audio stays above this."""
     server_errors: cloudwatch.IMetric
@@ -51,6 +54,8 @@ class ObservabilityProps:
     """Subscribe this address to a new, encrypted alarm topic."""
     alarm_topic_arn: str = ""
     """Send alarms to this existing topic instead."""
+    server_metric_alarms: bool = True
+    """Alarm on the kit server's own metrics (TTFB, rejections); off for a container that emits none."""
     rejections_threshold: float = 1.0
     """Alarm when admission control refuses this many streams per minute, 5 minutes running."""
 
@@ -60,7 +65,7 @@ class ServiceObservability(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, props: ObservabilityProps) -> None:
         super().__init__(scope, construct_id)
-        dims = {DIM_SERVICE: props.route}
+        dims = metric_dimensions(props.route, props.kit_name)
 
         def server_metric(name: str, statistic: str, label: str) -> cloudwatch.Metric:
             return cloudwatch.Metric(
@@ -105,21 +110,23 @@ class ServiceObservability(Construct):
             self.topic = topic
 
         self.alarms: dict[str, cloudwatch.Alarm] = {}
-        self._alarm(
-            "TtfbP99",
-            self.ttfb_p99,
-            props.ttfb_p99_threshold_ms,
-            5,
-            f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes",
-        )
+        if props.server_metric_alarms:
+            self._alarm(
+                "TtfbP99",
+                self.ttfb_p99,
+                props.ttfb_p99_threshold_ms,
+                5,
+                f"p99 time to first audio above {props.ttfb_p99_threshold_ms:g} ms for 5 minutes",
+            )
         self._alarm("ServerErrors", props.server_errors, 1, 3, "5xx responses in 3 consecutive minutes")
-        self._alarm(
-            "Rejections",
-            self.rejections,
-            props.rejections_threshold,
-            5,
-            "admission control refusing streams for 5 minutes: capacity is short",
-        )
+        if props.server_metric_alarms:
+            self._alarm(
+                "Rejections",
+                self.rejections,
+                props.rejections_threshold,
+                5,
+                "admission control refusing streams for 5 minutes: capacity is short",
+            )
         if props.unhealthy_hosts is not None:
             self._alarm("UnhealthyHosts", props.unhealthy_hosts, 1, 3, "a target failing its readiness check")
 
@@ -152,6 +159,18 @@ class ServiceObservability(Construct):
         self.dashboard.add_widgets(
             cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(self.alarms.values()), width=24)
         )
+
+    def add_alarms(self, alarms: Iterable[cloudwatch.Alarm]) -> None:
+        """Route alarms made elsewhere (e.g. on the endpoint's own metrics) to the topic and the dashboard."""
+        alarms = list(alarms)
+        for alarm in alarms:
+            if self.topic is not None:
+                alarm.add_alarm_action(cw_actions.SnsAction(self.topic))
+                alarm.add_ok_action(cw_actions.SnsAction(self.topic))
+        if alarms:
+            self.dashboard.add_widgets(
+                cloudwatch.AlarmStatusWidget(title="Endpoint alarms", alarms=alarms, width=24)
+            )
 
     def _alarm(
         self, name: str, metric: cloudwatch.IMetric, threshold: float, minutes: int, what: str

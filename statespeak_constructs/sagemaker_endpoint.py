@@ -214,9 +214,18 @@ class SageMakerEndpointProps:
     """Time for /ping to turn 200: image pull of the CUDA image, weights load, warm-up of the kernels."""
     model_download_timeout: Duration = field(default_factory=lambda: Duration.minutes(10))
     """Time to copy the weights prefix from S3 to the instance."""
+    max_stream_seconds: int = 300
+    """Longest stream: an update keeps the old fleet this long after traffic moved (its streams finish),
+    and a p99 ModelLatency above it means requests are stuck."""
+    max_invocations_per_instance_minute: float = 480.0
+    """Alarm when requests per instance per minute exceed this (more than the instance can start)."""
+    bake_seconds: int = 300
+    """Blue/green: how long the new fleet serves all traffic, watched by the rollback alarms, before the
+    update completes."""
     runtime_vpc_endpoint: ec2.IInterfaceVpcEndpoint | None = None
     """The VPC's SageMaker runtime interface endpoint: when given, the invoke policy only allows calls
-    that arrive through it, so a leaked caller credential is useless outside the VPC."""
+    that arrive through it, so a leaked caller credential is useless outside the VPC. Without it, the
+    policy requires calls through any endpoint of `vpc` (aws:SourceVpc)."""
 
     def __post_init__(self) -> None:
         if not _ENDPOINT_NAME.match(self.endpoint_name):
@@ -329,11 +338,40 @@ class SageMakerEndpoint(Construct):
                     Acknowledgment(id=f"{pack}-{ENDPOINT_KMS_RULE}", reason=reason)
                 )
 
+        self.alarms = self._endpoint_alarms(props)
+        rollback = [self.alarms["Invocation5XXErrors"], self.alarms["ModelLatency"]]
+        termination_wait = min(3600, props.max_stream_seconds)
         self.endpoint = sagemaker.CfnEndpoint(
             self,
             "Endpoint",
             endpoint_name=props.endpoint_name,
             endpoint_config_name=self.endpoint_config.attr_endpoint_config_name,
+            # An update (new image, weights, instance type) keeps the instance count autoscaling reached
+            # instead of falling back to the config's initial count.
+            retain_all_variant_properties=True,
+            # Blue/green: the new fleet comes up beside the old one, takes all traffic, bakes under the
+            # rollback alarms, and only then the old fleet goes, after its in-flight streams had time to end.
+            deployment_config=sagemaker.CfnEndpoint.DeploymentConfigProperty(
+                blue_green_update_policy=sagemaker.CfnEndpoint.BlueGreenUpdatePolicyProperty(
+                    traffic_routing_configuration=sagemaker.CfnEndpoint.TrafficRoutingConfigProperty(
+                        type="ALL_AT_ONCE", wait_interval_in_seconds=props.bake_seconds
+                    ),
+                    termination_wait_in_seconds=termination_wait,
+                    maximum_execution_timeout_in_seconds=min(
+                        14400,
+                        int(props.container_startup_timeout.to_seconds())
+                        + int(props.model_download_timeout.to_seconds())
+                        + props.bake_seconds
+                        + termination_wait
+                        + 600,
+                    ),
+                ),
+                auto_rollback_configuration=sagemaker.CfnEndpoint.AutoRollbackConfigProperty(
+                    alarms=[
+                        sagemaker.CfnEndpoint.AlarmProperty(alarm_name=alarm.alarm_name) for alarm in rollback
+                    ]
+                ),
+            ),
         )
         # The log group exists (with retention and key) before the first instance writes to it.
         self.endpoint.node.add_dependency(props.log_group)
@@ -347,6 +385,10 @@ class SageMakerEndpoint(Construct):
             invoke.add_condition(
                 "StringEquals", {"aws:SourceVpce": props.runtime_vpc_endpoint.vpc_endpoint_id}
             )
+        else:
+            # The VPC's own runtime endpoint (one the kit did not create, e.g. in your VPC): calls must
+            # still arrive through an endpoint in this VPC.
+            invoke.add_condition("StringEquals", {"aws:SourceVpc": props.vpc.vpc_id})
         self.invoke_policy = iam.ManagedPolicy(
             self,
             "InvokePolicy",
@@ -355,6 +397,40 @@ class SageMakerEndpoint(Construct):
         )
 
     # -- metrics ------------------------------------------------------------------------------------
+
+    def _endpoint_alarms(self, props: SageMakerEndpointProps) -> dict[str, cloudwatch.Alarm]:
+        """Alarms on SageMaker's own endpoint metrics, which any container (a Marketplace package too)
+        produces; the first two also roll back a failing blue/green update."""
+        minutes = 3
+        specs = (
+            ("Invocation5XXErrors", "Sum", 1, "5xx responses from the endpoint"),
+            (
+                "ModelLatency",
+                "p99",
+                props.max_stream_seconds * 1_000_000,  # microseconds
+                f"p99 model latency above {props.max_stream_seconds} s, the longest stream: requests are stuck",
+            ),
+            (
+                "InvocationsPerInstance",
+                "Sum",
+                props.max_invocations_per_instance_minute,
+                f"more than {props.max_invocations_per_instance_minute:g} requests per instance per minute",
+            ),
+        )
+        alarms = {}
+        for name, statistic, threshold, what in specs:
+            alarms[name] = cloudwatch.Alarm(
+                self,
+                f"{name}Alarm",
+                metric=self.metric(name, statistic, name),
+                threshold=threshold,
+                evaluation_periods=minutes,
+                datapoints_to_alarm=minutes,
+                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+                alarm_description=f"Statespeak SageMaker endpoint {props.endpoint_name}: {what}",
+            )
+        return alarms
 
     def metric(
         self,

@@ -4,19 +4,31 @@ A speech stream holds its instance for the whole utterance, so the number of req
 instance is the load signal (the ECS service tracks the server's ActiveStreams for the same reason).
 SageMaker publishes it every 10 s as ConcurrentRequestsPerModel; Application Auto Scaling tracks it
 through the predefined metric type below, which reacts in well under a minute.
+
+SageMaker refuses to change the instance type of a registered variant, and CloudFormation updates the
+endpoint before the scalable target; two custom resources (lambda/scaling_handover/) hand autoscaling
+over around the endpoint so that `-c sagemaker_instance_type=...` is one deploy: deregister before the
+endpoint update, register again after it (or, on a rollback, as soon as the old type is back).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aws_cdk import Duration
+from aws_cdk import Acknowledgment, ArnFormat, CustomResource, Duration, Stack, Validations
 from aws_cdk import aws_applicationautoscaling as appscaling
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sagemaker as sagemaker
+from aws_cdk import custom_resources as cr
 from constructs import Construct
+
+from statespeak_constructs.assets import lambda_asset
+from statespeak_constructs.logs import LogsKey
 
 CONCURRENCY_METRIC_TYPE = "SageMakerVariantConcurrentRequestsPerModelHighResolution"
 SCALABLE_DIMENSION = "sagemaker:variant:DesiredInstanceCount"
+HANDOVER_LAMBDA_DIR = lambda_asset("scaling_handover")
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,12 @@ class SageMakerScalingProps:
     """Upper bound."""
     target_concurrency: int
     """Concurrent streams per instance that target tracking holds."""
+    instance_type: str
+    """The variant's instance type: a change hands autoscaling over around the endpoint update."""
+    logs_key: LogsKey
+    """Key of the handover function's log groups."""
+    log_retention_days: int
+    """Retention of those log groups."""
     scale_in_cooldown: Duration = field(default_factory=lambda: Duration.minutes(15))
     """Wait after a scale-in before the next one: long, as a new instance takes minutes to come up."""
     scale_out_cooldown: Duration = field(default_factory=lambda: Duration.minutes(1))
@@ -58,6 +76,7 @@ class SageMakerScaling(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, props: SageMakerScalingProps) -> None:
         super().__init__(scope, construct_id)
+        self._endpoint_name = props.endpoint_name
         self.target = appscaling.CfnScalableTarget(
             self,
             "Target",
@@ -83,5 +102,168 @@ class SageMakerScaling(Construct):
                     scale_in_cooldown=int(props.scale_in_cooldown.to_seconds()),
                     scale_out_cooldown=int(props.scale_out_cooldown.to_seconds()),
                 )
+            ),
+        )
+        self._handover(props)
+
+    def _handover(self, props: SageMakerScalingProps) -> None:
+        """`before` (the endpoint depends on it) and `after` (after the endpoint, target and policy)."""
+        stack = Stack.of(self)
+        function = lambda_.Function(
+            self,
+            "HandoverFunction",
+            description="Statespeak: hands SageMaker autoscaling over across an instance-type change",
+            runtime=lambda_.Runtime.PYTHON_3_14,
+            handler="handler.handler",
+            code=lambda_.Code.from_asset(str(HANDOVER_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
+            timeout=Duration.minutes(2),
+            memory_size=256,
+            log_group=props.logs_key.log_group(self, "HandoverLogs", props.log_retention_days),
+        )
+        endpoint_arn = stack.format_arn(
+            service="sagemaker", resource="endpoint", resource_name=props.endpoint_name.lower()
+        )
+        statements = [
+            # Application Auto Scaling has no ARN for a target before it exists: its calls name '*'.
+            iam.PolicyStatement(
+                actions=[
+                    "application-autoscaling:RegisterScalableTarget",
+                    "application-autoscaling:DeregisterScalableTarget",
+                    "application-autoscaling:PutScalingPolicy",
+                    "application-autoscaling:DescribeScalableTargets",
+                    "application-autoscaling:DescribeScalingPolicies",
+                ],
+                resources=["*"],
+            ),
+            # What Application Auto Scaling checks on the caller when it registers a SageMaker variant.
+            iam.PolicyStatement(
+                actions=["sagemaker:DescribeEndpoint", "sagemaker:UpdateEndpointWeightsAndCapacities"],
+                resources=[endpoint_arn],
+            ),
+            iam.PolicyStatement(
+                actions=["sagemaker:DescribeEndpointConfig"],
+                resources=[
+                    stack.format_arn(service="sagemaker", resource="endpoint-config", resource_name="*")
+                ],
+            ),
+            # Target tracking creates and replaces its alarms with the caller's permissions.
+            iam.PolicyStatement(
+                actions=["cloudwatch:PutMetricAlarm", "cloudwatch:DeleteAlarms", "cloudwatch:DescribeAlarms"],
+                resources=[
+                    stack.format_arn(
+                        service="cloudwatch",
+                        resource="alarm",
+                        resource_name=f"TargetTracking-endpoint/{props.endpoint_name}/*",
+                        arn_format=ArnFormat.COLON_RESOURCE_NAME,
+                    )
+                ],
+            ),
+        ]
+        for statement in statements:
+            function.add_to_role_policy(statement)
+        provider = cr.Provider(
+            self,
+            "HandoverProvider",
+            on_event_handler=function,
+            log_group=props.logs_key.log_group(self, "HandoverProviderLogs", props.log_retention_days),
+        )
+        settings = {
+            "EndpointName": props.endpoint_name,
+            "VariantName": props.variant_name,
+            "InstanceType": props.instance_type,
+            "MinCapacity": props.min_instances,
+            "MaxCapacity": props.max_instances,
+            "TargetValue": props.target_concurrency,
+            "MetricType": CONCURRENCY_METRIC_TYPE,
+            "PolicyName": self.policy.policy_name,
+            "ScaleInCooldown": int(props.scale_in_cooldown.to_seconds()),
+            "ScaleOutCooldown": int(props.scale_out_cooldown.to_seconds()),
+        }
+        self.before = CustomResource(
+            self,
+            "HandoverBefore",
+            service_token=provider.service_token,
+            resource_type="Custom::StatespeakScalingHandover",
+            properties={**settings, "Phase": "before"},
+        )
+        props.endpoint.node.add_dependency(self.before)
+        self.after = CustomResource(
+            self,
+            "HandoverAfter",
+            service_token=provider.service_token,
+            resource_type="Custom::StatespeakScalingHandover",
+            properties={**settings, "Phase": "after"},
+        )
+        self.after.node.add_dependency(props.endpoint, self.target, self.policy)
+        self._acknowledge(function, provider)
+
+    def _acknowledge(self, function: lambda_.Function, provider: cr.Provider) -> None:
+        for pack in ("NIST.800.53.R5", "HIPAA.Security"):
+            Validations.of(function).acknowledge(
+                Acknowledgment(
+                    id=f"{pack}-LambdaInsideVPC",
+                    reason="SageMaker scaling handover: invoked by CloudFormation around an endpoint update; it "
+                    "calls only the Application Auto Scaling and SageMaker control-plane APIs for the one "
+                    "endpoint and reaches no resource inside the VPC.",
+                ),
+                Acknowledgment(
+                    id=f"{pack}-LambdaDLQ",
+                    reason="SageMaker scaling handover: invoked synchronously by the CDK Provider framework for "
+                    "CloudFormation; a failure fails the stack update visibly, and there is no asynchronous "
+                    "event to dead-letter.",
+                ),
+                Acknowledgment(
+                    id=f"{pack}-LambdaConcurrency",
+                    reason="SageMaker scaling handover: no reserved concurrency, because a new account has 10 "
+                    "concurrent executions in all and Lambda refuses a reservation that leaves fewer than 10 "
+                    "unreserved; it runs only when CloudFormation updates the endpoint.",
+                ),
+            )
+        stack = Stack.of(self)
+        assert function.role is not None
+        function_id = stack.resolve(stack.get_logical_id(function.node.default_child))
+        basic = (
+            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+            "AWSLambdaBasicExecutionRole]"
+        )
+        Validations.of(function.role).acknowledge(
+            Acknowledgment(
+                id=basic,
+                reason="Scaling handover function: the AWS basic execution policy only lets it write its own "
+                "log streams.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::*]",
+                reason="Application Auto Scaling register/deregister/put-policy/describe calls: a scalable "
+                "target has no ARN the caller can name; the function only ever passes this endpoint's variant.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sagemaker:"
+                f"{stack.region}:<AWS::AccountId>:endpoint-config/*]",
+                reason="sagemaker:DescribeEndpointConfig (read only) of the config the endpoint runs, whose "
+                "name CloudFormation generates.",
+            ),
+            Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudwatch:{stack.region}:"
+                f"<AWS::AccountId>:alarm:TargetTracking-endpoint/{self._endpoint_name}/*]",
+                reason="The alarms target tracking creates for this endpoint's policy, whose names Application "
+                "Auto Scaling generates under this prefix.",
+            ),
+        )
+        Validations.of(provider).acknowledge(
+            Acknowledgment(
+                id=basic,
+                reason="CDK Provider framework function: the AWS basic execution policy only lets it write "
+                "its own log streams.",
+            ),
+            Acknowledgment(
+                id=f"AwsSolutions-IAM5[Resource::<{function_id}.Arn>:*]",
+                reason="The Provider framework may invoke any version/alias of the one scaling handover "
+                "function (`<arn>:*`); it cannot invoke anything else.",
+            ),
+            Acknowledgment(
+                id="AwsSolutions-L1",
+                reason="The Provider framework's runtime is pinned by aws-cdk-lib and upgraded with it; the "
+                "kit's own handover function uses the latest Python runtime.",
             ),
         )

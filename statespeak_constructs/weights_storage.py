@@ -10,7 +10,6 @@ Both constructs expose the same two hooks the service uses:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from aws_cdk import Acknowledgment, CustomResource, Duration, RemovalPolicy, Stack, Validations
 from aws_cdk import aws_ec2 as ec2
@@ -26,6 +25,7 @@ from aws_cdk import custom_resources as cr
 from constructs import Construct, IDependable
 
 from model_server.contract import CONTAINER_MODEL_DIR
+from statespeak_constructs.assets import lambda_asset
 from statespeak_constructs.logs import LogsKey
 
 WEIGHTS_VOLUME = "weights"
@@ -33,7 +33,7 @@ FSX_HOST_MOUNT = "/mnt/fsx"  # where GPU hosts mount the Lustre file system
 FSX_WEIGHTS_PATH = "/weights"  # file system path linked to s3://<bucket>/weights/
 EFS_WEIGHTS_ROOT = "/weights"  # EFS directory holding one folder per version
 EFS_POSIX_ID = "10001"  # the image's `statespeak` user owns the synced files; tasks only read (755)
-SYNC_LAMBDA_DIR = Path(__file__).resolve().parent.parent / "lambda" / "weights_sync"
+SYNC_LAMBDA_DIR = lambda_asset("weights_sync")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ class FsxWeightsProps:
     seeded_after: IDependable | None = None
     """Something that uploads weights (the bundled-weights seed): the link is created after it, so its
     first metadata import already lists those files."""
+    preload_version: str | None = None
+    """Version folder each host asks Lustre to load from S3 right after mounting (`lfs hsm_restore`), so
+    the first task does not wait on lazy loading; None: contents load on first read."""
 
 
 class FsxWeights(Construct):
@@ -102,6 +105,7 @@ class FsxWeights(Construct):
         if props.seeded_after is not None:
             self.association.node.add_dependency(props.seeded_after)
         self.ready: IDependable = self.association
+        self._preload_version = props.preload_version
 
     def allow_hosts(self, clients: ec2.IConnectable) -> None:
         """Open the Lustre ports between the GPU hosts and the file system, both directions."""
@@ -117,13 +121,27 @@ class FsxWeights(Construct):
         """Install the Lustre client and mount the file system before the ECS agent starts tasks."""
         source = f"{self.file_system.dns_name}@tcp:/{self.file_system.mount_name}"
         return [
-            "dnf install -y lustre-client",
+            # From the repository snapshot of the AMI's own release (AL2023 locks repositories to it; named
+            # here so nothing else can move it): the client's kernel module matches the pinned kernel.
+            'dnf install -y --releasever="$(rpm -q --qf %{VERSION} system-release)" lustre-client',
             f"mkdir -p {FSX_HOST_MOUNT}",
             # The file system may still be settling when the first host boots: retry for ~5 minutes.
             f"for i in $(seq 1 30); do mount -t lustre -o relatime,flock {source} {FSX_HOST_MOUNT} && break; "
             "sleep 10; done",
             f"mountpoint -q {FSX_HOST_MOUNT}",
             f"echo '{source} {FSX_HOST_MOUNT} lustre defaults,relatime,flock,_netdev 0 0' >> /etc/fstab",
+            *self._preload_commands(),
+        ]
+
+    def _preload_commands(self) -> list[str]:
+        """Ask Lustre to restore the served version's file contents from S3 now (asynchronous; files
+        already loaded are skipped). Not fatal: without it the contents still load on first read."""
+        if not self._preload_version:
+            return []
+        folder = f"{FSX_HOST_MOUNT}{FSX_WEIGHTS_PATH}/{self._preload_version}"
+        return [
+            f"(find {folder} -type f -print0 | xargs -0 -r lfs hsm_restore) "
+            "|| echo 'statespeak: weights preload not started' >&2"
         ]
 
     def attach(
@@ -226,7 +244,8 @@ class EfsWeights(Construct):
             code=lambda_.Code.from_asset(str(SYNC_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
             timeout=Duration.minutes(15),
             memory_size=1024,
-            reserved_concurrent_executions=1,  # one writer at a time: syncs of one upload never interleave
+            # No reserved concurrency (new accounts have 10 executions in all): concurrent syncs of one
+            # upload are safe, each file lands under its own temporary name and is renamed into place.
             vpc=props.vpc,
             vpc_subnets=props.subnets,
             filesystem=lambda_.FileSystem.from_efs_access_point(self.writer_access_point, mount_path),

@@ -56,6 +56,24 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "weights_version": "v2",
         "availability_zones": "us-east-1a,us-east-1b,us-east-1c",
     },
+    # Your own estate (issue 13): both routes in an existing VPC imported by ID, some of its endpoints
+    # already there, named clients only, a private name with internal TLS.
+    "estate": {
+        "deployment": "both",
+        "vpc_id": "vpc-0a1b2c3d4e5f60718",
+        "vpc_cidr": "10.20.0.0/16",
+        "availability_zones": "us-east-1a,us-east-1b",
+        "data_subnet_ids": "subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2",
+        "data_route_table_ids": "rtb-0aaaaaaaaaaaaaaa1,rtb-0bbbbbbbbbbbbbbb2",
+        "gpu_subnet_id": "subnet-0bbbbbbbbbbbbbbb2",
+        "existing_vpc_endpoints": "sts,ecs-telemetry,sagemaker.api",
+        "existing_endpoints_security_group_id": "sg-0eeeeeeeeeeeeeee1",
+        "client_cidrs": "10.30.0.0/16",
+        "client_security_group_ids": "sg-0ccccccccccccccc1",
+        "dns_name": "tts.internal.example",
+        "certificate_arn": TEST_CERTIFICATE_ARN,
+        "api_key_auth": True,
+    },
 }
 
 

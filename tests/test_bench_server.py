@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 
 import httpx
 import pytest
@@ -157,13 +158,16 @@ def test_local_run_writes_table_json_and_plot(model_dir, tmp_path, monkeypatch, 
     for lvl in result["levels"]:
         assert lvl["streams"] + lvl["cut"] >= 1 and lvl["errors"] == 0 and lvl["rejected"] == 0
     assert result["meta"]["weights"] and result["meta"]["host"]["cpus"] >= 1
+    # --local reads the server's own CPU time: a level that produced audio cost it some.
+    assert all(lvl["server_cpu_s"] > 0 and lvl["server_cpu_ms_per_audio_s"] > 0 for lvl in result["levels"])
     streams = result["streams"]
     assert streams and all(s["status"] == "ok" for s in streams)
     assert all(s["client_ttfa_ms"] >= s["server_ttfa_ms"] for s in streams)
     assert (out / "bench.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "server.log").exists()
     printed = capsys.readouterr().out
-    assert "| conc |" in printed and "streams per replica" in printed
+    assert "| level | clients |" in printed and "streams per replica" in printed
+    assert "1 client process" in printed and (out / "bench.md").exists()
 
 
 def test_ramp_stops_at_the_first_level_that_misses_the_target(model_dir, tmp_path, monkeypatch):
@@ -176,3 +180,69 @@ def test_ramp_stops_at_the_first_level_that_misses_the_target(model_dir, tmp_pat
     result = json.loads((out / "bench.json").read_text())
     assert [lvl["concurrency"] for lvl in result["levels"]] == [1]
     assert result["streams_per_replica"] == 0 and result["meta"]["protocol"] == "HTTP /tts/sse"
+
+
+def test_several_client_processes_share_each_level_and_their_records_merge(model_dir, tmp_path, monkeypatch):
+    from model_server.bench.arrivals import poisson_arrivals
+
+    monkeypatch.setenv(ENV_MODEL_DIR, str(model_dir))
+    monkeypatch.setenv("STATESPEAK_DEVICE", "cpu")
+    out = tmp_path / "clients"
+    argv = ["--local", "--clients", "2", "--concurrency", "1,3", "--streams-per-level", "4", "--seed", "5"]
+    argv += ["--arrivals", "closed,staggered,poisson", "--stagger-seconds", "0.5", "--rates", "3"]
+    argv += ["--arrival-seconds", "2", "--max-seconds", "400", "--max-streams", "16"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    result = json.loads((out / "bench.json").read_text())
+    levels = {s["label"]: s for s in result["levels"]}
+    assert list(levels) == ["c=1", "c=3", "c=1 staggered", "c=3 staggered", "3/s poisson"]
+    arrivals = len(poisson_arrivals(3.0, 2.0, seed="5/3"))
+    planned = {"c=1": 4, "c=3": 4, "c=1 staggered": 4, "c=3 staggered": 4, "3/s poisson": arrivals}
+    for label, s in levels.items():
+        # Every planned stream is accounted for once, whichever process sent it.
+        assert s["streams"] + s["cut"] + s["not_sent"] == planned[label], label
+        assert s["errors"] == 0, s["first_errors"]
+        assert s["clients"] == len(s["client_load"]) == (1 if label.startswith("c=1") else 2)
+        assert len({c["pid"] for c in s["client_load"]}) == s["clients"]
+        by_label = [r for r in result["streams"] if r["level"] == label]
+        assert len(by_label) == s["streams"]
+    assert result["meta"]["clients"] == 2 and result["meta"]["arrivals"] == ["closed", "staggered", "poisson"]
+    assert levels["3/s poisson"]["rate_per_s"] == 3.0 and levels["3/s poisson"]["arrivals"] == "poisson"
+    md = (out / "bench.md").read_text()
+    assert "2 client processes" in md and "Open-loop capacity" in md
+    for s in result["levels"]:
+        load = ", ".join(f"{c['loop_busy']:.2f}/{c['cpu']:.2f}" for c in s["client_load"])
+        print(f"{s['label']}: client loop busy/cpu {load}")
+
+
+def test_a_starved_real_client_is_flagged_and_a_normal_one_is_not(server, voice):
+    from model_server.bench.clients import ClientSetup, LevelPlan, make_driver, run_shard
+
+    setup = ClientSetup(server.url, "ws", StreamOptions(voice))
+    mix = TextMix(1)
+    plan = LevelPlan("closed", "c=1", tuple(mix.next() for _ in range(2)), (0.0,), 120, 0.1, concurrency=1)
+
+    def starved(setup, http_client):
+        async def hog() -> None:  # the client's loop never waits: every arrival is read late
+            while True:
+                time.sleep(0.01)
+                await asyncio.sleep(0)
+
+        asyncio.get_running_loop().create_task(hog())
+        return make_driver(setup, http_client)
+
+    normal = run_shard(setup, plan)
+    hungry = run_shard(setup, plan, driver_factory=starved)
+    print(
+        f"real client loop busy: normal {normal.clients[0].loop_busy:.3f}, starved {hungry.clients[0].loop_busy:.3f}"
+    )
+    assert [r.status for r in normal.records] == [StreamStatus.OK] * 2
+    assert not normal.summary(200)["client_limited"]
+    assert hungry.summary(200)["client_limited"] and not hungry.summary(200)["meets_target"]
+
+
+def test_the_local_server_reports_its_cpu_time(server, voice):
+    before = server.cpu_seconds()
+    raw = _run(ws_stream(server.url, TextItem("turn", "Sure, I can help with that."), StreamOptions(voice)))
+    after = server.cpu_seconds()
+    assert raw.status == StreamStatus.OK, raw.error
+    assert before is not None and after > before  # synthesizing the stream used the server's CPU

@@ -28,6 +28,16 @@ SAGEMAKER_QUOTA = "L-A1B2C3D4"  # made-up code: the check must find it by name, 
 PACKAGE_ARN = f"arn:aws:sagemaker:{REGION}:865070037744:model-package/sonic-tts"
 
 
+# Your own VPC (issue 13): its subnets' zone names sit next to gpu_az_id.
+ESTATE_KEYS = {
+    "vpc_id": "vpc-0a1b2c3d4e5f60718",
+    "vpc_cidr": "10.20.0.0/16",
+    "availability_zones": "us-east-1a,us-east-1b",
+    "data_subnet_ids": "subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2",
+    "data_route_table_ids": "rtb-0aaaaaaaaaaaaaaa1,rtb-0bbbbbbbbbbbbbbb2",
+}
+
+
 def config(**context) -> StatespeakConfig:
     """cdk.json's shipped defaults (the ones the checks read), with overrides."""
     base = {"deployment": "ecs", "region": REGION, "ecs_instance_type": "g6.xlarge", "min_replicas": 2}
@@ -101,21 +111,23 @@ def stub_quota_pages(quotas: Stubber, operation: str, pages: list[list[dict]]) -
         quotas.add_response(operation, response, params)
 
 
-def stub_zone(ec2: Stubber, zone_id: str, zones: list[dict]) -> None:
+def stub_zone(ec2: Stubber, zone_id: str, zones: list[dict], by: str = "zone-id") -> None:
     ec2.add_response(
         "describe_availability_zones",
         {"AvailabilityZones": zones},
-        {"AllAvailabilityZones": True, "Filters": [{"Name": "zone-id", "Values": [zone_id]}]},
+        {"AllAvailabilityZones": True, "Filters": [{"Name": by, "Values": [zone_id]}]},
     )
 
 
-def stub_offerings(ec2: Stubber, itype: str, zone_id: str, offered: bool) -> None:
-    offers = [{"InstanceType": itype, "LocationType": "availability-zone-id", "Location": zone_id}]
+def stub_offerings(
+    ec2: Stubber, itype: str, zone_id: str, offered: bool, location_type: str = "availability-zone-id"
+) -> None:
+    offers = [{"InstanceType": itype, "LocationType": location_type, "Location": zone_id}]
     ec2.add_response(
         "describe_instance_type_offerings",
         {"InstanceTypeOfferings": offers if offered else []},
         {
-            "LocationType": "availability-zone-id",
+            "LocationType": location_type,
             "Filters": [
                 {"Name": "location", "Values": [zone_id]},
                 {"Name": "instance-type", "Values": [itype]},
@@ -231,6 +243,19 @@ def test_instance_offered_in_the_gpu_zone_by_az_id(clients, offered):
     assert outcome.needed == "g6.xlarge in use1-az4"
 
 
+def test_zone_names_put_the_gpu_hosts_in_the_first_and_preflight_checks_that_one(clients):
+    """With `availability_zones` the kit's VPC is placed by name (GPU hosts in the first), not by AZ ID."""
+    made, stubs = clients
+    named = config(availability_zones="us-east-1b,us-east-1c")
+    stub_zone(stubs["ec2"], "us-east-1b", [{**USE1_AZ4, "ZoneName": "us-east-1b"}], by="zone-name")
+    stub_offerings(stubs["ec2"], "g6.xlarge", "us-east-1b", True, location_type="availability-zone")
+    assert checks.gpu_zone(made.ec2, named).verdict == OK
+    assert checks.instance_offered_in_zone(made.ec2, named).needed == "g6.xlarge in us-east-1b"
+    assert "GPU zone us-east-1b" in [title for title, _ in plan(named)]
+    # Your own VPC: the zone names describe your subnets; the GPU zone is still gpu_az_id.
+    assert checks.gpu_zone_label(config(**ESTATE_KEYS, gpu_az_id="use1-az6")) == "use1-az6"
+
+
 @pytest.mark.parametrize("listed", [True, False])
 def test_fsx_offered_in_the_region(clients, listed):
     made, stubs = clients
@@ -291,11 +316,10 @@ def test_sagemaker_instance_offered_in_the_region(clients, offered):
     assert outcome.verdict == (OK if offered else FAIL)
 
 
-@pytest.mark.parametrize("package_region,verdict", [(REGION, OK), ("us-west-2", FAIL)])
-def test_marketplace_package_region(package_region, verdict):
-    arn = PACKAGE_ARN.replace(REGION, package_region)
-    outcome = checks.model_package_region(config(deployment="sagemaker", model_package_arn=arn))
-    assert (outcome.verdict, outcome.available) == (verdict, package_region)
+def test_marketplace_package_region():
+    # A package of another region never gets this far: the configuration refuses it (exit 2, below).
+    outcome = checks.model_package_region(config(deployment="sagemaker", model_package_arn=PACKAGE_ARN))
+    assert (outcome.verdict, outcome.available) == (OK, REGION)
 
 
 # Lambda ------------------------------------------------------------------------------------------------
@@ -314,9 +338,37 @@ def test_lambda_concurrency(clients, total, unreserved, verdict):
 
 
 def test_kit_functions_follow_the_deployment():
-    assert len(checks.kit_functions(config())) == 2  # weights upload, ECS canary
-    assert len(checks.kit_functions(config(deployment="both", weights_storage="efs"))) == 5
-    assert len(checks.kit_functions(config(deployment="sagemaker", model_package_arn=PACKAGE_ARN))) == 1
+    # weights upload, capacity release + provider, ECS canary
+    assert len(checks.kit_functions(config())) == 4
+    # + bucket notifications, weights sync + provider, scaling handover + provider, SageMaker canary
+    assert len(checks.kit_functions(config(deployment="both", weights_storage="efs"))) == 10
+    # weights upload, scaling handover + provider: a package's voices are unknown, so no canary
+    assert len(checks.kit_functions(config(deployment="sagemaker", model_package_arn=PACKAGE_ARN))) == 3
+    marketplace_canary = config(
+        deployment="sagemaker",
+        model_package_arn=PACKAGE_ARN,
+        marketplace_canary_voice="v1",
+        sagemaker_autoscaling=False,
+    )
+    assert len(checks.kit_functions(marketplace_canary)) == 2
+
+
+@pytest.mark.parametrize("variant", ["default", "full"])
+def test_kit_functions_are_the_functions_the_app_synthesizes(synth, variant):
+    """The concurrency check counts exactly the Lambda functions the templates of that context hold."""
+    from stacks.config import load_context
+    from tests.conftest import VARIANTS
+
+    result = synth(**VARIANTS[variant])
+    assert result.error is None, result.error
+    functions = [
+        k
+        for t in result.templates.values()
+        for k, r in t["Resources"].items()
+        if r["Type"] == "AWS::Lambda::Function"
+    ]
+    as_deployed = StatespeakConfig.from_context(load_context(VARIANTS[variant]))  # cdk.json + the variant
+    assert len(functions) == len(checks.kit_functions(as_deployed)), sorted(functions)
 
 
 # Runner, table, exit codes ----------------------------------------------------------------------------
@@ -410,6 +462,15 @@ def test_exit_code_follows_the_worst_verdict(clients, capsys, g_quota, code):
         (["-c", "max_replicas=lots"], "max_replicas"),
         (["-c", "min_replica=3"], "min_replica"),
         (["-c", "deployment"], "deployment"),
+        (
+            [
+                "-c",
+                "deployment=sagemaker",
+                "-c",
+                "model_package_arn=" + PACKAGE_ARN.replace(REGION, "us-west-2"),
+            ],
+            "model_package_arn",
+        ),
     ],
 )
 def test_bad_config_exits_2_naming_the_key(capsys, argv, named):

@@ -12,7 +12,8 @@ endpoint), speaks one short agent turn, and measures what a caller would see:
 Metrics go out as CloudWatch Embedded Metric Format lines on stdout: Lambda ships its logs itself,
 so no monitoring VPC endpoint or PutMetricData permission is needed. The metric names come from the
 environment, set by statespeak_constructs/canary.py from model_server/contract.py: this asset folder
-cannot import the server package, and must not spell the names on its own.
+cannot import the server package, and must not spell the names on its own. With CANARY_KIT and
+METRIC_DIMENSION_KIT set, each record carries the kit instance as a second dimension next to the route.
 
 The voice comes from CANARY_VOICE; on the ALB route it may be left unset, and the canary then speaks
 with the first English voice GET /voices lists (looked up once per warm container, outside the timed part).
@@ -76,6 +77,10 @@ def load_config() -> dict:
         "namespace": _env("METRICS_NAMESPACE"),
         "dim_service": _env("METRIC_DIMENSION_SERVICE"),
         "service": _env("CANARY_SERVICE"),
+        # The kit instance (optional): a second dimension, so two copies of the kit in one account keep
+        # their canary metrics apart.
+        "dim_kit": os.environ.get("METRIC_DIMENSION_KIT") or None,
+        "kit": os.environ.get("CANARY_KIT") or None,
         "m_ttfa": _env("METRIC_CANARY_TTFA"),
         "m_stalls": _env("METRIC_CANARY_STALLS"),
         "m_success": _env("METRIC_CANARY_SUCCESS"),
@@ -252,14 +257,17 @@ def emf_record(cfg: dict, result: dict, timestamp_ms: int) -> dict:
     if result["success"]:
         metrics.append({"Name": cfg["m_stalls"], "Unit": "Count"})
         values[cfg["m_stalls"]] = result["stalls"]
+    dimensions = {cfg["dim_service"]: cfg["service"]}
+    if cfg.get("dim_kit") and cfg.get("kit"):
+        dimensions[cfg["dim_kit"]] = cfg["kit"]
     return {
         "_aws": {
             "Timestamp": timestamp_ms,
             "CloudWatchMetrics": [
-                {"Namespace": cfg["namespace"], "Dimensions": [[cfg["dim_service"]]], "Metrics": metrics}
+                {"Namespace": cfg["namespace"], "Dimensions": [list(dimensions)], "Metrics": metrics}
             ],
         },
-        cfg["dim_service"]: cfg["service"],
+        **dimensions,
         **values,
         "route": cfg["url"] or f"sagemaker://{cfg['endpoint']}",
         "stall_ms": round(result["stall_ms"], 1),

@@ -10,7 +10,9 @@ Invoked three ways, all handled by `handler`:
 The copy is incremental and safe under readers: a file is only fetched when its size or ETag changed,
 lands under a temporary name and is renamed into place (atomic on one file system), so a server loading
 the folder never reads a half-written file. Files deleted from S3 are deleted from EFS. The ETag of every
-copied file is remembered in a manifest inside the version folder.
+copied file is remembered in a manifest inside the version folder. Runs may overlap (one upload fires an
+event per object and the function reserves no concurrency): every run writes its own temporary names, so
+two runs copying the same file both rename a complete copy into place.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -99,8 +102,13 @@ def _read_manifest(dest: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def _temporary(path: Path) -> Path:
+    """A name next to `path` that no concurrent run uses."""
+    return path.with_name(f"{path.name}.{uuid.uuid4().hex[:12]}{_TMP_SUFFIX}")
+
+
 def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + _TMP_SUFFIX)
+    tmp = _temporary(path)
     tmp.write_text(text)
     os.replace(tmp, path)
 
@@ -125,7 +133,7 @@ def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path
             result.unchanged.append(rel)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + _TMP_SUFFIX)
+        tmp = _temporary(target)
         s3.download_file(Bucket=bucket, Key=key_prefix + rel, Filename=str(tmp))
         if tmp.stat().st_size != size:
             tmp.unlink()

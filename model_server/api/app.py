@@ -81,11 +81,18 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
         return exc.response(openai=request.url.path.startswith("/v1/"))
 
     def authorize(request: Request) -> None:
-        if request.url.path not in OPEN_PATHS and not is_authorized(
-            config.api_keys, request.headers, request.query_params
-        ):
+        if request.url.path in OPEN_PATHS:
+            return
+        refuse_query_key(request.query_params)
+        if not is_authorized(config.api_keys, request.headers, request.query_params):
             raise ApiError(401, "api_key", "missing or invalid API key (Authorization: Bearer, X-API-Key or ?api_key=)",
                            code="unauthorized", headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+
+    def refuse_query_key(query_params) -> None:
+        # Internet-facing entries: a key in the URL lands in the ALB's access logs, so it is refused.
+        if not config.query_api_keys and "api_key" in query_params:
+            raise ApiError(401, "api_key", "API keys in the query string (?api_key=) are refused on this entry; "
+                           "send Authorization: Bearer or X-API-Key", code="unauthorized")  # fmt: skip
 
     async def json_request(request: Request):
         authorize(request)
@@ -108,9 +115,11 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def ready():
         return readiness()
 
-    @app.get(PING_PATH)
-    async def ping():
-        return readiness()
+    if config.sagemaker_routes:  # off on the ECS route: SageMaker authenticates these, an ALB does not
+
+        @app.get(PING_PATH)
+        async def ping():
+            return readiness()
 
     @app.get(METRICS_PATH)
     async def metrics():
@@ -149,9 +158,11 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def tts_bytes(request: Request):
         return await cartesia_bytes(request, "bytes")
 
-    @app.post(INVOCATIONS_PATH)
-    async def invocations(request: Request):
-        return await cartesia_bytes(request, "invocations")
+    if config.sagemaker_routes:
+
+        @app.post(INVOCATIONS_PATH)
+        async def invocations(request: Request):
+            return await cartesia_bytes(request, "invocations")
 
     @app.post("/tts/sse")
     async def tts_sse(request: Request):
@@ -184,6 +195,11 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
 
     @app.websocket("/tts/websocket")
     async def tts_websocket(websocket: WebSocket):
+        try:
+            refuse_query_key(websocket.query_params)
+        except ApiError as err:
+            await websocket.send_denial_response(JSONResponse(err.cartesia_body(), status_code=401))
+            return
         if not is_authorized(config.api_keys, websocket.headers, websocket.query_params):
             err = ApiError(401, "api_key", "missing or invalid API key (Authorization: Bearer, X-API-Key or ?api_key=)",
                            code="unauthorized")  # fmt: skip

@@ -158,10 +158,17 @@ def _voice_id(value: Any, catalog: VoiceCatalog, field: str = "voice", openai: b
 def _language(value: Any, voice: str, catalog: VoiceCatalog, field: str = "language") -> str:
     if value is None:
         return catalog.voices[voice]
-    if not isinstance(value, str) or value not in catalog.languages:
-        known = ", ".join(sorted(catalog.languages))
-        raise ApiError(400, field, f"unsupported {field} {_show(value)}; supported: {known}")
-    return value
+    return require_language(value, catalog.languages, field)
+
+
+def require_language(value: Any, supported, field: str = "language") -> str:
+    """A Cartesia language code the loaded model speaks; else 400 naming the field, listing the codes."""
+    from model_server.frontend.languages import UnsupportedLanguageError, check_language
+
+    try:
+        return check_language(value, supported)
+    except UnsupportedLanguageError as exc:
+        raise ApiError(400, field, str(exc)) from None
 
 
 def _number(value: Any, field: str, lo: float, hi: float) -> float:

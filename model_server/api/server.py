@@ -95,6 +95,7 @@ def build_server(
         log_config=None,  # our JSON logging, set up by the caller
         access_log=False,  # every stream logs its own line with TTFB and outcome
         ws="websockets-sansio",
+        ws_per_message_deflate=config.ws_per_message_deflate,  # off by default: CPU, not bandwidth, is short
         ws_max_size=4
         * config.max_body_bytes,  # larger frames get a protocol close; smaller ones a JSON error
         ws_ping_interval=20.0,

@@ -17,6 +17,7 @@ from model_server.audio import StreamEncoder
 from model_server.config import ServerConfig
 from model_server.engine.client import EngineClient, RemoteStream
 from model_server.engine.protocol import AdmissionError
+from model_server.frontend.languages import api_languages
 
 log = logging.getLogger("statespeak.server")
 
@@ -59,7 +60,7 @@ class ServerState:
             voice_languages = {v["id"]: v["language"] for v in catalog.voices}
             self.catalog = VoiceCatalog(
                 voice_languages,
-                frozenset(catalog.languages),
+                api_languages(catalog.languages),  # the model's languages the frontend covers
                 openai_voice_table(voice_languages, self.config.openai_voices),
             )
             self.voice_list = list(catalog.voices)

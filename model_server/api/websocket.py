@@ -23,7 +23,13 @@ from fastapi import WebSocket
 
 from model_server.api.errors import ApiError, new_request_id
 from model_server.api.pump import CartesiaWebSocket, compact, pump
-from model_server.api.requests import check_transcript, parse_cartesia, parse_json, speakable
+from model_server.api.requests import (
+    check_transcript,
+    parse_cartesia,
+    parse_json,
+    require_language,
+    speakable,
+)
 from model_server.api.state import ServerState, Session
 
 log = logging.getLogger("statespeak.websocket")
@@ -37,6 +43,7 @@ class Context:
         self.input_closed = False
         self.fmt = CartesiaWebSocket(cid, request_id)
         self.task: asyncio.Task | None = None
+        self.language = ""  # the language text fed now is spoken in
 
 
 class Connection:
@@ -124,6 +131,11 @@ class Connection:
                 data.get("transcript"), "transcript", self.state.config.max_transcript_chars, allow_empty=True
             )
             ctx.session.chars += len(transcript)
+            language = data.get("language")
+            if language is not None and language != ctx.language:
+                # A language switch inside a context: spoken from the next sentence on.
+                ctx.language = require_language(language, self.state.require_catalog().languages)
+                ctx.session.stream.set_language(ctx.language)
         self.apply(ctx, data, transcript)
 
     async def open_context(self, cid: str, data: dict, t0: float) -> None:
@@ -144,6 +156,7 @@ class Connection:
             delay_ms = self.state.config.max_buffer_delay_ms
         session = self.state.open_session(req, "websocket", t0, buffer_delay_s=delay_ms / 1000)
         ctx = Context(cid, session, self.request_id)
+        ctx.language = req.language
         self.apply(ctx, data, req.transcript)  # travels with the open: no round trip before the text
         await session.admitted()  # a refusal (full, draining) is this context's error message
         self.contexts[cid] = ctx

@@ -13,7 +13,8 @@ import os
 import platform
 import shlex
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +23,17 @@ import httpx
 from model_server.contract import ENV_MODEL_DIR
 
 from . import report
+from .arrivals import ARRIVAL_MODELS, open_capacity, poisson_arrivals, poisson_label, staggered_offsets
+from .clients import SAGEMAKER_SCHEME, ClientPool, ClientSetup, LevelPlan, run_shard
 from .local import LocalServer
-from .runner import Driver, LevelResult, ramp_levels, records_as_dicts, run_level, streams_per_replica
-from .streams import StreamOptions, http_stream, ws_stream
-from .texts import MIX_WEIGHTS, TextItem, TextMix
+from .runner import LevelResult, ramp_levels, records_as_dicts, streams_per_replica
+from .streams import StreamOptions
+from .texts import MIX_WEIGHTS, TextMix
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
 DOCS_IMAGE = REPO_ROOT / "docs" / "img" / "bench_cpu.png"
 BUNDLED_MODEL_DIR = REPO_ROOT / "model_server" / "weights" / "default"
-SAGEMAKER_SCHEME = "sagemaker://"
 
 
 def parse_levels(text: str) -> list[int]:
@@ -44,6 +46,26 @@ def parse_levels(text: str) -> list[int]:
     if not levels or any(c < 1 for c in levels):
         raise argparse.ArgumentTypeError(f"--concurrency levels must be >= 1, got {text!r}")
     return sorted(set(levels))
+
+
+def parse_rates(text: str) -> list[float]:
+    try:
+        rates = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--rates takes numbers separated by commas, got {text!r}") from None
+    if not rates or any(r <= 0 for r in rates):
+        raise argparse.ArgumentTypeError(f"--rates must be > 0 streams per second, got {text!r}")
+    return sorted(set(rates))
+
+
+def parse_arrivals(text: str) -> list[str]:
+    models = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [m for m in models if m not in ARRIVAL_MODELS]
+    if not models or bad:
+        raise argparse.ArgumentTypeError(
+            f"--arrivals takes {', '.join(ARRIVAL_MODELS)} separated by commas, got {text!r}"
+        )
+    return list(dict.fromkeys(models))  # each model once, in the order given
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,6 +109,43 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="MAX",
         help="ramp 1,2,4,...,MAX, stopping after the first level that misses the target",
+    )
+    p.add_argument(
+        "--arrivals",
+        type=parse_arrivals,
+        default=["closed"],
+        help="arrival models to run, comma-separated: closed (C streams in flight, all starting together; "
+        "default), staggered (closed, first starts spread over --stagger-seconds), poisson (open loop: "
+        "streams arrive at each of --rates whatever is in flight)",
+    )
+    p.add_argument(
+        "--stagger-seconds", type=float, default=2.0, help="staggered: window of the first starts (default 2)"
+    )
+    p.add_argument(
+        "--rates",
+        type=parse_rates,
+        default=[1.0, 2.0, 4.0, 8.0],
+        help="poisson: arrival rates in streams per second, comma-separated (default 1,2,4,8)",
+    )
+    p.add_argument(
+        "--arrival-seconds",
+        type=float,
+        default=20.0,
+        help="poisson: how long arrivals continue at each rate (default 20); the level's share of "
+        "--max-seconds must cover it, arrivals past the share are not sent",
+    )
+    p.add_argument(
+        "--clients",
+        type=int,
+        default=1,
+        help="client processes sharing each level, one event loop each (default 1: this process)",
+    )
+    p.add_argument(
+        "--client-busy-limit",
+        type=float,
+        default=0.9,
+        help="event-loop utilization at or above which a client process is called saturated and its "
+        "level client-limited (default 0.9)",
     )
     p.add_argument(
         "--streams-per-level",
@@ -210,34 +269,35 @@ async def first_voice(base_url: str, api_key: str | None, language: str = "en") 
     return next((v["id"] for v in voices if v.get("language") == language), voices[0]["id"])
 
 
-def make_driver(
+def level_plan(
+    args: argparse.Namespace, model: str, value: float, mix: TextMix, budget_s: float
+) -> LevelPlan:
+    """One level of one arrival model: its requests (drawn from the mix, in order) and start times."""
+    jitter_s = args.jitter_ms / 1000.0
+    if model == "poisson":
+        times = poisson_arrivals(value, args.arrival_seconds, seed=f"{args.seed}/{value:g}")
+        items = tuple(mix.next() for _ in times)
+        label = poisson_label(value)
+        return LevelPlan(model, label, items, tuple(times), budget_s, jitter_s, rate_per_s=value)
+    c = int(value)
+    items = tuple(mix.next() for _ in range(max(args.streams_per_level, c)))  # each worker sends one
+    offsets = staggered_offsets(c, args.stagger_seconds) if model == "staggered" else [0.0] * c
+    label = f"c={c} staggered" if model == "staggered" else f"c={c}"
+    return LevelPlan(model, label, items, tuple(offsets), budget_s, jitter_s, concurrency=c)
+
+
+def run_levels(
+    args: argparse.Namespace,
     target: str,
-    protocol: str,
-    opts: StreamOptions,
-    http_client: httpx.AsyncClient,
-    region: str | None = None,
-    endpoint_url: str | None = None,
-) -> Driver:
-    if target.startswith(SAGEMAKER_SCHEME):
-        from .sagemaker import sagemaker_driver
-
-        return sagemaker_driver(target, opts, region=region, endpoint_url=endpoint_url)
-    if protocol == "ws":
-        return lambda item: ws_stream(target, item, opts)
-    sse = protocol == "sse"
-
-    async def drive(item: TextItem):
-        return await http_stream(http_client, target, item, opts, sse=sse)
-
-    return drive
-
-
-async def run_levels(args: argparse.Namespace, target: str, levels: list[int]) -> list[LevelResult]:
+    levels: list[int],
+    rates: list[float],
+    server_cpu: Callable[[], float | None] | None = None,
+) -> list[LevelResult]:
     voice = args.voice
     if voice is None:
         if target.startswith(SAGEMAKER_SCHEME):
             raise SystemExit("a sagemaker:// target needs --voice (the endpoint has no /voices route)")
-        voice = await first_voice(target, args.api_key)
+        voice = asyncio.run(first_voice(target, args.api_key))
     args.resolved_voice = voice  # reported with the results
     opts = StreamOptions(
         voice=voice,
@@ -247,43 +307,38 @@ async def run_levels(args: argparse.Namespace, target: str, levels: list[int]) -
         piece_interval_s=args.piece_interval_ms / 1000.0,
         timeout_s=args.stream_timeout,
     )
+    setup = ClientSetup(target, args.protocol, opts, args.region, args.endpoint_url, args.client_busy_limit)
+    schedule = [(m, v) for m in args.arrivals for v in (rates if m == "poisson" else levels)]
     mix = TextMix(args.seed)
     results: list[LevelResult] = []
-    total = sum(max(args.streams_per_level, c) for c in levels)
     bar = None
     if not args.no_progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, unit="stream", desc="bench", file=sys.stderr)
-    loop = asyncio.get_running_loop()
-    run_deadline = loop.time() + args.max_seconds
-    limits = httpx.Limits(max_connections=max(levels) + 4, max_keepalive_connections=0)
-    async with httpx.AsyncClient(timeout=args.stream_timeout, limits=limits) as http_client:
-        if target.startswith(SAGEMAKER_SCHEME):
-            # boto3 reads block: every in-flight stream holds a worker thread, so the default pool
-            # (a few threads on a small machine) would cap the concurrency the bench can offer.
-            loop.set_default_executor(ThreadPoolExecutor(max_workers=max(levels) + 4))
-        driver = make_driver(target, args.protocol, opts, http_client, args.region, args.endpoint_url)
-        for i, c in enumerate(levels):
-            left = run_deadline - loop.time()
+        bar = tqdm(total=len(schedule), unit="level", desc="bench", file=sys.stderr)
+    run_deadline = time.monotonic() + args.max_seconds
+    stopped: set[str] = set()  # arrival models whose ramp stopped
+    with ClientPool(args.clients, setup) if args.clients > 1 else contextlib.nullcontext() as pool:
+        for i, (model, value) in enumerate(schedule):
+            if model in stopped:
+                continue
+            left = run_deadline - time.monotonic()
             if left <= 1.0:
-                print(f"time budget spent: level {c} and above not run", file=sys.stderr)
+                print(f"time budget spent: {model} level {value:g} and after not run", file=sys.stderr)
                 break
-            budget = left / (len(levels) - i)
+            plan = level_plan(args, model, value, mix, left / (len(schedule) - i))
             if bar is not None:
-                bar.set_description(f"bench c={c}")
-            level = await run_level(
-                driver,
-                mix,
-                c,
-                args.streams_per_level,
-                budget,
-                args.jitter_ms / 1000.0,
-                on_done=(lambda _r: bar.update(1)) if bar is not None else None,
-            )
+                bar.set_description(f"bench {plan.label}")
+            cpu_before = server_cpu() if server_cpu else None
+            level = pool.run(plan) if pool is not None else run_shard(setup, plan)
+            cpu_after = server_cpu() if server_cpu else None
+            if cpu_before is not None and cpu_after is not None:
+                level.server_cpu_s = cpu_after - cpu_before
             results.append(level)
+            if bar is not None:
+                bar.update(1)
             if args.ramp and not level.summary(args.ttfa_target_ms)["meets_target"]:
-                break  # a ramp stops at the first level past capacity
+                stopped.add(model)  # a ramp stops at the first level past capacity
     if bar is not None:
         bar.close()
     return results
@@ -293,6 +348,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     levels = ramp_levels(args.ramp) if args.ramp else args.concurrency
     if args.streams_per_level < 1:
         raise SystemExit("--streams-per-level must be >= 1")
+    if args.clients < 1:
+        raise SystemExit("--clients must be >= 1")
+    if not 0 < args.client_busy_limit <= 1:
+        raise SystemExit("--client-busy-limit must be within (0, 1]")
+    if args.stagger_seconds < 0 or args.arrival_seconds <= 0:
+        raise SystemExit("--stagger-seconds must be >= 0 and --arrival-seconds > 0")
     if args.max_seconds <= 0 or args.stream_timeout <= 0 or args.jitter_ms < 0:
         raise SystemExit("--max-seconds and --stream-timeout must be > 0, --jitter-ms >= 0")
     if args.max_streams is not None and not args.local:
@@ -311,9 +372,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 LocalServer(args.out / "server.log", args.max_streams if args.max_streams else max(levels))
             )
             target, label = server.url, "the bundled server on 127.0.0.1"
+            server_cpu = server.cpu_seconds
         else:
             target = args.target
             label = target
+            server_cpu = None  # a remote server's CPU is not visible from here
         protocol = (
             "sagemaker /invocations"
             if target.startswith(SAGEMAKER_SCHEME)
@@ -323,7 +386,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 "sse": "HTTP /tts/sse",
             }[args.protocol]
         )
-        results = asyncio.run(run_levels(args, target, levels))
+        results = run_levels(args, target, levels, args.rates, server_cpu)
 
     summaries = [lvl.summary(args.ttfa_target_ms) for lvl in results]
     command = "python -m model_server.bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -335,6 +398,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "jitter_ms": args.jitter_ms,
         "ttfa_target_ms": args.ttfa_target_ms,
         "streams_per_level": args.streams_per_level,
+        "arrivals": args.arrivals,
+        "stagger_seconds": args.stagger_seconds,
+        "rates": args.rates if "poisson" in args.arrivals else [],
+        "arrival_seconds": args.arrival_seconds,
+        "clients": args.clients,
+        "client_busy_limit": args.client_busy_limit,
         "max_seconds": args.max_seconds,
         "sample_rate": args.sample_rate,
         "voice": getattr(args, "resolved_voice", args.voice),
@@ -346,6 +415,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "meta": meta,
         "levels": summaries,
         "streams_per_replica": streams_per_replica(summaries),
+        "open_loop_capacity": open_capacity(summaries),
+        "client_limited_levels": [s["label"] for s in summaries if s["client_limited"]],
         "streams": records_as_dicts(results),
     }
 
@@ -353,19 +424,23 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     result = run(args)
-    json_path = args.out / "bench.json"
-    png_path = args.out / "bench.png"
+    json_path, md_path, png_path = (args.out / f"bench.{ext}" for ext in ("json", "md", "png"))
     report.write_json(json_path, result)
     report.plot(png_path, result["levels"], result["streams"], result["meta"])
+    md_path.write_text(report.docs_section(result, png_path.name) + "\n")
     print(report.markdown_table(result["levels"]))
     print(
-        f"\nstreams per replica (p99 TTFA < {args.ttfa_target_ms:.0f} ms, no stalls, no failures): "
+        f"\nstreams per replica (closed loop, p99 TTFA < {args.ttfa_target_ms:.0f} ms, no stalls, no failures): "
         f"{report.capacity_text(result)}"
     )
+    open_text = report.open_capacity_text(result)
+    if open_text is not None:
+        print(f"open-loop capacity: {open_text}")
+    print(f"load generator: {report.clients_text(result)}".replace("**", ""))
     for s in result["levels"]:
         for err in s["first_errors"]:
-            print(f"  c={s['concurrency']}: {err}", file=sys.stderr)
-    print(f"wrote {json_path} and {png_path}")
+            print(f"  {s['label']}: {err}", file=sys.stderr)
+    print(f"wrote {json_path}, {md_path} and {png_path}")
     if args.update_docs:
         report.plot(DOCS_IMAGE, result["levels"], result["streams"], result["meta"])
         report.update_docs(DOCS_PAGE, report.docs_section(result, "img/" + DOCS_IMAGE.name))

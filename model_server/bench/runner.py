@@ -1,9 +1,10 @@
-"""Concurrency levels: keep N streams in flight, collect per-stream records, summarize each level.
+"""Closed-loop levels: keep N streams in flight, collect per-stream records, summarize each level.
 
 A level with concurrency C runs C workers; each worker sends one stream, waits for it to finish and
 sends the next, so C streams are in flight at all times until the level has sent `streams` streams or
 its time budget runs out. Streams still in flight at the budget's end are cancelled and counted as
-`cut`, not as failures.
+`cut`, not as failures. Workers may start staggered (`start_offsets_s`) instead of all at once; open-loop
+(Poisson) levels are in `arrivals.py`, the spread over several client processes in `clients.py`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .playback import simulate_playback, summarize
@@ -39,9 +40,19 @@ class StreamRecord:
     chunks: int
     audio_s: float
     wall_s: float
+    level: str = ""  # the level's label, e.g. "c=8" or "4/s poisson" (groups records in the plot)
+    start_s: float = 0.0  # when the stream's request began, seconds since the level started
+    end_s: float = 0.0  # when the stream ended, same clock
 
 
-def record_from(raw: RawStream, concurrency: int, jitter_s: float) -> StreamRecord:
+def record_from(
+    raw: RawStream,
+    concurrency: int,
+    jitter_s: float,
+    level: str = "",
+    start_s: float = 0.0,
+    end_s: float = 0.0,
+) -> StreamRecord:
     play = simulate_playback(raw.arrivals, jitter_s)
     first = raw.arrivals[0][0] * 1000.0 if raw.arrivals else None
     status = raw.status
@@ -63,7 +74,33 @@ def record_from(raw: RawStream, concurrency: int, jitter_s: float) -> StreamReco
         chunks=len(raw.arrivals),
         audio_s=play.audio_s,
         wall_s=raw.wall_s,
+        level=level,
+        start_s=start_s,
+        end_s=end_s,
     )
+
+
+@dataclass(frozen=True)
+class ClientLoad:
+    """How loaded one client process was during a level (see clients.py for how it is measured)."""
+
+    pid: int
+    loop_busy: float  # share of the level's wall time the event loop spent running code, not waiting
+    cpu: float  # process CPU seconds per wall second (1.0 = one core)
+    saturated: bool  # loop_busy at or above the limit: the client, not the server, may set the pace
+
+
+def in_flight(records: list[StreamRecord], elapsed_s: float) -> tuple[float, int]:
+    """(time-averaged, peak) number of streams in flight over the level, from each stream's span."""
+    if not records or elapsed_s <= 0:
+        return 0.0, 0
+    busy = sum(max(0.0, r.end_s - r.start_s) for r in records)
+    events = sorted([(r.start_s, 1) for r in records] + [(r.end_s, -1) for r in records])
+    peak = now = 0
+    for _, step in events:  # an end sorts before a start at the same instant: no false overlap
+        now += step
+        peak = max(peak, now)
+    return busy / elapsed_s, peak
 
 
 @dataclass
@@ -72,6 +109,12 @@ class LevelResult:
     records: list[StreamRecord]
     cut: int
     elapsed_s: float
+    arrivals: str = "closed"  # closed, staggered or poisson
+    label: str = ""
+    rate_per_s: float | None = None  # poisson: the offered arrival rate
+    not_sent: int = 0  # poisson: arrivals scheduled after the level's time budget ran out
+    clients: list[ClientLoad] = field(default_factory=list)
+    server_cpu_s: float | None = None  # --local: CPU seconds the server process used during the level
 
     def summary(self, ttfa_target_ms: float) -> dict[str, Any]:
         ok = [r for r in self.records if r.status == StreamStatus.OK]
@@ -80,11 +123,33 @@ class LevelResult:
         ttfa = summarize([r.client_ttfa_ms for r in ok])
         audio = sum(r.audio_s for r in ok)
         stalls = sum(r.stalls for r in ok)
+        client_limited = any(c.saturated for c in self.clients)
+        # A level a client process limited proves nothing about the server either way: never a pass.
         meets = (
-            bool(ok) and not rejected and not errors and stalls == 0 and (ttfa["p99"] or 0) < ttfa_target_ms
+            bool(ok)
+            and not rejected
+            and not errors
+            and stalls == 0
+            and (ttfa["p99"] or 0) < ttfa_target_ms
+            and not client_limited
         )
+        # Streams the server carried: a refused request is not a stream in flight.
+        carried = [r for r in self.records if r.status != StreamStatus.REJECTED]
+        mean_in_flight, peak_in_flight = in_flight(carried, self.elapsed_s)
         return {
-            "concurrency": self.concurrency,
+            # Open loop: the concurrency is what the arrivals made of it, the peak in flight.
+            "concurrency": peak_in_flight if self.arrivals == "poisson" else self.concurrency,
+            "label": self.label or f"c={self.concurrency}",
+            "arrivals": self.arrivals,
+            "rate_per_s": self.rate_per_s,
+            "in_flight_mean": mean_in_flight,
+            "in_flight_peak": peak_in_flight,
+            "not_sent": self.not_sent,
+            "clients": len(self.clients) or 1,
+            "client_loop_busy_max": max((c.loop_busy for c in self.clients), default=None),
+            "client_cpu_max": max((c.cpu for c in self.clients), default=None),
+            "client_limited": client_limited,
+            "client_load": [asdict(c) for c in self.clients],
             "streams": len(self.records),
             "ok": len(ok),
             "rejected": rejected,
@@ -102,6 +167,11 @@ class LevelResult:
             # Seconds of audio delivered per wall second over the level: how many real-time listeners
             # the server fed on average.
             "audio_per_wall_s": audio / self.elapsed_s if self.elapsed_s > 0 else 0.0,
+            "server_cpu_s": self.server_cpu_s,
+            # What one second of delivered audio cost the server in CPU (ms), whatever else shared the cores.
+            "server_cpu_ms_per_audio_s": (
+                self.server_cpu_s * 1000.0 / audio if self.server_cpu_s is not None and audio > 0 else None
+            ),
             "meets_target": meets,
             "first_errors": sorted({r.error for r in self.records if r.error})[:3],
         }
@@ -119,33 +189,66 @@ async def run_level(
     """Run one level: `concurrency` streams in flight, at least `concurrency` and `streams` in total."""
     if concurrency < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency}")
-    total = max(streams, concurrency)  # every worker sends at least one stream
-    to_send = total
+    items = [mix.next() for _ in range(max(streams, concurrency))]  # every worker sends at least one
+    return await run_closed(driver, items, concurrency, budget_s, jitter_s, on_done=on_done)
+
+
+async def run_closed(
+    driver: Driver,
+    items: list[TextItem],
+    workers: int,
+    budget_s: float,
+    jitter_s: float,
+    start_offsets_s: list[float] | None = None,
+    on_done: Callable[[StreamRecord], None] | None = None,
+    level: str = "",
+    concurrency: int | None = None,
+) -> LevelResult:
+    """`workers` streams in flight until `items` are sent or the budget is spent.
+
+    Worker i waits `start_offsets_s[i]` before its first stream (staggered starts). `concurrency` is the
+    level's total when this is one client process's share of it (records carry the level's number).
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    offsets = start_offsets_s or [0.0] * workers
+    if len(offsets) != workers:
+        raise ValueError(f"{len(offsets)} start offsets for {workers} workers")
+    if len(items) < workers:
+        raise ValueError(f"{len(items)} items for {workers} workers: each worker sends at least one")
+    level_c = concurrency or workers
+    # Each worker's first stream is its own: a worker that starts early (staggered) cannot take the
+    # streams of those that start later. The rest go to whichever worker is free first.
+    firsts = list(items[:workers])
+    queue = list(reversed(items[workers:]))
     in_flight = 0
     records: list[StreamRecord] = []
     start = time.monotonic()
     deadline = start + budget_s
 
-    async def worker() -> None:
-        nonlocal to_send, in_flight
-        while to_send > 0 and time.monotonic() < deadline:
-            to_send -= 1
-            item = mix.next()
+    async def worker(first: TextItem, offset: float) -> None:
+        nonlocal in_flight
+        await asyncio.sleep(offset)
+        item: TextItem | None = first
+        while item is not None and time.monotonic() < deadline:
             in_flight += 1
+            sent = time.monotonic() - start
             raw = await driver(item)
             in_flight -= 1
-            rec = record_from(raw, concurrency, jitter_s)
+            rec = record_from(raw, level_c, jitter_s, level, sent, time.monotonic() - start)
             records.append(rec)
             if on_done is not None:
                 on_done(rec)
+            item = queue.pop() if queue else None
 
-    tasks = [asyncio.create_task(worker()) for _ in range(concurrency)]
+    tasks = [asyncio.create_task(worker(f, o)) for f, o in zip(firsts, offsets, strict=True)]
     _, pending = await asyncio.wait(tasks, timeout=max(0.0, deadline - time.monotonic()))
     cut = in_flight if pending else 0
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
-    return LevelResult(concurrency, records, cut, time.monotonic() - start)
+    arrivals = "staggered" if any(offsets) else "closed"
+    return LevelResult(level_c, records, cut, time.monotonic() - start, arrivals=arrivals, label=level)
 
 
 def ramp_levels(max_concurrency: int) -> list[int]:
@@ -161,12 +264,14 @@ def ramp_levels(max_concurrency: int) -> list[int]:
 
 
 def streams_per_replica(summaries: list[dict[str, Any]]) -> int:
-    """Highest concurrency whose level met the target (p99 TTFA under it, no stalls, no failures).
+    """Highest closed-loop concurrency whose level met the target (p99 TTFA under it, no stalls, no
+    failures, no saturated client). Open-loop levels have their own measure (arrivals.open_capacity).
 
     0 when no level did. A lower level that failed (on a shared machine, usually one slow outlier: with
     a dozen streams the p99 is close to the slowest stream) does not cap it; the table shows it.
     """
-    return max((s["concurrency"] for s in summaries if s["meets_target"]), default=0)
+    closed = [s for s in summaries if s.get("arrivals", "closed") != "poisson"]
+    return max((s["concurrency"] for s in closed if s["meets_target"]), default=0)
 
 
 def records_as_dicts(levels: list[LevelResult]) -> list[dict[str, Any]]:

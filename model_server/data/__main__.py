@@ -8,7 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from model_server.data.voices import VOICES, resolve_voices
+from model_server.data.voices import VOICES, resolve_voices, voices_for_languages
+from model_server.frontend.languages import CATALOG
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -16,7 +17,11 @@ def _build_parser() -> argparse.ArgumentParser:
                                 description="Render teacher audio, align, extract features, write the dataset.")
     p.add_argument("--out", type=Path, default=Path("data"),
                    help="output root; the dataset goes to OUT/dataset, the resumable cache to OUT/cache")
-    p.add_argument("--voices", default="", help=f"comma-separated voice ids (default all: {','.join(VOICES)})")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--voices", default="", help=f"comma-separated voice ids (default: {','.join(VOICES)})")
+    which.add_argument("--languages", default="",
+                       help="'all' or comma-separated catalog language codes (en,es,it,zh,...): every voice of "
+                            "those languages, one espeak-ng voice per language beyond the shipped ones")
     p.add_argument("--hours-scale", type=float, default=1.0,
                    help="multiply every voice's default hours (1.5 h English, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
@@ -30,7 +35,7 @@ def _ljspeech_parser() -> argparse.ArgumentParser:
                                 description="Import LJSpeech-format recordings (metadata.csv + wavs/) as a voice.")
     p.add_argument("dir", type=Path, help="folder with metadata.csv and wavs/")
     p.add_argument("--voice-id", required=True)
-    p.add_argument("--language", required=True, choices=["en", "es", "de", "fr"])
+    p.add_argument("--language", required=True, choices=sorted(CATALOG))
     p.add_argument("--gender", required=True, choices=["female", "male", "neutral"])
     p.add_argument("--name", default=None, help="display name (default: the voice id)")
     p.add_argument("--description", default="Imported LJSpeech-format recordings.")
@@ -46,7 +51,10 @@ def main_build(argv: list[str]) -> int:
     if args.workers < 1:
         raise SystemExit(f"--workers must be >= 1, got {args.workers}")
     try:
-        voices = resolve_voices([v for v in args.voices.split(",") if v.strip()])
+        if args.languages:
+            voices = voices_for_languages(args.languages)
+        else:
+            voices = resolve_voices([v for v in args.voices.split(",") if v.strip()])
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
     from model_server.data import build, frontend_bridge

@@ -19,10 +19,28 @@ import numpy as np
 
 SAMPLE_RATE = 16000
 
-# voice id -> Festival voice command; both are the Debian packages the Makefile installs.
+# voice id -> Festival voice command; all are Debian packages the Makefile installs.
 FESTIVAL_VOICES = {
     "us_slt_hts": "voice_cmu_us_slt_arctic_hts",
     "kal_diphone": "voice_kal_diphone",
+    "it_lp_diphone": "voice_lp_diphone",  # festvox-italp16k, Italian female (GPL-2+)
+}
+
+# Festival reads its script as bytes; the Italian lexicon spells accented letters in ISO-8859-1.
+FESTIVAL_ENCODING = {"it_lp_diphone": "latin-1"}
+
+# Festival phone names of non-English voices -> the language's inventory symbols (English Festival phones
+# are the ARPAbet symbols themselves). Italian: the `italian` phoneset of festlex-ifd; a stressed vowel ("a1")
+# is the same phone, "J" is the palatal nasal, "L" the palatal lateral, "nf" the labiodental nasal (no
+# espeak-ng Italian phoneme of its own: n), "#" the pause.
+FESTIVAL_PHONES: dict[str, dict[str, str]] = {
+    "it": {
+        **{v: f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
+        **{f"{v}1": f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
+        **{c: f"it:{c}" for c in ("j", "w", "p", "t", "k", "b", "d", "g", "f", "s", "S", "v", "z", "Z", "ts",
+                                  "tS", "dz", "dZ", "m", "n", "l", "r")},  # fmt: skip
+        "J": "it:n^", "ng": "it:N", "nf": "it:n", "L": "it:l^", "#": "#",
+    },
 }
 
 
@@ -125,12 +143,14 @@ def render_batch(voice: str, texts: list[str], timeout_s: float = 1800) -> list[
     exe = shutil.which("festival")
     if exe is None:
         raise FestivalError("festival is not installed (Debian packages: festival festvox-us-slt-hts "
-                            "festvox-kallpc16k; `make apt` installs them)")
+                            "festvox-kallpc16k festvox-italp16k; `make apt` installs them)")
     with tempfile.TemporaryDirectory(prefix="statespeak-fest-") as tmp:
         work = Path(tmp)
         script = work / "batch.scm"
-        script.write_text(build_script(voice, texts, work), encoding="utf-8")
-        proc = subprocess.run([exe, "-b", str(script)], capture_output=True, text=True, timeout=timeout_s)
+        encoding = FESTIVAL_ENCODING.get(voice, "utf-8")
+        script.write_text(build_script(voice, texts, work), encoding=encoding, errors="replace")
+        proc = subprocess.run([exe, "-b", str(script)], capture_output=True, text=True, errors="replace",
+                              timeout=timeout_s)
         out: list[TeacherRender] = []
         for i, text in enumerate(texts):
             seg_path, wav_path = work / f"{i}.seg", work / f"{i}.wav"
@@ -139,7 +159,8 @@ def render_batch(voice: str, texts: list[str], timeout_s: float = 1800) -> list[
                 raise FestivalError(f"festival (voice {voice}) stopped before sentence {i} ({text!r}); "
                                     f"exit {proc.returncode}; stderr: {proc.stderr[-800:]}")
             try:
-                segs = parse_segments(seg_path.read_text(encoding="utf-8"), f"sentence {i} ({text!r})")
+                segs = parse_segments(seg_path.read_text(encoding=encoding, errors="replace"),
+                                      f"sentence {i} ({text!r})")
                 audio, sr = read_wav_int16(wav_path)
                 if sr != SAMPLE_RATE:
                     raise FestivalError(f"sentence {i}: Festival wrote {sr} Hz, expected {SAMPLE_RATE}")

@@ -11,12 +11,13 @@ from __future__ import annotations
 from functools import cache
 
 from model_server.data.build import AlignResult
+from model_server.data.festival import FESTIVAL_PHONES
 from model_server.data.voices import VoiceSpec
 from model_server.frontend import Frontend, units_to_symbols
 from model_server.frontend.align import AlignmentError
 from model_server.frontend.align import align as _align
 from model_server.frontend.normalize import normalize as _normalize
-from model_server.frontend.symbols import SymbolMapper
+from model_server.frontend.symbols import TONE_SYMBOLS, SymbolMapper, is_pause
 
 
 def normalize(text: str, language: str) -> str:
@@ -42,7 +43,7 @@ def espeak_segments_to_symbols(language: str, names: list[str], frames: list[int
     out_frames: list[int] = []
     carry = 0  # frames of leading segments that produced no symbol yet
     for name, f in zip(names, frames, strict=True):
-        if name.startswith("_"):
+        if is_pause(name, lang):
             syms = ["_"]
         else:
             syms, lang = mapper.map_phonemes([name], lang)
@@ -70,15 +71,21 @@ def align(voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames
         return AlignResult(error="empty: the frontend found nothing to speak")
     if sum(teacher_frames) != n_frames:
         raise ValueError(f"teacher frames sum to {sum(teacher_frames)}, expected {n_frames}")
+    if voice.teacher_kind == "festival" and voice.language in FESTIVAL_PHONES:
+        table = FESTIVAL_PHONES[voice.language]
+        teacher_phones = [table.get(p, p) for p in teacher_phones]
     if voice.teacher_kind in ("espeak", "ljspeech"):
         teacher_phones, teacher_frames = espeak_segments_to_symbols(voice.language, teacher_phones,
                                                                     teacher_frames)
         if not teacher_phones:
             return AlignResult(error="empty teacher: espeak-ng gave no phonemes")
+    # Tone symbols (zh, vi, th) have no teacher event: they are aligned out and last 0 frames.
+    timed = [s for s in symbols if s not in TONE_SYMBOLS]
     try:
-        a = _align(symbols, teacher_phones, teacher_frames)
+        a = _align(timed, teacher_phones, teacher_frames)
     except AlignmentError as exc:
         return AlignResult(error=f"alignment error: {exc}")
     if not a.is_good():
         return AlignResult(error=f"poor alignment: exact {a.exact_rate:.2f}, cost {a.cost_per_phone:.2f}")
-    return AlignResult(symbols, a.durations)
+    durations = iter(a.durations)
+    return AlignResult(symbols, [0 if s in TONE_SYMBOLS else next(durations) for s in symbols])

@@ -611,7 +611,10 @@ def generate_sentences(language: str, count: int, seed: int = 0, exclude: set[st
     Held-out evaluation sentences (and anything in `exclude`, compared with `canonical`) are skipped.
     """
     if language not in LANGUAGES:
-        raise ValueError(f"unsupported language {language!r}; expected one of {LANGUAGES}")
+        # The other catalog languages: phrases from CLDR (data/text_intl.py), no hand-written text.
+        from model_server.data import text_intl
+
+        return text_intl.generate_sentences(language, count, seed, exclude)
     # string seeds are hashed deterministically by random.Random (not by Python's salted hash()).
     rng = random.Random(f"statespeak-text/{language}/{seed}")
     gen = EnglishGenerator(rng) if language == "en" else SimpleGenerator(language, rng)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from model_server.frontend.languages import CATALOG
+
 
 @dataclass(frozen=True)
 class VoiceSpec:
@@ -50,11 +52,39 @@ VOICES: dict[str, VoiceSpec] = {
 }
 
 
+# Every other catalog language gets one espeak-ng voice (female variant f3, as Spanish) until a better
+# teacher is wired in (see `languages.Language.teacher`). 40 minutes each at --hours-scale 1, like es/de/fr;
+# seconds per sentence is an estimate (CLDR phrase sentences, espeak-ng at its default rate) that only
+# sizes the plan: the summary reports the hours actually rendered.
+CATALOG_VOICES: dict[str, VoiceSpec] = {
+    f"{code}_female_f3": VoiceSpec(f"{code}_female_f3", lang.name, code, "female",
+                                   f"{lang.name} female voice (taught by espeak-ng {lang.espeak}+f3).",
+                                   f"espeak:{lang.espeak}+f3", 0.667, 2.5)
+    for code, lang in CATALOG.items()
+    if code not in {v.language for v in VOICES.values()} and lang.data_teacher.startswith("espeak:")
+}
+# Languages whose catalog entry names a Festival voice for the data: that voice instead.
+CATALOG_VOICES["it_female_lp"] = VoiceSpec(
+    "it_female_lp", "Giulia", "it", "female",
+    "Italian female voice (taught by Festival's lp diphone voice, festvox-italp16k).",
+    "festival:it_lp_diphone", 0.667, 2.5)
+ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
+
+
 def resolve_voices(ids: list[str] | None) -> list[VoiceSpec]:
-    """VoiceSpecs for `ids` (all voices when None/empty); unknown ids raise ValueError naming them."""
+    """VoiceSpecs for `ids` (the shipped voices when None/empty); unknown ids raise ValueError naming them."""
     if not ids:
         return list(VOICES.values())
-    unknown = [i for i in ids if i not in VOICES]
+    unknown = [i for i in ids if i not in ALL_VOICES]
     if unknown:
-        raise ValueError(f"unknown voice id(s) {unknown}; known: {sorted(VOICES)}")
-    return [VOICES[i] for i in ids]
+        raise ValueError(f"unknown voice id(s) {unknown}; known: {sorted(ALL_VOICES)}")
+    return [ALL_VOICES[i] for i in ids]
+
+
+def voices_for_languages(spec: str) -> list[VoiceSpec]:
+    """Every voice (shipped and catalog) of the languages in `spec`: "all" or comma-separated codes."""
+    codes = list(CATALOG) if spec.strip() == "all" else [c.strip() for c in spec.split(",") if c.strip()]
+    unknown = [c for c in codes if c not in CATALOG]
+    if unknown or not codes:
+        raise ValueError(f"--languages: unknown language(s) {unknown}; known: all or {','.join(CATALOG)}")
+    return [v for v in ALL_VOICES.values() if v.language in codes]

@@ -39,6 +39,12 @@ class RemoteStream:
         if text:
             self.client.send((p.FEED, self.id, text))
 
+    def set_language(self, language: str) -> None:
+        """Speak the text fed after this in `language`, starting at a sentence boundary."""
+        if self.closed:
+            raise RuntimeError("stream no longer accepts input")
+        self.client.send((p.LANGUAGE, self.id, language))
+
     def flush(self) -> int:
         """Generate everything fed so far without waiting for lookahead; returns the flush id."""
         if self.closed:

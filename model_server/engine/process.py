@@ -25,12 +25,12 @@ import zmq
 from model_server.config import ServerConfig
 from model_server.engine import protocol as p
 from model_server.metrics import ServerMetrics
+from model_server.threads import configure_torch_threads
 
 log = logging.getLogger("statespeak.engine")
 
 WARMUP_TEXT = "Warming up the speech engine, one two three."
 IDLE_POLL_MS = 50  # how long an idle engine waits for a message (stall and buffer-delay checks run then)
-ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"
 
 
 def default_runtime_factory(model_dir, device: str):
@@ -61,25 +61,6 @@ def cuda_problem() -> tuple[str, str] | None:
     if not kernels.available() and not deliberate:
         return "kernels_unavailable", kernels.unavailable_reason()
     return None
-
-
-def set_torch_threads(device: str, workers: int) -> int:
-    """torch's intra-op pool, sized on purpose: the engine shares the host with the API workers. On a GPU
-    host its host side only launches kernels: one thread, none spinning against the workers. On a CPU
-    host it takes the cores the workers leave (at least one): on 2 cores with one worker, one thread, which
-    is also faster for the small per-stream encoder calls than two contending ones.
-    STATESPEAK_TORCH_THREADS overrides either."""
-    import torch
-
-    raw = os.environ.get(ENV_TORCH_THREADS, "").strip()
-    if raw.isdigit() and int(raw) > 0:
-        threads = int(raw)
-    elif device.startswith("cuda"):
-        threads = 1
-    else:
-        threads = max(1, (os.cpu_count() or 1) - max(1, workers))
-    torch.set_num_threads(threads)
-    return threads
 
 
 class EngineServer:
@@ -114,7 +95,7 @@ class EngineServer:
                     self._refuse_readiness(*problem)
                     return
             device = resolve_device(cfg.device)
-            threads = set_torch_threads(device, cfg.workers)
+            threads = configure_torch_threads(cfg).intra_op
             log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device,
                                              "torch_threads": threads})  # fmt: skip
             t0 = time.perf_counter()
@@ -130,7 +111,7 @@ class EngineServer:
             languages = {v.language for v in voices.values()} | set(getattr(runtime, "languages", ()) or ())
             catalog = p.Catalog(
                 [{"id": v.id, "name": v.name, "language": v.language, "gender": v.gender,
-                  "description": v.description} for v in voices.values()],
+                  "description": v.description, "teacher": v.teacher} for v in voices.values()],
                 frozenset(languages),
                 int(runtime.sample_rate),
             )  # fmt: skip
@@ -241,7 +222,7 @@ class EngineServer:
             self._out[sender].append(self._status())
         for item in items:
             op, rest = item[0], item[1:]
-            if op in (p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
+            if op in (p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED, p.LANGUAGE):
                 stream = self._streams.get((sender, rest[0]))
                 if stream is None:
                     continue  # refused, or ended while this op was on its way
@@ -253,6 +234,8 @@ class EngineServer:
                     stream.finish()
                 elif op == p.CANCEL:
                     stream.cancel()
+                elif op == p.LANGUAGE:
+                    stream.set_language(rest[1])
                 else:
                     stream.consumed(rest[1])
             elif op == p.OPEN:

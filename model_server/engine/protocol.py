@@ -11,6 +11,7 @@ Worker -> engine items (stream ids are the worker's own integers):
     (HELLO,)                                   announce; the engine answers with a STATUS
     (OPEN, sid, voice, language, speed, buffer_delay_s)
     (FEED, sid, text) (FLUSH, sid) (FINISH, sid) (CANCEL, sid) (CONSUMED, sid, samples)
+    (LANGUAGE, sid, code)                      text fed after it is spoken in `code` (next sentence on)
     (REJECTED, reason)                         a refusal the worker made itself (draining), for metrics
     (FINISHED, outcome, ttfb_ms, rtf, audio_s, error_kind)   one stream's end, for metrics
     (METRICS, request_id)                      asks for the Prometheus text
@@ -32,7 +33,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED = (
+HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED, LANGUAGE = (
     "hello",
     "open",
     "feed",
@@ -40,6 +41,7 @@ HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED = (
     "finish",
     "cancel",
     "consumed",
+    "language",
 )
 REJECTED, FINISHED, METRICS, DRAIN, WORKER_GONE, STOP = (
     "rejected",
@@ -88,7 +90,7 @@ class StreamEvent:
 class Catalog:
     """What the loaded model offers, sent to every worker once the engine is ready."""
 
-    voices: list[dict[str, str]]  # id, name, language, gender, description
+    voices: list[dict[str, str]]  # id, name, language, gender, description, teacher
     languages: frozenset[str]
     sample_rate: int
 

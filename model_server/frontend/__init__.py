@@ -18,6 +18,7 @@ Text with nothing speakable gives an empty list.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +33,7 @@ from .symbols import (
     WORD_BOUNDARY,
     SymbolMapper,
     UnsupportedLanguageError,
+    is_pause,
 )
 
 __all__ = [
@@ -81,8 +83,22 @@ def units_to_ids(units: list[Unit]) -> list[int]:
     return [i for u in units for i in u.ids]
 
 
+def _mark_class() -> str:
+    """A regex class of the combining marks (Mn, Mc, Me) of the BMP and the SMP: Python's \\w leaves
+    them out, which would cut Devanagari, Thai or Arabic words at every vowel sign."""
+    ranges: list[list[int]] = []
+    for cp in range(0x20000):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+
+
 # Spoken-text tokens: dotted initialisms ("U.S."), words with inner apostrophes/hyphens, punctuation runs.
-_TOKEN = re.compile(r"(?:[^\W\d_]\.){2,}|[^\W_]+(?:['\-][^\W_]+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
+_WORD_CHAR = rf"(?:[^\W_]|[{_mark_class()}])"
+_TOKEN = re.compile(rf"(?:[^\W\d_]\.){{2,}}|{_WORD_CHAR}+(?:['\-]{_WORD_CHAR}+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
 _PUNCT_STRENGTH = {"<,>": 0, "<.>": 1, "<!>": 2, "<?>": 3}
 _CLAUSE_PUNCT = {",": "<,>", ";": "<,>", ":": "<,>", "-": "<,>", ".": "<.>", "?": "<?>", "!": "<!>"}
 
@@ -172,7 +188,7 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
 
 
 class Frontend:
-    """Text -> units for one language ("en", "es", "de", "fr"). Thread-safe."""
+    """Text -> units for one catalog language (`languages.CATALOG`: "en", "es", "zh", ...). Thread-safe."""
 
     def __init__(self, language: str = "en") -> None:
         if not isinstance(language, str) or language not in LANGUAGE_VOICES:
@@ -327,7 +343,7 @@ class Frontend:
         teacher_durs: list[int] = []
         lang = self.language
         for name, dur in espeak.phone_durations(events, len(audio)):
-            if espeak.is_pause(name):
+            if is_pause(name, lang):
                 teacher_syms.append(PAUSE)
                 teacher_durs.append(dur)
                 continue

@@ -356,12 +356,14 @@ def phone_durations(events: list[PhonemeEvent | WordEvent], total_samples: int) 
 PHONEME_TYPES = {2: "vowel", 3: "liquid", 4: "stop", 5: "vstop", 6: "fric", 7: "vfric", 8: "nasal"}
 
 
-def phoneme_table_inventory(table: str) -> dict[str, str]:
+def phoneme_table_inventory(table: str, tones: bool = False) -> dict[str, str]:
     """{mnemonic: type name} of every sound phoneme in espeak-ng phoneme table `table` (e.g. "en-us").
 
     Read from the `phontab` data file: a table lists only the phonemes it defines and names the table it
     includes, so the inventory is the union along the include chain (later tables override by code).
     This is everything espeak-ng can emit for a voice that uses the table (apart from pauses).
+    With `tones`, the table's tone phonemes instead ({"55": "tone", ...}; empty for non-tonal tables):
+    espeak-ng prints them glued to the vowel they fall on ("i55").
     """
     import struct
 
@@ -396,4 +398,7 @@ def phoneme_table_inventory(table: str) -> dict[str, str]:
             by_code[code] = (mnemonic, ph_type)
 
     collect(names.index(table))
+    if tones:
+        # Tones are "stress"-type phonemes (type 1) named by their pitch contour digits ("55", "214").
+        return {m: "tone" for m, t in sorted(by_code.values()) if t == 1 and m.isdigit()}
     return {m: PHONEME_TYPES[t] for m, t in sorted(by_code.values()) if t in PHONEME_TYPES}

@@ -91,8 +91,10 @@ _WORDS: dict[str, dict[str, str]] = {
         "oclock": "o'clock",
         "hundred": "hundred",
         "oh": "oh",
-        "am": "AM",
-        "pm": "PM",
+        # Dotted, so that both espeak-ng and Festival say the letter names "ay em" (Festival reads "AM"
+        # as the word "am", which the voices learned to blur into "and").
+        "am": "a.m.",
+        "pm": "p.m.",
     },
     "es": {
         "minus": "menos",
@@ -210,6 +212,7 @@ _CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
         "€": ("euro", "euros", "cent", "cents"),
         "£": ("pound", "pounds", "penny", "pence"),
         "¥": ("yen", "yen", None, None),
+        "¢": ("cent", "cents", None, None),
     },
     "es": {
         "$": ("dólar", "dólares", "centavo", "centavos"),
@@ -272,7 +275,21 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "TB": ("terabyte", "terabytes"),
         "ms": ("millisecond", "milliseconds"),
         "min": ("minute", "minutes"),
+        "mins": ("minute", "minutes"),
         "h": ("hour", "hours"),
+        "hr": ("hour", "hours"),
+        "hrs": ("hour", "hours"),
+        "sec": ("second", "seconds"),
+        "oz": ("ounce", "ounces"),
+        "gal": ("gallon", "gallons"),
+        "yd": ("yard", "yards"),
+        "mL": ("milliliter", "milliliters"),
+        "L": ("liter", "liters"),
+        "kW": ("kilowatt", "kilowatts"),
+        "kWh": ("kilowatt hour", "kilowatt hours"),
+        "MHz": ("megahertz", "megahertz"),
+        "GHz": ("gigahertz", "gigahertz"),
+        "Mbps": ("megabit per second", "megabits per second"),
     },
     "es": {
         "km/h": ("kilómetro por hora", "kilómetros por hora"),
@@ -355,8 +372,23 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Oct.": "October",
         "Nov.": "November",
         "Dec.": "December",
-        "a.m.": "AM",
-        "p.m.": "PM",
+        "a.m.": "a.m.",
+        "p.m.": "p.m.",
+        "Ste.": "Suite",
+        "Apt.": "Apartment",
+        "Hwy.": "Highway",
+        "Ln.": "Lane",
+        "Ct.": "Court",
+        "ext.": "extension",
+        "Ext.": "extension",
+        "Mon.": "Monday",
+        "Tue.": "Tuesday",
+        "Tues.": "Tuesday",
+        "Wed.": "Wednesday",
+        "Thu.": "Thursday",
+        "Thurs.": "Thursday",
+        "Fri.": "Friday",
+        "Sat.": "Saturday",
     },
     "es": {
         "Sr.": "señor",
@@ -580,7 +612,7 @@ def _iso_date(m: re.Match, lang: str) -> str | None:
 
 
 def _slash_date(m: re.Match, lang: str) -> str | None:
-    a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    a, b, y = (int(g) for g in (m.groups()[:3] if m.group(1) else m.groups()[3:]))
     if y < 100:
         y += 2000
     # US order in English, day first elsewhere.
@@ -617,6 +649,11 @@ def _time(m: re.Match, lang: str) -> str | None:
     if (m.group("ampm") or "").endswith(".") and _ends_sentence(m):
         suffix += "."  # "3 p.m." at the end of a sentence: the dot is also the full stop
     if lang == "en":
+        noon = m.groupdict().get("noon")
+        if noon and not ampm and mi == 0 and h in (0, 12):
+            return f"twelve {noon.lower()}"
+        if noon:
+            return None
         if mi == 0:
             body = cardinal(h, lang) + (suffix if ampm else f" {w['oclock']}" if h <= 12 else " hundred")
             return body
@@ -631,13 +668,132 @@ def _time(m: re.Match, lang: str) -> str | None:
     return f"{hour} " + (f"y {cardinal(mi, lang)}" if mi else w["oclock"]) + suffix
 
 
+def _time_hour(m: re.Match, lang: str) -> str | None:
+    """English "9am", "9 p.m.", "11 AM": an hour with am/pm and no minutes."""
+    h = int(m.group("h"))
+    if not 1 <= h <= 12:
+        return None
+    ampm = m.group("ampm").lower().replace(".", "").replace(" ", "")
+    # "at 3 p.m. Now": the written dot is also the full stop; the frontend needs to see both.
+    stop = "." if m.group("ampm").endswith(".") and _ends_sentence(m) else ""
+    return f"{cardinal(h, lang)} {_WORDS[lang][ampm]}{stop}"
+
+
+# Area codes people say as a number ("one eight hundred"), not digit by digit.
+_HUNDRED_AREA_CODES = {"800", "900"}
+
+
 def _phone(m: re.Match, lang: str) -> str | None:
+    """A phone number, card number or other grouped digits: digit by digit, one pause per group.
+
+    "555-0142" -> "five five five, zero one four two"; "+1 (555) 123-4567" -> "plus one, five five five,
+    one two three, four five six seven"; "1-800-..." -> "one, eight hundred, ..."; an extension
+    ("ext. 12", "x12", "extension 12") -> ", extension one two". Zero is "zero" (not "oh") throughout.
+    """
     text = m.group(0)
+    ext = m.groupdict().get("ext")
+    if ext:
+        text = text[: m.start("extword") - m.start()]
     if lang != "en" and re.fullmatch(r"\d{1,3}(?:[ .\u202f]\d{3})+", text):
         return None  # "1 000 000" / "1.000.000": a grouped number, not a phone number
     groups = re.findall(r"\d+", text)
-    spoken = ", ".join(digits(g, lang) for g in groups)
-    return (f"{_SYMBOLS[lang]['+']} " if text.startswith("+") else "") + spoken
+    said = []
+    for i, g in enumerate(groups):
+        if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
+            said.append(f"{cardinal(int(g[0]), lang)} {_WORDS[lang]['hundred']}")
+        else:
+            said.append(digits(g, lang))
+    spoken = (f"{_SYMBOLS[lang]['+']} " if text.startswith("+") else "") + ", ".join(said)
+    if ext:
+        spoken += f", extension {digits(ext, lang)}"
+    return spoken
+
+
+def _spell_letters(letters: str) -> str:
+    """Letters said one by one, written so that espeak-ng and Festival both say the letter names: a run of
+    two or more is a dotted initialism ("F.B.I."), one letter stays a capital. A lone "A" would be read as
+    the article "uh", so the caller joins it to its neighbour with a hyphen ("A-one")."""
+    letters = letters.upper()
+    return letters if len(letters) == 1 else "".join(f"{c}." for c in letters)
+
+
+# Words after which a run of digits (or letters and digits) is an identifier read character by character:
+# "ZIP 90210", "order #A1B2-339", "confirmation code X7Q9", "card ending in 4242", "PIN 0042".
+_CODE_CUE = re.compile(
+    r"(?:\b(?:zip|postal|order|confirmation|reference|ref|account|acct|ticket|tracking|invoice|booking|"
+    r"reservation|policy|member|membership|case|claim|card|pin|id|serial|code|ending\s+in|extension|ext|"
+    r"routing|voucher|coupon|promo)\b\.?"
+    r"(?:\s+(?:number|no\.|num|code|id|#|is|was))*\s*(?:#|:|\bis\b)?\s*"
+    r"|#\s*)$",
+    re.IGNORECASE,
+)
+# A cue that names an identifier outright: then even a short number after it is read digit by digit.
+_STRONG_CUE = re.compile(r"#|:|\b(?:number|no|num|code|id|is|was|in|extension|ext|pin|zip|postal)\b", re.I)
+# Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
+_NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
+
+
+def _code(m: re.Match, lang: str) -> str | None:
+    """Identifiers: a token of letters and digits ("A1B2-339", "X7Q9", "3D"), or digits after a cue word
+    (`_CODE_CUE`), read character by character: digits one by one, letters by name, "-" as a pause.
+
+    Digits alone with no cue decline (they are numbers, years...); so do "COVID-19"-like name-numbers.
+    """
+    token = m.group(0)
+    has_letters = any(c.isalpha() for c in token)
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    cue = _CODE_CUE.search(before)
+    cued = cue is not None or (
+        # a US state code before a ZIP code: "Springfield, IL 62704"
+        re.search(r"\b[A-Z]{2},?\s+$", before) is not None
+        and re.fullmatch(r"\d{5}(?:-\d{4})?", token) is not None
+    )
+    if cue is not None and not has_letters and len(token) < 4 and not _STRONG_CUE.search(cue.group(0)):
+        cued = False  # "order 12 pizzas" counts; "order number 12", "order #12" and "order 12345" do not
+    if not cued and not has_letters:
+        return None
+    if not cued and _NAME_NUMBER.fullmatch(token):
+        name, number = token.split("-")
+        return f"{_name_word(name)} {cardinal(int(number), lang)}"
+    groups = []
+    for group in token.split("-"):
+        words: list[str] = []
+        for run in re.findall(r"\d+|[A-Za-z]+", group):
+            if run.isdigit():
+                words.append(digits(run, lang))
+            else:
+                words.append(_spell_letters(run))
+        # A lone "A" joins the next word ("A-one"), or the previous one at the end ("seven-A").
+        for i, w in enumerate(words):
+            if w == "A":
+                if i + 1 < len(words):
+                    first, _, rest = words[i + 1].partition(" ")
+                    words[i + 1] = f"A-{first}" + (f" {rest}" if rest else "")
+                    words[i] = ""
+                elif i > 0:
+                    head, _, last = words[i - 1].rpartition(" ")
+                    words[i - 1] = (f"{head} " if head else "") + f"{last}-A"
+                    words[i] = ""
+        groups.append(" ".join(w for w in words if w))
+    return ", ".join(g for g in groups if g)
+
+
+def _name_word(word: str) -> str:
+    """The name in a name-number such as "COVID-19" or "F-16": a word acronym as a word, capitals spelled."""
+    if word in _WORD_ACRONYMS:
+        return word.capitalize()
+    return _spell_letters(word) if word.isupper() else word
+
+
+def _n11(m: re.Match, lang: str) -> str:
+    """Three-digit service numbers (911, 411, 311...) are said digit by digit: "nine one one"."""
+    return digits(m.group(0), lang)
+
+
+def _leading_zero(m: re.Match, lang: str) -> str:
+    """A digit string that starts with 0 is an identifier, never a quantity: "0987" -> "zero nine eight
+    seven" (a cardinal would drop the zero)."""
+    return digits(m.group(0), lang)
 
 
 def _percent(m: re.Match, lang: str) -> str:
@@ -661,8 +817,29 @@ def _decade(m: re.Match, lang: str) -> str:
     return words[:-1] + "ies" if words.endswith("y") else words + "s"
 
 
+# Words after which a four-digit number is a year: "in 2024", "since 1999", "the 2024 election".
+_YEAR_CUE = re.compile(
+    r"\b(?:in|since|from|until|till|through|by|of|during|before|after|circa|year|summer|spring|fall|autumn|"
+    r"winter|the|this|that|their|our|your|its|his|her|early|late|mid|class|vintage)\s*$"
+    r"|\b(?:" + "|".join(_MONTHS["en"]) + r")\.?,?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _year(m: re.Match, lang: str) -> str:
-    return year(int(m.group(0)), lang)
+    """A four-digit number from 1100 to 2099: a year or a count?
+
+    Rule (English): it is a year ("nineteen eighty four") when a year cue comes before it (`_YEAR_CUE`: "in",
+    "since", "by", a month, a determiner as in "the 2024 election"...), or when no lowercase word follows it
+    ("Born 1984.", "1984, a novel"). Otherwise it counts the word after it and is a cardinal: "2024 calls"
+    -> "two thousand and twenty four calls", and also "1984 was..." (no cue; say "In 1984" or "the year 1984").
+    """
+    n = int(m.group(0))
+    before = m.string[max(0, m.start() - 20) : m.start()]
+    after = m.string[m.end() :]
+    if _YEAR_CUE.search(before) or not re.match(r"\s+[a-z]", after):
+        return year(n, lang)
+    return cardinal(n, lang)
 
 
 def _long_digits(m: re.Match, lang: str) -> str:
@@ -715,9 +892,63 @@ def _address(m: re.Match, lang: str) -> str:
     return " ".join(" ".join(words).split())
 
 
+def _street_context(m: re.Match) -> bool:
+    """True when an abbreviation such as "St." or "Dr." ends a street name: it follows a capitalized word
+    that is not the first of its sentence, or a house number ("12 Elm Dr."), or no capitalized word
+    follows it. "St. Louis", "Call Dr. Smith" -> title; "Main St.", "Elm Dr. Then..." -> street."""
+    if not m.group("next"):
+        return True
+    before = m.string[: m.start()]
+    prev = re.search(r"(?:^|([.!?]\s+)|\s)([A-Z][\w']*|\d+\w*)\s+$", before)
+    if prev is None:
+        return False
+    sentence_start = prev.start(2) == 0 or prev.group(1) is not None
+    return prev.group(2)[0].isdigit() or not sentence_start
+
+
+def _street_end(m: re.Match) -> str:
+    # A capital after "Elm Dr." (or the end of the text) means its period also ended the sentence.
+    return "." if m.group("next") or not m.string[m.end() :].strip() else ""
+
+
 def _saint_street(m: re.Match, lang: str) -> str:
-    # "St. Louis" -> Saint; "Main St." -> Street.
-    return "Saint" if m.group("next") else "Street"
+    return "Street" + _street_end(m) if _street_context(m) else "Saint"
+
+
+def _doctor_drive(m: re.Match, lang: str) -> str:
+    return "Drive" + _street_end(m) if _street_context(m) else "Doctor"
+
+
+# All-capital words said as words, not letter by letter; and words often written in capitals for stress.
+_WORD_ACRONYMS = {
+    "NASA", "NATO", "NASDAQ", "ZIP", "PIN", "SIM", "GIF", "JPEG", "LASER", "RADAR", "SCUBA", "UNESCO", "UNICEF",
+    "FEMA", "OPEC", "COVID", "AIDS", "IKEA", "SWAT", "NAFTA", "FIFA", "SARS", "ASCII", "RAM", "ROM", "LAN",
+    "WIFI", "DOS", "CAPTCHA", "YAML", "JSON", "OSHA", "HIPAA",
+}  # fmt: skip
+_SHOUTED = {
+    "NO", "NOT", "STOP", "NOW", "YES", "ALL", "NEW", "FREE", "AND", "OR", "THE", "FOR", "YOU", "WE", "IS", "ARE",
+    "DO", "DON'T", "GO", "ME", "MY", "HI", "SO", "TO", "IN", "ON", "AT", "BE", "IF", "UP", "OUT", "NEVER",
+    "HELP", "SALE", "CALL", "NOTE", "WARNING", "ONLY", "VERY", "BIG", "HOT", "OFF", "OUR", "HOW", "WHY",
+}  # fmt: skip
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+def _initialism(m: re.Match, lang: str) -> str | None:
+    """An all-capital word of 2 to 5 letters is spelled letter by letter ("FBI" -> "F.B.I.", "ETA" ->
+    "E.T.A."), unless it is an acronym said as a word (`_WORD_ACRONYMS`: "NASA" -> "Nasa"), a roman numeral
+    ("World War II"), a word often capitalized for stress (`_SHOUTED`: "STOP"), or the whole text is in
+    capitals (shouting, not initialisms)."""
+    word = m.group(0)
+    if word in _WORD_ACRONYMS:
+        return word.capitalize()
+    if word == "OK":
+        return "okay"
+    if word in _SHOUTED or _ROMAN.fullmatch(word):
+        return None
+    letters = [c for c in m.string if c.isalpha()]
+    if len(m.string.split()) >= 3 and not any(c.islower() for c in letters):
+        return None
+    return _spell_letters(word)
 
 
 # --- rule table -----------------------------------------------------------------------------------
@@ -773,7 +1004,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             _currency,
         ),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
-        ("slash_date", r"(?<![\d/])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/])", _slash_date),
+        (
+            "slash_date",
+            r"(?<![\d/])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/])"
+            r"|(?<![\d-])(\d{1,2})-(\d{1,2})-(\d{4})(?![\d-])",
+            _slash_date,
+        ),
         (
             "month_date",
             rf"(?P<mon>{months})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<yr>\d{{4}})\b)?"
@@ -785,28 +1021,53 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "time",
             r"(?<![\d:])(?P<h>\d{1,2}):(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
-            + (r"(?:\s+Uhr\b)?" if lang == "de" else ""),
+            + (
+                r"(?:\s+Uhr\b)?"
+                if lang == "de"
+                else r"(?:\s+(?P<noon>noon|midnight)\b)?"
+                if lang == "en"
+                else ""
+            ),
             _time,
+        ),
+        *(
+            [("time_hour", r"(?<![\w:.,])(?P<h>\d{1,2})\s?(?P<ampm>[aApP]\.?\s?[mM]\.?)(?![\w])", _time_hour)]
+            if lang == "en"
+            else []
         ),
         (
             "phone",
-            r"(?<![\w.,])\+?(?:\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}(?!\w|[.,]\d)",
+            r"(?<![\w.,])\+?(?:(?:\d{1,3}[-. ]?)?\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}"
+            r"(?:(?P<extword>,?\s*(?:ext\.?|x|extension)\s?)(?P<ext>\d{1,6}))?(?!\w|[.,]\d)"
+            + (r"|(?<![\w.,-])\d{3}-\d{4}(?!\w|[.,-]\d)" if lang == "en" else ""),
             _phone,
         ),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
-        *([("decade", r"(?<![\w.])(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
+        *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]
+    if lang == "en":
+        table += [
+            (
+                "code",
+                r"(?<![\w.@/$€£¥-])(?=[A-Za-z-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w@/]|[.,]\d)",
+                _code,
+            ),
+            ("n11", r"(?<![\w.,$€£¥-])[2-9]11(?![\w%]|[.,]\d)", _n11),
+        ]
+    table.append(("leading_zero", r"(?<![\w.,])0\d+(?![\w]|[.,]\d)", _leading_zero))
     if lang == "en":
         table.append(("year", r"(?<![\d])(?<!\d[.,])(?:1[1-9]\d\d|20\d\d)(?!\d|%|[.,]\d)", _year))
     table += [
         ("number", rf"(?<![\w.])-?(?:{num})|(?:{num})", _number),
     ]
     if lang == "en":
-        table.append(("saint_street", r"\bSt\.(?P<next>\s+(?=[A-Z]))?", _saint_street))
+        table.append(("saint_street", r"\bSt\.(?=(?P<next>\s+[A-Z]))?", _saint_street))
+        table.append(("doctor_drive", r"\bDr\.(?=(?P<next>\s+[A-Z]))?", _doctor_drive))
+        table.append(("initialism", r"(?<![\w.'-])[A-Z]{2,5}(?![\w']|-[A-Za-z]|\.[A-Za-z])", _initialism))
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
@@ -872,7 +1133,14 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
     if not isinstance(text, str):
         raise NormalizationError(f"text must be str, got {type(text).__name__}")
     if language not in LANGUAGES:
-        raise NormalizationError(f"language {language!r} is not supported; choose one of {list(LANGUAGES)}")
+        # The other catalog languages: CLDR/num2words rules in normalize_intl (the one place they join).
+        from . import languages, normalize_intl
+
+        if isinstance(language, str) and language in languages.CATALOG:
+            return normalize_intl.normalize_segments(text, language)
+        raise NormalizationError(
+            f"language {language!r} is not supported; choose one of {sorted(languages.CATALOG)}"
+        )
     # Superscripts would become plain digits under NFKC ("km²" -> "km2"): drop them first. NFKC then folds
     # full-width digits and letters, ligatures and the like into what the rules expect.
     if not text.isascii():
@@ -901,9 +1169,13 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
                 m_end = rm.end()
                 break
         if spoken is None:
-            # Every rule declined (e.g. "13/45" is no date): keep one character as plain text.
-            _add_text(segments, text[pos : m.start() + 1])
-            pos = m.start() + 1
+            # Every rule declined (e.g. "13/45" is no date): keep one character as plain text, or the
+            # whole word when it starts with a letter ("STOP" is no initialism: it stays one word).
+            end = m.start() + 1
+            if text[m.start()].isalpha():
+                end = re.compile(r"[^\W\d_]*").match(text, end).end()
+            _add_text(segments, text[pos:end])
+            pos = end
             continue
         _add_text(segments, text[pos : m.start()])
         segments.append(Segment(text[m.start() : m_end], " ".join(spoken.split()), rule_name))
@@ -923,7 +1195,10 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
 def normalize(text: str, language: str = "en") -> str:
     """Spoken form of `text`: numbers, dates, currency, abbreviations... as words; unspeakable skipped."""
     joined = " ".join(s.spoken for s in normalize_segments(text, language) if s.spoken)
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", joined)
+    joined = _SPACE_BEFORE_PUNCT.sub(r"\1", joined)
+    # "the F.B.I." at the end of a sentence: its last dot is also the full stop, as in writing.
+    return _INITIALISM_STOP.sub(r"\1", joined)
 
 
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])(?=\s|$)")
+_INITIALISM_STOP = re.compile(r"(\b(?:[A-Za-z]\.){2,})\.(?!\.)")

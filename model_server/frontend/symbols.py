@@ -13,6 +13,15 @@ with another inventory.
 * es/de/fr: every sound phoneme of the language's espeak-ng phoneme table, prefixed ("es:a"), frozen
   from the `phontab` of espeakng-loader 0.2.4 (espeak-ng 1.52); tests/frontend checks the literal
   against the data so an upgrade that changes the tables is caught.
+* Version 2 appends, for every other language of the catalog (`languages.CATALOG`, in its order), every
+  sound phoneme of its espeak-ng table and, for tonal tables (zh, vi, th), its tone phonemes, prefixed with
+  the catalog code ("it:a", "zh:55"); frozen in `phonemes_v2.json`. Version 1 is a prefix of version 2,
+  so ids of the en/es/de/fr symbols are unchanged and a version-1 model (the shipped one) loads as it is:
+  the runtime maps symbols through the model's own saved list, and a symbol the model lacks becomes
+  `UNK`. A model speaks only the languages it has voices for, so a v1 model never meets v2 symbols.
+  espeak-ng prints a tone glued to its vowel ("i55"): the mapper splits it into vowel + tone symbol.
+  espeak-ng's synthesis events carry no tones, so in espeak-taught data a tone symbol lasts 0 frames
+  (like <wb>): it marks the vowel before it through the encoder's context (`TONE_SYMBOLS`).
 
 Unknown mnemonics (a new espeak-ng, a language switch to a language we do not ship) fall back by
 dropping trailing modifier characters ("l/3" -> "l/" -> "l"), and if nothing matches, to `UNK`; each
@@ -21,8 +30,12 @@ such fallback is counted in `UNKNOWN_COUNTS` and logged once per mnemonic.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
+from pathlib import Path
+
+from .languages import CATALOG, UnsupportedLanguageError, espeak_switch_code
 
 __all__ = [
     "ARPABET",
@@ -33,9 +46,12 @@ __all__ = [
     "PAD",
     "PAUSE",
     "PUNCTUATION",
+    "EXTRA_PHONEMES",
     "SYMBOLS",
+    "SYMBOLS_V1",
     "SYMBOLS_VERSION",
     "SYMBOL_TO_ID",
+    "TONE_SYMBOLS",
     "UNK",
     "UNKNOWN_COUNTS",
     "WORD_BOUNDARY",
@@ -45,12 +61,13 @@ __all__ = [
     "broad_class",
     "check_inventory_config",
     "inventory_config",
+    "is_pause",
     "symbols_to_ids",
 ]
 
 log = logging.getLogger(__name__)
 
-SYMBOLS_VERSION = 1
+SYMBOLS_VERSION = 2
 
 PAD = "<pad>"
 UNK = "<unk>"
@@ -111,8 +128,8 @@ ARPABET_CLASS = {
     **{p: "nasal" for p in ("m", "n", "ng")},
 }
 
-# Language code -> espeak-ng voice.
-LANGUAGE_VOICES = {"en": "en-us", "es": "es", "de": "de", "fr": "fr"}
+# Language code -> espeak-ng voice, for every catalog language.
+LANGUAGE_VOICES = {code: lang.espeak for code, lang in CATALOG.items()}
 
 # Every sound phoneme of the en-us table (en-us + en + base1) -> ARPAbet phones. Entries for phonemes of
 # base1 that English words never produce (they appear for foreign words and spelled symbols) map to the
@@ -591,6 +608,7 @@ ESPEAK_PHONEMES: dict[str, dict[str, str]] = {
 }
 
 _ESPEAK_CLASS = {
+    "tone": "vowel",  # a tone lives on its vowel: the aligner may trade them
     "vowel": "vowel",
     "liquid": "liquid",
     "stop": "stop",
@@ -600,24 +618,33 @@ _ESPEAK_CLASS = {
     "nasal": "nasal",
 }
 
-SYMBOLS: tuple[str, ...] = (
+# Version 2 additions: {language: {mnemonic: espeak phoneme type or "tone"}}, frozen data in catalog order.
+EXTRA_PHONEMES: dict[str, dict[str, str]] = json.loads(
+    (Path(__file__).with_name("phonemes_v2.json")).read_text(encoding="utf-8")
+)["languages"]
+_INVENTORIES: dict[str, dict[str, str]] = {**ESPEAK_PHONEMES, **EXTRA_PHONEMES}
+_TONES: dict[str, frozenset[str]] = {
+    lang: frozenset(m for m, t in inv.items() if t == "tone") for lang, inv in EXTRA_PHONEMES.items()
+}
+
+SYMBOLS_V1: tuple[str, ...] = (
     SPECIALS + ARPABET + tuple(f"{lang}:{m}" for lang in ("es", "de", "fr") for m in ESPEAK_PHONEMES[lang])
 )
+SYMBOLS: tuple[str, ...] = SYMBOLS_V1 + tuple(
+    f"{lang}:{m}" for lang, inv in EXTRA_PHONEMES.items() for m in inv
+)
 SYMBOL_TO_ID: dict[str, int] = {s: i for i, s in enumerate(SYMBOLS)}
+TONE_SYMBOLS: frozenset[str] = frozenset(f"{lang}:{m}" for lang, tones in _TONES.items() for m in tones)
 
 # Broad phonetic class of every phone symbol (used by the aligner); specials have none.
 _SYMBOL_CLASS: dict[str, str] = {
     **ARPABET_CLASS,
-    **{f"{lang}:{m}": _ESPEAK_CLASS[t] for lang, inv in ESPEAK_PHONEMES.items() for m, t in inv.items()},
+    **{f"{lang}:{m}": _ESPEAK_CLASS[t] for lang, inv in _INVENTORIES.items() for m, t in inv.items()},
 }
 
 UNKNOWN_COUNTS: Counter[str] = Counter()
 # Trailing characters espeak-ng uses for variants of a base phoneme ("l/3", "t#", "d[", "r.").
 _MODIFIERS = '#-./;["^:0123456789~'
-
-
-class UnsupportedLanguageError(ValueError):
-    """The language has no symbols in this inventory."""
 
 
 class InventoryMismatchError(ValueError):
@@ -643,10 +670,16 @@ def inventory_config() -> dict:
 
 
 def check_inventory_config(config: dict) -> None:
-    """Raise InventoryMismatchError unless `config` (from `inventory_config()`) matches this inventory."""
+    """Raise InventoryMismatchError unless `config` (from `inventory_config()`) matches this inventory.
+
+    An older version is accepted when its symbols are exactly the start of this inventory (version 1 is
+    the first 367 symbols of version 2): every id it knows still means the same symbol.
+    """
     if not isinstance(config, dict) or "symbols" not in config:
         raise InventoryMismatchError("model config has no symbol inventory ('symbols' list)")
-    if config.get("version") != SYMBOLS_VERSION or list(config["symbols"]) != list(SYMBOLS):
+    version, symbols = config.get("version"), list(config["symbols"])
+    prefix = {1: SYMBOLS_V1, SYMBOLS_VERSION: SYMBOLS}.get(version) if isinstance(version, int) else None
+    if prefix is None or symbols != list(prefix):
         raise InventoryMismatchError(
             f"model was trained with symbol inventory version {config.get('version')!r} "
             f"({len(config['symbols'])} symbols); this frontend has version {SYMBOLS_VERSION} "
@@ -658,6 +691,23 @@ def _note_unknown(key: str, result: str) -> None:
     if UNKNOWN_COUNTS[key] == 0:
         log.warning("frontend: unknown espeak phoneme %s mapped to %s", key, result)
     UNKNOWN_COUNTS[key] += 1
+
+
+def is_pause(name: str, lang: str) -> bool:
+    """espeak-ng pause mnemonics start with "_" ("_", "_:", "_!"); Japanese's "_j" (a glide) is a sound."""
+    return name.startswith("_") and name not in _INVENTORIES.get(lang, {})
+
+
+def _split_tone(lang: str, name: str) -> tuple[str, ...] | None:
+    """("zh:i", "zh:55") for "i55" in a tonal language whose table has vowel "i" and tone "55"."""
+    tones = _TONES.get(lang)
+    if not tones or not name[-1:].isdigit():
+        return None
+    for cut in range(1, len(name)):
+        base, tone = name[:cut], name[cut:]
+        if tone in tones and base in _INVENTORIES[lang]:
+            return (f"{lang}:{base}", f"{lang}:{tone}")
+    return None
 
 
 class SymbolMapper:
@@ -687,8 +737,12 @@ class SymbolMapper:
             if lang == "en" and candidate in ENGLISH_MAP:
                 result = ENGLISH_MAP[candidate]
                 break
-            if lang != "en" and candidate in ESPEAK_PHONEMES.get(lang, {}):
+            if lang != "en" and candidate in _INVENTORIES.get(lang, {}):
                 result = (f"{lang}:{candidate}",)
+                break
+            tone = _split_tone(lang, candidate)
+            if tone is not None:
+                result = tone
                 break
             if candidate[-1] not in _MODIFIERS:
                 break
@@ -716,10 +770,10 @@ class SymbolMapper:
         out: list[str] = []
         for name in names:
             if name.startswith("(") and name.endswith(")"):
-                code = name[1:-1].split("-")[0].lower()
+                code = espeak_switch_code(name[1:-1])
                 current = code or self.language
                 continue
-            if name.startswith("_"):
+            if is_pause(name, current):
                 continue
             syms = self._lookup(current, name)
             if syms and syms[0] == "r" and out and out[-1] == "r":

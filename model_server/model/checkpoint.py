@@ -37,6 +37,7 @@ class VoiceInfo:
     language: str
     gender: str
     description: str
+    teacher: str = ""  # what taught it, "<kind>:<voice or package>" ("festival:us_slt_hts"); GET /voices
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,10 @@ def _parse_voice(i: int, raw) -> Voice:
     sp = raw.get("speaker")
     if isinstance(sp, bool) or not isinstance(sp, int):
         raise ModelLoadError(f"config field 'voices[{i}].speaker' must be an integer")
-    info = VoiceInfo(raw["id"], raw["name"], raw["language"], raw["gender"], raw["description"])
+    teacher = raw.get("teacher", "")  # optional: older model dirs have none
+    if not isinstance(teacher, str):
+        raise ModelLoadError(f"config field 'voices[{i}].teacher' must be a string")
+    info = VoiceInfo(raw["id"], raw["name"], raw["language"], raw["gender"], raw["description"], teacher)
     return Voice(info, sp)
 
 

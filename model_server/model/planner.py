@@ -1,7 +1,7 @@
 """The planner: one stream's text -> frame conditioning, lazily (a sentence, then a window of phones).
 
     planner = rt.new_planner(voice_id, language, speed)
-    planner.feed(text); planner.flush(); planner.finish()
+    planner.feed(text); planner.flush(); planner.set_language(code); planner.finish()
     chunk = planner.pop_frames(max_frames)              # FrameChunk(cond [n, D], words [WordSpan])
 
 Memory per stream is bounded: the text not yet phonemized, at most one sentence of phone ids (sentences
@@ -159,7 +159,7 @@ class Planner:
         self.speed = speed
         self._speaker = torch.tensor([voice.speaker])
         self._text = ""  # fed, not yet a complete sentence
-        self._sentences: deque[str] = deque()  # complete, not yet phonemized
+        self._sentences: deque[tuple[str, str]] = deque()  # (sentence, its language), not yet phonemized
         self._finished = False
         # current sentence: model symbol ids and words (text, first phone, end phone)
         self._ids: list[int] = []
@@ -183,12 +183,23 @@ class Planner:
             raise RuntimeError("feed() after finish()")
         self._text += text
         sentences, self._text = split_sentences(self._text, final=False)
-        self._sentences.extend(sentences)
+        self._sentences.extend((s, self.language) for s in sentences)
 
     def flush(self) -> None:
         """Treat the text fed so far as complete: all of it becomes frames without waiting for more."""
         sentences, self._text = split_sentences(self._text, final=True)
-        self._sentences.extend(sentences)
+        self._sentences.extend((s, self.language) for s in sentences)
+
+    def set_language(self, language: str) -> None:
+        """Speak text fed from now on in `language`. The switch falls on a sentence boundary: text fed
+        before it that has not ended its sentence is closed as a sentence in the previous language."""
+        if language not in self._rt.languages:
+            raise ValueError(
+                f"language {language!r} is not supported by this model (it has {self._rt.languages})"
+            )
+        if language != self.language:
+            self.flush()
+            self.language = language
 
     def finish(self) -> None:
         self.flush()
@@ -266,12 +277,12 @@ class Planner:
             if self._next_phone < len(self._ids):
                 self._encode_window()
             elif self._sentences:
-                self._start_sentence(self._sentences.popleft())
+                self._start_sentence(*self._sentences.popleft())
             else:
                 return
 
-    def _start_sentence(self, sentence: str) -> None:
-        units = self._rt.phonemize(sentence, self.language)
+    def _start_sentence(self, sentence: str, language: str) -> None:
+        units = self._rt.phonemize(sentence, language)
         ids, spans = [], deque()
         for text, sym_ids in units:
             if text is not None and sym_ids:

@@ -88,6 +88,13 @@ BAD_VALUES = [
     ("container_stop_timeout_s", 300, "from 30 to 120"),
     ("weights_version", "../etc", "folder name"),
     ("name", "1kit", "a letter"),
+    ("gpu_az_id", "usw2-az1", "use1-az4"),
+    ("ecs_ami_version", "latest", "2023.0.20261113"),
+    (
+        "model_package_arn",
+        "arn:aws:sagemaker:eu-west-1:123456789012:model-package/x",
+        "the package ARN of the deployment region",
+    ),
 ]
 
 
@@ -99,6 +106,31 @@ def test_bad_value_names_key_value_and_allowed(key, value, allowed):
     assert key in message
     assert str(value) in message
     assert "allowed" in message and allowed in message
+
+
+def test_marketplace_canary_voice_needs_a_package_and_a_plain_id():
+    with pytest.raises(ConfigError, match="marketplace_canary_voice='narrator' needs model_package_arn"):
+        make(marketplace_canary_voice="narrator")
+    arn = "arn:aws:sagemaker:us-east-1:123456789012:model-package/x"
+    with pytest.raises(ConfigError, match="marketplace_canary_voice=.*allowed: a voice id"):
+        make(model_package_arn=arn, marketplace_canary_voice="two words")
+    assert (
+        make(model_package_arn=arn, marketplace_canary_voice="narrator").marketplace_canary_voice
+        == "narrator"
+    )
+
+
+def test_gpu_zone_by_id_or_by_name_not_both():
+    with pytest.raises(ConfigError, match="gpu_az_id='use1-az6' and availability_zones=.* both set"):
+        make(gpu_az_id="use1-az6", availability_zones="us-east-1a,us-east-1b")
+    assert make(gpu_az_id="use1-az6").gpu_zone_id == "use1-az6"
+    assert make().gpu_zone_id == "use1-az4"
+
+
+def test_a_region_without_zone_ids_needs_zone_names():
+    with pytest.raises(ConfigError, match="region sa-east-1 needs availability_zones"):
+        make(region="sa-east-1", gpu_az_id="sae1-az1")
+    assert make(region="sa-east-1", availability_zones="sa-east-1a,sa-east-1b").zone_list
 
 
 def test_internet_facing_needs_api_keys():

@@ -72,9 +72,15 @@ def test_vpc_endpoints_cover_the_ecs_data_plane(default_synth):
     assert len(gateways) == 1 and _text(gateways[0]["ServiceName"]).endswith('".s3"]]}')
 
 
-def test_sagemaker_and_secrets_endpoints_only_when_used(full_synth):
+def test_secrets_endpoint_only_with_api_keys_and_sagemaker_endpoints_in_their_own_stack(full_synth):
     interface, _ = _endpoint_services(full_synth)
-    assert interface == INTERFACE_ENDPOINTS | {"sagemaker.runtime", "sagemaker.api", "secretsmanager"}
+    assert interface == INTERFACE_ENDPOINTS | {"secretsmanager"}
+    # The route's own endpoints belong to its stack: the foundation stays the same whatever the route.
+    services = {
+        ep["Properties"]["ServiceName"].removeprefix("com.amazonaws.us-east-1.")
+        for ep in full_synth.resources("SageMaker", "AWS::EC2::VPCEndpoint").values()
+    }
+    assert services == {"sagemaker.runtime", "sagemaker.api"}
 
 
 def test_endpoints_accept_https_from_the_vpc_only(default_synth):
@@ -189,7 +195,11 @@ def test_gpu_hosts_launch_template(default_synth):
     assert root["Ebs"]["Encrypted"] is True
     params = default_synth[default_synth.stack_name(ECS)]["Parameters"]
     ami = params[data["ImageId"]["Ref"]]
-    assert ami["Default"] == "/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id"
+    # One pinned release (ecs_ami_version), not the moving `recommended` parameter.
+    assert ami["Default"] == (
+        "/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/"
+        "al2023-ami-ecs-gpu-hvm-2023.0.20261113-kernel-6.1-x86_64-ebs/image_id"
+    )
     placement = default_synth.only(ECS, "AWS::EC2::PlacementGroup")
     assert placement["Strategy"] == "cluster"
     assert "GpuPlacementGroup" in data["Placement"]["GroupName"]["Fn::GetAtt"][0]
@@ -280,7 +290,7 @@ def test_fsx_lustre_linked_to_the_bucket_and_mounted_on_hosts(default_synth):
     assert set(dra["S3"]["AutoImportPolicy"]["Events"]) == {"NEW", "CHANGED", "DELETED"}
     assert _text(dra["DataRepositoryPath"]).endswith(f'"/{contract.WEIGHTS_S3_PREFIX}"]]}}')
     user_data = _user_data(default_synth)
-    assert "dnf install -y lustre-client" in user_data and "mount -t lustre" in user_data
+    assert "lustre-client" in user_data and "mount -t lustre" in user_data
     # The Lustre mount comes before the line that makes the host join the cluster.
     assert user_data.index("mount -t lustre") < user_data.index("ECS_CLUSTER=")
     (volume,) = default_synth.only(ECS, "AWS::ECS::TaskDefinition")["Volumes"]
@@ -394,7 +404,9 @@ def test_target_tracking_on_the_servers_active_streams(variant, default_synth, f
     metric = config["CustomizedMetricSpecification"]
     assert metric["Namespace"] == contract.METRICS_NAMESPACE
     assert metric["MetricName"] == contract.METRIC_ACTIVE_STREAMS
-    assert metric["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in metric["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert metric["Statistic"] == "Average"
     assert config["DisableScaleIn"] is False
     assert config["ScaleInCooldown"] >= 600 and config["ScaleOutCooldown"] <= 120
@@ -441,7 +453,9 @@ def test_alarms_watch_ttfb_errors_rejections_and_unhealthy_hosts(default_synth):
     }
     ttfb = by_metric[contract.METRIC_TIME_TO_FIRST_AUDIO]
     assert ttfb["Stat"] == "p99" and ttfb["Namespace"] == contract.METRICS_NAMESPACE
-    assert ttfb["Dimensions"] == [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    assert {d["Name"]: d["Value"] for d in ttfb["Dimensions"]} == contract.metric_dimensions(
+        contract.DEPLOYMENT_ECS, "Statespeak"
+    )
     assert all("AlarmActions" not in a for a in alarms)  # no topic unless asked for
     assert not default_synth.resources(ECS, "AWS::SNS::Subscription")
 

@@ -14,6 +14,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from model_server.contract import (
+    DIM_KIT,
     DIM_SERVICE,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
@@ -27,7 +28,12 @@ from statespeak_constructs.sagemaker_endpoint import (
 from statespeak_constructs.sagemaker_scaling import CONCURRENCY_METRIC_TYPE
 
 MODEL_PACKAGE_ARN = "arn:aws:sagemaker:us-east-1:865070037744:model-package/statespeak-sonic-test-1"
-MARKETPLACE = {"deployment": "sagemaker", "model_package_arn": MODEL_PACKAGE_ARN}
+MARKETPLACE_VOICE = "sonic-english-narrator"
+MARKETPLACE = {
+    "deployment": "sagemaker",
+    "model_package_arn": MODEL_PACKAGE_ARN,
+    "marketplace_canary_voice": MARKETPLACE_VOICE,
+}
 ENDPOINT = "statespeak-tts"
 SM = "SageMaker"
 
@@ -189,7 +195,7 @@ def test_endpoint_name_and_outputs(full_synth):
     }
 
 
-def test_endpoint_log_group_is_retained_and_encrypted(full_synth):
+def test_endpoint_log_group_is_encrypted_and_not_retained(full_synth):
     groups = full_synth.resources(SM, "AWS::Logs::LogGroup")
     [group] = [
         g
@@ -198,7 +204,8 @@ def test_endpoint_log_group_is_retained_and_encrypted(full_synth):
     ]
     assert group["Properties"]["RetentionInDays"] == 30
     assert "KmsKeyId" in group["Properties"]
-    assert group["DeletionPolicy"] == "Retain"
+    # Its name is fixed by SageMaker: retained, it would make the deploy after `cdk destroy` fail.
+    assert group["DeletionPolicy"] == "Delete"
 
 
 def test_autoscaling_tracks_high_resolution_concurrency(full_synth):
@@ -244,7 +251,12 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
             dims = tuple(sorted((d["Name"], d["Value"]) for d in props.get("Dimensions", [])))
             stat = props.get("ExtendedStatistic") or props.get("Statistic")
             watched.add((props["Namespace"], props["MetricName"], dims, stat))
-    assert (METRICS_NAMESPACE, METRIC_TIME_TO_FIRST_AUDIO, ((DIM_SERVICE, "sagemaker"),), "p99") in watched
+    assert (
+        METRICS_NAMESPACE,
+        METRIC_TIME_TO_FIRST_AUDIO,
+        ((DIM_KIT, "Statespeak"), (DIM_SERVICE, "sagemaker")),
+        "p99",
+    ) in watched
     endpoint_dims = (("EndpointName", ENDPOINT), ("VariantName", "AllTraffic"))
     assert ("AWS/SageMaker", "Invocation5XXErrors", endpoint_dims, "Sum") in watched
     template.has_resource_properties(
@@ -257,7 +269,10 @@ def test_invoke_policy_is_one_endpoint_through_the_vpc_endpoint(full_synth):
     [statement] = policy["Properties"]["PolicyDocument"]["Statement"]
     assert statement["Action"] == "sagemaker:InvokeEndpoint"
     assert json.dumps(statement["Resource"]).endswith(f':endpoint/{ENDPOINT}"]]}}')
-    assert "ImportValue" in json.dumps(statement["Condition"]["StringEquals"]["aws:SourceVpce"])
+    # The runtime interface endpoint of this stack (the route owns its endpoints).
+    source = statement["Condition"]["StringEquals"]["aws:SourceVpce"]
+    endpoint = full_synth.resources(SM, "AWS::EC2::VPCEndpoint")[source["Ref"]]
+    assert endpoint["Properties"]["ServiceName"].endswith(".sagemaker.runtime")
 
 
 def test_nag_findings_in_the_stack_are_all_acknowledged_with_specific_reasons(full_synth):
@@ -306,7 +321,9 @@ def test_marketplace_variant_passes_cfn_lint_and_cdk_nag(marketplace_synth):
     ]  # fmt: skip
     assert left == []
     matches = lint(json.dumps(marketplace_synth[marketplace_synth.stack_name(SM)]), regions=["us-east-1"])
-    assert [str(m) for m in matches] == []
+    # W3005 (a DependsOn that a GetAtt already implies) is CDK's own: a Function depends on its role's
+    # whole subtree so its grants exist before it first runs (the latency canary this variant now has).
+    assert [str(m) for m in matches if m.rule.id != "W3005"] == []
 
 
 # -- volume encryption by instance type -------------------------------------------------------------
@@ -362,3 +379,43 @@ def test_instance_store_types_are_told_apart(instance_type, instance_store):
 def test_bad_instance_type_is_refused():
     with pytest.raises(ValueError, match="not a SageMaker instance type"):
         instance_family("g6e.xlarge")
+
+
+def test_marketplace_route_is_watched_on_sagemakers_own_metrics(marketplace_synth):
+    """A package emits none of the kit's server metrics: alarms on them would never fire."""
+    watched = set()
+    for alarm in marketplace_synth.resources(SM, "AWS::CloudWatch::Alarm").values():
+        props = alarm["Properties"]
+        for query in props.get("Metrics", []):
+            metric = query["MetricStat"]["Metric"]
+            watched.add((metric["Namespace"], metric["MetricName"]))
+        if "MetricName" in props:
+            watched.add((props["Namespace"], props["MetricName"]))
+    for name in ("ModelLatency", "Invocation5XXErrors", "InvocationsPerInstance"):
+        assert ("AWS/SageMaker", name) in watched
+    assert (METRICS_NAMESPACE, METRIC_TIME_TO_FIRST_AUDIO) not in watched
+    assert (METRICS_NAMESPACE, "RejectedStreams") not in watched
+
+
+def test_marketplace_canary_speaks_with_the_configured_voice(marketplace_synth):
+    functions = marketplace_synth.resources(SM, "AWS::Lambda::Function").values()
+    [canary] = [f for f in functions if "CANARY_SERVICE" in json.dumps(f["Properties"].get("Environment"))]
+    env = canary["Properties"]["Environment"]["Variables"]
+    assert env["CANARY_VOICE"] == MARKETPLACE_VOICE
+    assert env["CANARY_ENDPOINT_NAME"] == ENDPOINT
+
+
+def test_instance_type_change_deploys_without_a_scalable_target(synth):
+    """The manual instance-type change (docs/sagemaker.md): with autoscaling off nothing is registered,
+    no handover runs, and the endpoint keeps the count autoscaling had reached."""
+    result = synth(
+        deployment="sagemaker", sagemaker_autoscaling=False, sagemaker_instance_type="ml.g6e.2xlarge"
+    )
+    assert result.error is None, result.error
+    assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert not result.resources(SM, "AWS::ApplicationAutoScaling::ScalingPolicy")
+    assert not result.resources(SM, "Custom::StatespeakScalingHandover")
+    endpoint = result.only(SM, "AWS::SageMaker::Endpoint")
+    assert endpoint["RetainAllVariantProperties"] is True
+    [variant] = result.only(SM, "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
+    assert variant["InstanceType"] == "ml.g6e.2xlarge"

@@ -37,7 +37,7 @@ def test_unknown_voice_is_rejected(tmp_path):
 
 
 @needs_festival
-@pytest.mark.parametrize("voice", sorted(F.FESTIVAL_VOICES))
+@pytest.mark.parametrize("voice", ["kal_diphone", "us_slt_hts"])  # English; Italian: test_languages_data.py
 def test_render_batch_gives_16k_audio_and_segments_covering_it(voice):
     texts = ['She said "hello" to the doctor.', "Seven fine days."]
     out = F.render_batch(voice, texts)

@@ -16,7 +16,10 @@ from model_server.frontend.symbols import SYMBOLS, UNK
 
 
 def test_supported_languages():
-    assert supported_languages() == ["de", "en", "es", "fr"]
+    from model_server.frontend.languages import CATALOG
+
+    assert supported_languages() == sorted(CATALOG)
+    assert {"de", "en", "es", "fr", "zh", "ja", "hi", "ar"} <= set(supported_languages())
 
 
 @pytest.mark.parametrize("lang", ["xx", "EN", "", None, "en-us"])
@@ -178,7 +181,42 @@ def test_sentence_end_inside_an_expansion_is_kept():
     seq = [(u.kind, u.text, u.symbols[0]) for u in units if u.kind in ("word", "punct")]
     etc = [i for i, x in enumerate(seq) if x[1] == "etc."][0]
     assert seq[etc + 1][2] == "<.>"
-    pm = [i for i, x in enumerate(seq) if x[1] == "p.m."][0]
+    pm = [i for i, x in enumerate(seq) if x[1] == "3 p.m."][0]
     assert seq[pm + 1][2] == "<.>"
     assert seq[-1][2] == "<?>"  # ", ?" keeps the stronger mark
     assert all(a[0] != "punct" or b[0] != "punct" for a, b in zip(seq, seq[1:], strict=False))
+
+
+def test_every_spoken_form_case_phonemizes():
+    # The normalizer's cases (tests/frontend/test_frontend_normalize.py) end to end: every one gives word
+    # units, and no symbol falls back to <unk>.
+    from tests.frontend.test_frontend_normalize import SPOKEN_FORMS
+
+    fe = Frontend("en")
+    for cases in SPOKEN_FORMS.values():
+        for text, _ in cases:
+            units = fe.text_to_units(text)
+            assert any(u.kind == "word" for u in units), text
+            assert UNK not in units_to_symbols(units), text
+
+
+@pytest.mark.parametrize(
+    ("text", "spoken_symbols"),
+    [
+        # "a.m." is the letters "ay em" (not the word "am", which the voices blurred into "and").
+        ("Meet at 9:30 am today.", ("ey", "eh", "m")),
+        ("It opens at 9am.", ("ey", "eh", "m")),
+        # a lone letter A in a code is the letter, not the article "uh"
+        ("Your order is A1B2.", ("ey", "w", "ah", "n")),
+        ("Ask the FBI.", ("eh", "f", "b", "iy", "ay")),
+        ("Call 555-0142.", ("z", "iy", "ax", "r", "ow", "<wb>", "w", "ah", "n")),
+    ],
+)
+def test_spelled_forms_are_said_as_letters(text, spoken_symbols):
+    symbols = [
+        s
+        for s in units_to_symbols(Frontend("en").text_to_units(text))
+        if s != "<wb>" or "<wb>" in spoken_symbols
+    ]
+    n = len(spoken_symbols)
+    assert any(tuple(symbols[i : i + n]) == spoken_symbols for i in range(len(symbols))), symbols

@@ -14,7 +14,7 @@ EN = [
     ("Born March 5, 1999.", "Born March fifth, nineteen ninety nine."),
     ("2024-03-05", "March fifth, twenty twenty four"),
     ("12/25/2024", "December twenty fifth, twenty twenty four"),
-    ("Meet at 3:30 pm.", "Meet at three thirty PM."),
+    ("Meet at 3:30 pm.", "Meet at three thirty p.m."),
     ("At 9:05 or 7:00.", "At nine oh five or seven o'clock."),
     ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
     ("(555) 123-4567", "five five five, one two three, four five six seven"),
@@ -35,6 +35,176 @@ EN = [
     ("No. 5, but No way.", "number five, but No way."),
 ]
 
+# Issue 16: text read as people say it. One exact spoken form per case, grouped by class; the rules for
+# ambiguous classes are in normalize.py's docstrings and docs/model.md (Text normalization).
+SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
+    "phone": [
+        ("555-0142", "five five five, zero one four two"),
+        ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
+        ("(555) 123-4567", "five five five, one two three, four five six seven"),
+        ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
+        ("+1 (555) 123-4567", "plus one, five five five, one two three, four five six seven"),
+        ("1-800-555-0199", "one, eight hundred, five five five, zero one nine nine"),
+        ("555.867.5309", "five five five, eight six seven, five three zero nine"),
+        (
+            "Call 555-123-4567 ext. 89",
+            "Call five five five, one two three, four five six seven, extension eight nine",
+        ),
+        ("555-123-4567 x204", "five five five, one two three, four five six seven, extension two zero four"),
+        ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
+        ("dial 555-0100, extension 12", "dial five five five, zero one zero zero, extension one two"),
+    ],
+    "digits": [
+        ("0987", "zero nine eight seven"),
+        ("PIN 0042", "Pin zero zero four two"),
+        ("Agent 007", "Agent zero zero seven"),
+        ("code 0", "code zero"),
+        ("extension 0301", "extension zero three zero one"),
+        ("Your number is 05", "Your number is zero five"),
+    ],
+    "code": [
+        ("Call 911.", "Call nine one one."),
+        ("Dial 411 for help", "Dial four one one for help"),
+        ("911 calls", "nine one one calls"),
+        ("ZIP 90210", "Zip nine zero two one zero"),
+        ("zip code 02139", "zip code zero two one three nine"),
+        ("Springfield, IL 62704", "Springfield, I.L. six two seven zero four"),
+        ("4111 1111 1111 1111", "four one one one, one one one one, one one one one, one one one one"),
+        ("4111-1111-1111-1111", "four one one one, one one one one, one one one one, one one one one"),
+        ("card ending in 4242", "card ending in four two four two"),
+        ("order #A1B2-339", "order number A-one B two, three three nine"),
+        ("order number 12345", "order number one two three four five"),
+        ("order 12345", "order one two three four five"),
+        ("I'd like to order 12 pizzas", "I'd like to order twelve pizzas"),
+        ("order #12", "order number one two"),
+        ("confirmation code X7Q9", "confirmation code X seven Q nine"),
+        ("Your confirmation number is 7G4K2.", "Your confirmation number is seven G four K two."),
+        ("tracking number 1Z999", "tracking number one Z nine nine nine"),
+        ("reference: 884213", "reference: eight eight four two one three"),
+        ("seat 14C", "seat one four C"),
+        ("a 3D model", "a three D model"),
+        ("COVID-19", "Covid nineteen"),
+        ("ticket #AB-1234", "ticket number A.B., one two three four"),
+        ("account 0012345678", "account zero zero one two three four five six seven eight"),
+    ],
+    "time": [
+        ("9:30 am", "nine thirty a.m."),
+        ("9:30 a.m.", "nine thirty a.m."),
+        ("10:05", "ten oh five"),
+        ("at 10:05 PM", "at ten oh five p.m."),
+        ("7:00", "seven o'clock"),
+        ("noon", "noon"),
+        ("12:00 noon", "twelve noon"),
+        ("Is it 12 noon?", "Is it twelve noon?"),
+        ("9am", "nine a.m."),
+        ("at 5 pm", "at five p.m."),
+        ("at 3 p.m. Now", "at three p.m. Now"),
+        ("14:30", "fourteen thirty"),
+        ("11:45 P.M.", "eleven forty five p.m."),
+        ("0:30", "zero thirty"),
+    ],
+    "date": [
+        ("2024-03-05", "March fifth, twenty twenty four"),
+        ("12/25/2024", "December twenty fifth, twenty twenty four"),
+        ("3/4/24", "March fourth, twenty twenty four"),
+        ("12-25-2024", "December twenty fifth, twenty twenty four"),
+        ("March 5, 1999", "March fifth, nineteen ninety nine"),
+        ("Mar. 5", "March fifth"),
+        ("Sept 30th", "September thirtieth"),
+        ("5 March 2024", "March fifth, twenty twenty four"),
+        ("the 5th of March", "the fifth of March"),
+        ("June 2024", "June twenty twenty four"),
+        ("Mon., Mar. 5", "Monday, March fifth"),
+        ("Jan. 1st, 2000", "January first, two thousand"),
+    ],
+    "year": [
+        ("in 2024", "in twenty twenty four"),
+        ("since 1999", "since nineteen ninety nine"),
+        ("2024 calls", "two thousand and twenty four calls"),
+        ("We made 1500 sales", "We made one thousand five hundred sales"),
+        ("the 2024 election", "the twenty twenty four election"),
+        ("Born 1984.", "Born nineteen eighty four."),
+        ("1984 was", "one thousand nine hundred and eighty four was"),
+        ("in the 1990s", "in the nineteen nineties"),
+        ("the '90s", "the nineties"),
+    ],
+    "ordinal": [
+        ("1st", "first"),
+        ("22nd", "twenty second"),
+        ("the 3rd floor", "the third floor"),
+        ("the 101st time", "the one hundred and first time"),
+        ("11th", "eleventh"),
+        ("the 2nd and 21st", "the second and twenty first"),
+    ],
+    "currency": [
+        ("$5", "five dollars"),
+        ("$1", "one dollar"),
+        ("$12.50", "twelve dollars and fifty cents"),
+        ("$0.99", "ninety nine cents"),
+        ("$0.05", "five cents"),
+        ("50¢", "fifty cents"),
+        ("€20", "twenty euros"),
+        ("€1.50", "one euro and fifty cents"),
+        ("£3.50", "three pounds and fifty pence"),
+        ("£1.01", "one pound and one penny"),
+        ("$1.5M", "one point five million dollars"),
+        ("$3bn", "three billion dollars"),
+        ("$5 million", "five million dollars"),
+        ("$1,299.99", "one thousand two hundred and ninety nine dollars and ninety nine cents"),
+        ("¥500", "five hundred yen"),
+        ("$2.5 billion", "two point five billion dollars"),
+    ],
+    "unit": [
+        ("5 km", "five kilometers"),
+        ("1 kg", "one kilogram"),
+        ("65 mph", "sixty five miles per hour"),
+        ("12.5%", "twelve point five percent"),
+        ("100%", "one hundred percent"),
+        ("72°F", "seventy two degrees Fahrenheit"),
+        ("30°C", "thirty degrees Celsius"),
+        ("3 oz", "three ounces"),
+        ("2 L", "two liters"),
+        ("500 mL", "five hundred milliliters"),
+        ("6 ft", "six feet"),
+        ("10 min", "ten minutes"),
+        ("2 hrs", "two hours"),
+        ("100 km/h", "one hundred kilometers per hour"),
+        ("16 GB", "sixteen gigabytes"),
+        ("2.4 GHz", "two point four gigahertz"),
+        ("5 kWh", "five kilowatt hours"),
+    ],
+    "abbr": [
+        ("Dr. Smith", "Doctor Smith"),
+        ("Elm Dr.", "Elm Drive."),
+        ("Call Dr. Smith at 12 Elm Dr. Then go.", "Call Doctor Smith at twelve Elm Drive. Then go."),
+        ("St. Louis", "Saint Louis"),
+        ("Main St.", "Main Street."),
+        ("Mr. and Mrs. Jones", "Mister and Missus Jones"),
+        ("Ms. Lee", "Miz Lee"),
+        ("apples, pears, etc.", "apples, pears, et cetera."),
+        ("Apt. 4", "Apartment four"),
+        ("Ste. 200", "Suite two hundred"),
+        ("e.g. this", "for example this"),
+        ("Prof. Xavier", "Professor Xavier"),
+        ("Smith Jr.", "Smith Junior."),
+    ],
+    "initialism": [
+        ("FBI", "F.B.I."),
+        ("the USA", "the U.S.A."),
+        ("an API", "an A.P.I."),
+        ("the ETA is 5 min", "the E.T.A. is five minutes"),
+        ("NASA", "Nasa"),
+        ("NATO", "Nato"),
+        ("the CEO", "the C.E.O."),
+        ("OK", "okay"),
+        ("I LOVE THIS", "I LOVE THIS"),
+        ("World War II", "World War II"),
+        ("the IRS and the DMV", "the I.R.S. and the D.M.V."),
+        ("SQL", "S.Q.L."),
+        ("ASAP", "A.S.A.P."),
+    ],
+}
+
 OTHER = [
     ("es", "Cuesta 12,50 €.", "Cuesta doce euros con cincuenta céntimos."),
     ("es", "El 5 de marzo de 1999.", "El cinco de marzo de mil novecientos noventa y nueve."),
@@ -48,12 +218,48 @@ OTHER = [
     ("fr", "M. Dupont a 1 000 000 euros.", "Monsieur Dupont a un million euros."),
     ("fr", "le 1er mai", "le premier mai"),
     ("fr", "99 ans", "quatre-vingt-dix-neuf ans"),
+    ("es", "Código 0987", "Código cero nueve ocho siete"),
+    ("de", "PIN 0042", "PIN null null vier zwei"),
+    ("fr", "Code 007", "Code zéro zéro sept"),
 ]
 
 
 @pytest.mark.parametrize(("text", "expected"), EN)
 def test_english(text, expected):
     assert normalize(text, "en") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(text, spoken, id=f"{cls}:{text}")
+        for cls, cases in SPOKEN_FORMS.items()
+        for text, spoken in cases
+    ],
+)
+def test_spoken_form(text, expected):
+    assert normalize(text, "en") == expected
+
+
+def test_at_least_100_spoken_form_cases_across_the_classes():
+    assert sum(len(c) for c in SPOKEN_FORMS.values()) >= 100
+    assert all(len(c) >= 5 for c in SPOKEN_FORMS.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("555-0142", "phone"),
+        ("0987", "leading_zero"),
+        ("911", "n11"),
+        ("X7Q9", "code"),
+        ("9am", "time_hour"),
+        ("FBI", "initialism"),
+        ("Dr.", "doctor_drive"),
+    ],
+)
+def test_each_new_class_is_its_own_rule(text, rule):
+    assert [s.rule for s in normalize_segments(text, "en")] == [rule]
 
 
 @pytest.mark.parametrize(("lang", "text", "expected"), OTHER)
@@ -71,7 +277,7 @@ def test_other_languages(lang, text, expected):
         ("你好 мир", ""),
         ("Hi \x00\x07 there", "Hi there"),
         ("\u200b\u200d", ""),
-        ("１２ apples at ３:３０ pm", "twelve apples at three thirty PM"),
+        ("１２ apples at ３:３０ pm", "twelve apples at three thirty p.m."),
         ("5 km² and 3½", "five kilometers and three one half"),
         ("“quoted” – ﬁne…", '"quoted", fine...'),
     ],

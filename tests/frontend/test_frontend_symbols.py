@@ -119,8 +119,11 @@ def test_language_switch_inside_french_uses_english_phones():
     m = S.SymbolMapper("fr")
     syms, lang = m.map_phonemes(["(en)", "w", "i:", "k", "E", "n", "d", "(fr)", "_!"])
     assert syms == ["w", "iy", "k", "eh", "n", "d"] and lang == "fr"
-    # A switch to a language we do not ship falls back to the utterance's own language.
+    # A switch to another catalog language uses its symbols; one outside the catalog (Latin) falls back
+    # to the utterance's own language.
     syms, _ = m.map_phonemes(["(it)", "a", "(fr)"])
+    assert syms == ["it:a"]
+    syms, _ = m.map_phonemes(["(la)", "a", "(fr)"])
     assert syms == ["fr:a"]
 
 

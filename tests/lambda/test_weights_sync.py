@@ -210,3 +210,25 @@ def test_manifest_records_etags(s3, mount):
     sync(s3, mount)
     manifest = json.loads((mount / "v1" / handler.MANIFEST).read_text())
     assert manifest["config.json"] == hashlib.md5(b'{"d_model": 192}').hexdigest()
+
+
+def test_overlapping_syncs_of_one_version_both_finish_with_complete_files(s3, mount):
+    """No reserved concurrency: one upload fires an event per object, and runs may overlap. A second run
+    starting while the first is mid-download must not clobber the first one's temporary file."""
+
+    class OverlappingS3(DirectoryS3):
+        started = False
+
+        def download_file(self, Bucket: str, Key: str, Filename: str) -> None:  # noqa: N803
+            super().download_file(Bucket, Key, Filename)
+            if not self.started:  # after the first download: a second run starts and finishes meanwhile
+                self.started = True
+                inner = sync(self, mount)
+                assert sorted(inner.copied) == ["config.json", "model.safetensors", "voices/slt.json"]
+
+    overlapping = OverlappingS3(s3.root)
+    outer = sync(overlapping, mount)
+    assert outer.version == "v1"
+    assert (mount / "v1" / "model.safetensors").read_bytes() == b"\x00" * 4096
+    assert (mount / "v1" / "config.json").read_text() == '{"d_model": 192}'
+    assert not list(mount.rglob("*.statespeak-partial"))

@@ -135,3 +135,22 @@ def test_focus_voices(tmp_path, dataset_factory):
         _run(tmp_path, data, "--name", "f2", "--focus", "zz", "--max-steps", "1")
     with pytest.raises(SystemExit):
         train.parse_args(["--focus-share", "1.5"])
+
+
+def test_init_from_the_shipped_model_grows_its_symbol_table():
+    """The shipped model has inventory v1 (en/es/de/fr); fine-tuning it for new languages grows the table
+    to the current inventory, keeping every old row and starting new rows from the same espeak mnemonic."""
+    from model_server.frontend.symbols import SYMBOLS, SYMBOLS_V1
+    from model_server.model.runtime import DEFAULT_MODEL_DIR
+
+    old = checkpoint.load(DEFAULT_MODEL_DIR)
+    assert old.symbols == list(SYMBOLS_V1)
+    grown = train.extend_symbols(old)
+    assert grown.symbols == list(SYMBOLS) and grown.config.n_symbols == len(SYMBOLS)
+    a, b = old.model.encoder.symbol_emb.weight, grown.model.encoder.symbol_emb.weight
+    assert torch.equal(b[: len(SYMBOLS_V1)], a)
+    assert torch.equal(b[SYMBOLS.index("it:a")], a[SYMBOLS_V1.index("es:a")])
+    assert torch.allclose(b[SYMBOLS.index("zh:55")], a.mean(0))  # no such mnemonic before: the mean row
+    assert [v.info for v in grown.voices] == [v.info for v in old.voices]
+    assert all(v.info.teacher for v in grown.voices)  # the shipped config names every voice's teacher
+    assert train.extend_symbols(grown) is grown

@@ -1,4 +1,4 @@
-"""checkov over the synthesized templates of the suite's two contexts, in one run.
+"""checkov over the synthesized templates of the suite's contexts (default, full, your own VPC), in one run.
 
 checkov lives in its own virtual environment (.venv-checkov, from the pinned requirements-checkov.txt)
 because its pins (boto3, botocore, packaging) clash with requirements-dev.txt; the test builds it on
@@ -18,6 +18,8 @@ import sys
 from pathlib import Path
 
 import yaml
+
+from tests.conftest import VARIANTS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG = REPO_ROOT / ".checkov.yaml"
@@ -62,14 +64,16 @@ def test_every_skip_has_a_specific_reason():
     assert not thin, f"skips without a reason of at least {MIN_REASON_WORDS} words: {thin}"
 
 
-def test_checkov_has_no_failed_check_beyond_the_reasoned_skips(default_synth, full_synth, tmp_path):
+def test_checkov_has_no_failed_check_beyond_the_reasoned_skips(default_synth, full_synth, synth, tmp_path):
     skips = skips_with_reasons()
     config = yaml.safe_load(CONFIG.read_text())
     config.pop("skip-check", None)
     config_file = tmp_path / "checkov.yaml"
     config_file.write_text(yaml.safe_dump(config))
-    files = sorted(p for result in (default_synth, full_synth) for p in result.outdir.glob("*.template.json"))
-    assert len(files) >= 4, f"expected the templates of both contexts, found {files}"
+    estate_synth = synth(**VARIANTS["estate"])
+    results = (default_synth, full_synth, estate_synth)
+    files = sorted(p for result in results for p in result.outdir.glob("*.template.json"))
+    assert len(files) >= 7, f"expected the templates of the three contexts, found {files}"
 
     cmd = [str(checkov_executable()), "--config-file", str(config_file), "-o", "json"]
     for path in files:

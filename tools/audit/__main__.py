@@ -47,6 +47,19 @@ def choices(region: str) -> dict[str, dict[str, Any]]:
         "sagemaker-internal": {"deployment": "sagemaker"},
         "both-internal": {"deployment": "both"},
         "both-internet-facing": {"deployment": "both", **public},
+        # Your own VPC (imported by ID), named clients only, a private name with internal TLS.
+        "both-own-vpc": {
+            "deployment": "both",
+            "vpc_id": "vpc-0a1b2c3d4e5f60718",
+            "vpc_cidr": "10.20.0.0/16",
+            "availability_zones": f"{region}a,{region}b",
+            "data_subnet_ids": "subnet-0aaaaaaaaaaaaaaa1,subnet-0bbbbbbbbbbbbbbb2",
+            "data_route_table_ids": "rtb-0aaaaaaaaaaaaaaa1,rtb-0bbbbbbbbbbbbbbb2",
+            "client_cidrs": "10.30.0.0/16",
+            "client_security_group_ids": "sg-0ccccccccccccccc1",
+            "dns_name": "tts.internal.example",
+            "certificate_arn": EXAMPLE_CERTIFICATE.format(region=region),
+        },
     }
 
 

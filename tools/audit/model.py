@@ -272,6 +272,7 @@ class Endpoint:
     private_dns: bool
     has_policy: bool
     groups: list[str]
+    statements: list[Statement] = field(default_factory=list)  # the endpoint policy, when it has one
 
 
 def vpc_endpoints(t: Templates) -> list[Endpoint]:
@@ -291,6 +292,7 @@ def vpc_endpoints(t: Templates) -> list[Endpoint]:
                 bool(res.props.get("PrivateDnsEnabled")),
                 res.props.get("PolicyDocument") is not None,
                 groups,
+                _statements(t, res.stack, res.props.get("PolicyDocument"), "endpoint policy"),
             )
         )
     return sorted(out, key=lambda e: (e.kind, e.service))

@@ -128,6 +128,25 @@ def flows(b: Boundary) -> list[Flow]:
     return out
 
 
+def _client_rows(b: Boundary) -> list[list[str]]:
+    """(entry, ports, client, description) of every inbound rule on an entry clients call."""
+    entries: dict[str, str] = {}
+    for lb in b.lbs:
+        for group in lb.groups:
+            entries[group] = f"load balancer {lb.res.name} ({lb.scheme})"
+    for ep in b.endpoints:
+        if ep.service.endswith("sagemaker.runtime"):
+            for group in ep.groups:
+                entries[group] = "SageMaker runtime endpoint"
+    return [
+        [entries[g.label], f"{rule.protocol}/{rule.ports}", rule.peer, rule.description]
+        for g in b.groups
+        if g.label in entries
+        for rule in g.rules
+        if rule.direction == "in"
+    ]
+
+
 def markdown(b: Boundary, context: dict) -> str:
     t = b.t
     lines = [f"# Security boundary: {b.name}", ""]
@@ -150,6 +169,25 @@ def markdown(b: Boundary, context: dict) -> str:
         ["what", "how", "accepted", "note"],
         [[e.what, e.how, "yes" if e.acceptable else "NO", e.note] for e in b.exposure],
     )
+
+    lines += ["## Who may call the service", ""]
+    lines += [
+        "Inbound rules of the entries clients call: the load balancer, and the SageMaker runtime interface "
+        "endpoint (context `client_cidrs` / `client_security_group_ids`; default: the VPC range).",
+        "",
+    ]
+    lines += _table(["entry", "proto/ports", "client", "description"], _client_rows(b))
+    names = [
+        [
+            str(r.props.get("Name")),
+            str(r.props.get("Type")),
+            t.text(r.stack, (r.props.get("AliasTarget") or {}).get("DNSName")),
+        ]
+        for r in t.of_type("AWS::Route53::RecordSet")
+    ]
+    if names:
+        lines += ["Names inside the VPC (private hosted zone records):", ""]
+        lines += _table(["name", "type", "alias of"], names)
 
     lines += ["## Network paths", "", "### Load balancers", ""]
     lines += _table(["load balancer", "scheme", "subnets", "security groups", "access logs"],
@@ -182,6 +220,11 @@ def markdown(b: Boundary, context: dict) -> str:
                     [[e.service, e.kind, "yes" if e.private_dns else "no", ", ".join(e.groups),
                       "custom" if e.has_policy else "AWS default (full access for VPC principals)"]
                      for e in b.endpoints])  # fmt: skip
+    policy_rows = [[e.service, s.effect, ", ".join(s.actions), ", ".join(s.resources), s.conditions]
+                   for e in b.endpoints for s in e.statements]  # fmt: skip
+    if policy_rows:
+        lines += ["#### Endpoint policies (the data perimeter)", ""]
+        lines += _table(["endpoint", "effect", "actions", "resources", "conditions"], policy_rows)
     lines += ["### Subnets and routes out of the VPC", ""]
     lines += _table(["subnet", "CIDR", "public IP on launch", "routes beyond local"],
                     [[s.res.name, s.cidr, "yes" if s.public_ip_on_launch else "no",
@@ -277,7 +320,11 @@ def diagram(b: Boundary) -> graphviz.Digraph:
         edge_attr={"fontname": "Helvetica", "fontsize": "8"})  # fmt: skip
     public_lbs = {g for lb in b.lbs if lb.internet_facing for g in lb.groups}
     reachable = any(r.is_internet for g in b.groups for r in g.rules if r.direction == "in")
-    cidr = ", ".join(sorted({str(v.props.get("CidrBlock")) for v in t.of_type("AWS::EC2::VPC")}))
+    # An existing VPC (vpc_id) is not in the templates: its range is the one the endpoints' group admits.
+    cidr = ", ".join(sorted({str(v.props.get("CidrBlock")) for v in t.of_type("AWS::EC2::VPC")})) or ", ".join(
+        sorted({r.peer for g in b.groups for r in g.rules if "interface endpoints" in g.description.lower()
+                and r.direction == "in" and r.peer_kind == "cidr"})
+    )  # fmt: skip
 
     with dot.subgraph(
         name="cluster_internet",
@@ -343,10 +390,14 @@ def diagram(b: Boundary) -> graphviz.Digraph:
                 if direction == "in":
                     if rule.peer_kind == "internet":
                         src = "internet"
-                    elif rule.peer_kind in ("vpc", "cidr"):
+                    elif rule.peer_kind == "vpc" or (rule.peer_kind == "cidr" and rule.peer in cidr):
                         src = "vpc_clients"
                     elif rule.peer_group is not None:
                         src = _node_id(rule.peer_group)
+                    elif rule.peer_kind in ("cidr", "group"):
+                        # Named clients (client_cidrs / client_security_group_ids): one node each.
+                        src = "client_" + "".join(ch if ch.isalnum() else "_" for ch in rule.peer)
+                        dot.node(src, f"clients\\n{rule.peer}", shape="ellipse", fillcolor="#e5f0ff")
                     else:
                         continue
                     key = (src, _node_id(g.res), label)

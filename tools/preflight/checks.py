@@ -147,11 +147,19 @@ def ec2_gpu_vcpus(ec2: Any, quotas: Any, config: StatespeakConfig) -> Outcome:
     return Outcome(shown_needed, shown_free, OK)
 
 
+def gpu_zone_label(config: StatespeakConfig) -> str:
+    """Where the GPU hosts go: the first of `availability_zones` when the kit's VPC is placed by zone
+    names, else the AZ ID `gpu_az_id` (or the region's default)."""
+    return config.gpu_zone_name or config.gpu_zone_id
+
+
 def gpu_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
-    """The GPU zone, by AZ ID, exists in the region, is available and opted in (not a Local Zone)."""
-    zone_id = config.gpu_zone_id
+    """The GPU zone (by AZ ID, or by name) exists in the region, is available and opted in (not a Local
+    Zone)."""
+    zone_id = gpu_zone_label(config)
+    by = "zone-name" if config.gpu_zone_name else "zone-id"
     zones = ec2.describe_availability_zones(
-        AllAvailabilityZones=True, Filters=[{"Name": "zone-id", "Values": [zone_id]}]
+        AllAvailabilityZones=True, Filters=[{"Name": by, "Values": [zone_id]}]
     )["AvailabilityZones"]
     needed = f"an available zone of {config.region}"
     if not zones:
@@ -174,9 +182,10 @@ def gpu_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
 
 
 def instance_offered_in_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
-    itype, zone_id = config.ecs_instance_type, config.gpu_zone_id
+    itype, zone_id = config.ecs_instance_type, gpu_zone_label(config)
+    location_type = "availability-zone" if config.gpu_zone_name else "availability-zone-id"
     offers = ec2.describe_instance_type_offerings(
-        LocationType="availability-zone-id",
+        LocationType=location_type,
         Filters=[
             {"Name": "location", "Values": [zone_id]},
             {"Name": "instance-type", "Values": [itype]},
@@ -187,7 +196,7 @@ def instance_offered_in_zone(ec2: Any, config: StatespeakConfig) -> Outcome:
             f"{itype} in {zone_id}",
             "not offered",
             FAIL,
-            f"aws ec2 describe-instance-type-offerings --location-type availability-zone-id --filters "
+            f"aws ec2 describe-instance-type-offerings --location-type {location_type} --filters "
             f"Name=instance-type,Values={itype} --region {config.region}: pick a listed zone (-c gpu_az_id=)",
         )
     return Outcome(f"{itype} in {zone_id}", "offered", OK)
@@ -261,11 +270,20 @@ def model_package_region(config: StatespeakConfig) -> Outcome:
 def kit_functions(config: StatespeakConfig) -> list[str]:
     """The kit's Lambda functions for this config, each able to run once at the same time."""
     functions = ["bundled-weights upload (deploy time)"]
+    if config.deploy_ecs:
+        # Lifts the GPU hosts' scale-in protection when the stack (or a failed first deploy) is deleted.
+        functions += ["capacity release (deploy time)", "capacity release provider (deploy time)"]
     if config.deploy_ecs and not config.internet_facing:
         functions.append("ECS canary")
+    if config.weights_storage == "efs":
+        # The weights bucket's EventBridge switch (foundation, whatever the route) is a CDK-made function.
+        functions.append("bucket notifications (deploy time)")
     if config.deploy_ecs and config.weights_storage == "efs":
         functions += ["weights sync", "weights sync provider (deploy time)"]
-    if config.deploy_sagemaker and not config.model_package_arn:
+    if config.deploy_sagemaker and config.sagemaker_autoscaling:
+        # Hands autoscaling over around an endpoint update (a new instance type).
+        functions += ["scaling handover (deploy time)", "scaling handover provider (deploy time)"]
+    if config.deploy_sagemaker and (config.marketplace_canary_voice or not config.model_package_arn):
         functions.append("SageMaker canary")
     return functions
 

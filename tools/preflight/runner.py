@@ -77,13 +77,13 @@ def plan(config: StatespeakConfig) -> list[Check]:
         _, quota_name = EC2_GPU_QUOTAS[checks.quota_family(itype)]
         planned += [
             (f"EC2 {quota_name}", lambda c: checks.ec2_gpu_vcpus(c.ec2, c.quotas, config)),
-            (f"GPU zone {config.gpu_zone_id}", lambda c: checks.gpu_zone(c.ec2, config)),
+            (f"GPU zone {checks.gpu_zone_label(config)}", lambda c: checks.gpu_zone(c.ec2, config)),
             (f"EC2 {itype} offered in zone", lambda c: checks.instance_offered_in_zone(c.ec2, config)),
         ]
         if config.weights_storage == "fsx":
             planned.append(
                 (
-                    f"FSx for Lustre PERSISTENT_2 in {config.gpu_zone_id}",
+                    f"FSx for Lustre PERSISTENT_2 in {checks.gpu_zone_label(config)}",
                     lambda c: checks.fsx_in_region(c.ssm, config),
                 )
             )

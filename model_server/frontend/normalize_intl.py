@@ -1,0 +1,315 @@
+"""Text normalization for the catalog languages beyond en/es/de/fr (see `languages.CATALOG`).
+
+`normalize.normalize_segments` hands every language it has no hand-written rules for to
+`normalize_segments` here; en/es/de/fr keep their own rules in normalize.py. One left-to-right scan with
+a few rules, each in the language's own conventions from CLDR (Babel) and num2words:
+
+* ISO dates (2024-03-15): CLDR's long date format ("15 marca 2024", "2024年3月15日"), numbers spoken.
+* times (14:30): hour and minutes as numbers.
+* amounts with a currency symbol or ISO code (12,50 €, $5, 100 EUR): the amount, then CLDR's currency
+  name in the plural form for that amount ("dwanaście euro pięćdziesiąt").
+* percentages (42 %): the number and CLDR's long unit name for percent ("42 procent").
+* numbers, grouped and separated the locale's way (CLDR decimal and group symbols; "1 234 567", "3,5").
+
+Integers are spelt with num2words where it has the language (`Language.num2words`); elsewhere, and for
+decimals (num2words gets several languages' decimals wrong), the number is passed on as plain digits with
+the locale's decimal symbol, and espeak-ng's language rules read it (it reads "42" as one number in
+every catalog language: tests/frontend/test_languages.py checks that).
+
+Japanese: espeak-ng reads kana only (it spells a kanji out as "Chinese letter"), so the spoken text of
+every Japanese segment is rewritten in katakana as pronounced (Janome's IPADIC pronunciation field: 今日は ->
+キョーワ); numbers and words the dictionary does not know stay as written.
+
+Characters that cannot be spoken (emoji, symbols) are skipped; letters of every script and their combining
+marks are kept (Devanagari vowel signs, Thai tone marks), and CJK, Arabic and Indic sentence punctuation
+is folded into . , ? ! so the frontend finds clause and sentence ends.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import threading
+import unicodedata
+from functools import cache, lru_cache
+
+from babel import Locale
+from babel.dates import format_date, get_time_format
+from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
+from babel.units import UnknownUnitError, format_unit
+from num2words import num2words
+
+from .languages import get
+from .normalize import NormalizationError, Segment
+
+__all__ = ["normalize_segments", "spell_number"]
+
+_MAX_DIGITS = 15
+_CURRENCY_SYMBOLS = {
+    "€": "EUR",
+    "$": "USD",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "₩": "KRW",
+    "₺": "TRY",
+    "₽": "RUB",
+    "₫": "VND",
+    "฿": "THB",
+    "₪": "ILS",
+    "₴": "UAH",
+    "₸": "KZT",
+    "₼": "AZN",
+    "₾": "GEL",
+    "৳": "BDT",
+}
+# "¥" is the yuan in Chinese text.
+_SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}}
+_ISO_CODES = (
+    "EUR",
+    "USD",
+    "GBP",
+    "JPY",
+    "CNY",
+    "INR",
+    "CHF",
+    "SEK",
+    "NOK",
+    "DKK",
+    "PLN",
+    "CZK",
+    "HUF",
+    "RON",
+    "BGN",
+    "TRY",
+    "RUB",
+    "UAH",
+    "KRW",
+    "IDR",
+    "VND",
+    "THB",
+    "AED",
+    "SAR",
+    "ILS",
+    "BRL",
+)
+# Sentence punctuation of other scripts -> the marks the frontend tokenizes.
+_PUNCT_FOLD = str.maketrans(
+    {
+        "。": ".",
+        "．": ".",
+        "、": ",",
+        "，": ",",
+        "；": ";",
+        "：": ":",
+        "！": "!",
+        "？": "?",
+        "؟": "?",
+        "،": ",",
+        "؛": ";",
+        "۔": ".",
+        "।": ".",
+        "॥": ".",
+        "«": '"',
+        "»": '"',
+        "„": '"',
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+    }
+)
+_KEEP = set(".,;:!?'\"()-")
+
+
+@cache
+def _locale(code: str) -> Locale:
+    return Locale.parse(get(code).babel)
+
+
+@lru_cache(maxsize=4096)
+def spell_number(n: int, language: str) -> str:
+    """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
+    lang = get(language)
+    if lang.num2words is None or len(str(abs(n))) > _MAX_DIGITS:
+        return str(n)
+    return " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+
+
+def _spell_digits_in(text: str, language: str) -> str:
+    return re.sub(r"\d+", lambda m: spell_number(int(m.group(0)), language), text)
+
+
+def _parse_amount(text: str, language: str) -> tuple[int, str]:
+    """(whole part, fraction digits) of a number written with the locale's separators."""
+    loc = _locale(language)
+    dec = get_decimal_symbol(loc)
+    group = get_group_symbol(loc)
+    text = text.replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
+    whole, _, frac = text.partition(dec) if dec in text else (text, "", "")
+    if group in ".,":
+        whole = whole.replace(group, "")
+    whole = re.sub(r"[^\d]", "", whole)
+    return int(whole or "0"), frac
+
+
+def _number(text: str, language: str) -> str:
+    whole, frac = _parse_amount(text, language)
+    if not frac:
+        return spell_number(whole, language)
+    # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
+    return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
+
+
+def _currency(code: str, amount: str, language: str) -> str:
+    whole, frac = _parse_amount(amount, language)
+    name = get_currency_name(code, count=whole, locale=_locale(language))
+    words = f"{spell_number(whole, language)} {name}"
+    if frac and len(frac) == 2 and int(frac):
+        words += f" {spell_number(int(frac), language)}"
+    elif frac and len(frac) != 2:
+        words = f"{_number(amount, language)} {name}"
+    return words
+
+
+def _percent(amount: str, language: str) -> str:
+    whole, frac = _parse_amount(amount, language)
+    spoken = _number(amount, language)
+    loc = _locale(language)
+    try:
+        value = float(f"{whole}.{frac}") if frac else whole
+        written = format_unit(value, "concentr-percent", length="long", locale=loc)
+        shown = format_decimal(value, locale=loc)
+    except UnknownUnitError:
+        return f"{spoken} %"
+    if shown not in written:
+        return f"{spoken} %"
+    return written.replace(shown, f" {spoken} ", 1)
+
+
+def _date(y: int, m: int, d: int, language: str) -> str | None:
+    try:
+        day = datetime.date(y, m, d)
+    except ValueError:
+        return None
+    written = format_date(day, format="long", locale=_locale(language))
+    # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
+    written = re.sub(r"(?<=\d)\.", " ", written)
+    return _spell_digits_in(written, language)
+
+
+def _time(h: int, m: int, language: str) -> str | None:
+    if h > 23 or m > 59:
+        return None
+    return spell_number(h, language) + (f" {spell_number(m, language)}" if m else "")
+
+
+@cache
+def _master(language: str) -> re.Pattern:
+    loc = _locale(language)
+    dec = re.escape(get_decimal_symbol(loc))
+    group = get_group_symbol(loc)
+    group_re = r"[ \u00a0\u202f]" if group.strip() in ("", "\u00a0", "\u202f") else re.escape(group)
+    num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
+    syms = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
+    codes = "|".join(_ISO_CODES)
+    # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
+    time_sep = "[:.]" if ".mm" in get_time_format("short", locale=loc).pattern else ":"
+    return re.compile(
+        rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
+        rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d))"
+        rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
+        rf"|(?P<pct>(?P<pamt>{num})\s?%)"
+        rf"|(?P<num>{num})"
+    )
+
+
+def _speakable(text: str) -> str:
+    """Letters of any script with their marks, digits, spaces and kept punctuation; the rest -> space."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in _KEEP or cat[0] in "LMN" and (cat != "No"):
+            out.append(ch)
+        else:
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
+_janome_lock = threading.Lock()
+
+
+@cache
+def _janome():
+    from janome.tokenizer import Tokenizer  # loaded on the first Japanese text (0.4 s, a 200 MB dictionary)
+
+    return Tokenizer()
+
+
+_HAS_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Counters after a number, read as counters (the dictionary alone reads 3月 as "3 tsuki", moon).
+_COUNTERS = {"年": "ネン", "月": "ガツ", "日": "ニチ", "円": "エン", "時": "ジ", "分": "フン", "人": "ニン"}
+_COUNTER = re.compile(r"(?<=\d)([年月日円時分人])")
+
+
+def _kana(text: str) -> str:
+    """Japanese text as katakana pronunciation, for espeak-ng; text without kanji is left as it is."""
+    text = _COUNTER.sub(lambda m: _COUNTERS[m.group(1)], text)
+    if not _HAS_KANJI.search(text):
+        return text
+    with _janome_lock:  # Janome's tokenizer keeps state between calls
+        tokens = list(_janome().tokenize(text))
+    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in tokens)
+
+
+def _add_text(segments: list[Segment], chunk: str) -> None:
+    if not chunk:
+        return
+    spoken = _speakable(chunk)
+    if spoken or chunk.strip():
+        segments.append(Segment(chunk, spoken, "text"))
+
+
+def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
+    if m.group("date"):
+        return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
+    if m.group("time"):
+        return "time", _time(int(m.group("h")), int(m.group("mi")), language)
+    if m.group("cur"):
+        sym = m.group("sym") or m.group("sym2")
+        code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)
+        return "currency", _currency(code, m.group("amt") or m.group("amt2"), language)
+    if m.group("pct"):
+        return "percent", _percent(m.group("pamt"), language)
+    return "number", _number(m.group("num"), language)
+
+
+def normalize_segments(text: str, language: str) -> list[Segment]:
+    """Segments of `text` with their spoken form, for a catalog language without hand-written rules."""
+    if not isinstance(text, str):
+        raise NormalizationError(f"text must be str, got {type(text).__name__}")
+    get(language)
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
+    master = _master(language)
+    segments: list[Segment] = []
+    pos = 0
+    for m in master.finditer(text):
+        rule, spoken = _handle(m, language)
+        if spoken is None:
+            continue  # "25:99" is no time: it stays in the text as written (espeak-ng reads its digits)
+        _add_text(segments, text[pos : m.start()])
+        segments.append(Segment(m.group(0), " ".join(spoken.split()), rule))
+        pos = m.end()
+    _add_text(segments, text[pos:])
+    if language == "ja":
+        kana: list[Segment] = []
+        for seg in segments:
+            spoken = seg.spoken
+            if kana and kana[-1].original[-1:].isdigit() and spoken[:1] in _COUNTERS:  # "3" then "月"
+                spoken = _COUNTERS[spoken[0]] + spoken[1:]
+            kana.append(Segment(seg.original, _kana(spoken), seg.rule))
+        segments = kana
+    return segments

@@ -1,0 +1,79 @@
+"""Data generation for catalog languages beyond en/es/de/fr: CLDR text, espeak-ng voices, the real CLI."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model_server.data import __main__ as cli
+from model_server.data import text as T
+from model_server.data import text_intl
+from model_server.data.dataset import load_dataset
+from model_server.data.voices import CATALOG_VOICES, VOICES, voices_for_languages
+from model_server.frontend.languages import CATALOG
+from model_server.frontend.symbols import SYMBOL_TO_ID, TONE_SYMBOLS
+
+NEW = [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
+
+
+def test_every_catalog_language_has_a_voice():
+    assert {v.language for v in {**VOICES, **CATALOG_VOICES}.values()} == set(CATALOG)
+    assert [v.id for v in voices_for_languages("zh,es")] == ["es_female_f3", "zh_female_f3"]
+    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW)
+    with pytest.raises(ValueError, match="unknown language"):
+        voices_for_languages("xx")
+
+
+@pytest.mark.parametrize("lang", NEW)
+def test_cldr_sentences_are_distinct_deterministic_and_held_out(lang):
+    s = T.generate_sentences(lang, 150, seed=0)  # dispatched to text_intl
+    assert s == text_intl.generate_sentences(lang, 150, seed=0) != T.generate_sentences(lang, 150, seed=1)
+    assert len({T.canonical(x) for x in s}) == 150
+    assert sum(any(ch.isdigit() for ch in x) for x in s) > 100  # numbers for the normalizer
+    held = {T.canonical(x) for x in text_intl.heldout_sentences(lang)}
+    assert len(held) == text_intl.HELDOUT_COUNT and not held & {T.canonical(x) for x in s}
+
+
+def test_cli_renders_new_languages_and_resumes(tmp_path):
+    def run() -> dict:
+        assert cli.main(["--out", str(tmp_path), "--languages", "pl,zh", "--hours-scale", "0.004",
+                         "--workers", "1", "--no-progress"]) == 0  # fmt: skip
+        return json.loads((tmp_path / "dataset" / "summary.json").read_text())
+
+    first = run()
+    assert first["batches_skipped"] == 0 and set(first["voices"]) == {"pl_female_f3", "zh_female_f3"}
+    for st in first["voices"].values():
+        assert st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"] + st["dropped_render"])
+    again = run()
+    assert again["batches_skipped"] == again["batches"] == first["batches"]
+    data = load_dataset(tmp_path / "dataset")
+    voices = json.loads((tmp_path / "dataset" / "voices.json").read_text())
+    assert {v["id"]: v["teacher"] for v in voices} == {
+        "pl_female_f3": "espeak:pl+f3",
+        "zh_female_f3": "espeak:cmn+f3",
+    }
+    zh = data["zh_female_f3"].utterances
+    assert zh
+    for u in zh:
+        assert all(s in SYMBOL_TO_ID for s in u.symbols)
+        tones = [d for s, d in zip(u.symbols, u.durations, strict=True) if s in TONE_SYMBOLS]
+        assert tones and not any(tones)  # tones are marks of 0 frames
+        assert np.sum(u.durations) == u.n_frames
+
+
+@pytest.mark.skipif(
+    shutil.which("festival") is None or not Path("/usr/share/festival/voices/italian/lp_diphone").is_dir(),
+    reason="Festival's Italian voice (festvox-italp16k) not installed",
+)
+def test_italian_is_taught_by_festival(tmp_path):
+    assert cli.main(["--out", str(tmp_path), "--languages", "it", "--hours-scale", "0.01", "--workers", "1",
+                     "--no-progress"]) == 0  # fmt: skip
+    summary = json.loads((tmp_path / "dataset" / "summary.json").read_text())
+    st = summary["voices"]["it_female_lp"]
+    assert (
+        st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"]) and st["dropped_render"] == 0
+    )
+    utts = load_dataset(tmp_path / "dataset")["it_female_lp"].utterances
+    assert all(s.startswith("it:") or s.startswith("<") for u in utts for s in u.symbols)

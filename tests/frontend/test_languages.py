@@ -1,0 +1,154 @@
+"""The language catalog: every language passes the frontend end to end, and the inventory stays frozen."""
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from babel import Locale
+from babel.dates import format_timedelta
+
+from model_server.frontend import Frontend, espeak, units_to_symbols
+from model_server.frontend import symbols as S
+from model_server.frontend.languages import (
+    CATALOG,
+    UnsupportedLanguageError,
+    api_languages,
+    check_language,
+    get,
+)
+from model_server.frontend.normalize import normalize
+from model_server.frontend.normalize_intl import spell_number
+
+SHIPPED_CONFIG = Path(__file__).parents[2] / "model_server" / "weights" / "default" / "config.json"
+# The issue's must-haves: EU languages, Arabic, Hindi, Mandarin, Japanese, Korean, Indonesian, Turkish,
+# Vietnamese, Thai; and Cartesia's Sonic-2 language codes (docs.cartesia.ai, models page).
+EU = "bg cs da de el en es et fi fr ga hr hu it lt lv mt nl pl pt ro sk sl sv".split()
+REQUIRED = EU + "ar hi zh ja ko id tr vi th".split()
+CARTESIA_SONIC_2 = "en fr de es pt zh ja hi it ko nl pl ru sv tr".split()
+
+
+def sentence_with_number(code: str) -> str:
+    """CLDR's "in 42 days" in the language (Babel), a phrase a native speaker wrote, plus a full stop."""
+    loc = Locale.parse(CATALOG[code].babel)
+    phrase = format_timedelta(
+        timedelta(days=42), granularity="day", add_direction=True, threshold=10**9, locale=loc
+    )
+    return phrase + "."
+
+
+def test_catalog_covers_44_languages_and_the_required_ones():
+    assert len(CATALOG) >= 44
+    assert set(REQUIRED) <= set(CATALOG)
+    assert set(CARTESIA_SONIC_2) <= set(CATALOG)
+    assert list(CATALOG)[:4] == ["en", "es", "de", "fr"]  # their symbols come first (inventory v1)
+    for code, lang in CATALOG.items():
+        assert lang.code == code and lang.teacher and lang.data_teacher and lang.teacher_license
+        assert lang.spaces == (code not in ("zh", "ja", "th"))
+
+
+@pytest.mark.parametrize("code", list(CATALOG))
+def test_espeak_voice_and_phoneme_table_exist(code):
+    lang = CATALOG[code]
+    assert espeak.phonemize("a", lang.espeak) is not None  # raises EspeakVoiceError if missing
+    assert espeak.phoneme_table_inventory(lang.phonemes)
+
+
+@pytest.mark.parametrize("code", [c for c in CATALOG if c not in ("en", "es", "de", "fr")])
+def test_frozen_v2_inventory_matches_espeak_data(code):
+    # A different espeak-ng data version would change what the model sees: catch it here.
+    table = CATALOG[code].phonemes
+    expected = {**espeak.phoneme_table_inventory(table), **espeak.phoneme_table_inventory(table, tones=True)}
+    assert S.EXTRA_PHONEMES[code] == expected
+
+
+def test_v1_is_a_prefix_and_the_shipped_model_keeps_loading():
+    assert S.SYMBOLS[: len(S.SYMBOLS_V1)] == S.SYMBOLS_V1
+    assert list(S.EXTRA_PHONEMES) == [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
+    shipped = json.loads(SHIPPED_CONFIG.read_text(encoding="utf-8"))
+    assert shipped["symbols"] == list(S.SYMBOLS_V1)  # every shipped id means the same symbol
+    S.check_inventory_config({"version": 1, "symbols": shipped["symbols"]})
+    with pytest.raises(S.InventoryMismatchError):
+        S.check_inventory_config({"version": 1, "symbols": list(S.SYMBOLS)})
+
+
+def test_tones_are_split_from_their_vowel():
+    syms, _ = S.SymbolMapper("zh").map_phonemes(["s", "i[51"])
+    assert syms == ["zh:s", "zh:i[", "zh:51"]
+    assert S.broad_class("zh:51") == "vowel"
+
+
+@pytest.mark.parametrize("code", list(CATALOG))
+def test_sentence_with_a_number_passes_the_frontend(code):
+    lang = CATALOG[code]
+    text = sentence_with_number(code)
+    assert "42" in text
+    spoken = normalize(text, code)
+    if code in ("en", "es", "de", "fr"):
+        from model_server.frontend.normalize import cardinal
+
+        assert cardinal(42, code) in spoken
+    elif lang.num2words is not None:
+        assert spell_number(42, code) in spoken and "42" not in spoken
+    else:
+        # No num2words locale: espeak-ng reads the digits, as one number rather than digit by digit.
+        assert "42" in spoken
+        assert espeak.phonemize("42", lang.espeak) != espeak.phonemize("4 2", lang.espeak)
+    S.UNKNOWN_COUNTS.clear()
+    symbols = units_to_symbols(Frontend(code).text_to_units(text))
+    assert symbols and symbols[0] == S.PAUSE
+    assert S.UNK not in symbols, dict(S.UNKNOWN_COUNTS)
+    phones = [s for s in symbols if s not in S.SPECIALS]
+    prefix = "" if code == "en" else f"{code}:"
+    own = [s for s in phones if s.startswith(prefix)] if prefix else [s for s in phones if ":" not in s]
+    assert len(own) >= 0.8 * len(phones) >= 4, phones  # spoken in its own language, not spelled in another
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "expected"),
+    [
+        (
+            "it",
+            "Ho pagato 12,50 € il 2024-03-15.",
+            "Ho pagato dodici euro cinquanta il quindici marzo duemilaventiquattro.",
+        ),
+        ("pl", "Rabat 42 %.", "Rabat czterdzieści dwa procent."),
+        ("hu", "2024-03-15 napon.", "kétezer-huszonnégy március tizenöt napon."),
+        ("ru", "Итого 1 234 рубля.", "Итого одна тысяча двести тридцать четыре рубля."),
+        ("pt", "Às 14:30.", "Às catorze trinta."),
+        ("zh", "你好，世界！", "你好,世界!"),
+        ("hi", "ठीक है। धन्यवाद", "ठीक है. धन्यवाद"),
+    ],
+)
+def test_intl_normalizer_rules(code, text, expected):
+    assert normalize(text, code) == expected
+
+
+def test_japanese_kanji_are_read_as_kana():
+    # espeak-ng spells a kanji out in English ("Chinese letter"): the normalizer gives it katakana.
+    assert normalize("今日は42円です。", "ja") == "キョーワ 42 エンです."
+    assert normalize("3月15日", "ja") == "3 ガツ 15 ニチ"
+    S.UNKNOWN_COUNTS.clear()
+    symbols = units_to_symbols(Frontend("ja").text_to_units("東京駅で待っています。"))
+    phones = [s for s in symbols if s not in S.SPECIALS]
+    assert phones and all(s.startswith("ja:") for s in phones)
+    assert "ja:_j" in units_to_symbols(Frontend("ja").text_to_units("今日"))  # a glide, not a pause
+
+
+def test_marks_stay_inside_words():
+    units = Frontend("hi").text_to_units("धन्यवाद")
+    assert [u.text for u in units if u.kind == "word"] == ["धन्यवाद"]
+
+
+def test_check_language_lists_the_supported_ones():
+    supported = api_languages(["en", "es", "xx-not-in-catalog"])
+    assert supported == {"en", "es"}
+    assert check_language("es", supported) == "es"
+    with pytest.raises(UnsupportedLanguageError, match=r"'it' \(the frontend knows it.*supported: en, es"):
+        check_language("it", supported)
+    with pytest.raises(UnsupportedLanguageError, match="'klingon'; supported: en, es"):
+        check_language("klingon", supported)
+    with pytest.raises(UnsupportedLanguageError, match="of type int"):
+        check_language(7, supported)
+    with pytest.raises(UnsupportedLanguageError, match="not in the catalog"):
+        get("xx")

@@ -1,0 +1,101 @@
+"""The ECS route's entry guards on a real server: the env vars the ECS task sets (stacks/ecs_service.py)
+turn off the keyless SageMaker routes and refuse `?api_key=`; unset (SageMaker, local) both work, which
+test_ops.py's auth server checks with the same requests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+
+from model_server.config import ServerConfig
+from model_server.contract import (
+    ENV_API_KEYS,
+    ENV_DEPLOYMENT,
+    ENV_MODEL_DIR,
+    ENV_QUERY_API_KEYS,
+    ENV_SAGEMAKER_ROUTES,
+)
+
+from ._server import InThreadServer
+
+FMT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
+BODY = {"transcript": "Hi.", "voice": {"mode": "id", "id": "en_female_a"}, "output_format": FMT}
+KEY = "entry-key"
+
+
+@pytest.fixture(scope="module")
+def ecs_server(model_dir):
+    """As an internet-facing ECS task runs it: API keys on, SageMaker routes off, query keys refused."""
+    env = {
+        ENV_MODEL_DIR: str(model_dir),
+        ENV_API_KEYS: KEY,
+        ENV_DEPLOYMENT: "ecs",
+        ENV_SAGEMAKER_ROUTES: "false",
+        ENV_QUERY_API_KEYS: "false",
+        "STATESPEAK_DEVICE": "cpu",
+    }
+    proc = InThreadServer(ServerConfig.from_env(env))
+    proc.start()
+    try:
+        yield proc.wait_ready()
+    finally:
+        proc.stop()
+
+
+def test_sagemaker_routes_answer_404_on_the_ecs_route(ecs_server):
+    assert httpx.post(ecs_server.base_url + "/invocations", json=BODY, timeout=30).status_code == 404
+    assert httpx.get(ecs_server.base_url + "/ping").status_code == 404
+    # The ALB's own probes are untouched.
+    for path in ("/health", "/ready"):
+        assert httpx.get(ecs_server.base_url + path).status_code == 200
+    auth = {"Authorization": f"Bearer {KEY}"}
+    assert (
+        httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, headers=auth, timeout=30).status_code == 200
+    )
+
+
+def test_query_string_keys_are_refused_even_when_valid(ecs_server):
+    r = httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, params={"api_key": KEY}, timeout=30)
+    assert r.status_code == 401
+    assert r.json()["field"] == "api_key" and "query string" in r.text
+    ok = httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, headers={"X-API-Key": KEY}, timeout=30)
+    assert ok.status_code == 200
+
+
+def test_query_string_keys_are_refused_on_the_websocket(ecs_server):
+    async def main():
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(f"{ecs_server.ws_url}/tts/websocket?api_key={KEY}"):
+                pass
+        assert refused.value.response.status_code == 401
+        headers = {"Authorization": f"Bearer {KEY}"}
+        async with connect(ecs_server.ws_url + "/tts/websocket", additional_headers=headers) as ws:
+            await ws.send(json.dumps({**BODY, "context_id": "a", "continue": False}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 20))["type"] == "chunk"
+
+    asyncio.run(main())
+
+
+def test_the_kit_client_speaks_over_the_websocket_with_query_keys_refused(ecs_server):
+    from model_server.client import SpeechClient
+
+    client = SpeechClient(ecs_server.base_url, transport="websocket", api_key=KEY)
+    try:
+        audio, _ = client.synthesize("Hi.", voice=BODY["voice"], output_format=FMT)
+    finally:
+        client.close()
+    assert len(audio) > 0
+
+
+@pytest.mark.parametrize("name", [ENV_SAGEMAKER_ROUTES, ENV_QUERY_API_KEYS])
+def test_a_bad_switch_value_names_the_variable(name):
+    from model_server.config import ConfigError
+
+    with pytest.raises(ConfigError, match=name):
+        ServerConfig.from_env({name: "maybe"})
+    assert getattr(ServerConfig.from_env({}), name.removeprefix("STATESPEAK_").lower()) is True

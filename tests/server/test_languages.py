@@ -1,0 +1,123 @@
+"""Languages on every API, against a real server with the shipped model (en, es, de, fr voices)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from model_server.model.runtime import DEFAULT_MODEL_DIR
+
+from ._server import ServerProcess
+from .test_websocket import audio_of, collect, recv
+
+FMT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
+SHIPPED = {
+    "de_male_m3": "de",
+    "en_female_slt": "en",
+    "en_male_kal": "en",
+    "es_female_f3": "es",
+    "fr_female_f2": "fr",
+}
+SUPPORTED = "de, en, es, fr"
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    proc = ServerProcess(DEFAULT_MODEL_DIR, tmp_path_factory.mktemp("shipped"), MAX_STREAMS="8").start()
+    try:
+        yield proc.wait_ready()
+    finally:
+        proc.stop()
+
+
+def body(voice: str, transcript: str, **over) -> dict:
+    b = {"model_id": "statespeak", "transcript": transcript, "voice": {"mode": "id", "id": voice},
+         "output_format": FMT}  # fmt: skip
+    b.update(over)
+    return b
+
+
+def test_voices_say_language_and_teacher(shipped):
+    voices = {v["id"]: v for v in httpx.get(shipped.base_url + "/voices").json()["voices"]}
+    assert {vid: v["language"] for vid, v in voices.items()} == SHIPPED
+    assert voices["en_female_slt"]["teacher"] == "festival:us_slt_hts"
+    assert voices["es_female_f3"]["teacher"] == "espeak:es+f3"
+    assert all(v["teacher"] for v in voices.values())
+
+
+@pytest.mark.parametrize("path", ["/tts/bytes", "/tts/sse", "/invocations"])
+def test_cartesia_codes_accepted_and_unsupported_refused(shipped, path):
+    ok = httpx.post(
+        shipped.base_url + path, json=body("es_female_f3", "Tengo 42 años.", language="es"), timeout=60
+    )
+    assert ok.status_code == 200 and len(ok.content) > 1000
+    # German text through the Spanish voice: any language the model speaks goes with any voice.
+    ok = httpx.post(
+        shipped.base_url + path, json=body("es_female_f3", "Ich bin 42.", language="de"), timeout=60
+    )
+    assert ok.status_code == 200
+    for bad, hint in (("it", "frontend knows it"), ("xx", ""), ("EN", "")):
+        r = httpx.post(shipped.base_url + path, json=body("es_female_f3", "Ciao.", language=bad), timeout=30)
+        assert r.status_code == 400, r.text
+        err = r.json()
+        assert "language" in json.dumps(err)
+        assert f"supported: {SUPPORTED}" in r.text and hint in r.text
+
+
+def test_websocket_refuses_unsupported_language_and_goes_on(shipped):
+    async def main():
+        async with connect(shipped.ws_url + "/tts/websocket") as ws:
+            await ws.send(json.dumps({**body("fr_female_f2", "Bonjour.", language="ja"), "context_id": "a"}))
+            err = await recv(ws)
+            await ws.send(json.dumps({**body("fr_female_f2", "Bonjour.", language="fr"), "context_id": "b"}))
+            msgs = await collect(ws, {"b"}, timeout=60)
+        return err, msgs
+
+    err, msgs = asyncio.run(main())
+    assert err["type"] == "error" and err["context_id"] == "a" and err["field"] == "language"
+    assert f"supported: {SUPPORTED}" in err["message"]
+    assert msgs["b"][-1]["type"] == "done" and len(audio_of(msgs["b"])) > 1000
+
+
+def test_language_switch_within_a_context_at_a_sentence_boundary(shipped):
+    """One context: Spanish, then `language: en` on a later message. The English sentence is spoken with
+    English phones: the audio is as long as the two sentences said separately in their own languages,
+    and unlike the whole text said in Spanish."""
+    es, en = "Hola, me llamo Lucía. ", "The total is forty two dollars."
+
+    async def run(messages: list[dict]) -> int:
+        async with connect(shipped.ws_url + "/tts/websocket") as ws:
+            for m in messages:
+                await ws.send(json.dumps(m))
+            msgs = await collect(ws, {messages[0]["context_id"]}, timeout=90)
+        assert msgs[messages[0]["context_id"]][-1]["type"] == "done", msgs
+        return len(audio_of(msgs[messages[0]["context_id"]])) // 2
+
+    def msg(cid, text, cont, **over):
+        return {**body("es_female_f3", text, **over), "context_id": cid, "continue": cont}
+
+    async def main():
+        switched = await run([msg("s", es, True, language="es"), msg("s", en, False, language="en")])
+        spanish = await run([msg("e", es, True, language="es"), msg("e", en, False)])
+        alone_es = await run([msg("x", es, False, language="es")])
+        alone_en = await run([msg("y", en, False, language="en")])
+        bad = None
+        async with connect(shipped.ws_url + "/tts/websocket") as ws:
+            await ws.send(json.dumps(msg("z", es, True, language="es")))
+            await ws.send(json.dumps(msg("z", en, False, language="it")))
+            while bad is None:
+                m = await recv(ws, 60)
+                if m["type"] == "error":
+                    bad = m
+        return switched, spanish, alone_es, alone_en, bad
+
+    switched, spanish, alone_es, alone_en, bad = asyncio.run(main())
+    hop = 200
+    print(f"samples: switched {switched}, all-Spanish {spanish}, es alone {alone_es}, en alone {alone_en}")
+    assert abs(switched - (alone_es + alone_en)) <= 2 * hop
+    assert abs(switched - spanish) > 4 * hop
+    assert bad["field"] == "language" and f"supported: {SUPPORTED}" in bad["message"]

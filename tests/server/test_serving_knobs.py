@@ -1,0 +1,111 @@
+"""Serving knobs for scale (issue 15): WebSocket permessage-deflate off by default and configurable, and
+torch's thread pools sized at start. Real server subprocesses, a real WebSocket client that offers
+compression (the `websockets` client does by default), the negotiated extensions read from the handshake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import websockets
+
+from model_server.config import (
+    ENV_TORCH_INTEROP_THREADS,
+    ENV_TORCH_THREADS,
+    ENV_WS_PER_MESSAGE_DEFLATE,
+    ConfigError,
+    ServerConfig,
+)
+from model_server.threads import available_cpus, plan_threads
+
+from ._server import REPO, ServerProcess
+
+
+def negotiated_extensions(ws_url: str) -> str:
+    async def handshake() -> str:
+        async with websockets.connect(ws_url + "/tts/websocket", compression="deflate") as ws:
+            return ws.response.headers.get("Sec-WebSocket-Extensions", "")
+
+    return asyncio.run(handshake())
+
+
+def start_log(proc: ServerProcess) -> list[dict]:
+    lines = (proc.stdout() + proc.stderr()).splitlines()
+    return [json.loads(line) for line in lines if line.startswith("{") and '"torch threads"' in line]
+
+
+def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
+    # The client offers permessage-deflate; the server must not accept it.
+    assert negotiated_extensions(server.ws_url) == ""
+    (record,) = start_log(server)
+    # The shared test server runs with OMP_NUM_THREADS=1 and no Statespeak setting: OMP wins.
+    assert record["intra_op_threads"] == 1 and record["source"] == "OMP_NUM_THREADS"
+    assert record["inter_op_threads"] == 1  # CPU device
+
+
+def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_path):
+    env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3"}
+    proc = ServerProcess(model_dir, tmp_path, **env).start()
+    try:
+        proc.wait_ready()
+        assert negotiated_extensions(proc.ws_url).startswith("permessage-deflate")
+        (record,) = start_log(proc)
+    finally:
+        proc.stop()
+    assert record["intra_op_threads"] == 2 and record["source"] == ENV_TORCH_THREADS
+    assert record["inter_op_threads"] == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "reason"),
+    [
+        (ENV_TORCH_THREADS, "many", "not an integer"),
+        (ENV_TORCH_THREADS, "-1", "out of range"),
+        (ENV_TORCH_INTEROP_THREADS, "65", "out of range"),
+        (ENV_WS_PER_MESSAGE_DEFLATE, "maybe", "not a boolean"),
+    ],
+)
+def test_bad_values_name_the_variable(name, value, reason):
+    with pytest.raises(ConfigError, match=f"{name}.*{reason}"):
+        ServerConfig.from_env({name: value})
+
+
+def test_a_bad_value_stops_the_server_before_it_loads_anything():
+    env = {**os.environ, ENV_TORCH_THREADS: "many"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "model_server", "serve", "--port", "1"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard, not a timing check
+    )
+    assert proc.returncode == 2 and ENV_TORCH_THREADS in proc.stderr
+
+
+def test_defaults_and_precedence():
+    config = ServerConfig.from_env({})
+    assert config.ws_per_message_deflate is False
+    assert config.torch_threads == 0 and config.torch_interop_threads == 0
+    cpus = available_cpus()
+    plan = plan_threads(config, cuda=False, env={"OMP_NUM_THREADS": ""})
+    assert plan.intra_op == cpus and plan.inter_op == 1 and plan.source == "available CPUs"
+    assert plan_threads(config, cuda=True, env={}).inter_op == 2
+    assert plan_threads(config, cuda=False, env={"OMP_NUM_THREADS": "3"}).intra_op == 3
+    pinned = ServerConfig.from_env({ENV_TORCH_THREADS: "5", ENV_TORCH_INTEROP_THREADS: "4"})
+    plan = plan_threads(pinned, cuda=True, env={"OMP_NUM_THREADS": "3"})
+    assert (plan.intra_op, plan.inter_op, plan.source) == (5, 4, ENV_TORCH_THREADS)
+
+
+def test_available_cpus_honours_a_cgroup_quota(tmp_path):
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("50000 100000\n")  # half a CPU: still one thread
+    assert available_cpus(cpu_max) == 1
+    cpu_max.write_text("max 100000\n")
+    assert available_cpus(cpu_max) == len(os.sched_getaffinity(0))
+    assert available_cpus(tmp_path / "missing") == len(os.sched_getaffinity(0))
