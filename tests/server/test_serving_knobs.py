@@ -6,6 +6,7 @@ compression (the `websockets` client does by default), the negotiated extensions
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import subprocess
@@ -97,6 +98,13 @@ def test_defaults_and_precedence():
     assert plan.intra_op == cpus and plan.inter_op == 1 and plan.source == "available CPUs"
     assert plan_threads(config, cuda=True, env={}).inter_op == 2
     assert plan_threads(config, cuda=False, env={"OMP_NUM_THREADS": "3"}).intra_op == 3
+    # The engine shares the host with its API workers: on the CPU it leaves one core per worker (at least
+    # one thread remains); on CUDA its host side only launches kernels: one thread.
+    workers = dataclasses.replace(config, workers=2)
+    assert plan_threads(workers, cuda=False, env={}).intra_op == max(1, cpus - 2)
+    plan = plan_threads(workers, cuda=True, env={})
+    assert (plan.intra_op, plan.inter_op, plan.source) == (1, 2, "CUDA device")
+    assert plan_threads(workers, cuda=True, env={"OMP_NUM_THREADS": "3"}).intra_op == 3
     pinned = ServerConfig.from_env({ENV_TORCH_THREADS: "5", ENV_TORCH_INTEROP_THREADS: "4"})
     plan = plan_threads(pinned, cuda=True, env={"OMP_NUM_THREADS": "3"})
     assert (plan.intra_op, plan.inter_op, plan.source) == (5, 4, ENV_TORCH_THREADS)
