@@ -210,3 +210,22 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     ahead.first_audio_at = time.monotonic() - 60.0  # now behind playback: served despite the budget
     d.engine.tick()
     assert ahead.frames > before
+
+
+def test_a_language_op_reaches_the_planner_in_order_with_the_text(runtime):
+    """The worker checks codes before it sends them; one the model lacks anyway fails its stream alone."""
+    d = Driver(runtime)
+    same, bad = d.open(), d.open()
+    same.feed("Still English. ")
+    same.set_language("en")  # no switch: the stream goes on
+    same.feed("And more.")
+    same.finish()
+    bad.feed("Hello there. ")
+    bad.set_language("xx")
+    bad.feed("More text.")
+    bad.finish()
+    d.run_until(lambda: d.ended(same) and d.ended(bad))
+    assert d.events[same.key][-1].kind == "done"
+    assert any(ev.audio is not None for ev in d.events[same.key])
+    last = d.events[bad.key][-1]
+    assert last.kind == "error" and "language 'xx'" in last.message
