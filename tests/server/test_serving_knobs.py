@@ -1,5 +1,6 @@
 """Serving knobs for scale (issue 15): WebSocket permessage-deflate off by default and configurable, and
-torch's thread pools sized at start. Real server subprocesses, a real WebSocket client that offers
+torch's thread pools sized at start (in the engine process). Real server subprocesses with two API workers
+(each worker's uvicorn applies the compression setting), a real WebSocket client that offers
 compression (the `websockets` client does by default), the negotiated extensions read from the handshake.
 """
 
@@ -27,12 +28,18 @@ from model_server.threads import available_cpus, plan_threads
 from ._server import REPO, ServerProcess
 
 
-def negotiated_extensions(ws_url: str) -> str:
-    async def handshake() -> str:
-        async with websockets.connect(ws_url + "/tts/websocket", compression="deflate") as ws:
-            return ws.response.headers.get("Sec-WebSocket-Extensions", "")
+def extensions_per_worker(ws_url: str, tries: int = 12) -> dict[str, str]:
+    """{API worker pid: negotiated extensions} over a few handshakes (the kernel picks the worker)."""
 
-    return asyncio.run(handshake())
+    async def handshakes() -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for _ in range(tries):
+            async with websockets.connect(ws_url + "/tts/websocket", compression="deflate") as ws:
+                headers = ws.response.headers
+                seen[headers["X-Statespeak-Worker"]] = headers.get("Sec-WebSocket-Extensions", "")
+        return seen
+
+    return asyncio.run(handshakes())
 
 
 def start_log(proc: ServerProcess) -> list[dict]:
@@ -41,8 +48,9 @@ def start_log(proc: ServerProcess) -> list[dict]:
 
 
 def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
-    # The client offers permessage-deflate; the server must not accept it.
-    assert negotiated_extensions(server.ws_url) == ""
+    # The client offers permessage-deflate; no worker of the shared (two-worker) server accepts it.
+    negotiated = extensions_per_worker(server.ws_url)
+    assert len(negotiated) == 2 and set(negotiated.values()) == {""}, negotiated
     (record,) = start_log(server)
     # The shared test server runs with OMP_NUM_THREADS=1 and no Statespeak setting: OMP wins.
     assert record["intra_op_threads"] == 1 and record["source"] == "OMP_NUM_THREADS"
@@ -50,14 +58,17 @@ def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
 
 
 def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_path):
-    env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3"}
+    env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3",
+           "STATESPEAK_WORKERS": "2"}  # fmt: skip
     proc = ServerProcess(model_dir, tmp_path, **env).start()
     try:
         proc.wait_ready()
-        assert negotiated_extensions(proc.ws_url).startswith("permessage-deflate")
-        (record,) = start_log(proc)
+        negotiated = extensions_per_worker(proc.ws_url)
+        (record,) = start_log(proc)  # one engine logs its threads; the two workers have no torch
     finally:
         proc.stop()
+    assert len(negotiated) == 2, "one worker took every connection"
+    assert all(ext.startswith("permessage-deflate") for ext in negotiated.values()), negotiated
     assert record["intra_op_threads"] == 2 and record["source"] == ENV_TORCH_THREADS
     assert record["inter_op_threads"] == 3
 
