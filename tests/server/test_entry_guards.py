@@ -60,7 +60,7 @@ def test_sagemaker_routes_answer_404_on_the_ecs_route(ecs_server):
 
 def test_every_worker_applies_the_switches(ecs_server):
     async def main():
-        by_worker = await clients_per_worker(ecs_server, 12)
+        by_worker = await clients_per_worker(ecs_server)
         answers = {}
         for worker, clients in by_worker.items():
             c = clients[0]

@@ -7,6 +7,7 @@ compression (the `websockets` client does by default), the negotiated extensions
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -28,15 +29,21 @@ from model_server.threads import available_cpus, plan_threads
 from ._server import REPO, ServerProcess
 
 
-def extensions_per_worker(ws_url: str, tries: int = 12) -> dict[str, str]:
-    """{API worker pid: negotiated extensions} over a few handshakes (the kernel picks the worker)."""
+def extensions_per_worker(ws_url: str, workers: int = 2, tries: int = 80) -> dict[str, str]:
+    """{API worker pid: negotiated extensions}: new connections (held open, like the clients of
+    test_processes.py) until every worker answered one or `tries` were made; the kernel picks the worker."""
 
     async def handshakes() -> dict[str, str]:
         seen: dict[str, str] = {}
-        for _ in range(tries):
-            async with websockets.connect(ws_url + "/tts/websocket", compression="deflate") as ws:
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(tries):
+                ws = await stack.enter_async_context(
+                    websockets.connect(ws_url + "/tts/websocket", compression="deflate")
+                )
                 headers = ws.response.headers
                 seen[headers["X-Statespeak-Worker"]] = headers.get("Sec-WebSocket-Extensions", "")
+                if len(seen) == workers:
+                    break
         return seen
 
     return asyncio.run(handshakes())
