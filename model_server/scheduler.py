@@ -13,7 +13,9 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
   time budget (round-robin), pops frames from every stream whose buffer has room, and advances each
   group of equal chunk length with ONE batched `runtime.step`. Prefill work (phonemize, encode a window)
   is capped per tick (PREP_BUDGET_S, at least one stream always progresses), so a burst of new or long
-  requests is spread over ticks instead of stalling the decode of streams already speaking.
+  requests is spread over ticks instead of stalling the decode of streams already speaking. The steps
+  are capped too (TICK_TARGET_S at the measured cost per frame): the most urgent streams go first and a
+  stream far ahead of real time waits for the next tick, so a tick stays short when many streams speak.
 - events: every event goes to the `emit(stream, event)` callback the owner gave.
 
 A stream whose client does not read is skipped (its buffer is full) instead of blocking the tick, and
