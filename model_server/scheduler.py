@@ -41,6 +41,7 @@ __all__ = ["AdmissionError", "ChunkPolicy", "Engine", "SlotAllocator", "Stream",
 log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
+_SENTENCE, _TEXT_ERROR = "sentence", "text_error"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
@@ -149,6 +150,14 @@ class Stream:
     def feed(self, text: str) -> None:
         if text:
             self.inbox.append((_FEED, text))
+
+    def sentence(self, ids: list[int], words: list) -> None:
+        """A sentence an API worker already phonemized."""
+        self.inbox.append((_SENTENCE, (ids, words)))
+
+    def text_error(self, message: str) -> None:
+        """A sentence the worker's frontend refused: the stream fails there, after the audio before it."""
+        self.inbox.append((_TEXT_ERROR, message))
 
     def flush(self) -> int:
         self.flushes += 1
@@ -314,6 +323,10 @@ class Engine:
                         stream.planner.feed(arg)
                         stream.unflushed = True
                         stream.last_feed = time.monotonic()
+                    elif op == _SENTENCE:
+                        stream.planner.feed_sentence(*arg)
+                    elif op == _TEXT_ERROR:
+                        stream.planner.feed_error(arg)
                     elif op == _FLUSH:
                         stream.planner.flush()
                         stream.waiting_flush = arg  # later text waits until this flush is spoken

@@ -1,32 +1,123 @@
-"""A worker's side of the engine channel (no torch): remote streams, the engine's status, metrics.
+"""A worker's side of the engine channel (no torch): remote streams, their text, the engine's status.
 
 Ops are queued and sent once per event-loop turn as one message (`flush` is scheduled with call_soon when
 the first op is queued), so the ops of all streams of this worker that happen in one turn travel
 together; the engine answers with one message per tick.
+
+Text is normalized and phonemized here, a sentence at a time (`TextIntake`): the engine gets symbol ids
+and words. A long text is phonemized a few milliseconds per event-loop turn, so one big request does not
+hold up this worker's other streams; a WebSocket context's unfinished sentence is spoken after its
+buffer delay without new text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
+import time
 from collections.abc import Callable
 
 import zmq
 import zmq.asyncio
 
 from model_server.engine import protocol as p
+from model_server.model.text import SentenceText, split_sentences
 
 log = logging.getLogger("statespeak.worker")
 HELLO_INTERVAL_S = 0.5
+INTAKE_BUDGET_S = 0.003  # phonemizing per stream per event-loop turn before the rest waits a turn
+
+
+class TextIntake:
+    """One stream's text: split into sentences as it arrives, each phonemized and sent in order, with the
+    stream's flush and finish in their places. A sentence the frontend refuses is sent as TEXT_ERROR (the
+    engine fails the stream when it gets there) and the text after it is dropped."""
+
+    def __init__(self, client: EngineClient, sid: int, language: str, buffer_delay_s: float | None) -> None:
+        self.client = client
+        self.sid = sid
+        self.language = language
+        self.buffer_delay_s = buffer_delay_s
+        self._partial = ""  # fed, not yet a complete sentence
+        self._queue: collections.deque[tuple[str, str]] = collections.deque()  # ("sentence", text) or op
+        self._scheduled = False
+        self._failed = False
+        self._timer: asyncio.TimerHandle | None = None
+
+    def feed(self, text: str) -> None:
+        self._partial += text
+        sentences, self._partial = split_sentences(self._partial, final=False)
+        self._queue.extend((p.SENTENCE, s) for s in sentences)
+        self._arm_timer()
+        self._run()
+
+    def end_text(self, op: str) -> None:
+        """FLUSH or FINISH: the unfinished sentence is complete now; the op follows its sentences."""
+        self._take_partial()
+        self._queue.append((op, ""))
+        self._run()
+
+    def _take_partial(self) -> None:
+        sentences, self._partial = split_sentences(self._partial, final=True)
+        self._queue.extend((p.SENTENCE, s) for s in sentences)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _arm_timer(self) -> None:
+        if self.buffer_delay_s is None or not self._partial.strip():
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(self.buffer_delay_s, self._on_delay)
+
+    def _on_delay(self) -> None:
+        """No new text for the buffer delay: an LLM that pauses mid-sentence (a tool call, a slow token)
+        does not hold back the audio of what it already sent."""
+        self._timer = None
+        if self._partial.strip():
+            self._take_partial()
+            self._run()
+
+    def _run(self) -> None:
+        self._scheduled = False
+        deadline = time.perf_counter() + INTAKE_BUDGET_S
+        while self._queue:
+            kind, text = self._queue.popleft()
+            if kind != p.SENTENCE:
+                self.client.send((kind, self.sid))
+                continue
+            if self._failed:
+                continue
+            try:
+                ids, words = self.client.text.sentence(text, self.language)
+            except Exception as exc:  # the frontend refused this text: only this stream fails, in order
+                self._failed = True
+                self.client.send((p.TEXT_ERROR, self.sid, str(exc)))
+                continue
+            self.client.send((p.SENTENCE, self.sid, ids, words))
+            if self._queue and time.perf_counter() > deadline:
+                if not self._scheduled:
+                    self._scheduled = True
+                    asyncio.get_running_loop().call_soon(self._run)
+                return
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._queue.clear()
 
 
 class RemoteStream:
     """One stream as the protocol handler sees it; the engine holds its slot and state."""
 
-    def __init__(self, client: EngineClient, sid: int) -> None:
+    def __init__(self, client: EngineClient, sid: int, intake: TextIntake) -> None:
         self.client = client
         self.id = sid
+        self.intake = intake
         self._events: asyncio.Queue[p.StreamEvent] = asyncio.Queue()
         self._admission: asyncio.Future = asyncio.get_running_loop().create_future()
         self.closed = False  # no more input accepted after finish/cancel
@@ -37,24 +128,25 @@ class RemoteStream:
         if self.closed:
             raise RuntimeError("stream no longer accepts input")
         if text:
-            self.client.send((p.FEED, self.id, text))
+            self.intake.feed(text)
 
     def flush(self) -> int:
         """Generate everything fed so far without waiting for lookahead; returns the flush id."""
         if self.closed:
             raise RuntimeError("stream no longer accepts input")
         self.flushes += 1
-        self.client.send((p.FLUSH, self.id))
+        self.intake.end_text(p.FLUSH)
         return self.flushes
 
     def finish(self) -> None:
         if not self.closed:
             self.closed = True
-            self.client.send((p.FINISH, self.id))
+            self.intake.end_text(p.FINISH)
 
     def cancel(self) -> None:
         """Stop generation at the engine's next tick and free the slot (idempotent; also on disconnect)."""
         self.closed = True
+        self.intake.close()
         if not self.ended:
             self.client.send((p.CANCEL, self.id))
 
@@ -82,11 +174,13 @@ class RemoteStream:
             self._admission.set_result(None)
         else:
             self.ended = self.closed = True
+            self.intake.close()
             self._admission.set_exception(error)
 
     def _deliver(self, ev: p.StreamEvent) -> None:
         if ev.kind in p.TERMINAL:
             self.ended = True
+            self.intake.close()
             self._admit(None)
         self._events.put_nowait(ev)
 
@@ -98,6 +192,8 @@ class EngineClient:
         self.phase = "loading"  # the engine's: loading, ready, draining, failed
         self.reason = ""
         self.catalog: p.Catalog | None = None
+        self.text: SentenceText | None = None  # made from the engine's symbol inventory
+        self._voice_language: dict[str, str] = {}
         self.active = 0
         self.on_status: Callable[[], None] = lambda: None
         self._streams: dict[int, RemoteStream] = {}
@@ -154,9 +250,12 @@ class EngineClient:
         self, voice: str, language: str, speed: float, buffer_delay_s: float | None
     ) -> RemoteStream:
         """A stream whose OPEN is queued: ops sent now travel with it; `admitted()` says if it got a slot."""
-        stream = RemoteStream(self, next(self._ids))
-        self._streams[stream.id] = stream
-        self.send((p.OPEN, stream.id, voice, language, speed, buffer_delay_s))
+        sid = next(self._ids)
+        language = language or self._voice_language.get(voice, "")
+        stream = RemoteStream(self, sid, TextIntake(self, sid, language, buffer_delay_s))
+        self._streams[sid] = stream
+        # the buffer delay is this worker's business (TextIntake): the engine gets whole sentences
+        self.send((p.OPEN, sid, voice, language, speed, None))
         return stream
 
     def stream_finished(self, outcome: str, ttfb_ms, rtf, audio_s: float, error_kind: str) -> None:
@@ -232,8 +331,10 @@ class EngineClient:
             _, phase, reason, catalog, active = item
             if not self.lost:
                 self.phase, self.reason, self.active = phase, reason, active
-                if catalog is not None:
+                if catalog is not None and self.catalog is None:
                     self.catalog = catalog
+                    self.text = SentenceText(catalog.symbols)
+                    self._voice_language = {v["id"]: v["language"] for v in catalog.voices}
                 self.on_status()
         elif kind == p.METRICS:
             fut = self._metrics.get(item[1])

@@ -133,6 +133,7 @@ class EngineServer:
                   "description": v.description} for v in voices.values()],
                 frozenset(languages),
                 int(runtime.sample_rate),
+                list(runtime.catalog.symbols),
             )  # fmt: skip
             from model_server.scheduler import Engine
 
@@ -241,11 +242,15 @@ class EngineServer:
             self._out[sender].append(self._status())
         for item in items:
             op, rest = item[0], item[1:]
-            if op in (p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
+            if op in (p.SENTENCE, p.TEXT_ERROR, p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
                 stream = self._streams.get((sender, rest[0]))
                 if stream is None:
                     continue  # refused, or ended while this op was on its way
-                if op == p.FEED:
+                if op == p.SENTENCE:
+                    stream.sentence(rest[1], rest[2])
+                elif op == p.TEXT_ERROR:
+                    stream.text_error(rest[1])
+                elif op == p.FEED:
                     stream.feed(rest[1])
                 elif op == p.FLUSH:
                     stream.flush()
@@ -362,7 +367,12 @@ class EngineServer:
                             sender, data = sock.recv_multipart(zmq.NOBLOCK)
                         except zmq.Again:
                             break
-                        self.handle(sender, p.unpack(data))
+                        try:
+                            self.handle(sender, p.unpack(data))
+                        except Exception:  # a bad message must not take the engine down
+                            log.exception(
+                                "engine message failed", extra={"sender": sender.decode(errors="replace")}
+                            )
                 if self._fatal:
                     self.exit_code = 1
                     break

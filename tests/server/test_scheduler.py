@@ -210,3 +210,21 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     ahead.first_audio_at = time.monotonic() - 60.0  # now behind playback: served despite the budget
     d.engine.tick()
     assert ahead.frames > before
+
+
+def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
+    """What API workers send: sentences as symbol ids and words, and a refused sentence in its place."""
+    from model_server.model.text import SentenceText
+
+    text = SentenceText(runtime.catalog.symbols)
+    d = Driver(runtime)
+    s = d.open()
+    s.sentence(*text.sentence("Hello there.", "en"))
+    s.text_error("the frontend refused this")
+    s.finish()
+    d.run_until(lambda: d.ended(s))
+    events = d.events[s.key]
+    assert any(e.kind == "audio" for e in events)  # the sentence before the refused one is spoken
+    assert [w.text for e in events for w in e.words] == ["Hello", "there."]
+    assert events[-1].kind == "error" and "the frontend refused this" in events[-1].message
+    assert d.engine.active_count() == 0
