@@ -27,22 +27,27 @@ from model_server.model.text import SentenceText, split_sentences
 
 log = logging.getLogger("statespeak.worker")
 HELLO_INTERVAL_S = 0.5
-INTAKE_BUDGET_S = 0.003  # phonemizing per stream per event-loop turn before the rest waits a turn
+WARMUP_SENTENCE = "Warming up, one two three."
+INTAKE_BUDGET_S = 0.004  # phonemizing per event-loop turn (all streams) before the rest waits a turn
 
 
 class TextIntake:
     """One stream's text: split into sentences as it arrives, each phonemized and sent in order, with the
     stream's flush and finish in their places. A sentence the frontend refuses is sent as TEXT_ERROR (the
-    engine fails the stream when it gets there) and the text after it is dropped."""
+    engine fails the stream when it gets there) and the text after it is dropped.
+
+    A stream's first sentence is phonemized at once (time to first audio); the rest wait for the worker's
+    intake turns (`EngineClient._intake_turn`), which share a few milliseconds per event-loop turn among
+    all streams, fewest sentences sent first: a burst of long texts does not hold up first audio."""
 
     def __init__(self, client: EngineClient, sid: int, language: str, buffer_delay_s: float | None) -> None:
         self.client = client
         self.sid = sid
         self.language = language
         self.buffer_delay_s = buffer_delay_s
+        self.sent = 0  # sentences sent so far
         self._partial = ""  # fed, not yet a complete sentence
         self._queue: collections.deque[tuple[str, str]] = collections.deque()  # ("sentence", text) or op
-        self._scheduled = False
         self._failed = False
         self._timer: asyncio.TimerHandle | None = None
 
@@ -51,13 +56,13 @@ class TextIntake:
         sentences, self._partial = split_sentences(self._partial, final=False)
         self._queue.extend((p.SENTENCE, s) for s in sentences)
         self._arm_timer()
-        self._run()
+        self._ready()
 
     def end_text(self, op: str) -> None:
         """FLUSH or FINISH: the unfinished sentence is complete now; the op follows its sentences."""
         self._take_partial()
         self._queue.append((op, ""))
-        self._run()
+        self._ready()
 
     def _take_partial(self) -> None:
         sentences, self._partial = split_sentences(self._partial, final=True)
@@ -79,36 +84,39 @@ class TextIntake:
         self._timer = None
         if self._partial.strip():
             self._take_partial()
-            self._run()
+            self._ready()
 
-    def _run(self) -> None:
-        self._scheduled = False
-        deadline = time.perf_counter() + INTAKE_BUDGET_S
-        while self._queue:
-            kind, text = self._queue.popleft()
-            if kind != p.SENTENCE:
-                self.client.send((kind, self.sid))
-                continue
-            if self._failed:
-                continue
+    def _ready(self) -> None:
+        if self.sent == 0:  # the first sentence (and the ops right after it) now
+            while self._queue and self.sent == 0:
+                self.step()
+            while self._queue and self._queue[0][0] != p.SENTENCE:
+                self.step()
+        if self._queue:
+            self.client._intake_ready(self)
+
+    def step(self) -> bool:
+        """Send the next item (phonemizing a sentence); True while more are queued."""
+        kind, text = self._queue.popleft()
+        if kind != p.SENTENCE:
+            self.client.send((kind, self.sid))
+        elif not self._failed:
+            self.sent += 1
             try:
                 ids, words = self.client.text.sentence(text, self.language)
             except Exception as exc:  # the frontend refused this text: only this stream fails, in order
                 self._failed = True
                 self.client.send((p.TEXT_ERROR, self.sid, str(exc)))
-                continue
-            self.client.send((p.SENTENCE, self.sid, ids, words))
-            if self._queue and time.perf_counter() > deadline:
-                if not self._scheduled:
-                    self._scheduled = True
-                    asyncio.get_running_loop().call_soon(self._run)
-                return
+            else:
+                self.client.send((p.SENTENCE, self.sid, ids, words))
+        return bool(self._queue)
 
     def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         self._queue.clear()
+        self.client._intakes.pop(self, None)
 
 
 class RemoteStream:
@@ -194,12 +202,15 @@ class EngineClient:
         self.catalog: p.Catalog | None = None
         self.text: SentenceText | None = None  # made from the engine's symbol inventory
         self._voice_language: dict[str, str] = {}
+        self.warm = False  # this worker's frontends are made (see _warm_frontends)
         self.active = 0
         self.on_status: Callable[[], None] = lambda: None
         self._streams: dict[int, RemoteStream] = {}
         self._ids = itertools.count(1)
         self._pending: list[tuple] = []
         self._flush_scheduled = False
+        self._intakes: dict[TextIntake, None] = {}  # streams with text still to phonemize
+        self._intake_scheduled = False
         self._metrics: dict[int, asyncio.Future] = {}
         self._tasks: list[asyncio.Task] = []
         self._ctx: zmq.asyncio.Context | None = None
@@ -238,6 +249,39 @@ class EngineClient:
         if self._pending and self._sock is not None:
             items, self._pending = self._pending, []
             self._sock.send(p.pack(items))
+
+    def _intake_ready(self, intake: TextIntake) -> None:
+        self._intakes[intake] = None
+        if not self._intake_scheduled:
+            self._intake_scheduled = True
+            asyncio.get_running_loop().call_soon(self._intake_turn)
+
+    def _intake_turn(self) -> None:
+        """Phonemize for INTAKE_BUDGET_S (at least one sentence), one sentence per stream per round,
+        streams with the fewest sentences sent first; the rest waits for the next event-loop turn."""
+        self._intake_scheduled = False
+        deadline = time.perf_counter() + INTAKE_BUDGET_S
+        while self._intakes:
+            for intake in sorted(self._intakes, key=lambda i: i.sent):
+                if not intake._queue or not intake.step():
+                    self._intakes.pop(intake, None)
+                if time.perf_counter() > deadline:
+                    break
+            if time.perf_counter() > deadline:
+                break
+        if self._intakes:
+            self._intake_scheduled = True
+            asyncio.get_running_loop().call_soon(self._intake_turn)
+
+    def _warm_frontends(self, catalog: p.Catalog) -> None:
+        """Every language's frontend (normalizer, espeak-ng voice) made before this worker turns ready,
+        not under a stream's first sentence. An error here is left for that stream to report."""
+        for language in sorted(catalog.languages):
+            try:
+                self.text.sentence(WARMUP_SENTENCE, language)
+            except Exception:
+                log.warning("frontend warm-up failed", extra={"language": language})
+        self.warm = True
 
     async def _hello(self) -> None:
         """Announce this worker until the engine answers (it may still be starting)."""
@@ -335,6 +379,7 @@ class EngineClient:
                     self.catalog = catalog
                     self.text = SentenceText(catalog.symbols)
                     self._voice_language = {v["id"]: v["language"] for v in catalog.voices}
+                    self._warm_frontends(catalog)
                 self.on_status()
         elif kind == p.METRICS:
             fut = self._metrics.get(item[1])

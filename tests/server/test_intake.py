@@ -78,7 +78,7 @@ def test_a_long_text_is_phonemized_over_several_event_loop_turns():
         return right_away, ops(c)
 
     right_away, sent = asyncio.run(main())
-    assert right_away < 150  # the rest waited for later turns: other streams of the worker go on
+    assert 1 <= right_away < 150  # the first sentence at once; the rest in later turns, shared fairly
     assert [op[0] for op in sent] == [p.SENTENCE] * 150 + [p.FINISH]
     assert [op[3][1][0] for op in sent[:3]] == ["number"] * 3
 
