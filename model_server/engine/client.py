@@ -28,6 +28,7 @@ from model_server.model.text import SentenceText, split_sentences
 log = logging.getLogger("statespeak.worker")
 HELLO_INTERVAL_S = 0.5
 WARMUP_SENTENCE = "Warming up, one two three."
+LANGUAGE = "language"  # a language switch in a stream's intake queue (worker-side only)
 INTAKE_BUDGET_S = 0.004  # phonemizing per event-loop turn (all streams) before the rest waits a turn
 
 
@@ -57,6 +58,14 @@ class TextIntake:
         self._queue.extend((p.SENTENCE, s) for s in sentences)
         self._arm_timer()
         self._ready()
+
+    def set_language(self, language: str) -> None:
+        """Speak text fed from now on in `language`, from a sentence boundary: the unfinished sentence
+        before the switch is closed and spoken in the previous language."""
+        if language != self.language:
+            self._take_partial()
+            self._queue.append((LANGUAGE, language))
+            self._ready()
 
     def end_text(self, op: str) -> None:
         """FLUSH or FINISH: the unfinished sentence is complete now; the op follows its sentences."""
@@ -98,7 +107,9 @@ class TextIntake:
     def step(self) -> bool:
         """Send the next item (phonemizing a sentence); True while more are queued."""
         kind, text = self._queue.popleft()
-        if kind != p.SENTENCE:
+        if kind == LANGUAGE:  # in the queue, so sentences before the switch keep their language
+            self.language = text
+        elif kind != p.SENTENCE:
             self.client.send((kind, self.sid))
         elif not self._failed:
             self.sent += 1
@@ -137,6 +148,12 @@ class RemoteStream:
             raise RuntimeError("stream no longer accepts input")
         if text:
             self.intake.feed(text)
+
+    def set_language(self, language: str) -> None:
+        """Speak the text fed after this in `language`, starting at a sentence boundary."""
+        if self.closed:
+            raise RuntimeError("stream no longer accepts input")
+        self.intake.set_language(language)
 
     def flush(self) -> int:
         """Generate everything fed so far without waiting for lookahead; returns the flush id."""

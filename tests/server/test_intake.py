@@ -95,3 +95,20 @@ def test_a_refused_sentence_is_sent_in_its_place_and_the_rest_dropped():
     sent = asyncio.run(main())
     assert [op[0] for op in sent] == [p.TEXT_ERROR, p.FINISH]
     assert "xx" in sent[0][2]
+
+
+def test_a_language_switch_falls_on_a_sentence_boundary():
+    async def main():
+        c = client()
+        s = c.open_stream("v", "en", 1.0, None)
+        s.feed("One sentence. And an unfinished")
+        s.set_language("xx")  # the unfinished sentence is closed in English, what follows is in "xx"
+        s.feed("Then this.")
+        s.finish()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        return ops(c)
+
+    sent = asyncio.run(main())
+    assert [op[0] for op in sent] == [p.SENTENCE, p.SENTENCE, p.TEXT_ERROR, p.FINISH]
+    assert [w for w, _, _ in sent[1][3]] == ["And", "an", "unfinished"]
