@@ -34,6 +34,14 @@ class WordSpan:
     end_s: float
 
 
+@dataclass(frozen=True)
+class PhonemizedSentence:
+    """A sentence an API worker already normalized and phonemized (`model.text.SentenceText.sentence`)."""
+
+    ids: list[int]
+    words: list[tuple[str, int, int]]  # (the word as written, first phone, end phone)
+
+
 @dataclass
 class FrameChunk:
     cond: torch.Tensor  # [n, cond_dim] float32
@@ -81,7 +89,7 @@ class Planner:
         """A complete sentence an API worker already phonemized (`SentenceText.sentence`)."""
         if self._finished:
             raise RuntimeError("feed_sentence() after finish()")
-        self._sentences.append((ids, words))
+        self._sentences.append(PhonemizedSentence(ids, words))
 
     def feed_error(self, message: str) -> None:
         """A sentence the worker's frontend refused: the stream fails when the planner reaches it."""
@@ -173,15 +181,14 @@ class Planner:
                 return
 
     def _start_sentence(self, sentence) -> None:
-        """A sentence's text (phonemized here), or one already phonemized (ids, words) by an API worker,
-        or the worker's record of a sentence its frontend refused (raised here, in its place in the text,
-        so the audio before it is still spoken)."""
-        if isinstance(sentence, str):
-            ids, spans = sentence_units(sentence, self._rt.phonemize(sentence, self.language))
+        """A sentence's text (phonemized here), or one an API worker phonemized, or the worker's record of
+        a sentence its frontend refused (raised here, in its place, so the audio before it is spoken)."""
+        if isinstance(sentence, PhonemizedSentence):
+            ids, spans = sentence.ids, sentence.words
         elif isinstance(sentence, Exception):
             raise sentence
         else:
-            ids, spans = sentence
+            ids, spans = sentence_units(sentence, self._rt.phonemize(sentence, self.language))
         self._ids, self._words, self._next_phone = list(ids), deque(spans), 0
         self.peak_phones = max(self.peak_phones, len(ids))
 
