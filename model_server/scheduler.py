@@ -13,7 +13,9 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
   time budget (round-robin), pops frames from every stream whose buffer has room, and advances each
   group of equal chunk length with ONE batched `runtime.step`. Prefill work (phonemize, encode a window)
   is capped per tick (PREP_BUDGET_S, at least one stream always progresses), so a burst of new or long
-  requests is spread over ticks instead of stalling the decode of streams already speaking.
+  requests is spread over ticks instead of stalling the decode of streams already speaking. The steps
+  are capped too (TICK_TARGET_S at the measured cost per frame): the most urgent streams go first and a
+  stream far ahead of real time waits for the next tick, so a tick stays short when many streams speak.
 - events: every event goes to the `emit(stream, event)` callback the owner gave.
 
 A stream whose client does not read is skipped (its buffer is full) instead of blocking the tick, and
@@ -39,7 +41,7 @@ __all__ = ["AdmissionError", "ChunkPolicy", "Engine", "SlotAllocator", "Stream",
 log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
-_LANGUAGE = "language"  # text fed after it is spoken in another language (from the next sentence on)
+_SENTENCE, _TEXT_ERROR = "sentence", "text_error"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
@@ -149,9 +151,13 @@ class Stream:
         if text:
             self.inbox.append((_FEED, text))
 
-    def set_language(self, language: str) -> None:
-        """Speak the text fed after this in `language`, starting at a sentence boundary."""
-        self.inbox.append((_LANGUAGE, language))
+    def sentence(self, ids: list[int], words: list) -> None:
+        """A sentence an API worker already phonemized."""
+        self.inbox.append((_SENTENCE, (ids, words)))
+
+    def text_error(self, message: str) -> None:
+        """A sentence the worker's frontend refused: the stream fails there, after the audio before it."""
+        self.inbox.append((_TEXT_ERROR, message))
 
     def flush(self) -> int:
         self.flushes += 1
@@ -317,12 +323,14 @@ class Engine:
                         stream.planner.feed(arg)
                         stream.unflushed = True
                         stream.last_feed = time.monotonic()
+                    elif op == _SENTENCE:
+                        stream.planner.feed_sentence(*arg)
+                    elif op == _TEXT_ERROR:
+                        stream.planner.feed_error(arg)
                     elif op == _FLUSH:
                         stream.planner.flush()
                         stream.waiting_flush = arg  # later text waits until this flush is spoken
                         stream.unflushed = False
-                    elif op == _LANGUAGE:
-                        stream.planner.set_language(arg)
                     else:
                         stream.planner.finish()
                         stream.finishing = True

@@ -26,7 +26,7 @@ class StreamFailed(Exception):
 
 
 class Formatter(Protocol):
-    def chunk(self, data: bytes, step_ms: float, flush_id: int) -> bytes | str: ...
+    def chunk(self, data: bytes, step_ms: float, flush_id: int) -> bytes | str | None: ...
     def timestamps(self, words: list[Word], flush_id: int) -> bytes | str | None: ...
     def flush_done(self, flush_id: int) -> bytes | str | None: ...
     def done(self, session: Session) -> bytes | str | None: ...
@@ -70,23 +70,23 @@ async def pump(session: Session, fmt: Formatter) -> AsyncIterator[bytes | str]:
         if kind == "audio":
             t = time.perf_counter()
             data = session.encode(ev.audio)
-            if data:
-                yield fmt.chunk(data, step_time(ev.step_ms, t), ev.flush_id)
+            if data and (item := fmt.chunk(data, step_time(ev.step_ms, t), ev.flush_id)) is not None:
+                yield item
             if timestamps and ev.words and (item := fmt.timestamps(ev.words, ev.flush_id)) is not None:
                 yield item
         elif kind == "flush_done":
             t = time.perf_counter()
             tail = session.encoder.drain()  # the flushed text's audio goes out whole first
-            if tail:
-                yield fmt.chunk(tail, step_time(0.0, t), ev.flush_id)
+            if tail and (item := fmt.chunk(tail, step_time(0.0, t), ev.flush_id)) is not None:
+                yield item
             if (item := fmt.flush_done(ev.flush_id)) is not None:
                 yield item
         elif kind == "done":
             session.stats = ev.stats
             t = time.perf_counter()
             tail = session.finish_audio()
-            if tail:
-                yield fmt.chunk(tail, step_time(0.0, t), session.stream.flushes + 1)
+            if tail and (item := fmt.chunk(tail, step_time(0.0, t), session.stream.flushes + 1)) is not None:
+                yield item
             session.outcome = "completed"
             if (item := fmt.done(session)) is not None:
                 yield item
@@ -176,7 +176,9 @@ class OpenAISSE:
 
 class CartesiaWebSocket:
     """Text messages of one WebSocket context. `client_cancelled` tells a cancel the client asked for
-    (answered with a `done` marked cancelled) from one the server made (an error)."""
+    (answered with a `done` marked cancelled) from one the server made (an error); once the client
+    cancelled, audio still on its way from the engine is dropped instead of sent: a client that has moved
+    on to its next turn gets no stray chunk or word of the old one, only the context's `done`."""
 
     def __init__(self, context_id: str, request_id: str) -> None:
         self.context_id = context_id
@@ -185,15 +187,21 @@ class CartesiaWebSocket:
         self._ctx = json.dumps(context_id)
 
     def chunk(self, data, step_ms, flush_id):
+        if self.client_cancelled:
+            return None
         return (f'{{"type":"chunk","context_id":{self._ctx},"data":"{b64(data)}","done":false,'
                 f'"status_code":200,"step_time":{step_ms!r},"flush_id":{flush_id}}}')  # fmt: skip
 
     def timestamps(self, words, flush_id):
+        if self.client_cancelled:
+            return None
         ts = compact(word_timestamps(words))
         return (f'{{"type":"timestamps","context_id":{self._ctx},"done":false,"status_code":200,'
                 f'"flush_id":{flush_id},"word_timestamps":{ts}}}')  # fmt: skip
 
     def flush_done(self, flush_id):
+        if self.client_cancelled:
+            return None
         return (f'{{"type":"flush_done","context_id":{self._ctx},"done":false,"flush_done":true,'
                 f'"flush_id":{flush_id},"status_code":200}}')  # fmt: skip
 

@@ -44,6 +44,8 @@ class ServerState:
             return "failed"
         if self.draining:
             return "draining"
+        if self.engine.phase == "ready" and not self.engine.warm:
+            return "loading"  # ready once this worker's text frontends are warm too
         return self.engine.phase
 
     @property

@@ -114,6 +114,7 @@ class EngineServer:
                   "description": v.description, "teacher": v.teacher} for v in voices.values()],
                 frozenset(languages),
                 int(runtime.sample_rate),
+                list(runtime.catalog.symbols),
             )  # fmt: skip
             from model_server.scheduler import Engine
 
@@ -222,11 +223,15 @@ class EngineServer:
             self._out[sender].append(self._status())
         for item in items:
             op, rest = item[0], item[1:]
-            if op in (p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED, p.LANGUAGE):
+            if op in (p.SENTENCE, p.TEXT_ERROR, p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
                 stream = self._streams.get((sender, rest[0]))
                 if stream is None:
                     continue  # refused, or ended while this op was on its way
-                if op == p.FEED:
+                if op == p.SENTENCE:
+                    stream.sentence(rest[1], rest[2])
+                elif op == p.TEXT_ERROR:
+                    stream.text_error(rest[1])
+                elif op == p.FEED:
                     stream.feed(rest[1])
                 elif op == p.FLUSH:
                     stream.flush()
@@ -234,8 +239,6 @@ class EngineServer:
                     stream.finish()
                 elif op == p.CANCEL:
                     stream.cancel()
-                elif op == p.LANGUAGE:
-                    stream.set_language(rest[1])
                 else:
                     stream.consumed(rest[1])
             elif op == p.OPEN:
@@ -345,7 +348,12 @@ class EngineServer:
                             sender, data = sock.recv_multipart(zmq.NOBLOCK)
                         except zmq.Again:
                             break
-                        self.handle(sender, p.unpack(data))
+                        try:
+                            self.handle(sender, p.unpack(data))
+                        except Exception:  # a bad message must not take the engine down
+                            log.exception(
+                                "engine message failed", extra={"sender": sender.decode(errors="replace")}
+                            )
                 if self._fatal:
                     self.exit_code = 1
                     break

@@ -10,8 +10,10 @@ processes on one host (an ipc:// socket only they can reach).
 Worker -> engine items (stream ids are the worker's own integers):
     (HELLO,)                                   announce; the engine answers with a STATUS
     (OPEN, sid, voice, language, speed, buffer_delay_s)
-    (FEED, sid, text) (FLUSH, sid) (FINISH, sid) (CANCEL, sid) (CONSUMED, sid, samples)
-    (LANGUAGE, sid, code)                      text fed after it is spoken in `code` (next sentence on)
+    (SENTENCE, sid, symbol ids, words)         a sentence the worker normalized and phonemized
+    (TEXT_ERROR, sid, message)                 a sentence its frontend refused (fails there, in order)
+    (FEED, sid, text)                          raw text (the engine phonemizes; kept for direct users)
+    (FLUSH, sid) (FINISH, sid) (CANCEL, sid) (CONSUMED, sid, samples)
     (REJECTED, reason)                         a refusal the worker made itself (draining), for metrics
     (FINISHED, outcome, ttfb_ms, rtf, audio_s, error_kind)   one stream's end, for metrics
     (METRICS, request_id)                      asks for the Prometheus text
@@ -33,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED, LANGUAGE = (
+HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED = (
     "hello",
     "open",
     "feed",
@@ -41,8 +43,8 @@ HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED, LANGUAGE = (
     "finish",
     "cancel",
     "consumed",
-    "language",
 )
+SENTENCE, TEXT_ERROR = "sentence", "text_error"
 REJECTED, FINISHED, METRICS, DRAIN, WORKER_GONE, STOP = (
     "rejected",
     "finished",
@@ -93,6 +95,7 @@ class Catalog:
     voices: list[dict[str, str]]  # id, name, language, gender, description, teacher
     languages: frozenset[str]
     sample_rate: int
+    symbols: list[str]  # the model's symbol inventory: workers phonemize into its ids
 
 
 def worker_identity(index: int, generation: int) -> bytes:

@@ -4,9 +4,9 @@ frontends that turn a sentence into its symbols. Stream parameters are validated
 from __future__ import annotations
 
 import math
-import threading
 
 from model_server.model.checkpoint import Checkpoint, Voice, VoiceInfo
+from model_server.model.text import SentenceText
 
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
 
@@ -16,27 +16,12 @@ class Catalog:
         self.voices: dict[str, VoiceInfo] = {v.info.id: v.info for v in ckpt.voices}
         self._voices = {v.info.id: v for v in ckpt.voices}
         self.languages = sorted({v.info.language for v in ckpt.voices})
-        self._symbol_index = {s: i for i, s in enumerate(ckpt.symbols)}
-        self._frontends: dict[str, object] = {}
-        self._frontend_lock = threading.Lock()
-
-    def _frontend(self, language: str):
-        with self._frontend_lock:
-            fe = self._frontends.get(language)
-            if fe is None:
-                from model_server.frontend import Frontend
-
-                fe = self._frontends[language] = Frontend(language)
-            return fe
+        self.symbols = list(ckpt.symbols)
+        self.text = SentenceText(self.symbols)  # the same class the API workers phonemize with
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
         """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""
-        units = self._frontend(language).text_to_units(sentence)
-        unk = self._symbol_index.get("<unk>", 0)
-        return [
-            (u.text if u.kind == "word" else None, [self._symbol_index.get(s, unk) for s in u.symbols])
-            for u in units
-        ]
+        return self.text.phonemize(sentence, language)
 
     def stream_params(self, voice_id: str, language: str | None, speed: float) -> tuple[Voice, str, float]:
         """(voice, language, speed) for a new stream, or ValueError naming what is wrong."""

@@ -1,7 +1,7 @@
 """The planner: one stream's text -> frame conditioning, lazily (a sentence, then a window of phones).
 
     planner = rt.new_planner(voice_id, language, speed)
-    planner.feed(text); planner.flush(); planner.set_language(code); planner.finish()
+    planner.feed(text); planner.flush(); planner.finish()
     chunk = planner.pop_frames(max_frames)              # FrameChunk(cond [n, D], words [WordSpan])
 
 Memory per stream is bounded: the text not yet phonemized, at most one sentence of phone ids (sentences
@@ -10,7 +10,6 @@ are capped at MAX_SENTENCE_WORDS words) and a window of at most ENCODE_WINDOW ph
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -20,41 +19,12 @@ import torch
 from model_server import vocoder
 from model_server.model.acoustic import AcousticConfig, durations_from_log, frame_conditioning
 from model_server.model.checkpoint import Voice
+from model_server.model.text import sentence_units, split_sentences
 
 if TYPE_CHECKING:
     from model_server.model.runtime import SpeechRuntime
 
-MAX_SENTENCE_WORDS = 40  # longer sentences are cut at a comma or a word boundary (bounded phone window)
 ENCODE_WINDOW = 16  # phones encoded at a time (rounded up to the end of a word)
-
-_SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»”’]*\s+")
-_ABBREVIATIONS = {
-    "mr",
-    "mrs",
-    "ms",
-    "dr",
-    "prof",
-    "st",
-    "sr",
-    "jr",
-    "vs",
-    "etc",
-    "e.g",
-    "i.e",
-    "fig",
-    "mt",
-    "sra",
-    "dra",
-    "hr",
-    "fr",
-    "mme",
-    "mlle",
-    "nr",
-    "ca",
-    "bzw",
-    "z.b",
-    "u.a",
-}
 
 
 @dataclass(frozen=True)
@@ -64,88 +34,18 @@ class WordSpan:
     end_s: float
 
 
+@dataclass(frozen=True)
+class PhonemizedSentence:
+    """A sentence an API worker already normalized and phonemized (`model.text.SentenceText.sentence`)."""
+
+    ids: list[int]
+    words: list[tuple[str, int, int]]  # (the word as written, first phone, end phone)
+
+
 @dataclass
 class FrameChunk:
     cond: torch.Tensor  # [n, cond_dim] float32
     words: list[WordSpan] = field(default_factory=list)
-
-
-# -- text -> sentences -----------------------------------------------------------------------------------
-def _cut_long(sentence: str) -> list[str]:
-    """Split a sentence of more than MAX_SENTENCE_WORDS words, preferring the last comma in range."""
-    out = []
-    words = sentence.split()
-    while len(words) > MAX_SENTENCE_WORDS:
-        cut = MAX_SENTENCE_WORDS
-        for i in range(MAX_SENTENCE_WORDS - 1, MAX_SENTENCE_WORDS // 2, -1):
-            if words[i - 1].endswith((",", ";", ":")):
-                cut = i
-                break
-        out.append(" ".join(words[:cut]))
-        words = words[cut:]
-    if words:
-        out.append(" ".join(words))
-    return out
-
-
-def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
-    """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
-    whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
-    single letter. With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
-    no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
-    sentences, start = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        before = text[start : m.start()].split()
-        last = before[-1].lower().rstrip(".") if before else ""
-        if m.group().startswith(".") and (last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())):
-            continue
-        sentences.append(text[start : m.end()].strip())
-        start = m.end()
-    rest = text[start:]
-    if final:
-        if rest.strip():
-            sentences.append(rest.strip())
-        rest = ""
-    out = [piece for s in sentences if s for piece in _cut_long(s)]
-    return out, rest
-
-
-_NON_SPACE = re.compile(r"\S+")
-
-
-def written_words(sentence: str, words: list[str]) -> list[str]:
-    """The client's text for each spoken word, punctuation attached: ["Hello,", "world!"] for the words
-    ["Hello", "world"] of "Hello, world!". Word timestamps carry these, so a framework that joins them
-    with spaces (Pipecat) or finds them in the text it sent (LiveKit) gets the sentence back as written.
-
-    Each whitespace-delimited token of the sentence goes to the first word that starts in it (two words in
-    one token split it where the second begins); a token with no word ("-", "...") joins the word before
-    it (or the first word). A word not found verbatim in the sentence keeps its own text."""
-    if not words:
-        return []
-    tokens = [(m.start(), m.end()) for m in _NON_SPACE.finditer(sentence)]
-    starts: list[int | None] = []
-    pos = 0
-    for word in words:
-        at = sentence.find(word, pos) if word else -1
-        starts.append(None if at < 0 else at)
-        if at >= 0:
-            pos = at + len(word)
-    # pieces[i]: the parts of the sentence word i stands for, in order
-    pieces: list[list[str]] = [[] for _ in words]
-    i = 0  # next word to place
-    for t0, t1 in tokens:
-        inside = [k for k in range(i, len(words)) if starts[k] is not None and starts[k] < t1]
-        if not inside:  # no word starts in this token: it belongs to the word before
-            pieces[max(i - 1, 0)].append(sentence[t0:t1])
-            continue
-        cut = t0
-        for n, k in enumerate(inside):
-            end = starts[inside[n + 1]] if n + 1 < len(inside) else t1
-            pieces[k].append(sentence[cut:end])
-            cut = end
-        i = inside[-1] + 1
-    return [" ".join(parts) if parts else word for word, parts in zip(words, pieces, strict=True)]
 
 
 # -- planner ---------------------------------------------------------------------------------------------
@@ -159,7 +59,7 @@ class Planner:
         self.speed = speed
         self._speaker = torch.tensor([voice.speaker])
         self._text = ""  # fed, not yet a complete sentence
-        self._sentences: deque[tuple[str, str]] = deque()  # (sentence, its language), not yet phonemized
+        self._sentences: deque[str] = deque()  # complete, not yet phonemized
         self._finished = False
         # current sentence: model symbol ids and words (text, first phone, end phone)
         self._ids: list[int] = []
@@ -183,23 +83,22 @@ class Planner:
             raise RuntimeError("feed() after finish()")
         self._text += text
         sentences, self._text = split_sentences(self._text, final=False)
-        self._sentences.extend((s, self.language) for s in sentences)
+        self._sentences.extend(sentences)
+
+    def feed_sentence(self, ids: list[int], words: list[tuple[str, int, int]]) -> None:
+        """A complete sentence an API worker already phonemized (`SentenceText.sentence`)."""
+        if self._finished:
+            raise RuntimeError("feed_sentence() after finish()")
+        self._sentences.append(PhonemizedSentence(ids, words))
+
+    def feed_error(self, message: str) -> None:
+        """A sentence the worker's frontend refused: the stream fails when the planner reaches it."""
+        self._sentences.append(ValueError(message))
 
     def flush(self) -> None:
         """Treat the text fed so far as complete: all of it becomes frames without waiting for more."""
         sentences, self._text = split_sentences(self._text, final=True)
-        self._sentences.extend((s, self.language) for s in sentences)
-
-    def set_language(self, language: str) -> None:
-        """Speak text fed from now on in `language`. The switch falls on a sentence boundary: text fed
-        before it that has not ended its sentence is closed as a sentence in the previous language."""
-        if language not in self._rt.languages:
-            raise ValueError(
-                f"language {language!r} is not supported by this model (it has {self._rt.languages})"
-            )
-        if language != self.language:
-            self.flush()
-            self.language = language
+        self._sentences.extend(sentences)
 
     def finish(self) -> None:
         self.flush()
@@ -277,20 +176,20 @@ class Planner:
             if self._next_phone < len(self._ids):
                 self._encode_window()
             elif self._sentences:
-                self._start_sentence(*self._sentences.popleft())
+                self._start_sentence(self._sentences.popleft())
             else:
                 return
 
-    def _start_sentence(self, sentence: str, language: str) -> None:
-        units = self._rt.phonemize(sentence, language)
-        ids, spans = [], deque()
-        for text, sym_ids in units:
-            if text is not None and sym_ids:
-                spans.append((text, len(ids), len(ids) + len(sym_ids)))
-            ids.extend(sym_ids)
-        written = written_words(sentence, [text for text, _, _ in spans])
-        spans = deque((w, a, b) for w, (_, a, b) in zip(written, spans, strict=True))
-        self._ids, self._words, self._next_phone = ids, spans, 0
+    def _start_sentence(self, sentence) -> None:
+        """A sentence's text (phonemized here), or one an API worker phonemized, or the worker's record of
+        a sentence its frontend refused (raised here, in its place, so the audio before it is spoken)."""
+        if isinstance(sentence, PhonemizedSentence):
+            ids, spans = sentence.ids, sentence.words
+        elif isinstance(sentence, Exception):
+            raise sentence
+        else:
+            ids, spans = sentence_units(sentence, self._rt.phonemize(sentence, self.language))
+        self._ids, self._words, self._next_phone = list(ids), deque(spans), 0
         self.peak_phones = max(self.peak_phones, len(ids))
 
     def _encode_window(self) -> None:

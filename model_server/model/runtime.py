@@ -26,15 +26,8 @@ from model_server.model.acoustic import AcousticConfig, AcousticModel
 from model_server.model.catalog import MAX_SPEED, MIN_SPEED, Catalog
 from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
 from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool, graph_bucket, warmup_shapes
-from model_server.model.planner import (
-    ENCODE_WINDOW,
-    MAX_SENTENCE_WORDS,
-    FrameChunk,
-    Planner,
-    WordSpan,
-    split_sentences,
-    written_words,
-)
+from model_server.model.planner import ENCODE_WINDOW, FrameChunk, Planner, WordSpan
+from model_server.model.text import MAX_SENTENCE_WORDS, split_sentences, written_words
 
 __all__ = [
     "ENCODE_WINDOW",

@@ -51,13 +51,24 @@ def maps_torch(pid: int) -> bool:
     return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
 
 
-async def clients_per_worker(proc: ServerProcess, n: int = 12) -> dict[str, list[httpx.AsyncClient]]:
-    """Keep-alive clients (one connection each), grouped by the worker that accepted the connection."""
+async def clients_per_worker(
+    proc: ServerProcess, each: int = 2, workers: int = 2, tries: int = 80
+) -> dict[str, list[httpx.AsyncClient]]:
+    """Keep-alive clients (one connection each), grouped by the worker that accepted the connection:
+    new connections until every worker holds `each` of them (or `tries` connections were made)."""
     by_worker: dict[str, list[httpx.AsyncClient]] = defaultdict(list)
-    for _ in range(n):
+    spare: list[httpx.AsyncClient] = []
+    for _ in range(tries):
         client = httpx.AsyncClient(base_url=proc.base_url, timeout=30, limits=httpx.Limits(max_connections=1))
-        r = await client.get("/health")
-        by_worker[r.headers[WORKER]].append(client)
+        pid = (await client.get("/health")).headers[WORKER]
+        if len(by_worker[pid]) < each:
+            by_worker[pid].append(client)
+        else:
+            spare.append(client)
+        if len(by_worker) == workers and all(len(c) == each for c in by_worker.values()):
+            break
+    for client in spare:
+        await client.aclose()
     return by_worker
 
 
@@ -88,7 +99,7 @@ def two_workers(model_dir, tmp_path):
 
 def test_workers_never_load_torch_and_the_engine_does(server):
     async def pids():
-        by_worker = await clients_per_worker(server, 8)
+        by_worker = await clients_per_worker(server, each=1)
         for clients in by_worker.values():
             for c in clients:
                 await c.aclose()
@@ -103,8 +114,8 @@ def test_admission_is_exact_across_workers(two_workers):
     proc = two_workers
 
     async def main():
-        by_worker = await clients_per_worker(proc, 20)
-        assert len(by_worker) == 2 and all(len(c) >= 3 for c in by_worker.values()), "one worker got all"
+        by_worker = await clients_per_worker(proc, each=3)
+        assert len(by_worker) == 2 and all(len(c) == 3 for c in by_worker.values()), "one worker got all"
         held = [await start_stream(c) for clients in by_worker.values() for c in clients[:2]]
         refused = [await c[2].post("/tts/bytes", json=tts("One more.")) for c in by_worker.values()]
         active = proc.metric(ACTIVE)
@@ -127,7 +138,7 @@ def test_sigterm_drains_streams_on_every_worker(two_workers):
 
     async def main():
         by_worker = await clients_per_worker(proc)
-        assert len(by_worker) == 2
+        assert len(by_worker) == 2 and all(len(c) == 2 for c in by_worker.values())
         streams = {pid: await start_stream(clients[0]) for pid, clients in by_worker.items()}
         proc.signal(signal.SIGTERM)
         probes = {}
@@ -155,7 +166,7 @@ def test_a_killed_worker_is_replaced_and_the_other_workers_streams_go_on(two_wor
     proc = two_workers
 
     async def main():
-        by_worker = await clients_per_worker(proc)
+        by_worker = await clients_per_worker(proc, each=1)
         assert len(by_worker) == 2
         victim, survivor = by_worker
         doomed = await start_stream(by_worker[victim][0])

@@ -212,20 +212,19 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     assert ahead.frames > before
 
 
-def test_a_language_op_reaches_the_planner_in_order_with_the_text(runtime):
-    """The worker checks codes before it sends them; one the model lacks anyway fails its stream alone."""
+def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
+    """What API workers send: sentences as symbol ids and words, and a refused sentence in its place."""
+    from model_server.model.text import SentenceText
+
+    text = SentenceText(runtime.catalog.symbols)
     d = Driver(runtime)
-    same, bad = d.open(), d.open()
-    same.feed("Still English. ")
-    same.set_language("en")  # no switch: the stream goes on
-    same.feed("And more.")
-    same.finish()
-    bad.feed("Hello there. ")
-    bad.set_language("xx")
-    bad.feed("More text.")
-    bad.finish()
-    d.run_until(lambda: d.ended(same) and d.ended(bad))
-    assert d.events[same.key][-1].kind == "done"
-    assert any(ev.audio is not None for ev in d.events[same.key])
-    last = d.events[bad.key][-1]
-    assert last.kind == "error" and "language 'xx'" in last.message
+    s = d.open()
+    s.sentence(*text.sentence("Hello there.", "en"))
+    s.text_error("the frontend refused this")
+    s.finish()
+    d.run_until(lambda: d.ended(s))
+    events = d.events[s.key]
+    assert any(e.kind == "audio" for e in events)  # the sentence before the refused one is spoken
+    assert [w.text for e in events for w in e.words] == ["Hello", "there."]
+    assert events[-1].kind == "error" and "the frontend refused this" in events[-1].message
+    assert d.engine.active_count() == 0
