@@ -1,5 +1,6 @@
-"""`python -m model_server serve [--host H] [--port P]`: the container entrypoint (SageMaker runs
-`docker run IMAGE serve`)."""
+"""`python -m model_server serve [--host H] [--port P] [--workers N]`: the container entrypoint
+(SageMaker runs `docker run IMAGE serve`). It starts one engine process and N API worker processes
+(docs/architecture.md); N comes from --workers, else STATESPEAK_WORKERS, else half the cores (1 to 8)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,15 @@ def main(argv: list[str] | None = None) -> int:
     serve_p = sub.add_parser("serve", help="run the HTTP/WebSocket server")
     serve_p.add_argument("--host", default="0.0.0.0", help="bind address (default 0.0.0.0)")
     serve_p.add_argument("--port", type=int, default=SERVER_PORT, help=f"port (default {SERVER_PORT})")
+    serve_p.add_argument(
+        "--workers", type=int, default=None,
+        help="API worker processes (default: STATESPEAK_WORKERS, else half the cores, 1 to 8)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port {args.port} is not a TCP port")
+    if args.workers is not None and not 1 <= args.workers <= 64:
+        parser.error(f"--workers {args.workers} is out of range [1, 64]")
 
     from model_server.config import ConfigError, ServerConfig
 
@@ -26,9 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    from model_server.api.server import serve
+    from model_server.engine.supervisor import default_workers, serve
 
-    return serve(args.host, args.port, config)
+    return serve(args.host, args.port, config, args.workers or config.workers or default_workers())
 
 
 if __name__ == "__main__":

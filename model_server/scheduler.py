@@ -1,67 +1,55 @@
-"""The stream scheduler: a fixed pool of per-stream state slots advanced by one engine thread.
+"""The stream scheduler: a fixed pool of per-stream state slots, advanced one batched step per tick.
 
-Each admitted stream holds one slot of the runtime's state pool from admission until it finishes, fails
-or is cancelled; at most `max_streams` exist, and admission beyond that is refused (never queued). The
-engine thread owns the runtime: every tick it
+It runs in the engine process, on one thread, and knows nothing of sockets or event loops: the engine
+process (`model_server.engine.process`) hands it each worker's ops and ships what it emits. Its parts:
 
-1. admits streams opened since the last tick (one `reset_slots` call for all of them),
-2. applies each stream's inbox (text, flush, finish, cancel) in arrival order,
-3. feeds queued text to the planners in small pieces within a time budget (round-robin),
-4. pops frames from every stream whose output buffer has room, groups the streams by chunk length and
-   advances each group with ONE batched `runtime.step`. The planner phonemizes and encodes lazily (a
-   sentence, then a window of phones) when a stream is short of frames; that prefill work is capped per
-   tick (PREP_BUDGET_S, at least one stream always progresses, rotating), so a burst of new or long
-   requests is spread over ticks instead of stalling the decode of streams already speaking.
+- `SlotAllocator`: the slot pool's free list. At most `max_streams` streams hold a slot; admission beyond
+  that is refused (never queued), so the count is exact however many workers feed this engine.
+- `Stream`: one stream's text intake (ops in arrival order, text split into small pieces), its planner
+  (text -> frame conditioning) and its output accounting (samples its client has not consumed yet).
+- `ChunkPolicy`: chunks start small (`first_chunk_frames`, for time to first audio) and double up to
+  `max_chunk_frames`; lengths are powers of two so a tick needs few distinct groups.
+- `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, feeds text within a
+  time budget (round-robin), pops frames from every stream whose buffer has room, and advances each
+  group of equal chunk length with ONE batched `runtime.step`. Prefill work (phonemize, encode a window)
+  is capped per tick (PREP_BUDGET_S, at least one stream always progresses), so a burst of new or long
+  requests is spread over ticks instead of stalling the decode of streams already speaking. The steps
+  are capped too (TICK_TARGET_S at the measured cost per frame): the most urgent streams go first and a
+  stream far ahead of real time waits for the next tick, so a tick stays short when many streams speak.
+- events: every event goes to the `emit(stream, event)` callback the owner gave.
 
-Chunks start small (`first_chunk_frames`, for time to first audio) and double up to `max_chunk_frames`;
-lengths are powers of two so a tick needs few distinct groups. A stream whose client does not read is
-skipped (its buffer is full) instead of blocking the tick, and loses its slot after `stall_timeout_s`.
-Model calls run on the engine thread; results reach the asyncio side via `call_soon_threadsafe`.
+A stream whose client does not read is skipped (its buffer is full) instead of blocking the tick, and
+loses its slot after `stall_timeout_s`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import itertools
 import logging
-import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
+
+from model_server.engine.protocol import AdmissionError, StreamEvent, Word
+
+__all__ = ["AdmissionError", "ChunkPolicy", "Engine", "SlotAllocator", "Stream", "StreamEvent", "split_text"]
 
 log = logging.getLogger("statespeak.scheduler")
 
 _FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
-_LANGUAGE = "language"  # text fed after it is spoken in another language (from the next sentence on)
+_SENTENCE, _TEXT_ERROR = "sentence", "text_error"
 PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
 PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
 PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
-IDLE_WAIT_S = 0.05
-
-
-class AdmissionError(Exception):
-    """No slot for a new stream. reason: 'full', 'draining' or 'loading'."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-
-@dataclass
-class StreamEvent:
-    """What a stream's consumer receives. kind: audio, flush_done, done, error, cancelled."""
-
-    kind: str
-    audio: np.ndarray | None = None
-    words: list[Any] = field(default_factory=list)
-    flush_id: int = 0
-    step_ms: float = 0.0
-    message: str = ""
-    stats: dict[str, float] = field(default_factory=dict)
+# Step budget: a tick's model steps aim to stay under TICK_TARGET_S (at the measured cost per frame), so a
+# new stream's first chunk never waits behind one huge step. Streams furthest ahead of real time wait for
+# a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
+TICK_TARGET_S = 0.04
+SAFE_AHEAD_S = 0.5
 
 
 def split_text(text: str, limit: int = PIECE_CHARS) -> list[str]:
@@ -81,124 +69,126 @@ def split_text(text: str, limit: int = PIECE_CHARS) -> list[str]:
     return pieces
 
 
-def _pow2_floor(n: int) -> int:
+def pow2_floor(n: int) -> int:
     return 1 << (n.bit_length() - 1)
 
 
+class SlotAllocator:
+    """Free list of state-slot indices: exact admission (a slot is held from open to the end)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._free = list(range(size - 1, -1, -1))
+
+    def acquire(self) -> int | None:
+        return self._free.pop() if self._free else None
+
+    def release(self, slot: int) -> None:
+        self._free.append(slot)
+
+    @property
+    def in_use(self) -> int:
+        return self.size - len(self._free)
+
+
+@dataclass(frozen=True)
+class ChunkPolicy:
+    """Frames per chunk: `first` for the first chunk (time to first audio), doubling up to `largest`."""
+
+    first: int
+    largest: int
+
+    @classmethod
+    def of(cls, first_chunk_frames: int, max_chunk_frames: int) -> ChunkPolicy:
+        first = pow2_floor(first_chunk_frames)
+        return cls(first, max(first, pow2_floor(max_chunk_frames)))
+
+    def want(self, chunks_sent: int) -> int:
+        return min(self.first << min(chunks_sent, 16), self.largest)
+
+
 class Stream:
-    """One synthesis stream. The loop side calls feed/flush/finish/cancel/consumed and iterates events();
-    everything prefixed `_e_` belongs to the engine thread."""
+    """One synthesis stream inside the engine. The owner calls feed/flush/finish/cancel/consumed (queued
+    in arrival order and applied at the next tick); the engine does the rest."""
 
     _ids = itertools.count(1)
 
     def __init__(
-        self, engine: Engine, slot: int, voice: str, language: str, speed: float, loop, buffer_delay_s=None
+        self, key: Hashable, slot: int, voice: str, language: str, speed: float, buffer_delay_s=None
     ) -> None:
         self.id = next(self._ids)
-        self.engine = engine
+        self.key = key  # the owner's name for it: (worker identity, worker stream id)
         self.slot = slot
         self.voice, self.language, self.speed = voice, language, speed
         # Streaming text input: when no new text came for this long, speak what there is even if its
         # sentence has not ended (None: only flush/finish do that, as for one-shot HTTP requests).
         self.buffer_delay_s = buffer_delay_s
-        self.created = time.perf_counter()
-        self._loop = loop
-        self._events: asyncio.Queue[StreamEvent] = asyncio.Queue()
-        self._inbox: collections.deque[tuple[str, str]] = collections.deque()
-        self._lock = threading.Lock()
-        self._buffered = 0  # samples produced but not yet consumed by the client
-        self._last_consumed = time.monotonic()
-        self.closed = False  # loop side: no more input accepted after finish/cancel
-        self.ended = False  # loop side: a terminal event was received
+        self.inbox: collections.deque[tuple[str, Any]] = collections.deque()
+        self.buffered = 0  # samples produced but not yet consumed by the client
+        self.last_consumed = time.monotonic()
         self.flushes = 0
-        # engine side
-        self._e_planner: Any = None
-        self._e_text: collections.deque[tuple[str, Any]] = collections.deque()
-        self._e_waiting_flush = 0  # flush id whose frames are still being generated
-        self._e_finishing = False
-        self._e_flushes_done = 0
-        self._e_unflushed = False  # text fed since the last flush/finish
-        self._e_last_feed = 0.0
-        self._e_chunks = 0
-        self._e_frames = 0
-        self._e_compute_s = 0.0
+        self.ended = False
+        self.planner: Any = None
+        self.text: collections.deque[tuple[str, Any]] = collections.deque()
+        self.waiting_flush = 0  # flush id whose frames are still being generated
+        self.finishing = False
+        self.flushes_done = 0
+        self.unflushed = False  # text fed since the last flush/finish
+        self.last_feed = 0.0
+        self.chunks = 0
+        self.frames = 0
+        self.compute_s = 0.0
+        self.first_audio_at: float | None = None  # monotonic time of the first chunk
 
-    # Loop side -----------------------------------------------------------------------------------
-    def _send(self, op: str, arg: str = "") -> None:
-        self._inbox.append((op, arg))
-        self.engine.wake()
+    def ahead_s(self, now: float, hop: int, sample_rate: int) -> float:
+        """Audio produced beyond what real-time playback since the first chunk has used (-inf: none yet)."""
+        if self.first_audio_at is None:
+            return float("-inf")
+        return self.frames * hop / sample_rate - (now - self.first_audio_at)
 
+    # owner side (same thread as the engine) -----------------------------------------------------------
     def feed(self, text: str) -> None:
-        if self.closed:
-            raise RuntimeError("stream no longer accepts input")
         if text:
-            self._send(_FEED, text)
+            self.inbox.append((_FEED, text))
 
-    def set_language(self, language: str) -> None:
-        """Speak the text fed after this in `language`, starting at a sentence boundary."""
-        if self.closed:
-            raise RuntimeError("stream no longer accepts input")
-        self._send(_LANGUAGE, language)
+    def sentence(self, ids: list[int], words: list) -> None:
+        """A sentence an API worker already phonemized."""
+        self.inbox.append((_SENTENCE, (ids, words)))
+
+    def text_error(self, message: str) -> None:
+        """A sentence the worker's frontend refused: the stream fails there, after the audio before it."""
+        self.inbox.append((_TEXT_ERROR, message))
 
     def flush(self) -> int:
-        """Generate everything fed so far without waiting for lookahead; returns the flush id."""
-        if self.closed:
-            raise RuntimeError("stream no longer accepts input")
         self.flushes += 1
-        self._send(_FLUSH, str(self.flushes))
+        self.inbox.append((_FLUSH, self.flushes))
         return self.flushes
 
     def finish(self) -> None:
-        if not self.closed:
-            self.closed = True
-            self._send(_FINISH)
+        self.inbox.append((_FINISH, None))
 
     def cancel(self) -> None:
-        """Stop generation at the next tick and free the slot (idempotent; also used on disconnect)."""
-        self.closed = True
         if not self.ended:
-            self._send(_CANCEL)
+            self.inbox.append((_CANCEL, None))
 
     def consumed(self, samples: int) -> None:
-        with self._lock:
-            self._buffered -= samples
-            self._last_consumed = time.monotonic()
-        if samples:
-            self.engine.wake()
+        self.buffered -= samples
+        self.last_consumed = time.monotonic()
 
-    async def events(self):
-        """Events until the terminal one (done, error or cancelled), which is yielded too."""
-        while not self.ended:
-            ev = await self._events.get()
-            if ev.kind in ("done", "error", "cancelled"):
-                self.ended = True
-            yield ev
+    # engine side ----------------------------------------------------------------------------------------
+    def has_room(self, limit: int) -> bool:
+        return self.buffered < limit
 
-    # Engine side ---------------------------------------------------------------------------------
-    def _e_push(self, ev: StreamEvent) -> None:
-        if ev.audio is not None:
-            with self._lock:
-                self._buffered += len(ev.audio)
-        try:
-            self._loop.call_soon_threadsafe(self._events.put_nowait, ev)
-        except RuntimeError:
-            pass  # the event loop is closed (process shutting down): nobody is listening any more
+    def stalled(self, limit: int, timeout_s: float) -> bool:
+        return self.buffered >= limit and time.monotonic() - self.last_consumed > timeout_s
 
-    def _e_room(self, limit: int) -> bool:
-        with self._lock:
-            return self._buffered < limit
-
-    def _e_stalled(self, limit: int, timeout_s: float) -> bool:
-        with self._lock:
-            return self._buffered >= limit and time.monotonic() - self._last_consumed > timeout_s
-
-    def _e_stats(self) -> dict[str, float]:
-        audio_s = self._e_frames * self.engine.hop / self.engine.sample_rate
+    def stats(self, hop: int, sample_rate: int) -> dict[str, float]:
+        audio_s = self.frames * hop / sample_rate
         return {
             "audio_s": audio_s,
-            "compute_s": self._e_compute_s,
-            "rtf": self._e_compute_s / audio_s if audio_s > 0 else 0.0,
-            "frames": float(self._e_frames),
+            "compute_s": self.compute_s,
+            "rtf": self.compute_s / audio_s if audio_s > 0 else 0.0,
+            "frames": float(self.frames),
         }
 
 
@@ -213,52 +203,34 @@ class Engine:
         stream_buffer_s: float = 5.0,
         stall_timeout_s: float = 30.0,
         metrics: Any = None,
+        emit: Callable[[Stream, StreamEvent], None] | None = None,
     ) -> None:
         self.rt = runtime
         self.max_streams = max_streams
         self.sample_rate = int(runtime.sample_rate)
         self.hop = int(runtime.hop)
-        self.first_chunk = _pow2_floor(first_chunk_frames)
-        self.max_chunk = max(self.first_chunk, _pow2_floor(max_chunk_frames))
+        self.chunks = ChunkPolicy.of(first_chunk_frames, max_chunk_frames)
+        self.first_chunk, self.max_chunk = self.chunks.first, self.chunks.largest
         self.buffer_limit = int(stream_buffer_s * self.sample_rate)
         self.stall_timeout_s = stall_timeout_s
         self.metrics = metrics
+        self.emit = emit or (lambda stream, event: None)
         self.pool = runtime.new_pool(max_streams)
-        self._lock = threading.Lock()
-        self._free = list(range(max_streams - 1, -1, -1))
-        self._joining: collections.deque[Stream] = collections.deque()
-        self._active: dict[int, Stream] = {}  # engine thread only
-        self._wake = threading.Event()
-        self._running = False
-        self._thread: threading.Thread | None = None
+        self.slots = SlotAllocator(max_streams)
+        self._joining: list[Stream] = []
+        self._active: dict[int, Stream] = {}
         self.draining = False
         self.accepting = False  # False until warm-up is done
         self._rr = 0
-        if metrics is not None:
-            metrics.bind_active(self.active_count)
-
-    # Lifecycle -----------------------------------------------------------------------------------
-    def start(self) -> None:
-        self._running = True
-        self._thread = threading.Thread(target=self._run, name="statespeak-engine", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._running = False
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def wake(self) -> None:
-        self._wake.set()
+        self._s_per_frame = 0.0  # running estimate of a step's cost per stream-frame (the step budget)
 
     def active_count(self) -> int:
-        with self._lock:
-            return self.max_streams - len(self._free)
+        return self.slots.in_use
 
-    # Admission (event loop thread) ------------------------------------------------------------------
+    # Admission ------------------------------------------------------------------------------------------
     def open_stream(
         self,
+        key: Hashable,
         voice: str,
         language: str,
         speed: float,
@@ -266,77 +238,73 @@ class Engine:
         buffer_delay_s: float | None = None,
         internal: bool = False,
     ) -> Stream:
-        """Take a slot or raise AdmissionError. Must be called from the event loop that consumes it."""
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if not internal and self.draining:
-                raise AdmissionError("draining", "server is draining for shutdown; retry on another instance")
-            if not internal and not self.accepting:
-                raise AdmissionError("loading", "model is still loading")
-            if not self._free:
-                raise AdmissionError("full", f"all {self.max_streams} stream slots are busy")
-            slot = self._free.pop()
-            stream = Stream(self, slot, voice, language, speed, loop, buffer_delay_s)
-            self._joining.append(stream)
-        self._wake.set()
+        """Take a slot or raise AdmissionError."""
+        if not internal and self.draining:
+            raise AdmissionError("draining", "server is draining for shutdown; retry on another instance")
+        if not internal and not self.accepting:
+            raise AdmissionError("loading", "model is still loading")
+        slot = self.slots.acquire()
+        if slot is None:
+            raise AdmissionError("full", f"all {self.max_streams} stream slots are busy")
+        stream = Stream(key, slot, voice, language, speed, buffer_delay_s)
+        self._joining.append(stream)
         return stream
 
-    # Engine thread ---------------------------------------------------------------------------------
+    # Events ---------------------------------------------------------------------------------------------
+    def _push(self, stream: Stream, event: StreamEvent) -> None:
+        if event.audio is not None:
+            stream.buffered += len(event.audio)
+        if event.kind in ("done", "error", "cancelled"):
+            stream.ended = True
+        self.emit(stream, event)
+
     def _release(self, stream: Stream) -> None:
-        self._active.pop(stream.id, None)
-        with self._lock:
-            self._free.append(stream.slot)
+        if self._active.pop(stream.id, None) is not None or stream in self._joining:
+            self.slots.release(stream.slot)
 
     def _fail(self, stream: Stream, message: str) -> None:
         log.warning("stream failed", extra={"stream_id": stream.id, "error": message})
         self._release(stream)  # before the event: a consumer that sees the end may reuse the slot at once
-        stream._e_push(StreamEvent("error", message=message, stats=stream._e_stats()))
+        self._push(stream, StreamEvent("error", message=message, stats=self._stats(stream)))
 
-    def _run(self) -> None:
-        torch.set_grad_enabled(False)
-        while self._running:
-            try:
-                busy = self.tick()
-            except Exception:  # a bug here must not kill the engine silently: fail every stream, go on
-                log.exception("engine tick failed")
-                for stream in list(self._active.values()):
-                    self._fail(stream, "internal error in the engine")
-                busy = False
-            if not busy:
-                self._wake.wait(IDLE_WAIT_S)
-                self._wake.clear()
+    def _stats(self, stream: Stream) -> dict[str, float]:
+        return stream.stats(self.hop, self.sample_rate)
 
+    def fail_all(self, message: str) -> None:
+        """A bug in a tick must not kill the engine silently: every stream fails, the engine goes on."""
+        for stream in [*self._active.values(), *self._joining]:
+            self._fail(stream, message)
+        self._joining.clear()
+
+    # Tick -----------------------------------------------------------------------------------------------
     def _admit(self) -> None:
         joined: list[Stream] = []
-        while self._joining:
-            with self._lock:
-                stream = self._joining.popleft()
+        for stream in self._joining:
             try:
-                stream._e_planner = self.rt.new_planner(stream.voice, stream.language, stream.speed)
+                stream.planner = self.rt.new_planner(stream.voice, stream.language, stream.speed)
             except Exception as exc:  # e.g. a voice the model lacks: that stream fails, nobody else
-                self._fail(stream, f"cannot start stream: {exc}")
+                self.slots.release(stream.slot)
+                self._push(stream, StreamEvent("error", message=f"cannot start stream: {exc}",
+                                               stats=self._stats(stream)))  # fmt: skip
                 continue
             self._active[stream.id] = stream
             joined.append(stream)
+        self._joining.clear()
         if joined:
             self.rt.reset_slots(self.pool, [s.slot for s in joined])
 
     def _apply_inbox(self, stream: Stream) -> bool:
-        """Move loop-side ops into the engine-side text queue. False when the stream was cancelled."""
-        while stream._inbox:
-            op, arg = stream._inbox.popleft()
+        """Move queued ops into the stream's text queue. False when the stream was cancelled."""
+        while stream.inbox:
+            op, arg = stream.inbox.popleft()
             if op == _CANCEL:
                 self._release(stream)
-                stream._e_push(StreamEvent("cancelled", stats=stream._e_stats()))
+                self._push(stream, StreamEvent("cancelled", stats=self._stats(stream)))
                 return False
             if op == _FEED:
-                stream._e_text.extend((_FEED, p) for p in split_text(arg))
-            elif op == _FLUSH:
-                stream._e_text.append((_FLUSH, int(arg)))
-            elif op == _FINISH:
-                stream._e_text.append((_FINISH, None))
-            elif op == _LANGUAGE:
-                stream._e_text.append((_LANGUAGE, arg))
+                stream.text.extend((_FEED, p) for p in split_text(arg))
+            else:
+                stream.text.append((op, arg))
         return True
 
     def _prefill(self, streams: list[Stream]) -> None:
@@ -346,29 +314,31 @@ class Engine:
         while progressed:
             progressed = False
             for stream in streams:
-                if stream.id not in self._active or not stream._e_text or stream._e_waiting_flush:
+                if stream.id not in self._active or not stream.text or stream.waiting_flush:
                     continue
-                op, arg = stream._e_text.popleft()
+                op, arg = stream.text.popleft()
                 t0 = time.perf_counter()
                 try:
                     if op == _FEED:
-                        stream._e_planner.feed(arg)
-                        stream._e_unflushed = True
-                        stream._e_last_feed = time.monotonic()
+                        stream.planner.feed(arg)
+                        stream.unflushed = True
+                        stream.last_feed = time.monotonic()
+                    elif op == _SENTENCE:
+                        stream.planner.feed_sentence(*arg)
+                    elif op == _TEXT_ERROR:
+                        stream.planner.feed_error(arg)
                     elif op == _FLUSH:
-                        stream._e_planner.flush()
-                        stream._e_waiting_flush = arg  # later text waits until this flush is spoken
-                        stream._e_unflushed = False
-                    elif op == _LANGUAGE:
-                        stream._e_planner.set_language(arg)
+                        stream.planner.flush()
+                        stream.waiting_flush = arg  # later text waits until this flush is spoken
+                        stream.unflushed = False
                     else:
-                        stream._e_planner.finish()
-                        stream._e_finishing = True
-                        stream._e_unflushed = False
+                        stream.planner.finish()
+                        stream.finishing = True
+                        stream.unflushed = False
                 except Exception as exc:
                     self._fail(stream, f"text processing failed: {exc}")
                     continue
-                stream._e_compute_s += time.perf_counter() - t0
+                stream.compute_s += time.perf_counter() - t0
                 progressed = True
                 if time.perf_counter() > deadline:
                     return
@@ -380,35 +350,80 @@ class Engine:
         for stream in streams:
             if (
                 stream.buffer_delay_s is None
-                or not stream._e_unflushed
-                or stream._e_text
+                or not stream.unflushed
+                or stream.text
                 or stream.id not in self._active
-                or now - stream._e_last_feed < stream.buffer_delay_s
+                or now - stream.last_feed < stream.buffer_delay_s
             ):
                 continue
             try:
-                stream._e_planner.flush()
+                stream.planner.flush()
             except Exception as exc:
                 self._fail(stream, f"text processing failed: {exc}")
                 continue
-            stream._e_unflushed = False
+            stream.unflushed = False
 
     def _check_drained(self, stream: Stream) -> None:
         """flush_done once a flush's frames are all out; done once a finished stream has nothing left."""
-        planner = stream._e_planner
+        planner = stream.planner
         try:
             if planner.pending_frames > 0:
                 return
         except Exception as exc:
             self._fail(stream, f"text processing failed: {exc}")
             return
-        if stream._e_waiting_flush:
-            stream._e_push(StreamEvent("flush_done", flush_id=stream._e_waiting_flush))
-            stream._e_flushes_done = stream._e_waiting_flush
-            stream._e_waiting_flush = 0
-        if stream._e_finishing and not stream._e_text and planner.done:
+        if stream.waiting_flush:
+            self._push(stream, StreamEvent("flush_done", flush_id=stream.waiting_flush))
+            stream.flushes_done = stream.waiting_flush
+            stream.waiting_flush = 0
+        if stream.finishing and not stream.text and planner.done:
             self._release(stream)
-            stream._e_push(StreamEvent("done", stats=stream._e_stats()))
+            self._push(stream, StreamEvent("done", stats=self._stats(stream)))
+
+    def _pop_chunks(self, streams: list[Stream]) -> tuple[dict[int, list[tuple[Stream, Any]]], bool]:
+        """Each stream with room gives its next chunk; grouped by length. Also: whether prep was deferred."""
+        groups: dict[int, list[tuple[Stream, Any]]] = {}
+        prep_deadline = time.perf_counter() + PREP_BUDGET_S
+        prepared = deferred = False
+        now = time.monotonic()
+        ahead = {s.id: s.ahead_s(now, self.hop, self.sample_rate) for s in streams}
+        streams = sorted(streams, key=lambda s: ahead[s.id])  # most urgent first (new streams first of all)
+        budget = TICK_TARGET_S / self._s_per_frame if self._s_per_frame > 0 else float("inf")
+        planned = 0
+        for stream in streams:
+            if stream.id not in self._active:
+                continue
+            if not stream.has_room(self.buffer_limit):
+                if stream.stalled(self.buffer_limit, self.stall_timeout_s):
+                    self._fail(stream, f"client read nothing for {self.stall_timeout_s:.0f} s")
+                continue
+            planner = stream.planner
+            want = self.chunks.want(stream.chunks)
+            if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
+                deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
+                continue
+            if getattr(planner, "buffered_frames", 0) < want:
+                # Frames must first be made from text (phonemize, encode a window). A burst of new
+                # streams spreads that work over ticks instead of holding up everyone's next chunk.
+                if prepared and time.perf_counter() > prep_deadline:
+                    deferred = True
+                    continue
+                prepared = True
+            t0 = time.perf_counter()
+            try:
+                pending = planner.pending_frames
+                chunk = planner.pop_frames(pow2_floor(min(want, pending))) if pending > 0 else None
+            except Exception as exc:  # this stream's text broke the frontend: fail it alone
+                self._fail(stream, f"text processing failed: {exc}")
+                continue
+            stream.compute_s += time.perf_counter() - t0
+            got = 0 if chunk is None else int(chunk.cond.shape[0])
+            if got == 0:
+                self._check_drained(stream)
+                continue
+            planned += got
+            groups.setdefault(got, []).append((stream, chunk))
+        return groups, deferred
 
     def tick(self) -> bool:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
@@ -420,47 +435,14 @@ class Engine:
         streams = [s for s in streams if self._apply_inbox(s)]
         self._prefill(streams)
         self._flush_stalled_text(streams)
-
-        groups: dict[int, list[tuple[Stream, Any]]] = {}
-        prep_deadline = time.perf_counter() + PREP_BUDGET_S
-        prepared = deferred = False
-        for stream in streams:
-            if stream.id not in self._active:
-                continue
-            if not stream._e_room(self.buffer_limit):
-                if stream._e_stalled(self.buffer_limit, self.stall_timeout_s):
-                    self._fail(stream, f"client read nothing for {self.stall_timeout_s:.0f} s")
-                continue
-            planner = stream._e_planner
-            want = min(self.first_chunk << min(stream._e_chunks, 16), self.max_chunk)
-            if getattr(planner, "buffered_frames", 0) < want:
-                # Frames must first be made from text (phonemize, encode a window). A burst of new
-                # streams spreads that work over ticks instead of holding up everyone's next chunk.
-                if prepared and time.perf_counter() > prep_deadline:
-                    deferred = True
-                    continue
-                prepared = True
-            t0 = time.perf_counter()
-            try:
-                pending = planner.pending_frames
-                chunk = planner.pop_frames(_pow2_floor(min(want, pending))) if pending > 0 else None
-            except Exception as exc:  # this stream's text broke the frontend: fail it alone
-                self._fail(stream, f"text processing failed: {exc}")
-                continue
-            stream._e_compute_s += time.perf_counter() - t0
-            got = 0 if chunk is None else int(chunk.cond.shape[0])
-            if got == 0:
-                self._check_drained(stream)
-                continue
-            groups.setdefault(got, []).append((stream, chunk))
-
+        groups, deferred = self._pop_chunks(streams)
         for length, items in groups.items():
             self._step(length, items)
         more_text = False
         for stream in streams:
             if stream.id in self._active:
                 self._check_drained(stream)
-                more_text |= bool(stream._e_text) and not stream._e_waiting_flush
+                more_text |= bool(stream.text) and not stream.waiting_flush
         return bool(groups) or deferred or more_text or bool(self._joining)
 
     def _step(self, length: int, items: list[tuple[Stream, Any]]) -> None:
@@ -468,28 +450,29 @@ class Engine:
         cond = torch.stack([c.cond for _, c in items])
         t0 = time.perf_counter()
         try:
-            audio = self.rt.step(self.pool, slots, cond)
+            audio = self.rt.step(self.pool, slots, cond, pcm16=True)  # int16, made on the device
         except Exception as exc:
             log.exception("model step failed", extra={"batch": len(items), "frames": length})
             for stream, _ in items:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
-        audio = audio.detach().to("cpu", torch.float32).numpy()
+        per_frame = elapsed / (len(items) * length)
+        self._s_per_frame = per_frame if self._s_per_frame == 0 else 0.8 * self._s_per_frame + 0.2 * per_frame
+        audio = audio.numpy()
         if self.metrics is not None:
             self.metrics.engine_steps.inc()
             self.metrics.engine_batch.observe(len(items))
         share = elapsed / len(items)  # each stream's part of the batched call, for its RTF
         for i, (stream, chunk) in enumerate(items):
-            stream._e_chunks += 1
-            stream._e_frames += length
-            stream._e_compute_s += share
-            stream._e_push(
-                StreamEvent(
-                    "audio",
-                    audio=audio[i],
-                    words=list(chunk.words or []),
-                    flush_id=stream._e_flushes_done + 1,
-                    step_ms=elapsed * 1000,
-                )
-            )
+            stream.chunks += 1
+            stream.frames += length
+            if stream.first_audio_at is None:
+                stream.first_audio_at = time.monotonic()
+            stream.compute_s += share
+            words = [Word(w.text, w.start_s, w.end_s) for w in chunk.words or ()]
+            self._push(
+                stream,
+                StreamEvent("audio", audio=audio[i], words=words, flush_id=stream.flushes_done + 1,
+                            step_ms=elapsed * 1000),
+            )  # fmt: skip

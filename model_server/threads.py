@@ -1,14 +1,17 @@
-"""Torch's CPU thread pools, sized once at server start instead of left to torch's defaults.
+"""Torch's CPU thread pools in the engine process, sized once at start instead of left to torch's defaults.
 
-Why it matters: the event loop, the engine thread and torch's intra-op pool share the process's cores.
-An intra-op pool larger than the cores the process may use (torch counts the host's cores, not a
-container's CPU share) makes its threads spin against each other and against the event loop; on a
-2-core machine the per-stream encoder work costs 1.4 ms per audio second with one torch thread and
-5.6 ms with two (docs/benchmarks.md). Inter-op threads serve only forked graph work, which the server
-does not use: one on CPU, two on CUDA (kernel launches overlap host work there).
+Only the engine process imports torch (the API workers never do), so only it calls this. Why it matters:
+the API workers and torch's intra-op pool share the host's cores. An intra-op pool larger than the cores
+the engine may use (torch counts the host's cores, not a container's CPU share) makes its threads spin
+against each other and against the workers; on a 2-core machine the per-stream encoder work costs 1.4 ms
+per audio second with one torch thread and 5.6 ms with two (docs/benchmarks.md). Inter-op threads serve
+only forked graph work, which the server does not use: one on CPU, two on CUDA (kernel launches overlap
+host work there).
 
 Precedence for the intra-op count: STATESPEAK_TORCH_THREADS, then OMP_NUM_THREADS (what torch itself
-reads), then the CPUs this process may run on (its affinity mask, capped by a cgroup v2 CPU quota).
+reads), then by device: on CUDA one thread (the host side only launches kernels, so none spin against the
+workers); on the CPU the CPUs this process may run on (its affinity mask, capped by a cgroup v2 CPU quota)
+less one per API worker, at least one.
 """
 
 from __future__ import annotations
@@ -45,14 +48,17 @@ class ThreadPlan:
 
 
 def plan_threads(config: ServerConfig, cuda: bool, env: dict[str, str] | None = None) -> ThreadPlan:
+    """The engine's plan; `config.workers` API workers (0 in-process: none) share the host's CPUs."""
     env = dict(os.environ if env is None else env)
     omp = env.get("OMP_NUM_THREADS", "").strip()
     if config.torch_threads:
         intra, source = config.torch_threads, ENV_TORCH_THREADS
     elif omp.isdigit() and int(omp) > 0:
         intra, source = int(omp), "OMP_NUM_THREADS"
+    elif cuda:
+        intra, source = 1, "CUDA device"
     else:
-        intra, source = available_cpus(), "available CPUs"
+        intra, source = max(1, available_cpus() - config.workers), "available CPUs"
     inter = config.torch_interop_threads or (2 if cuda else 1)
     return ThreadPlan(intra, inter, source)
 
@@ -74,6 +80,7 @@ def configure_torch_threads(config: ServerConfig) -> ThreadPlan:
             "intra_op_threads": torch.get_num_threads(),
             "inter_op_threads": torch.get_num_interop_threads(),
             "source": plan.source,
+            "api_workers": config.workers,
         },
     )
     return plan

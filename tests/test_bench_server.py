@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 from support.sagemaker_runtime_standin import create_app, serve_in_thread
 
 from model_server.bench.cli import main
-from model_server.bench.local import LocalServer
+from model_server.bench.local import LocalServer, process_tree
 from model_server.bench.runner import run_level
 from model_server.bench.streams import StreamOptions, StreamStatus, http_stream, ws_stream
 from model_server.bench.texts import TextItem, TextMix
@@ -241,8 +243,14 @@ def test_a_starved_real_client_is_flagged_and_a_normal_one_is_not(server, voice)
 
 
 def test_the_local_server_reports_its_cpu_time(server, voice):
+    pids = process_tree(server.proc.pid)
+    assert len(pids) >= 3  # the supervisor, the engine process and at least one API worker
     before = server.cpu_seconds()
     raw = _run(ws_stream(server.url, TextItem("turn", "Sure, I can help with that."), StreamOptions(voice)))
     after = server.cpu_seconds()
     assert raw.status == StreamStatus.OK, raw.error
     assert before is not None and after > before  # synthesizing the stream used the server's CPU
+    # The whole tree is counted: the supervisor alone (which only waits on its children) used far less.
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    supervisor_alone = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    assert after > supervisor_alone

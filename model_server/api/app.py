@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
+import os
 import time
 from contextlib import asynccontextmanager
 
@@ -14,9 +13,10 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from model_server.api.auth import OPEN_PATHS, is_authorized
 from model_server.api.errors import ApiError, new_request_id
+from model_server.api.pump import CartesiaSSE, Formatter, OpenAISSE, RawAudio, pump
 from model_server.api.requests import parse_cartesia, parse_json, parse_openai, require_speech
-from model_server.api.state import ServerState, Session, b64, word_timestamps
-from model_server.api.websocket import serve_websocket, step_time
+from model_server.api.state import ServerState, Session
+from model_server.api.websocket import serve_websocket
 from model_server.config import ServerConfig
 from model_server.contract import HEALTH_PATH, INVOCATIONS_PATH, METRICS_PATH, PING_PATH, READY_PATH
 from model_server.metrics import PROMETHEUS_CONTENT_TYPE
@@ -39,11 +39,6 @@ class SessionResponse(StreamingResponse):
             self.session.close()
 
 
-class StreamFailed(Exception):
-    """Raised inside a streaming body after the headers went out: the connection is aborted, so the
-    client sees a truncated response instead of a clean end of a wrong one."""
-
-
 async def read_body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
@@ -57,130 +52,26 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def sse(obj: dict) -> bytes:
-    return f"event: {obj['type']}\ndata: {json.dumps(obj, separators=(',', ':'))}\n\n".encode()
-
-
-async def audio_body(session: Session):
-    """Raw audio bytes (/tts/bytes, /invocations, /v1/audio/speech with stream_format=audio)."""
+async def body(session: Session, fmt: Formatter):
+    """A streaming HTTP body: the pump's items, and the session closed however the body ends."""
     try:
-        async for ev in session.stream.events():
-            if ev.kind == "audio":
-                data = session.encode(ev.audio)
-                if data:
-                    yield data
-            elif ev.kind == "done":
-                session.stats = ev.stats
-                tail = session.finish_audio()
-                if tail:
-                    yield tail
-                session.outcome = "completed"
-            elif ev.kind == "error":
-                session.stats = ev.stats
-                session.close("error", "generation")
-                raise StreamFailed(ev.message)
-            elif ev.kind == "cancelled":
-                session.close("cancelled", "server")
+        async for item in pump(session, fmt):
+            yield item
     finally:
         session.close()  # on disconnect this cancels the stream and frees its slot
 
 
-async def cartesia_sse_body(session: Session, request_id: str):
-    ctx = session.req.context_id
-    try:
-        async for ev in session.stream.events():
-            if ev.kind == "audio":
-                t = time.perf_counter()
-                data = session.encode(ev.audio)
-                if data:
-                    msg = {"type": "chunk", "data": b64(data), "done": False, "status_code": 200}
-                    msg["step_time"] = step_time(ev.step_ms, t)
-                    if ctx is not None:
-                        msg["context_id"] = ctx
-                    yield sse(msg)
-                if session.req.add_timestamps and ev.words:
-                    msg = {"type": "timestamps", "done": False, "status_code": 200}
-                    msg["word_timestamps"] = word_timestamps(ev.words)
-                    if ctx is not None:
-                        msg["context_id"] = ctx
-                    yield sse(msg)
-            elif ev.kind == "done":
-                session.stats = ev.stats
-                t = time.perf_counter()
-                tail = session.finish_audio()
-                if tail:
-                    msg = {
-                        "type": "chunk",
-                        "data": b64(tail),
-                        "done": False,
-                        "status_code": 200,
-                        "step_time": step_time(0.0, t),
-                    }
-                    if ctx is not None:
-                        msg["context_id"] = ctx
-                    yield sse(msg)
-                session.outcome = "completed"
-                msg = {"type": "done", "done": True, "status_code": 200, "metrics": session.summary()}
-                if ctx is not None:
-                    msg["context_id"] = ctx
-                yield sse(msg)
-            elif ev.kind in ("error", "cancelled"):
-                session.stats = ev.stats
-                session.close("error" if ev.kind == "error" else "cancelled", "generation")
-                err = ApiError(
-                    500, "", ev.message or "stream cancelled by the server", code="generation_failed"
-                )
-                yield sse(err.cartesia_body(request_id, ctx))
-    finally:
-        session.close()
-
-
-async def openai_sse_body(session: Session):
-    """OpenAI's speech SSE: speech.audio.delta events, then speech.audio.done. OpenAI's `usage` counts
-    tokens of its own tokenizer and audio codec; this server has neither, so it sends no `usage` rather
-    than numbers that look like tokens and are not."""
-    try:
-        async for ev in session.stream.events():
-            if ev.kind == "audio":
-                data = session.encode(ev.audio)
-                if data:
-                    yield sse({"type": "speech.audio.delta", "audio": b64(data)})
-            elif ev.kind == "done":
-                session.stats = ev.stats
-                tail = session.finish_audio()
-                if tail:
-                    yield sse({"type": "speech.audio.delta", "audio": b64(tail)})
-                session.outcome = "completed"
-                yield sse({"type": "speech.audio.done", "metrics": session.summary()})
-            elif ev.kind in ("error", "cancelled"):
-                session.stats = ev.stats
-                session.close("error" if ev.kind == "error" else "cancelled", "generation")
-                err = ApiError(
-                    500, "", ev.message or "stream cancelled by the server", code="generation_failed"
-                )
-                yield sse({"type": "error", **err.openai_body()})
-    finally:
-        session.close()
-
-
-def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | None = None) -> FastAPI:
-    state = state or ServerState(config, runtime_factory)
+def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
+    """One API worker's app; `state` holds its channel to the engine process."""
+    worker_headers = {"X-Statespeak-Worker": str(os.getpid())}  # which worker served (ops, tests)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        async def emf_loop():
-            while True:
-                await asyncio.sleep(config.emf_interval_s)
-                state.metrics.emit_periodic()
-
-        tasks = [asyncio.create_task(state.load()), asyncio.create_task(emf_loop())]
+        await state.start()
         try:
             yield
         finally:
-            for task in tasks:
-                task.cancel()
-            state.metrics.emit_periodic()
-            await asyncio.to_thread(state.shutdown)
+            await state.shutdown()
 
     app = FastAPI(title="Statespeak model server", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.server = state
@@ -218,7 +109,7 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
 
     @app.get(HEALTH_PATH)
     async def health():
-        return {"status": "ok", "phase": state.phase}
+        return JSONResponse({"status": "ok", "phase": state.phase}, headers=worker_headers)
 
     @app.get(READY_PATH)
     async def ready():
@@ -232,7 +123,11 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
 
     @app.get(METRICS_PATH)
     async def metrics():
-        return Response(state.metrics.prometheus_text(), media_type=PROMETHEUS_CONTENT_TYPE)
+        try:  # the engine process holds every counter: one scrape of any worker sees the whole task
+            text = await state.engine.metrics_text()
+        except (TimeoutError, ConnectionError) as exc:
+            return JSONResponse({"error": f"engine metrics unavailable: {exc or 'timeout'}"}, status_code=503)
+        return Response(text, media_type=PROMETHEUS_CONTENT_TYPE)
 
     @app.get("/voices")
     async def voices(request: Request):
@@ -240,17 +135,23 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         catalog = state.require_catalog()
         return {"voices": state.voice_list, "openai_voices": catalog.openai_voices}
 
+    async def open_one_shot(req, endpoint: str, t0: float) -> Session:
+        """A whole-text request: the open, its text and its end go to the engine in one message."""
+        session = state.open_session(req, endpoint, t0)
+        session.stream.feed(req.transcript)
+        session.stream.finish()
+        await session.admitted()
+        return session
+
     async def cartesia_bytes(request: Request, endpoint: str):
         t0 = time.perf_counter()
         data = await json_request(request)
         req = parse_cartesia(data, state.require_catalog(), config.max_transcript_chars)
         require_speech(req)
-        session = state.open_session(req, endpoint, t0)
-        session.stream.feed(req.transcript)
-        session.stream.finish()
-        headers = {"X-Request-Id": new_request_id(), "X-Stream-Id": str(session.stream.id)}
+        session = await open_one_shot(req, endpoint, t0)
+        headers = {"X-Request-Id": new_request_id(), "X-Stream-Id": str(session.stream.id), **worker_headers}
         return SessionResponse(
-            session, audio_body(session), media_type=req.format.media_type, headers=headers
+            session, body(session, RawAudio()), media_type=req.format.media_type, headers=headers
         )
 
     @app.post("/tts/bytes")
@@ -269,14 +170,12 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         data = await json_request(request)
         req = parse_cartesia(data, state.require_catalog(), config.max_transcript_chars)
         require_speech(req)
-        session = state.open_session(req, "sse", t0)
-        session.stream.feed(req.transcript)
-        session.stream.finish()
+        session = await open_one_shot(req, "sse", t0)
         request_id = new_request_id()
-        headers = {"X-Request-Id": request_id, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return SessionResponse(
-            session, cartesia_sse_body(session, request_id), media_type="text/event-stream", headers=headers
-        )
+        headers = {"X-Request-Id": request_id, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                   **worker_headers}  # fmt: skip
+        fmt = CartesiaSSE(req.context_id, request_id)
+        return SessionResponse(session, body(session, fmt), media_type="text/event-stream", headers=headers)
 
     @app.post("/v1/audio/speech")
     async def openai_speech(request: Request):
@@ -284,16 +183,14 @@ def create_app(config: ServerConfig, runtime_factory=None, state: ServerState | 
         data = await json_request(request)
         req, stream_format = parse_openai(data, state.require_catalog(), config.max_transcript_chars)
         require_speech(req, "input")
-        session = state.open_session(req, "openai", t0)
-        session.stream.feed(req.transcript)
-        session.stream.finish()
-        headers = {"X-Request-Id": new_request_id()}
+        session = await open_one_shot(req, "openai", t0)
+        headers = {"X-Request-Id": new_request_id(), **worker_headers}
         if stream_format == "sse":
             return SessionResponse(
-                session, openai_sse_body(session), media_type="text/event-stream", headers=headers
+                session, body(session, OpenAISSE()), media_type="text/event-stream", headers=headers
             )
         return SessionResponse(
-            session, audio_body(session), media_type=req.format.media_type, headers=headers
+            session, body(session, RawAudio()), media_type=req.format.media_type, headers=headers
         )
 
     @app.websocket("/tts/websocket")

@@ -1,28 +1,30 @@
-"""Running the app under uvicorn with Statespeak's drain on SIGTERM.
+"""One API worker: the app under uvicorn, with Statespeak's drain on SIGTERM.
 
 uvicorn's own SIGTERM handling stops accepting connections and waits only briefly, and it would close
 WebSockets with streams still speaking. Here the first SIGTERM/SIGINT starts a drain instead: readiness
 turns 503 (load balancers and SageMaker stop routing), new streams are refused with 503 / a WebSocket
 error, every in-flight stream runs to its end, and only then (or after DRAIN_TIMEOUT_S) uvicorn shuts
-down. A second signal skips the wait.
+down. A second signal skips the wait. The supervisor (model_server/engine/supervisor.py) sends each
+worker the signal; SIGUSR2 from it means the engine process died.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 
 import uvicorn
 
 from model_server.api.app import create_app
-from model_server.api.logs import setup_logging
 from model_server.api.state import ServerState
 from model_server.config import ServerConfig
-from model_server.threads import configure_torch_threads
+from model_server.engine.client import EngineClient
 
 log = logging.getLogger("statespeak.server")
 SHUTDOWN_GRACE_S = 3.0  # after the drain: time for uvicorn to close idle connections
+ENGINE_LOST_GRACE_S = 1.0  # after the engine died: time for the error messages to reach the clients
 
 
 class DrainingServer(uvicorn.Server):
@@ -36,12 +38,24 @@ class DrainingServer(uvicorn.Server):
 
     async def startup(self, sockets=None) -> None:
         self._loop = asyncio.get_running_loop()
+        if hasattr(signal, "SIGUSR2"):
+            try:
+                self._loop.add_signal_handler(signal.SIGUSR2, self._engine_lost)
+            except (RuntimeError, ValueError):  # not the main thread (the in-thread test server)
+                pass
         await super().startup(sockets)
+
+    def _engine_lost(self) -> None:
+        log.error("engine process exited: failing every stream of this worker")
+        self.state.engine.engine_lost("the engine process exited; retry on another instance")
 
     def _fatal(self, reason: str) -> None:
         log.error("exiting", extra={"reason": reason})
         self.exit_code = 1
-        self.should_exit = True
+        if self._loop is not None:
+            self._loop.call_later(ENGINE_LOST_GRACE_S, setattr, self, "should_exit", True)
+        else:
+            self.should_exit = True
 
     def handle_exit(self, sig: int, frame) -> None:
         if self._drain_task is not None or self._loop is None:
@@ -70,11 +84,10 @@ class DrainingServer(uvicorn.Server):
 
 
 def build_server(
-    host: str, port: int, config: ServerConfig | None = None, runtime_factory=None
+    host: str, port: int, config: ServerConfig, engine_endpoint: str, identity: bytes = b"w0.0"
 ) -> DrainingServer:
-    config = config or ServerConfig.from_env()
-    state = ServerState(config, runtime_factory)
-    app = create_app(config, state=state)
+    state = ServerState(config, EngineClient(engine_endpoint, identity))
+    app = create_app(config, state)
     uv_config = uvicorn.Config(
         app,
         host=host,
@@ -94,10 +107,17 @@ def build_server(
     return DrainingServer(uv_config, state)
 
 
-def serve(host: str, port: int, config: ServerConfig | None = None) -> int:
-    config = config or ServerConfig.from_env()
+def worker_main(config: ServerConfig, engine_endpoint: str, identity: bytes, sock) -> None:
+    """Entry point of one API worker process (multiprocessing target): serve on the supervisor's socket."""
+    import sys
+
+    from model_server.api.logs import setup_logging
+    from model_server.engine.supervisor import detach_from_terminal
+
+    detach_from_terminal()
     setup_logging(config.log_level)
-    configure_torch_threads(config)
-    server = build_server(host, port, config)
-    server.run()
-    return server.exit_code
+    host, port = sock.getsockname()[:2]
+    server = build_server(host, port, config, engine_endpoint, identity)
+    log.info("worker started", extra={"worker": identity.decode(), "pid": os.getpid()})
+    server.run(sockets=[sock])
+    sys.exit(server.exit_code)

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import json
 import logging
+import os
 import time
 import uuid
 
 from fastapi import WebSocket
 
 from model_server.api.errors import ApiError, new_request_id
+from model_server.api.pump import CartesiaWebSocket, compact, pump
 from model_server.api.requests import (
     check_transcript,
     parse_cartesia,
@@ -29,18 +30,18 @@ from model_server.api.requests import (
     require_language,
     speakable,
 )
-from model_server.api.state import ServerState, Session, b64, word_timestamps
+from model_server.api.state import ServerState, Session
 
 log = logging.getLogger("statespeak.websocket")
 FINISHED_MEMORY = 4096  # finished context ids remembered per connection, to answer late messages clearly
 
 
 class Context:
-    def __init__(self, cid: str, session: Session) -> None:
+    def __init__(self, cid: str, session: Session, request_id: str) -> None:
         self.id = cid
         self.session = session
         self.input_closed = False
-        self.client_cancelled = False
+        self.fmt = CartesiaWebSocket(cid, request_id)
         self.task: asyncio.Task | None = None
         self.language = ""  # the language text fed now is spoken in
 
@@ -55,12 +56,12 @@ class Connection:
         self._send_lock = asyncio.Lock()
         self.closed = False
 
-    async def send(self, obj: dict) -> None:
+    async def send(self, obj: dict | str) -> None:
         if self.closed:
             return
         async with self._send_lock:
             try:
-                await self.ws.send_text(json.dumps(obj, separators=(",", ":")))
+                await self.ws.send_text(obj if isinstance(obj, str) else compact(obj))
             except Exception:  # the peer went away mid-send: the receive loop will see the disconnect
                 self.closed = True
 
@@ -115,10 +116,8 @@ class Connection:
         if ctx is None:
             if cid in self.finished:
                 raise ApiError(400, "context_id", f"context {cid!r} has finished; use a new context_id")
-            ctx = await self.open_context(cid, data, t0)
-            if ctx is None:
-                return
-            transcript = ctx.session.req.transcript
+            await self.open_context(cid, data, t0)
+            return
         else:
             if ctx.session.stream.closed and not ctx.input_closed:  # ended by the server (error) just now
                 raise ApiError(400, "context_id", f"context {cid!r} has ended; use a new context_id")
@@ -139,9 +138,9 @@ class Connection:
                 ctx.session.stream.set_language(ctx.language)
         self.apply(ctx, data, transcript)
 
-    async def open_context(self, cid: str, data: dict, t0: float) -> Context | None:
-        """Open a context, or answer `done` at once (None) when it opens and closes with nothing to say:
-        a framework ending a turn that produced no text must not wait, nor cost a stream slot."""
+    async def open_context(self, cid: str, data: dict, t0: float) -> None:
+        """Open a context with its first message, or answer `done` at once when it opens and closes with
+        nothing to say: a framework ending a turn that produced no text must not wait, nor cost a slot."""
         catalog = self.state.require_catalog()
         req = parse_cartesia(data, catalog, self.state.config.max_transcript_chars, allow_empty=True)
         if not data.get("continue") and not speakable(req.transcript, req.language):
@@ -151,16 +150,17 @@ class Connection:
             await self.send(
                 {"type": "done", "context_id": cid, "done": True, "status_code": 200, "metrics": metrics}
             )
-            return None
+            return
         delay_ms = req.max_buffer_delay_ms
         if delay_ms is None:
             delay_ms = self.state.config.max_buffer_delay_ms
         session = self.state.open_session(req, "websocket", t0, buffer_delay_s=delay_ms / 1000)
-        ctx = Context(cid, session)
+        ctx = Context(cid, session, self.request_id)
         ctx.language = req.language
+        self.apply(ctx, data, req.transcript)  # travels with the open: no round trip before the text
+        await session.admitted()  # a refusal (full, draining) is this context's error message
         self.contexts[cid] = ctx
         ctx.task = asyncio.create_task(self.forward(ctx))
-        return ctx
 
     def apply(self, ctx: Context, data: dict, transcript: str) -> None:
         stream = ctx.session.stream
@@ -180,7 +180,7 @@ class Connection:
             if cid in self.finished:  # it ended (done sent) while the cancel was on its way: nothing to do
                 return
             raise ApiError(400, "context_id", f"cannot cancel context {cid!r}: it is unknown")
-        ctx.client_cancelled = True
+        ctx.fmt.client_cancelled = True
         ctx.input_closed = True
         ctx.session.stream.cancel()
 
@@ -188,83 +188,8 @@ class Connection:
     async def forward(self, ctx: Context) -> None:
         session, cid = ctx.session, ctx.id
         try:
-            async for ev in session.stream.events():
-                if ev.kind == "audio":
-                    t = time.perf_counter()
-                    data = session.encode(ev.audio)
-                    if data:
-                        await self.send(
-                            {
-                                "type": "chunk",
-                                "context_id": cid,
-                                "data": b64(data),
-                                "done": False,
-                                "status_code": 200,
-                                "step_time": step_time(ev.step_ms, t),
-                                "flush_id": ev.flush_id,
-                            }
-                        )
-                    if session.req.add_timestamps and ev.words:
-                        await self.send(
-                            {
-                                "type": "timestamps",
-                                "context_id": cid,
-                                "done": False,
-                                "status_code": 200,
-                                "flush_id": ev.flush_id,
-                                "word_timestamps": word_timestamps(ev.words),
-                            }
-                        )
-                elif ev.kind == "flush_done":
-                    t = time.perf_counter()
-                    tail = session.encoder.drain()  # the flushed text's audio goes out whole first
-                    if tail:
-                        await self.send(
-                            {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
-                             "status_code": 200, "step_time": step_time(0.0, t), "flush_id": ev.flush_id}
-                        )  # fmt: skip
-                    await self.send(
-                        {
-                            "type": "flush_done",
-                            "context_id": cid,
-                            "done": False,
-                            "flush_done": True,
-                            "flush_id": ev.flush_id,
-                            "status_code": 200,
-                        }
-                    )
-                elif ev.kind == "done":
-                    session.stats = ev.stats
-                    t = time.perf_counter()
-                    tail = session.finish_audio()
-                    if tail:
-                        await self.send(
-                            {"type": "chunk", "context_id": cid, "data": b64(tail), "done": False,
-                             "status_code": 200, "step_time": step_time(0.0, t),
-                             "flush_id": session.stream.flushes + 1}
-                        )  # fmt: skip
-                    session.outcome = "completed"
-                    await self.send(
-                        {"type": "done", "context_id": cid, "done": True, "status_code": 200,
-                         "metrics": session.summary()}
-                    )  # fmt: skip
-                elif ev.kind == "error":
-                    session.stats = ev.stats
-                    session.close("error", "generation")
-                    await self.send_error(ApiError(500, "", ev.message, code="generation_failed"), cid)
-                elif ev.kind == "cancelled":
-                    session.stats = ev.stats
-                    if ctx.client_cancelled:
-                        # Every context ends with one terminal message, a cancelled one too: a client
-                        # that waits per context gets its end without guessing how long to wait.
-                        session.close("cancelled", "client")
-                        await self.send(
-                            {"type": "done", "context_id": cid, "done": True, "status_code": 200,
-                             "cancelled": True, "metrics": session.summary()}
-                        )  # fmt: skip
-                    else:
-                        session.close("cancelled", "server")
-                        await self.send_error(ApiError(503, "", "stream cancelled by the server"), cid)
+            async for item in pump(session, ctx.fmt):
+                await self.send(item)
         finally:
             if self.closed and not session.closed:
                 session.close("cancelled", "disconnect")
@@ -290,14 +215,8 @@ class Connection:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def step_time(model_ms: float, encode_start: float) -> float:
-    """Milliseconds of server work behind one chunk: its model step (shared by the batch that made it)
-    plus its resampling and encoding; a flush's or the end's tail chunk is the encoder's work alone."""
-    return round(model_ms + (time.perf_counter() - encode_start) * 1000, 3)
-
-
 async def serve_websocket(ws: WebSocket, state: ServerState) -> None:
-    await ws.accept()
+    await ws.accept(headers=[(b"x-statespeak-worker", str(os.getpid()).encode())])  # which worker serves
     conn = Connection(ws, state)
     log.info("websocket connected", extra={"request_id": conn.request_id})
     try:

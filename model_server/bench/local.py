@@ -21,6 +21,44 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/PID/stat from field 3 (state) on: the name before it may hold spaces and parentheses."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every live descendant of it (from each process's parent pid in /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            fields = _stat_fields(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, ()))
+    return tree
+
+
+def tree_cpu_seconds(root: int) -> float | None:
+    """CPU seconds used by `root`'s process tree: each live process's own time (utime, stime) plus that of
+    its children it has already reaped (cutime, cstime), so a replaced worker's time is still counted."""
+    if _stat_fields(root) is None:
+        return None
+    ticks = 0
+    for pid in process_tree(root):
+        fields = _stat_fields(pid)
+        if fields is not None:
+            # Fields 14 to 17 of proc(5), utime stime cutime cstime, counted from after the ")".
+            ticks += sum(int(f) for f in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 class LocalServer:
     """The bundled server as a child process; a context manager that always stops it."""
 
@@ -74,19 +112,15 @@ class LocalServer:
         )
 
     def cpu_seconds(self) -> float | None:
-        """CPU time (user + system, all threads) the server process has used; None where /proc is absent.
+        """CPU time (user + system, all threads) the server has used: its supervisor, engine and API
+        worker processes together (the whole process tree); None where /proc is absent.
 
         Unlike latency, it barely moves when other work shares the cores: the bench's contention-robust
         measure of what one second of audio costs the server.
         """
         if self.proc is None:
             return None
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        # Fields 14 and 15 of proc(5), utime and stime, counted from after the ")" ending the name.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return tree_cpu_seconds(self.proc.pid)
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:

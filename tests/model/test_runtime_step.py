@@ -137,3 +137,14 @@ def test_warmup_leaves_no_trace(rt):
     pool = rt.new_pool(3)
     cond = _cond(rt, 1, 6)
     torch.testing.assert_close(rt.step(pool, [0], cond), rt.step(rt.new_pool(1), [0], cond))
+
+
+def test_pcm16_step_is_the_float_step_rounded(rt):
+    """int16 made on the device: the float audio clipped, scaled by 32767 and rounded, same state."""
+    c = _cond(rt, 2, 8, seed=4)
+    pool_f, pool_i = rt.new_pool(2), rt.new_pool(2)
+    for _ in range(2):  # the second step runs from the state the first one left
+        audio = rt.step(pool_f, [0, 1], c)
+        pcm = rt.step(pool_i, [0, 1], c, pcm16=True)
+        assert pcm.dtype == torch.int16 and pcm.device.type == "cpu" and pcm.shape == audio.shape
+        assert torch.equal(pcm, (audio.clamp(-1, 1) * 32767).round().to(torch.int16))

@@ -131,26 +131,41 @@ class ServerProcess:
 
 
 class InThreadServer:
-    """The same server (build_server: app, engine, drain-capable uvicorn) in a thread of the test process:
-    starts faster than a subprocess because torch is already imported. No signals in a thread."""
+    """The same engine loop and API worker (build_server: app, engine client, drain-capable uvicorn), each
+    in a thread of the test process: starts faster than a subprocess because torch is already imported.
+    No supervisor and no signals in a thread."""
 
     def __init__(self, config) -> None:
+        import tempfile
+        import uuid
+
         from model_server.api.server import build_server
+        from model_server.engine.process import EngineServer
 
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        self.server = build_server("127.0.0.1", self.port, config)
+        endpoint = f"ipc://{tempfile.gettempdir()}/statespeak-test-{uuid.uuid4().hex[:12]}.ipc"
+        self.engine = EngineServer(config, endpoint)
+        self.server = build_server("127.0.0.1", self.port, config, endpoint)
+        self.engine_thread = threading.Thread(target=self._run_engine, daemon=True)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
+    def _run_engine(self) -> None:
+        import torch
+
+        torch.set_grad_enabled(False)
+        self.engine.run()
+
     def start(self) -> InThreadServer:
+        self.engine_thread.start()
         self.thread.start()
         return self
 
     def wait_ready(self, timeout: float = 90.0) -> InThreadServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not self.thread.is_alive():
+            if not self.thread.is_alive() or not self.engine_thread.is_alive():
                 raise RuntimeError("in-thread server stopped before it was ready")
             try:
                 if httpx.get(self.base_url + "/ready", timeout=2).status_code == 200:
@@ -163,3 +178,5 @@ class InThreadServer:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(15)
+        self.engine.stop()
+        self.engine_thread.join(15)

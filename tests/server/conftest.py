@@ -14,6 +14,7 @@ SHARED_ENV = {
     "STATESPEAK_MAX_BODY_BYTES": "4096",
     "STATESPEAK_EMF_INTERVAL_S": "0.5",
     "STATESPEAK_OPENAI_VOICES": "alloy=en_female_a,echo=en_male_b",  # the random model's voices
+    "STATESPEAK_WORKERS": "2",  # the multi-process server: admission, metrics and drain across workers
 }
 MAX_STREAMS = int(SHARED_ENV["MAX_STREAMS"])
 HOP, MODEL_RATE = 200, 16000

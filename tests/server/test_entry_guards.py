@@ -1,6 +1,7 @@
 """The ECS route's entry guards on a real server: the env vars the ECS task sets (stacks/ecs_service.py)
 turn off the keyless SageMaker routes and refuse `?api_key=`; unset (SageMaker, local) both work, which
-test_ops.py's auth server checks with the same requests."""
+test_ops.py's auth server checks with the same requests. The server runs two API workers, as a task does:
+each worker applies the switches."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from model_server.config import ServerConfig
 from model_server.contract import (
     ENV_API_KEYS,
     ENV_DEPLOYMENT,
-    ENV_MODEL_DIR,
     ENV_QUERY_API_KEYS,
     ENV_SAGEMAKER_ROUTES,
 )
 
-from ._server import InThreadServer
+from ._server import ServerProcess
+from .test_processes import clients_per_worker
 
 FMT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
 BODY = {"transcript": "Hi.", "voice": {"mode": "id", "id": "en_female_a"}, "output_format": FMT}
@@ -29,18 +30,16 @@ KEY = "entry-key"
 
 
 @pytest.fixture(scope="module")
-def ecs_server(model_dir):
+def ecs_server(model_dir, tmp_path_factory):
     """As an internet-facing ECS task runs it: API keys on, SageMaker routes off, query keys refused."""
     env = {
-        ENV_MODEL_DIR: str(model_dir),
         ENV_API_KEYS: KEY,
         ENV_DEPLOYMENT: "ecs",
         ENV_SAGEMAKER_ROUTES: "false",
         ENV_QUERY_API_KEYS: "false",
-        "STATESPEAK_DEVICE": "cpu",
+        "STATESPEAK_WORKERS": "2",
     }
-    proc = InThreadServer(ServerConfig.from_env(env))
-    proc.start()
+    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("ecs"), **env).start()
     try:
         yield proc.wait_ready()
     finally:
@@ -57,6 +56,26 @@ def test_sagemaker_routes_answer_404_on_the_ecs_route(ecs_server):
     assert (
         httpx.post(ecs_server.base_url + "/tts/bytes", json=BODY, headers=auth, timeout=30).status_code == 200
     )
+
+
+def test_every_worker_applies_the_switches(ecs_server):
+    async def main():
+        by_worker = await clients_per_worker(ecs_server)
+        answers = {}
+        for worker, clients in by_worker.items():
+            c = clients[0]
+            answers[worker] = (
+                (await c.post("/invocations", json=BODY)).status_code,
+                (await c.get("/ping")).status_code,
+                (await c.post("/tts/bytes", json=BODY, params={"api_key": KEY})).status_code,
+            )
+            for c in clients:
+                await c.aclose()
+        return answers
+
+    answers = asyncio.run(main())
+    assert len(answers) == 2, "one worker took every connection"
+    assert all(a == (404, 404, 401) for a in answers.values()), answers
 
 
 def test_query_string_keys_are_refused_even_when_valid(ecs_server):

@@ -1,16 +1,19 @@
-"""The engine directly, on the real runtime (random weights): batching, buffers, cancel, admission."""
+"""The scheduler directly, on the real runtime (random weights): batching, buffers, cancel, admission.
+
+The engine process drives `Engine.tick` in a loop and ships what `emit` hands it; here a small driver
+does the same on the test's thread, so every case is deterministic and needs no sockets."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import time
+from collections import defaultdict
 
 import pytest
 
 from model_server.metrics import ServerMetrics
 from model_server.model.runtime import SpeechRuntime
-from model_server.scheduler import AdmissionError, Engine, split_text
+from model_server.scheduler import AdmissionError, ChunkPolicy, Engine, SlotAllocator, split_text
 
 from ._server import VOICES
 
@@ -22,21 +25,38 @@ def runtime(model_dir):
     return SpeechRuntime.load(model_dir, device="cpu")
 
 
-def make_engine(runtime, max_streams=4, **kw) -> Engine:
-    metrics = ServerMetrics("test", max_streams, emf_out=io.StringIO())
-    engine = Engine(runtime, max_streams, metrics=metrics, **kw)
-    engine.accepting = True
-    engine.start()
-    return engine
+class Driver:
+    """Ticks an engine; collects each stream's events; the consumer reads all audio unless told not to."""
 
+    def __init__(self, runtime, max_streams=4, **kw) -> None:
+        metrics = ServerMetrics("test", max_streams, emf_out=io.StringIO())
+        self.events = defaultdict(list)
+        self.unread: set = set()
+        self.engine = Engine(runtime, max_streams, metrics=metrics, emit=self._emit, **kw)
+        self.engine.accepting = True
+        self._keys = iter(range(1, 1_000_000))
 
-async def drain_events(stream, consume=True):
-    events = []
-    async for ev in stream.events():
-        if ev.audio is not None and consume:
+    def _emit(self, stream, ev) -> None:
+        self.events[stream.key].append(ev)
+        if ev.audio is not None and stream.key not in self.unread:
             stream.consumed(len(ev.audio))
-        events.append(ev)
-    return events
+
+    def open(self, voice=VOICE, read=True):
+        key = next(self._keys)
+        if not read:
+            self.unread.add(key)
+        return self.engine.open_stream(key, voice, "en", 1.0)
+
+    def run_until(self, done, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            assert time.monotonic() < deadline, "engine made no progress"
+            if not self.engine.tick():
+                time.sleep(0.01)
+
+    def ended(self, stream) -> bool:
+        evs = self.events[stream.key]
+        return bool(evs) and evs[-1].kind in ("done", "error", "cancelled")
 
 
 @pytest.mark.parametrize("text", ["", "short", "a b c " * 40, "x" * 130 + " tail", "  lead and trail  "])
@@ -46,150 +66,165 @@ def test_split_text_pieces_concatenate_back(text):
     assert all(p for p in pieces)
 
 
+def test_slot_allocator_and_chunk_policy():
+    slots = SlotAllocator(2)
+    a, b = slots.acquire(), slots.acquire()
+    assert {a, b} == {0, 1} and slots.acquire() is None and slots.in_use == 2
+    slots.release(a)
+    assert slots.in_use == 1 and slots.acquire() == a
+    policy = ChunkPolicy.of(5, 40)  # rounded down to powers of two
+    assert (policy.first, policy.largest) == (4, 32)
+    assert [policy.want(n) for n in range(5)] == [4, 8, 16, 32, 32]
+
+
 def test_concurrent_streams_share_batched_steps(runtime):
-    engine = make_engine(runtime)
-
-    async def main():
-        streams = [engine.open_stream(VOICE, "en", 1.0) for _ in range(4)]
-        for s in streams:
-            s.feed("Four streams speak at once, in one batch.")
-            s.finish()
-        return await asyncio.gather(*(drain_events(s) for s in streams))
-
-    try:
-        results = asyncio.run(main())
-    finally:
-        engine.stop()
+    d = Driver(runtime)
+    streams = [d.open() for _ in range(4)]
+    for s in streams:
+        s.feed("Four streams speak at once, in one batch.")
+        s.finish()
+    d.run_until(lambda: all(d.ended(s) for s in streams))
+    results = [d.events[s.key] for s in streams]
     lengths = {sum(len(e.audio) for e in evs if e.audio is not None) for evs in results}
     assert len(lengths) == 1 and lengths.pop() > 0  # same text: same frames in every stream
     assert all(evs[-1].kind == "done" for evs in results)
-    batch = engine.metrics.engine_batch
+    batch = d.engine.metrics.engine_batch
     sizes = {s.labels["le"]: s.value for s in batch.collect()[0].samples if s.name.endswith("_bucket")}
     assert sizes["1.0"] < sizes["+Inf"]  # some steps advanced more than one stream
     # chunk sizes start small for time to first audio, then grow
     first = [e for e in results[0] if e.kind == "audio"]
-    assert len(first[0].audio) == engine.first_chunk * engine.hop
+    assert len(first[0].audio) == d.engine.first_chunk * d.engine.hop
     assert max(len(e.audio) for e in first) > len(first[0].audio)
-    assert engine.active_count() == 0
+    assert d.engine.active_count() == 0
 
 
 def test_reader_that_stops_reading_is_skipped_without_blocking_others(runtime):
-    engine = make_engine(runtime, stream_buffer_s=0.1, max_chunk_frames=8)
-
-    async def main():
-        stalled = engine.open_stream(VOICE, "en", 1.0)
-        stalled.feed("This stream's client never reads anything at all, so it must wait. " * 3)
-        stalled.finish()
-        reader = engine.open_stream(VOICE, "en", 1.0)
-        reader.feed("This one reads, and finishes.")
-        reader.finish()
-        got = await asyncio.wait_for(drain_events(reader), 60)
-        await asyncio.sleep(0.2)
-        held = stalled._buffered
-        active = engine.active_count()
-        stalled.cancel()
-        cancelled = await asyncio.wait_for(drain_events(stalled, consume=False), 10)
-        return got, held, active, cancelled
-
-    try:
-        got, held, active, cancelled = asyncio.run(main())
-        assert got[-1].kind == "done"
-        # the stalled stream stopped at its buffer bound (plus at most one chunk) and kept its slot
-        assert 0 < held <= engine.buffer_limit + engine.max_chunk * engine.hop
-        assert active == 1
-        assert cancelled[-1].kind == "cancelled"
-        assert engine.active_count() == 0
-    finally:
-        engine.stop()
+    d = Driver(runtime, stream_buffer_s=0.1, max_chunk_frames=8)
+    stalled = d.open(read=False)
+    stalled.feed("This stream's client never reads anything at all, so it must wait. " * 3)
+    stalled.finish()
+    reader = d.open()
+    reader.feed("This one reads, and finishes.")
+    reader.finish()
+    d.run_until(lambda: d.ended(reader))
+    for _ in range(5):
+        d.engine.tick()
+    held, active = stalled.buffered, d.engine.active_count()
+    stalled.cancel()
+    d.run_until(lambda: d.ended(stalled), 10)
+    assert d.events[reader.key][-1].kind == "done"
+    # the stalled stream stopped at its buffer bound (plus at most one chunk) and kept its slot
+    assert 0 < held <= d.engine.buffer_limit + d.engine.max_chunk * d.engine.hop
+    assert active == 1
+    assert d.events[stalled.key][-1].kind == "cancelled"
+    assert d.engine.active_count() == 0
 
 
 def test_stalled_client_loses_its_slot_after_the_timeout(runtime):
-    engine = make_engine(runtime, stream_buffer_s=0.1, stall_timeout_s=0.3)
-
-    async def main():
-        s = engine.open_stream(VOICE, "en", 1.0)
-        s.feed("Nobody reads this stream, it will be dropped for stalling.")
-        s.finish()
-        return await asyncio.wait_for(drain_events(s, consume=False), 30)
-
-    try:
-        events = asyncio.run(main())
-    finally:
-        engine.stop()
+    d = Driver(runtime, stream_buffer_s=0.1, stall_timeout_s=0.3)
+    s = d.open(read=False)
+    s.feed("Nobody reads this stream, it will be dropped for stalling.")
+    s.finish()
+    d.run_until(lambda: d.ended(s), 30)
+    events = d.events[s.key]
     assert events[-1].kind == "error" and "read nothing" in events[-1].message
-    assert engine.active_count() == 0
+    assert d.engine.active_count() == 0
 
 
 def test_cancel_stops_generation_and_frees_the_slot_at_once(runtime):
-    # a small buffer bounds how far the engine runs ahead of this (deliberately slow) consumer
-    engine = make_engine(runtime, max_streams=1, stream_buffer_s=0.5)
-
-    async def main():
-        s = engine.open_stream(VOICE, "en", 1.0)
-        s.feed("A long text to cancel part way. " * 10)
-        s.finish()
-        async for ev in s.events():
-            if ev.kind == "audio":
-                s.consumed(len(ev.audio))
-                t0 = time.perf_counter()
-                s.cancel()
-                break
-        rest = await drain_events(s)
-        freed_after = time.perf_counter() - t0
-        again = engine.open_stream(VOICE, "en", 1.0)  # the only slot is free again
-        again.cancel()
-        await drain_events(again)
-        return rest, freed_after, s
-
-    try:
-        rest, freed_after, s = asyncio.run(main())
-    finally:
-        engine.stop()
-    assert rest[-1].kind == "cancelled"
-    assert s._e_frames < 200  # far less than the whole text
-    assert freed_after < 5.0
+    d = Driver(runtime, max_streams=1, stream_buffer_s=0.5)
+    s = d.open()
+    s.feed("A long text to cancel part way. " * 10)
+    s.finish()
+    d.run_until(lambda: any(e.kind == "audio" for e in d.events[s.key]))
+    s.cancel()
+    d.engine.tick()  # the cancel is applied at the next tick
+    assert d.events[s.key][-1].kind == "cancelled"
+    assert s.frames < 200  # far less than the whole text
+    again = d.open()  # the only slot is free again
+    again.cancel()
+    d.run_until(lambda: d.ended(again), 10)
+    assert d.engine.active_count() == 0
 
 
 def test_admission_refuses_beyond_max_streams_and_while_draining(runtime):
-    engine = make_engine(runtime, max_streams=2)
-
-    async def main():
-        a = engine.open_stream(VOICE, "en", 1.0)
-        b = engine.open_stream(VOICE, "en", 1.0)
-        with pytest.raises(AdmissionError) as full:
-            engine.open_stream(VOICE, "en", 1.0)
-        assert full.value.reason == "full"
-        a.cancel()
-        await drain_events(a)
-        engine.draining = True
-        with pytest.raises(AdmissionError) as draining:
-            engine.open_stream(VOICE, "en", 1.0)
-        assert draining.value.reason == "draining"
-        b.feed("Streams already admitted finish during a drain.")
-        b.finish()
-        return await drain_events(b)
-
-    try:
-        events = asyncio.run(main())
-    finally:
-        engine.stop()
-    assert events[-1].kind == "done"
+    d = Driver(runtime, max_streams=2)
+    a, b = d.open(), d.open()
+    with pytest.raises(AdmissionError) as full:
+        d.open()
+    assert full.value.reason == "full"
+    a.cancel()
+    d.run_until(lambda: d.ended(a), 10)
+    d.engine.draining = True
+    with pytest.raises(AdmissionError) as draining:
+        d.open()
+    assert draining.value.reason == "draining"
+    b.feed("Streams already admitted finish during a drain.")
+    b.finish()
+    d.run_until(lambda: d.ended(b))
+    assert d.events[b.key][-1].kind == "done"
 
 
 def test_unknown_voice_fails_only_that_stream(runtime):
-    engine = make_engine(runtime)
+    d = Driver(runtime)
+    bad = d.open("nobody")
+    good = d.open()
+    good.feed("Fine.")
+    good.finish()
+    d.run_until(lambda: d.ended(bad) and d.ended(good))
+    assert d.events[bad.key][-1].kind == "error" and "nobody" in d.events[bad.key][-1].message
+    assert d.events[good.key][-1].kind == "done"
+    assert d.engine.active_count() == 0
 
-    async def main():
-        bad = engine.open_stream("nobody", "en", 1.0)
-        good = engine.open_stream(VOICE, "en", 1.0)
-        good.feed("Fine.")
-        good.finish()
-        return await drain_events(bad), await drain_events(good)
 
-    try:
-        bad, good = asyncio.run(main())
-    finally:
-        engine.stop()
-    assert bad[-1].kind == "error" and "nobody" in bad[-1].message
-    assert good[-1].kind == "done"
-    assert engine.active_count() == 0
+def test_a_failed_tick_fails_every_stream_and_frees_every_slot(runtime):
+    d = Driver(runtime)
+    streams = [d.open() for _ in range(3)]
+    for s in streams:
+        s.feed("Some text.")
+    d.engine.tick()
+    d.engine.fail_all("internal error in the engine")
+    assert all(d.events[s.key][-1].kind == "error" for s in streams)
+    assert d.engine.active_count() == 0
+
+
+def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, monkeypatch):
+    """With the budget spent, a stream seconds ahead of playback waits a tick; a new stream never does."""
+    import model_server.scheduler as sched
+
+    d = Driver(runtime, stream_buffer_s=30.0)
+    ahead = d.open()
+    ahead.feed("A stream that is far ahead of its listener already. " * 3)
+    ahead.finish()
+    d.run_until(lambda: ahead.chunks >= 3)
+    ahead.first_audio_at = time.monotonic() + 10.0  # as if ten seconds of its audio were still unplayed
+    newcomer = d.open()
+    newcomer.feed("Hello.")
+    newcomer.finish()
+    monkeypatch.setattr(sched, "TICK_TARGET_S", 1e-9)  # any step is over budget
+    d.engine._s_per_frame = 1.0
+    before = ahead.frames
+    d.engine.tick()
+    assert newcomer.chunks == 1  # the most urgent stream goes first and always goes
+    assert ahead.frames == before  # the one far ahead waited
+    ahead.first_audio_at = time.monotonic() - 60.0  # now behind playback: served despite the budget
+    d.engine.tick()
+    assert ahead.frames > before
+
+
+def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
+    """What API workers send: sentences as symbol ids and words, and a refused sentence in its place."""
+    from model_server.model.text import SentenceText
+
+    text = SentenceText(runtime.catalog.symbols)
+    d = Driver(runtime)
+    s = d.open()
+    s.sentence(*text.sentence("Hello there.", "en"))
+    s.text_error("the frontend refused this")
+    s.finish()
+    d.run_until(lambda: d.ended(s))
+    events = d.events[s.key]
+    assert any(e.kind == "audio" for e in events)  # the sentence before the refused one is spoken
+    assert [w.text for e in events for w in e.words] == ["Hello", "there."]
+    assert events[-1].kind == "error" and "the frontend refused this" in events[-1].message
+    assert d.engine.active_count() == 0

@@ -1,11 +1,14 @@
 """Serving knobs for scale (issue 15): WebSocket permessage-deflate off by default and configurable, and
-torch's thread pools sized at start. Real server subprocesses, a real WebSocket client that offers
+torch's thread pools sized at start (in the engine process). Real server subprocesses with two API workers
+(each worker's uvicorn applies the compression setting), a real WebSocket client that offers
 compression (the `websockets` client does by default), the negotiated extensions read from the handshake.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
 import os
 import subprocess
@@ -26,12 +29,24 @@ from model_server.threads import available_cpus, plan_threads
 from ._server import REPO, ServerProcess
 
 
-def negotiated_extensions(ws_url: str) -> str:
-    async def handshake() -> str:
-        async with websockets.connect(ws_url + "/tts/websocket", compression="deflate") as ws:
-            return ws.response.headers.get("Sec-WebSocket-Extensions", "")
+def extensions_per_worker(ws_url: str, workers: int = 2, tries: int = 80) -> dict[str, str]:
+    """{API worker pid: negotiated extensions}: new connections (held open, like the clients of
+    test_processes.py) until every worker answered one or `tries` were made; the kernel picks the worker."""
 
-    return asyncio.run(handshake())
+    async def handshakes() -> dict[str, str]:
+        seen: dict[str, str] = {}
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(tries):
+                ws = await stack.enter_async_context(
+                    websockets.connect(ws_url + "/tts/websocket", compression="deflate")
+                )
+                headers = ws.response.headers
+                seen[headers["X-Statespeak-Worker"]] = headers.get("Sec-WebSocket-Extensions", "")
+                if len(seen) == workers:
+                    break
+        return seen
+
+    return asyncio.run(handshakes())
 
 
 def start_log(proc: ServerProcess) -> list[dict]:
@@ -40,8 +55,9 @@ def start_log(proc: ServerProcess) -> list[dict]:
 
 
 def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
-    # The client offers permessage-deflate; the server must not accept it.
-    assert negotiated_extensions(server.ws_url) == ""
+    # The client offers permessage-deflate; no worker of the shared (two-worker) server accepts it.
+    negotiated = extensions_per_worker(server.ws_url)
+    assert len(negotiated) == 2 and set(negotiated.values()) == {""}, negotiated
     (record,) = start_log(server)
     # The shared test server runs with OMP_NUM_THREADS=1 and no Statespeak setting: OMP wins.
     assert record["intra_op_threads"] == 1 and record["source"] == "OMP_NUM_THREADS"
@@ -49,14 +65,17 @@ def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
 
 
 def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_path):
-    env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3"}
+    env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3",
+           "STATESPEAK_WORKERS": "2"}  # fmt: skip
     proc = ServerProcess(model_dir, tmp_path, **env).start()
     try:
         proc.wait_ready()
-        assert negotiated_extensions(proc.ws_url).startswith("permessage-deflate")
-        (record,) = start_log(proc)
+        negotiated = extensions_per_worker(proc.ws_url)
+        (record,) = start_log(proc)  # one engine logs its threads; the two workers have no torch
     finally:
         proc.stop()
+    assert len(negotiated) == 2, "one worker took every connection"
+    assert all(ext.startswith("permessage-deflate") for ext in negotiated.values()), negotiated
     assert record["intra_op_threads"] == 2 and record["source"] == ENV_TORCH_THREADS
     assert record["inter_op_threads"] == 3
 
@@ -97,6 +116,13 @@ def test_defaults_and_precedence():
     assert plan.intra_op == cpus and plan.inter_op == 1 and plan.source == "available CPUs"
     assert plan_threads(config, cuda=True, env={}).inter_op == 2
     assert plan_threads(config, cuda=False, env={"OMP_NUM_THREADS": "3"}).intra_op == 3
+    # The engine shares the host with its API workers: on the CPU it leaves one core per worker (at least
+    # one thread remains); on CUDA its host side only launches kernels: one thread.
+    workers = dataclasses.replace(config, workers=2)
+    assert plan_threads(workers, cuda=False, env={}).intra_op == max(1, cpus - 2)
+    plan = plan_threads(workers, cuda=True, env={})
+    assert (plan.intra_op, plan.inter_op, plan.source) == (1, 2, "CUDA device")
+    assert plan_threads(workers, cuda=True, env={"OMP_NUM_THREADS": "3"}).intra_op == 3
     pinned = ServerConfig.from_env({ENV_TORCH_THREADS: "5", ENV_TORCH_INTEROP_THREADS: "4"})
     plan = plan_threads(pinned, cuda=True, env={"OMP_NUM_THREADS": "3"})
     assert (plan.intra_op, plan.inter_op, plan.source) == (5, 4, ENV_TORCH_THREADS)

@@ -12,7 +12,7 @@ import torch
 
 from model_server.contract import DEVICE_CUDA, ENV_DEVICE, METRIC_DEVICE_UNAVAILABLE
 from model_server.metrics import prom_name
-from model_server.model.runtime import GRAPH_BATCHES, SpeechRuntime, warmup_shapes
+from model_server.model.runtime import SpeechRuntime, graph_bucket, warmup_shapes
 
 from ._server import ServerProcess
 
@@ -74,8 +74,10 @@ def test_warmup_shapes_cover_every_bucket_and_length_the_engine_uses():
     assert batches == [1, 2, 4, 8, 16] and lengths == [1, 2, 4, 8, 16, 32]
     # 12 streams are padded to the 16 bucket: that graph must exist before traffic
     assert warmup_shapes(12, 32, graphs=True)[0] == [1, 2, 4, 8, 16]
-    # beyond the largest bucket the decoder runs eagerly at max_streams: one eager step tunes it
-    assert warmup_shapes(100, 4, graphs=True) == ([*GRAPH_BATCHES, 100], [1, 2, 4])
+    # graphs up to the bucket that holds MAX_STREAMS, so no batch runs eagerly or captures under traffic
+    assert warmup_shapes(100, 4, graphs=True) == ([1, 2, 4, 8, 16, 32, 64, 128], [1, 2, 4])
+    assert warmup_shapes(4096, 1, graphs=True)[0][-1] == 4096
+    assert [graph_bucket(b) for b in (1, 2, 3, 64, 65, 1000)] == [1, 2, 4, 64, 128, 1024]
     assert warmup_shapes(1, 1, graphs=True) == ([1], [1])
     assert warmup_shapes(16, 32, graphs=False) == ([1, 16], [8])  # CPU: no graphs, two small steps
 

@@ -1,0 +1,225 @@
+"""The executor: the per-stream state pool and the batched step on the device.
+
+    pool = executor.new_pool(max_streams)               # fixed-size state slots (decoder + vocoder)
+    executor.reset_slots(pool, slot_ids)
+    audio = executor.step(pool, slot_ids, cond)         # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
+
+State is updated in place through slot indices (gather the listed slots, step, scatter back), as vLLM's
+Mamba state indices and mamba-ssm's inference cache do; a pool holds per decoder layer one conv state and
+one SSM state plus the vocoder's few tensors, whatever the streams' lengths. On CUDA the decoder runs
+from graphs captured per (batch bucket, chunk length) before readiness (`warmup`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from model_server import vocoder
+from model_server.model.acoustic import AcousticModel
+
+GRAPH_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def graph_bucket(batch: int) -> int:
+    """The captured batch size a batch is padded to: the next power of two (at most 2x padding)."""
+    return 1 << (batch - 1).bit_length()
+
+
+@dataclass
+class StatePool:
+    """Per-stream state slots: tensors with the slot as their first dimension."""
+
+    max_streams: int
+    layers: list[tuple[torch.Tensor, torch.Tensor]]  # per decoder layer: (conv [S, C, K], ssm [S, H, P, N])
+    vocoder: dict[str, torch.Tensor]
+
+    def tensors(self) -> list[torch.Tensor]:
+        return [t for pair in self.layers for t in pair] + list(self.vocoder.values())
+
+    @property
+    def bytes_per_stream(self) -> int:
+        return sum(t[0].numel() * t.element_size() for t in self.tensors())
+
+
+def warmup_shapes(max_streams: int, max_chunk_frames: int, graphs: bool) -> tuple[list[int], list[int]]:
+    """(batch sizes, chunk lengths) SpeechRuntime.warmup steps through. With graphs: every bucket a batch
+    of up to max_streams is padded to, up to the one that holds max_streams (graphs are captured up to
+    MAX_STREAMS before readiness, none under traffic), and every captured length a chunk of up to
+    max_chunk_frames is split into."""
+    if not graphs:
+        return sorted({1, max_streams}), [min(8, max_chunk_frames)]
+    top = graph_bucket(max_streams)
+    return [1 << i for i in range(top.bit_length())], [n for n in GRAPH_LENGTHS if n <= max_chunk_frames]
+
+
+class Executor:
+    """Owns the acoustic model's decoder and the vocoder on the device, and steps slots of a pool."""
+
+    def __init__(self, model: AcousticModel, config, device: torch.device, use_cuda_graphs: bool = True):
+        self.device = device
+        self.model = model
+        self.config = config
+        self.synth = vocoder.HarmonicNoiseSynth().to(device).eval()
+        self._graphs = _GraphCache(self) if (device.type == "cuda" and use_cuda_graphs) else None
+        self._voc_init = self.synth.init_state(1, device)
+        # On a GPU the vocoder runs with fixed shapes and no host synchronization (the only sync of a step
+        # is the copy of its audio back); on a CPU the adaptive harmonic count is cheaper.
+        self._fixed_vocoder = device.type == "cuda"
+        self._pinned: torch.Tensor | None = None  # host buffer for the int16 audio coming back (CUDA)
+
+    def new_pool(self, max_streams: int) -> StatePool:
+        if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
+            raise ValueError(f"max_streams must be a positive int, got {max_streams!r}")
+        layers = [
+            layer.mixer.allocate_state(max_streams, device=self.device) for layer in self.model.decoder.layers
+        ]
+        voc = {k: v.expand(max_streams, *v.shape[1:]).clone() for k, v in self._voc_init.items()}
+        return StatePool(max_streams, layers, voc)
+
+    def _slot_index(self, pool: StatePool, slot_ids) -> torch.Tensor:
+        ids = list(slot_ids)
+        if not ids:
+            raise ValueError("slot_ids is empty")
+        for s in ids:
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < pool.max_streams:
+                raise ValueError(f"slot id {s!r} outside [0, {pool.max_streams})")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"slot_ids has duplicates: {ids}")
+        return torch.tensor(ids, dtype=torch.long, device=self.device)
+
+    def reset_slots(self, pool: StatePool, slot_ids) -> None:
+        idx = self._slot_index(pool, slot_ids)
+        for conv, ssm in pool.layers:
+            conv.index_fill_(0, idx, 0.0)
+            ssm.index_fill_(0, idx, 0.0)
+        for k, t in pool.vocoder.items():
+            t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
+
+    def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
+        """Before serving (the server calls it before readiness): run one step of every shape the engine
+        can ask for on a scratch pool, so that on CUDA every graph (batch bucket x chunk length) is
+        captured and Triton has compiled and autotuned its kernels before the first request. Batches are
+        padded up to a bucket, so the bucket that holds max_streams is included; chunks are split into
+        captured lengths, so every length up to max_chunk_frames is. Beyond the largest bucket the step
+        runs eagerly: one eager step at max_streams tunes that shape. On the CPU: two small steps."""
+        batches, lengths = warmup_shapes(max_streams, max_chunk_frames, self._graphs is not None)
+        pool = self.new_pool(max(batches))
+        for b in batches:
+            for n in lengths:
+                self.step(pool, list(range(b)), torch.zeros(b, n, self.config.cond_dim))
+        return {
+            "batches": batches,
+            "lengths": lengths,
+            "cuda_graphs": len(self._graphs.graphs) if self._graphs is not None else 0,
+        }
+
+    # the batched step --------------------------------------------------------------------------------------
+    def decode(self, cond: torch.Tensor, states):
+        """Decoder + denormalization, eager: cond [B, L, D] -> (vocoder features [B, L, F], new states)."""
+        out, new_states = self.model.decoder(cond, states)
+        return self.model.denormalize(out), new_states
+
+    def step(self, pool: StatePool, slot_ids, cond: torch.Tensor, *, pcm16: bool = False) -> torch.Tensor:
+        """Advance the listed streams by L frames: cond [B, L, cond_dim] -> audio [B, L * hop] on the CPU,
+        float32 in [-1, 1], or with pcm16 int16 (rounded, clipped; converted on the device, so half the
+        bytes come back, through a pinned buffer on CUDA)."""
+        idx = self._slot_index(pool, slot_ids)
+        if (
+            not isinstance(cond, torch.Tensor)
+            or cond.dim() != 3
+            or cond.shape[0] != len(idx)
+            or cond.shape[2] != self.config.cond_dim
+            or cond.shape[1] < 1
+        ):
+            shape = tuple(cond.shape) if isinstance(cond, torch.Tensor) else type(cond).__name__
+            raise ValueError(f"cond must be [{len(idx)}, L >= 1, {self.config.cond_dim}], got {shape}")
+        cond = cond.to(self.device, torch.float32)
+        states = [(conv.index_select(0, idx), ssm.index_select(0, idx)) for conv, ssm in pool.layers]
+        with torch.inference_mode():
+            if self._graphs is not None:
+                feats, new_states = self._graphs.decode(cond, states)
+            else:
+                feats, new_states = self.decode(cond, states)
+            voc_state = {k: v.index_select(0, idx) for k, v in pool.vocoder.items()}
+            audio, voc_new = self.synth(feats, voc_state, fixed_shape=self._fixed_vocoder)
+            for (conv, ssm), (c_new, s_new) in zip(pool.layers, new_states, strict=True):
+                conv.index_copy_(0, idx, c_new.to(conv.dtype))
+                ssm.index_copy_(0, idx, s_new.to(ssm.dtype))
+            for k, t in pool.vocoder.items():
+                t.index_copy_(0, idx, voc_new[k].to(t.dtype))
+            if not pcm16:
+                return audio.to("cpu", torch.float32)
+            pcm = audio.clamp(-1.0, 1.0).mul_(32767.0).round_().to(torch.int16)
+        return self._to_host(pcm)
+
+    def _to_host(self, pcm: torch.Tensor) -> torch.Tensor:
+        """Device int16 audio -> a CPU tensor of its own. On CUDA: a non-blocking copy into a reused pinned
+        buffer, one synchronization, then a plain copy out (the buffer is reused by the next step)."""
+        if pcm.device.type != "cuda":
+            return pcm
+        n = pcm.numel()
+        if self._pinned is None or self._pinned.numel() < n:
+            self._pinned = torch.empty(max(n, 1 << 16), dtype=torch.int16, pin_memory=True)
+        host = self._pinned[:n]
+        host.copy_(pcm.reshape(-1), non_blocking=True)
+        torch.cuda.current_stream(pcm.device).synchronize()
+        return host.clone().reshape(pcm.shape)
+
+
+class _GraphCache:
+    """CUDA graphs of the decoder for bucketed batch sizes and power-of-two chunk lengths.
+
+    A batch is padded up to the next bucket; a chunk length that is not a captured one is run as a sum of
+    captured lengths (8 + 2 for 10), carrying the state, which is exact because the scan is. The vocoder
+    runs after the graph, eagerly, in its fixed-shape form (no host synchronization).
+    """
+
+    def __init__(self, rt: Executor):
+        self.rt = rt
+        self.graphs: dict[tuple[int, int], tuple] = {}
+        self.mempool = torch.cuda.graph_pool_handle()
+
+    def _capture(self, batch: int, length: int):
+        rt = self.rt
+        d = rt.device
+        cond = torch.zeros(batch, length, rt.config.cond_dim, device=d)
+        states = [layer.mixer.allocate_state(batch, device=d) for layer in rt.model.decoder.layers]
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.inference_mode():
+            for _ in range(3):  # warm up (Triton autotuning, allocator) before capture
+                rt.decode(cond, states)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.mempool), torch.inference_mode():
+            feats, new_states = rt.decode(cond, states)
+        entry = (graph, cond, states, feats, new_states)
+        self.graphs[(batch, length)] = entry
+        return entry
+
+    def _run(self, cond: torch.Tensor, states):
+        b, length, _ = cond.shape
+        bucket = graph_bucket(b)
+        entry = self.graphs.get((bucket, length)) or self._capture(bucket, length)
+        graph, s_cond, s_states, feats, new_states = entry
+        s_cond.zero_()
+        s_cond[:b].copy_(cond)
+        for (sc, ss), (c, s) in zip(s_states, states, strict=True):
+            sc.zero_()
+            ss.zero_()
+            sc[:b].copy_(c)
+            ss[:b].copy_(s)
+        graph.replay()
+        return feats[:b].clone(), [(c[:b].clone(), s[:b].clone()) for c, s in new_states]
+
+    def decode(self, cond: torch.Tensor, states):
+        length = cond.shape[1]
+        parts, pos = [], 0
+        for g in sorted(GRAPH_LENGTHS, reverse=True):
+            while length - pos >= g:
+                feats, states = self._run(cond[:, pos : pos + g], states)
+                parts.append(feats)
+                pos += g
+        return torch.cat(parts, dim=1), states

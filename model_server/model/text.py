@@ -1,0 +1,166 @@
+"""Sentences and their phones, without torch: what an API worker runs on the text of its streams, and
+what the engine's planner runs for text given to it directly.
+
+    text = SentenceText(symbols)                          # the model's symbol inventory
+    sentences, rest = split_sentences(buffered_text, final=False)
+    ids, words = text.sentence(sentence, language)        # symbol ids; (written word, first, end phone)
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+MAX_SENTENCE_WORDS = 40  # longer sentences are cut at a comma or a word boundary (bounded phone window)
+
+_SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»”’]*\s+")
+_ABBREVIATIONS = {
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "st",
+    "sr",
+    "jr",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "fig",
+    "mt",
+    "sra",
+    "dra",
+    "hr",
+    "fr",
+    "mme",
+    "mlle",
+    "nr",
+    "ca",
+    "bzw",
+    "z.b",
+    "u.a",
+}
+
+
+# -- text -> sentences -----------------------------------------------------------------------------------
+def _cut_long(sentence: str) -> list[str]:
+    """Split a sentence of more than MAX_SENTENCE_WORDS words, preferring the last comma in range."""
+    out = []
+    words = sentence.split()
+    while len(words) > MAX_SENTENCE_WORDS:
+        cut = MAX_SENTENCE_WORDS
+        for i in range(MAX_SENTENCE_WORDS - 1, MAX_SENTENCE_WORDS // 2, -1):
+            if words[i - 1].endswith((",", ";", ":")):
+                cut = i
+                break
+        out.append(" ".join(words[:cut]))
+        words = words[cut:]
+    if words:
+        out.append(" ".join(words))
+    return out
+
+
+def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
+    """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
+    whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
+    single letter. With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
+    no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
+    sentences, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        before = text[start : m.start()].split()
+        last = before[-1].lower().rstrip(".") if before else ""
+        if m.group().startswith(".") and (last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())):
+            continue
+        sentences.append(text[start : m.end()].strip())
+        start = m.end()
+    rest = text[start:]
+    if final:
+        if rest.strip():
+            sentences.append(rest.strip())
+        rest = ""
+    out = [piece for s in sentences if s for piece in _cut_long(s)]
+    return out, rest
+
+
+_NON_SPACE = re.compile(r"\S+")
+
+
+def written_words(sentence: str, words: list[str]) -> list[str]:
+    """The client's text for each spoken word, punctuation attached: ["Hello,", "world!"] for the words
+    ["Hello", "world"] of "Hello, world!". Word timestamps carry these, so a framework that joins them
+    with spaces (Pipecat) or finds them in the text it sent (LiveKit) gets the sentence back as written.
+
+    Each whitespace-delimited token of the sentence goes to the first word that starts in it (two words in
+    one token split it where the second begins); a token with no word ("-", "...") joins the word before
+    it (or the first word). A word not found verbatim in the sentence keeps its own text."""
+    if not words:
+        return []
+    tokens = [(m.start(), m.end()) for m in _NON_SPACE.finditer(sentence)]
+    starts: list[int | None] = []
+    pos = 0
+    for word in words:
+        at = sentence.find(word, pos) if word else -1
+        starts.append(None if at < 0 else at)
+        if at >= 0:
+            pos = at + len(word)
+    # pieces[i]: the parts of the sentence word i stands for, in order
+    pieces: list[list[str]] = [[] for _ in words]
+    i = 0  # next word to place
+    for t0, t1 in tokens:
+        inside = [k for k in range(i, len(words)) if starts[k] is not None and starts[k] < t1]
+        if not inside:  # no word starts in this token: it belongs to the word before
+            pieces[max(i - 1, 0)].append(sentence[t0:t1])
+            continue
+        cut = t0
+        for n, k in enumerate(inside):
+            end = starts[inside[n + 1]] if n + 1 < len(inside) else t1
+            pieces[k].append(sentence[cut:end])
+            cut = end
+        i = inside[-1] + 1
+    return [" ".join(parts) if parts else word for word, parts in zip(words, pieces, strict=True)]
+
+
+class SentenceText:
+    """One sentence -> the model's symbol ids and its words, through the language's text frontend
+    (normalization and espeak-ng phonemization). Thread-safe; frontends are made once per language."""
+
+    def __init__(self, symbols: list[str]) -> None:
+        self._symbol_index = {s: i for i, s in enumerate(symbols)}
+        self._frontends: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def _frontend(self, language: str):
+        with self._lock:
+            fe = self._frontends.get(language)
+            if fe is None:
+                from model_server.frontend import Frontend
+
+                fe = self._frontends[language] = Frontend(language)
+            return fe
+
+    def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
+        """[(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""
+        units = self._frontend(language).text_to_units(sentence)
+        unk = self._symbol_index.get("<unk>", 0)
+        return [
+            (u.text if u.kind == "word" else None, [self._symbol_index.get(s, unk) for s in u.symbols])
+            for u in units
+        ]
+
+    def sentence(self, sentence: str, language: str) -> tuple[list[int], list[tuple[str, int, int]]]:
+        """(symbol ids, [(the word as the client wrote it, first phone, end phone)])."""
+        return sentence_units(sentence, self.phonemize(sentence, language))
+
+
+def sentence_units(
+    sentence: str, units: list[tuple[str | None, list[int]]]
+) -> tuple[list[int], list[tuple[str, int, int]]]:
+    ids: list[int] = []
+    spans: list[tuple[str, int, int]] = []
+    for text, sym_ids in units:
+        if text is not None and sym_ids:
+            spans.append((text, len(ids), len(ids) + len(sym_ids)))
+        ids.extend(sym_ids)
+    written = written_words(sentence, [text for text, _, _ in spans])
+    return ids, [(w, a, b) for w, (_, a, b) in zip(written, spans, strict=True)]
