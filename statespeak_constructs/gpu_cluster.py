@@ -13,10 +13,9 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
-from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from statespeak_constructs.assets import lambda_asset
+from statespeak_constructs.custom_resource import CustomResourceFunctionProps, custom_resource_function
 from statespeak_constructs.logs import LogsKey
 
 # Host GPU metrics (nvidia-smi through the CloudWatch agent): ECS Container Insights reports GPU
@@ -25,7 +24,6 @@ GPU_METRICS_NAMESPACE = "Statespeak/Hosts"
 GPU_UTILIZATION_METRIC = "nvidia_smi_utilization_gpu"
 GPU_MEMORY_METRIC = "nvidia_smi_utilization_memory"
 GPU_CLUSTER_DIMENSION = "ClusterName"
-RELEASE_LAMBDA_DIR = lambda_asset("capacity_release")
 
 
 def ecs_gpu_ami_parameter(ami_version: str) -> str:
@@ -182,17 +180,20 @@ class GpuCluster(Construct):
         """
         stack = Stack.of(self)
         group_name = self.auto_scaling_group.auto_scaling_group_name
-        function = lambda_.Function(
+        made = custom_resource_function(
             self,
-            "ReleaseFunction",
-            description="Statespeak: lifts scale-in protection of the GPU hosts when the stack is deleted",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            handler="handler.handler",
-            code=lambda_.Code.from_asset(str(RELEASE_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
-            timeout=Duration.minutes(2),
-            memory_size=256,
-            log_group=props.logs_key.log_group(self, "ReleaseLogs", props.log_retention_days),
+            "Release",
+            CustomResourceFunctionProps(
+                asset="capacity_release",
+                description="Statespeak: lifts scale-in protection of the GPU hosts when the stack is deleted",
+                purpose="GPU capacity release",
+                runs_when="when the ECS stack is deleted or rolled back",
+                calls="the Auto Scaling API on the one GPU group",
+                logs_key=props.logs_key,
+                log_retention_days=props.log_retention_days,
+            ),
         )
+        function = made.function
         function.add_to_role_policy(
             iam.PolicyStatement(
                 actions=["autoscaling:DescribeAutoScalingGroups"],
@@ -211,59 +212,23 @@ class GpuCluster(Construct):
                 resources=[group_arn],
             )
         )
-        provider = cr.Provider(
-            self,
-            "ReleaseProvider",
-            on_event_handler=function,
-            log_group=props.logs_key.log_group(self, "ReleaseProviderLogs", props.log_retention_days),
-        )
         release = CustomResource(
             self,
             "CapacityRelease",
-            service_token=provider.service_token,
+            service_token=made.provider.service_token,
             resource_type="Custom::StatespeakCapacityRelease",
             properties={"AutoScalingGroupName": group_name},
         )
         release.node.add_dependency(self.capacity_provider, self.cluster)
-        self._acknowledge_release_findings(function, provider)
+        self._acknowledge_release_findings(function)
         return release
 
-    def _acknowledge_release_findings(self, function: lambda_.Function, provider: cr.Provider) -> None:
-        for pack in ("NIST.800.53.R5", "HIPAA.Security"):
-            Validations.of(function).acknowledge(
-                Acknowledgment(
-                    id=f"{pack}-LambdaInsideVPC",
-                    reason="GPU capacity release: invoked by CloudFormation only when the ECS stack is deleted "
-                    "or rolled back; it calls the Auto Scaling API on the one GPU group and reaches no resource "
-                    "inside the VPC (inside it, it would need an Auto Scaling interface endpoint only for this).",
-                ),
-                Acknowledgment(
-                    id=f"{pack}-LambdaDLQ",
-                    reason="GPU capacity release: invoked synchronously by the CDK Provider framework on behalf "
-                    "of CloudFormation; a failure fails the stack operation visibly, and there is no "
-                    "asynchronous event to dead-letter.",
-                ),
-                Acknowledgment(
-                    id=f"{pack}-LambdaConcurrency",
-                    reason="GPU capacity release: no reserved concurrency, because a new account has 10 "
-                    "concurrent executions in all and Lambda refuses a reservation that leaves fewer than 10 "
-                    "unreserved; it runs only when CloudFormation deletes or rolls back the ECS stack.",
-                ),
-            )
+    def _acknowledge_release_findings(self, function: lambda_.Function) -> None:
+        """The wildcards of the release function's own statements."""
         stack = Stack.of(self)
         assert function.role is not None
-        function_id = stack.resolve(stack.get_logical_id(function.node.default_child))
         group_id = stack.resolve(stack.get_logical_id(self.auto_scaling_group.node.default_child))
-        basic = (
-            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
-            "AWSLambdaBasicExecutionRole]"
-        )
         Validations.of(function.role).acknowledge(
-            Acknowledgment(
-                id=basic,
-                reason="Capacity-release function: the AWS basic execution policy only lets it write its own "
-                "log streams.",
-            ),
             Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
                 reason="Capacity release: autoscaling:DescribeAutoScalingGroups has no resource-level "
@@ -274,23 +239,6 @@ class GpuCluster(Construct):
                 f"autoScalingGroup:*:autoScalingGroupName/<{group_id}>]",
                 reason="The one GPU group, by name: the '*' stands for the group's id, which an Auto Scaling "
                 "group ARN carries and CloudFormation does not return.",
-            ),
-        )
-        Validations.of(provider).acknowledge(
-            Acknowledgment(
-                id=basic,
-                reason="CDK Provider framework function: the AWS basic execution policy only lets it write "
-                "its own log streams.",
-            ),
-            Acknowledgment(
-                id=f"AwsSolutions-IAM5[Resource::<{function_id}.Arn>:*]",
-                reason="The Provider framework may invoke any version/alias of the one capacity-release "
-                "function (`<arn>:*`); it cannot invoke anything else.",
-            ),
-            Acknowledgment(
-                id="AwsSolutions-L1",
-                reason="The Provider framework's runtime is pinned by aws-cdk-lib and upgraded with it; the "
-                "kit's own function uses the latest Python runtime.",
             ),
         )
 

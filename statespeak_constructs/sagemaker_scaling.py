@@ -20,15 +20,13 @@ from aws_cdk import aws_applicationautoscaling as appscaling
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sagemaker as sagemaker
-from aws_cdk import custom_resources as cr
 from constructs import Construct
 
-from statespeak_constructs.assets import lambda_asset
+from statespeak_constructs.custom_resource import CustomResourceFunctionProps, custom_resource_function
 from statespeak_constructs.logs import LogsKey
 
 CONCURRENCY_METRIC_TYPE = "SageMakerVariantConcurrentRequestsPerModelHighResolution"
 SCALABLE_DIMENSION = "sagemaker:variant:DesiredInstanceCount"
-HANDOVER_LAMBDA_DIR = lambda_asset("scaling_handover")
 
 
 @dataclass(frozen=True)
@@ -109,17 +107,20 @@ class SageMakerScaling(Construct):
     def _handover(self, props: SageMakerScalingProps) -> None:
         """`before` (the endpoint depends on it) and `after` (after the endpoint, target and policy)."""
         stack = Stack.of(self)
-        function = lambda_.Function(
+        made = custom_resource_function(
             self,
-            "HandoverFunction",
-            description="Statespeak: hands SageMaker autoscaling over across an instance-type change",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            handler="handler.handler",
-            code=lambda_.Code.from_asset(str(HANDOVER_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
-            timeout=Duration.minutes(2),
-            memory_size=256,
-            log_group=props.logs_key.log_group(self, "HandoverLogs", props.log_retention_days),
+            "Handover",
+            CustomResourceFunctionProps(
+                asset="scaling_handover",
+                description="Statespeak: hands SageMaker autoscaling over across an instance-type change",
+                purpose="SageMaker scaling handover",
+                runs_when="around an update of the endpoint",
+                calls="only the Application Auto Scaling and SageMaker control-plane APIs for the one endpoint",
+                logs_key=props.logs_key,
+                log_retention_days=props.log_retention_days,
+            ),
         )
+        function = made.function
         endpoint_arn = stack.format_arn(
             service="sagemaker", resource="endpoint", resource_name=props.endpoint_name.lower()
         )
@@ -161,12 +162,6 @@ class SageMakerScaling(Construct):
         ]
         for statement in statements:
             function.add_to_role_policy(statement)
-        provider = cr.Provider(
-            self,
-            "HandoverProvider",
-            on_event_handler=function,
-            log_group=props.logs_key.log_group(self, "HandoverProviderLogs", props.log_retention_days),
-        )
         settings = {
             "EndpointName": props.endpoint_name,
             "VariantName": props.variant_name,
@@ -182,7 +177,7 @@ class SageMakerScaling(Construct):
         self.before = CustomResource(
             self,
             "HandoverBefore",
-            service_token=provider.service_token,
+            service_token=made.provider.service_token,
             resource_type="Custom::StatespeakScalingHandover",
             properties={**settings, "Phase": "before"},
         )
@@ -190,48 +185,18 @@ class SageMakerScaling(Construct):
         self.after = CustomResource(
             self,
             "HandoverAfter",
-            service_token=provider.service_token,
+            service_token=made.provider.service_token,
             resource_type="Custom::StatespeakScalingHandover",
             properties={**settings, "Phase": "after"},
         )
         self.after.node.add_dependency(props.endpoint, self.target, self.policy)
-        self._acknowledge(function, provider)
+        self._acknowledge(function)
 
-    def _acknowledge(self, function: lambda_.Function, provider: cr.Provider) -> None:
-        for pack in ("NIST.800.53.R5", "HIPAA.Security"):
-            Validations.of(function).acknowledge(
-                Acknowledgment(
-                    id=f"{pack}-LambdaInsideVPC",
-                    reason="SageMaker scaling handover: invoked by CloudFormation around an endpoint update; it "
-                    "calls only the Application Auto Scaling and SageMaker control-plane APIs for the one "
-                    "endpoint and reaches no resource inside the VPC.",
-                ),
-                Acknowledgment(
-                    id=f"{pack}-LambdaDLQ",
-                    reason="SageMaker scaling handover: invoked synchronously by the CDK Provider framework for "
-                    "CloudFormation; a failure fails the stack update visibly, and there is no asynchronous "
-                    "event to dead-letter.",
-                ),
-                Acknowledgment(
-                    id=f"{pack}-LambdaConcurrency",
-                    reason="SageMaker scaling handover: no reserved concurrency, because a new account has 10 "
-                    "concurrent executions in all and Lambda refuses a reservation that leaves fewer than 10 "
-                    "unreserved; it runs only when CloudFormation updates the endpoint.",
-                ),
-            )
+    def _acknowledge(self, function: lambda_.Function) -> None:
+        """The wildcards of the handover function's own statements."""
         stack = Stack.of(self)
         assert function.role is not None
-        function_id = stack.resolve(stack.get_logical_id(function.node.default_child))
-        basic = (
-            "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
-            "AWSLambdaBasicExecutionRole]"
-        )
         Validations.of(function.role).acknowledge(
-            Acknowledgment(
-                id=basic,
-                reason="Scaling handover function: the AWS basic execution policy only lets it write its own "
-                "log streams.",
-            ),
             Acknowledgment(
                 id="AwsSolutions-IAM5[Resource::*]",
                 reason="Application Auto Scaling register/deregister/put-policy/describe calls: a scalable "
@@ -248,22 +213,5 @@ class SageMakerScaling(Construct):
                 f"<AWS::AccountId>:alarm:TargetTracking-endpoint/{self._endpoint_name}/*]",
                 reason="The alarms target tracking creates for this endpoint's policy, whose names Application "
                 "Auto Scaling generates under this prefix.",
-            ),
-        )
-        Validations.of(provider).acknowledge(
-            Acknowledgment(
-                id=basic,
-                reason="CDK Provider framework function: the AWS basic execution policy only lets it write "
-                "its own log streams.",
-            ),
-            Acknowledgment(
-                id=f"AwsSolutions-IAM5[Resource::<{function_id}.Arn>:*]",
-                reason="The Provider framework may invoke any version/alias of the one scaling handover "
-                "function (`<arn>:*`); it cannot invoke anything else.",
-            ),
-            Acknowledgment(
-                id="AwsSolutions-L1",
-                reason="The Provider framework's runtime is pinned by aws-cdk-lib and upgraded with it; the "
-                "kit's own handover function uses the latest Python runtime.",
             ),
         )
