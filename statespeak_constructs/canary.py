@@ -64,6 +64,9 @@ class CanaryProps:
     the VPC range)."""
     logs_key: LogsKey
     log_retention_days: int
+    kit_name: str
+    """The kit instance's name: published as the Kit dimension next to Service (contract.METRIC_DIMENSIONS),
+    so two copies of the kit in one account keep apart canary metrics and alarms."""
     voice: str | None = None
     """Voice id the canary speaks with. ALB route: default None, the first English voice GET /voices lists (so
     any served model works). SageMaker route: required, /invocations cannot list voices."""
@@ -86,9 +89,6 @@ class CanaryProps:
     """ECS route with API keys on: the secret holding the keys (comma-separated; the canary uses the first)."""
     endpoints_security_group: ec2.ISecurityGroup | None = None
     """With `api_key_secret`: the interface endpoints' group, for HTTPS to the Secrets Manager endpoint."""
-    kit_name: str | None = None
-    """The kit instance's name: published as the Kit dimension next to Service, so two copies of the kit
-    in one account keep apart canary metrics and alarms. None: the Service dimension only."""
     jitter_ms: int = 100
     timeout_s: int = 20
     """Bound on one canary stream; the function's own timeout is this plus a margin."""
@@ -183,10 +183,10 @@ class LatencyCanary(Construct):
             "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
             "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
             "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
+            # The kit instance: the Kit dimension next to Service (contract.METRIC_DIMENSIONS).
+            "CANARY_KIT": props.kit_name,
+            "METRIC_DIMENSION_KIT": contract.DIM_KIT,
         }
-        if props.kit_name:
-            env["CANARY_KIT"] = props.kit_name
-            env["METRIC_DIMENSION_KIT"] = contract.DIM_KIT
         if props.voice:
             env["CANARY_VOICE"] = props.voice
         if not props.tls_check_hostname:
@@ -285,11 +285,7 @@ class LatencyCanary(Construct):
             targets=[targets.LambdaFunction(self.function, retry_attempts=0)],
         )
 
-        dims = (
-            contract.metric_dimensions(props.service, props.kit_name)
-            if props.kit_name
-            else {contract.DIM_SERVICE: props.service}
-        )
+        dims = contract.metric_dimensions(props.service, props.kit_name)
         one_minute = Duration.minutes(1)
         self.success_metric = cloudwatch.Metric(
             namespace=contract.METRICS_NAMESPACE,

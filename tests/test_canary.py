@@ -15,6 +15,7 @@ from model_server import contract
 from model_server.bench.playback import simulate_playback as bench_playback
 
 HANDLER = Path(__file__).resolve().parent.parent / "lambda" / "canary" / "handler.py"
+KIT = "Statespeak-Test"
 
 
 def load_handler():
@@ -37,6 +38,8 @@ def canary_env(monkeypatch, **route):
         "CANARY_TIMEOUT_S": "10",
         "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
         "METRIC_DIMENSION_SERVICE": contract.DIM_SERVICE,
+        "METRIC_DIMENSION_KIT": contract.DIM_KIT,
+        "CANARY_KIT": KIT,
         "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
         "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
         "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
@@ -63,6 +66,15 @@ def test_canary_playback_model_matches_the_bench():
         stalls, stall_s = load_handler().simulate_playback(arrivals, jitter)
         assert stalls == want.stalls
         assert stall_s == pytest.approx(want.stall_s)
+
+
+def test_config_needs_the_kit_dimension(monkeypatch):
+    # Every canary metric carries contract.METRIC_DIMENSIONS: without the kit's name there is no metric.
+    h = load_handler()
+    canary_env(monkeypatch, CANARY_TARGET_URL="http://a")
+    monkeypatch.delenv("CANARY_KIT")
+    with pytest.raises(h.CanaryConfigError, match="CANARY_KIT"):
+        h.load_config()
 
 
 def test_config_needs_exactly_one_route(monkeypatch):
@@ -107,14 +119,14 @@ def test_emf_document_uses_the_names_it_was_given(monkeypatch):
     doc = h.emf_record(cfg, ok, 1_700_000_000_000)
     directive = doc["_aws"]["CloudWatchMetrics"][0]
     assert directive["Namespace"] == contract.METRICS_NAMESPACE
-    assert directive["Dimensions"] == [[contract.DIM_SERVICE]]
+    assert directive["Dimensions"] == [list(contract.METRIC_DIMENSIONS)]
     names = {m["Name"]: m["Unit"] for m in directive["Metrics"]}
     assert names == {
         contract.METRIC_CANARY_SUCCESS: "Count",
         contract.METRIC_CANARY_TTFB: "Milliseconds",
         contract.METRIC_CANARY_STALLS: "Count",
     }
-    assert doc[contract.DIM_SERVICE] == contract.DEPLOYMENT_ECS
+    assert doc[contract.DIM_SERVICE] == contract.DEPLOYMENT_ECS and doc[contract.DIM_KIT] == KIT
     assert doc[contract.METRIC_CANARY_SUCCESS] == 1 and doc[contract.METRIC_CANARY_TTFB] == 81.23
     failed = dict(ok, success=False, ttfa_ms=None, error="boom")
     doc = h.emf_record(cfg, failed, 1)

@@ -22,6 +22,7 @@ from statespeak_constructs.logs import LogsKey
 from statespeak_constructs.nag_rules import add_rule_packs
 
 ENDPOINT = "Statespeak-Endpoint"
+KIT = "Statespeak-Test"
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,7 @@ def synth():
             voice="slt",
             logs_key=key,
             log_retention_days=30,
+            kit_name=KIT,
             route_security_group=alb_sg,
             target_url="http://internal-statespeak.us-east-1.elb.amazonaws.com",
             ttfa_alarm_ms=450,
@@ -90,6 +92,7 @@ def synth():
             service=contract.DEPLOYMENT_ECS,
             logs_key=key,
             log_retention_days=30,
+            kit_name=KIT,
             route_security_group=alb_sg,
             target_url="https://internal-statespeak-123.us-east-1.elb.amazonaws.com",
             tls_check_hostname=False,
@@ -106,6 +109,7 @@ def synth():
             voice="slt",
             logs_key=key,
             log_retention_days=30,
+            kit_name=KIT,
             route_security_group=endpoints_sg,
             endpoint_name=ENDPOINT,
         ),
@@ -184,6 +188,8 @@ def test_environment_carries_the_contract_names_and_the_route(synth):
     shared = {
         "METRICS_NAMESPACE": contract.METRICS_NAMESPACE,
         "METRIC_DIMENSION_SERVICE": contract.DIM_SERVICE,
+        "METRIC_DIMENSION_KIT": contract.DIM_KIT,
+        "CANARY_KIT": KIT,
         "METRIC_CANARY_TTFA": contract.METRIC_CANARY_TTFB,
         "METRIC_CANARY_STALLS": contract.METRIC_CANARY_STALLS,
         "METRIC_CANARY_SUCCESS": contract.METRIC_CANARY_SUCCESS,
@@ -220,9 +226,17 @@ def test_schedule_is_every_minute_for_each_canary(synth):
     )
 
 
+def _dimensions(route: str) -> list[dict]:
+    """The alarms' dimensions: exactly contract.METRIC_DIMENSIONS, for this route and the kit (CDK writes
+    them sorted by name)."""
+    dims = contract.metric_dimensions(route, KIT)
+    assert set(dims) == set(contract.METRIC_DIMENSIONS)
+    return [{"Name": k, "Value": dims[k]} for k in sorted(dims)]
+
+
 def test_alarms_on_failure_and_slow_first_audio(synth):
     _, template, *_ = synth
-    dims = [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_ECS}]
+    dims = _dimensions(contract.DEPLOYMENT_ECS)
     template.has_resource_properties(
         "AWS::CloudWatch::Alarm",
         {
@@ -252,11 +266,7 @@ def test_alarms_on_failure_and_slow_first_audio(synth):
     )
     sm_alarms = template.find_resources(
         "AWS::CloudWatch::Alarm",
-        {
-            "Properties": {
-                "Dimensions": [{"Name": contract.DIM_SERVICE, "Value": contract.DEPLOYMENT_SAGEMAKER}]
-            }
-        },
+        {"Properties": {"Dimensions": _dimensions(contract.DEPLOYMENT_SAGEMAKER)}},
     )
     assert len(sm_alarms) == 2
     assert all("AlarmActions" not in a["Properties"] for a in sm_alarms.values())  # no topic given
@@ -317,7 +327,13 @@ def test_props_are_validated():
     vpc = ec2.Vpc(stack, "Vpc", nat_gateways=0)
     key = LogsKey(stack, "K")
     sg = ec2.SecurityGroup(stack, "Sg", vpc=vpc)
-    base = {"vpc": vpc, "logs_key": key, "log_retention_days": 30, "route_security_group": sg}
+    base = {
+        "vpc": vpc,
+        "logs_key": key,
+        "log_retention_days": 30,
+        "kit_name": KIT,
+        "route_security_group": sg,
+    }
     with pytest.raises(ValueError, match="exactly one"):
         CanaryProps(service="ecs", **base)
     with pytest.raises(ValueError, match="exactly one"):

@@ -77,10 +77,10 @@ def load_config() -> dict:
         "namespace": _env("METRICS_NAMESPACE"),
         "dim_service": _env("METRIC_DIMENSION_SERVICE"),
         "service": _env("CANARY_SERVICE"),
-        # The kit instance (optional): a second dimension, so two copies of the kit in one account keep
-        # their canary metrics apart.
-        "dim_kit": os.environ.get("METRIC_DIMENSION_KIT") or None,
-        "kit": os.environ.get("CANARY_KIT") or None,
+        # The kit instance: a second dimension, so two copies of the kit in one account keep their canary
+        # metrics apart.
+        "dim_kit": _env("METRIC_DIMENSION_KIT"),
+        "kit": _env("CANARY_KIT"),
         "m_ttfa": _env("METRIC_CANARY_TTFA"),
         "m_stalls": _env("METRIC_CANARY_STALLS"),
         "m_success": _env("METRIC_CANARY_SUCCESS"),
@@ -257,9 +257,7 @@ def emf_record(cfg: dict, result: dict, timestamp_ms: int) -> dict:
     if result["success"]:
         metrics.append({"Name": cfg["m_stalls"], "Unit": "Count"})
         values[cfg["m_stalls"]] = result["stalls"]
-    dimensions = {cfg["dim_service"]: cfg["service"]}
-    if cfg.get("dim_kit") and cfg.get("kit"):
-        dimensions[cfg["dim_kit"]] = cfg["kit"]
+    dimensions = {cfg["dim_service"]: cfg["service"], cfg["dim_kit"]: cfg["kit"]}
     return {
         "_aws": {
             "Timestamp": timestamp_ms,
