@@ -12,7 +12,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from model_server.contract import DEPLOYMENT_SAGEMAKER, ENV_KIT_NAME
+from model_server.contract import DEPLOYMENT_SAGEMAKER
 from stacks.config import StatespeakConfig
 from stacks.foundation import BUNDLED_WEIGHTS_DIR, client_access
 from statespeak_constructs.canary import CanaryProps, LatencyCanary, model_voice
@@ -87,7 +87,7 @@ class SageMakerEndpointStack(Stack):
                 weights_bucket=weights_bucket,
                 weights_prefix=weights_prefix,
                 max_streams=config.max_streams_per_task,
-                environment={ENV_KIT_NAME: config.name},  # the Kit metric dimension
+                kit_name=config.name,
             )
         )
         self.endpoint = SageMakerEndpoint(

@@ -26,10 +26,12 @@ from aws_cdk import aws_sagemaker as sagemaker
 from constructs import Construct, IValidation
 
 from model_server.contract import (
+    DEPLOYMENT_SAGEMAKER,
     DEVICE_CUDA,
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     METRICS_NAMESPACE,
@@ -167,6 +169,9 @@ class KitModel:
     """Key prefix of the model directory, ending in '/': SageMaker copies it to /opt/ml/model as is."""
     max_streams: int
     """Admission limit per container (MAX_STREAMS)."""
+    kit_name: str
+    """The kit instance's name (KIT_NAME): the Kit dimension of the server's metrics, so two copies of the
+    kit in one account keep theirs apart."""
     environment: Mapping[str, str] = field(default_factory=dict)
     """Extra container environment, merged over the kit's own variables."""
 
@@ -489,9 +494,10 @@ class SageMakerEndpoint(Construct):
         environment = {
             ENV_MODEL_DIR: SAGEMAKER_MODEL_DIR,
             ENV_MAX_STREAMS: str(model.max_streams),
-            ENV_DEPLOYMENT: "sagemaker",
+            ENV_DEPLOYMENT: DEPLOYMENT_SAGEMAKER,
             ENV_DRAIN_TIMEOUT_S: str(SAGEMAKER_DRAIN_TIMEOUT_S),
             ENV_DEVICE: DEVICE_CUDA,  # no readiness without CUDA and the kernels
+            ENV_KIT_NAME: model.kit_name,
             **model.environment,
         }
         return sagemaker.CfnModel.ContainerDefinitionProperty(

@@ -72,7 +72,7 @@ class VoiceAgentStack(cdk.Stack):
                     weights_bucket=weights,
                     weights_prefix="weights/bundled/",
                     max_streams=8,
-                    environment={contract.ENV_KIT_NAME: KIT_NAME},
+                    kit_name=KIT_NAME,
                 ),
                 endpoint_name=ENDPOINT_NAME,
                 log_group=log_group,
