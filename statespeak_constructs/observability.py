@@ -30,6 +30,29 @@ from model_server.contract import (
 )
 
 
+def sustained_alarm(
+    scope: Construct,
+    construct_id: str,
+    metric: cloudwatch.IMetric,
+    threshold: float,
+    minutes: int,
+    description: str,
+) -> cloudwatch.Alarm:
+    """An alarm when `metric` is at or above `threshold` in each of `minutes` consecutive periods; a period
+    without data is not a breach (no traffic is not an incident: the canary's own alarm watches for that)."""
+    return cloudwatch.Alarm(
+        scope,
+        construct_id,
+        metric=metric,
+        threshold=threshold,
+        evaluation_periods=minutes,
+        datapoints_to_alarm=minutes,
+        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarm_description=description,
+    )
+
+
 @dataclass(frozen=True)
 class ObservabilityProps:
     """What to watch and whom to tell."""
@@ -175,17 +198,7 @@ class ServiceObservability(Construct):
     def _alarm(
         self, name: str, metric: cloudwatch.IMetric, threshold: float, minutes: int, what: str
     ) -> None:
-        alarm = cloudwatch.Alarm(
-            self,
-            name,
-            metric=metric,
-            threshold=threshold,
-            evaluation_periods=minutes,
-            datapoints_to_alarm=minutes,
-            comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-            treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-            alarm_description=f"Statespeak: {what}",
-        )
+        alarm = sustained_alarm(self, name, metric, threshold, minutes, f"Statespeak: {what}")
         if self.topic is not None:
             alarm.add_alarm_action(cw_actions.SnsAction(self.topic))
             alarm.add_ok_action(cw_actions.SnsAction(self.topic))

@@ -38,6 +38,7 @@ from model_server.contract import (
     SAGEMAKER_MODEL_DIR,
 )
 from statespeak_constructs.image import ServerImage
+from statespeak_constructs.observability import sustained_alarm
 
 VARIANT_NAME = "AllTraffic"
 ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"  # per-instance CPU/GPU/memory/disk utilization
@@ -424,16 +425,13 @@ class SageMakerEndpoint(Construct):
         )
         alarms = {}
         for name, statistic, threshold, what in specs:
-            alarms[name] = cloudwatch.Alarm(
+            alarms[name] = sustained_alarm(
                 self,
                 f"{name}Alarm",
-                metric=self.metric(name, statistic, name),
-                threshold=threshold,
-                evaluation_periods=minutes,
-                datapoints_to_alarm=minutes,
-                comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-                treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-                alarm_description=f"Statespeak SageMaker endpoint {props.endpoint_name}: {what}",
+                self.metric(name, statistic, name),
+                threshold,
+                minutes,
+                f"Statespeak SageMaker endpoint {props.endpoint_name}: {what}",
             )
         return alarms
 
