@@ -353,13 +353,21 @@ def test_kit_functions_follow_the_deployment():
     assert len(checks.kit_functions(marketplace_canary)) == 2
 
 
-@pytest.mark.parametrize("variant", ["default", "full"])
+# Each route on EFS beyond the shared variants: EFS adds the foundation's bucket-notifications function and,
+# on the ECS route, the weights sync and its provider; the internal ALB keeps the ECS canary.
+_EFS_ROUTES = {
+    f"{route}-efs": {"deployment": route, "weights_storage": "efs"} for route in ("ecs", "sagemaker", "both")
+}
+
+
+@pytest.mark.parametrize("variant", ["default", "full", *_EFS_ROUTES])
 def test_kit_functions_are_the_functions_the_app_synthesizes(synth, variant):
     """The concurrency check counts exactly the Lambda functions the templates of that context hold."""
     from stacks.config import load_context
     from tests.conftest import VARIANTS
 
-    result = synth(**VARIANTS[variant])
+    context = {**VARIANTS, **_EFS_ROUTES}[variant]
+    result = synth(**context)
     assert result.error is None, result.error
     functions = [
         k
@@ -367,7 +375,7 @@ def test_kit_functions_are_the_functions_the_app_synthesizes(synth, variant):
         for k, r in t["Resources"].items()
         if r["Type"] == "AWS::Lambda::Function"
     ]
-    as_deployed = StatespeakConfig.from_context(load_context(VARIANTS[variant]))  # cdk.json + the variant
+    as_deployed = StatespeakConfig.from_context(load_context(context))  # cdk.json + the variant
     assert len(functions) == len(checks.kit_functions(as_deployed)), sorted(functions)
 
 
