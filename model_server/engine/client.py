@@ -318,7 +318,7 @@ class EngineClient:
         stream = RemoteStream(self, sid, TextIntake(self, sid, language, buffer_delay_s))
         self._streams[sid] = stream
         # the buffer delay is this worker's business (TextIntake): the engine gets whole sentences
-        self.send((p.OPEN, sid, voice, language, speed, None))
+        self.send((p.OPEN, sid, voice, language, speed))
         return stream
 
     def stream_finished(self, outcome: str, ttfb_ms, rtf, audio_s: float, error_kind: str) -> None:
