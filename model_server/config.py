@@ -39,7 +39,7 @@ ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
 ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_male_kal": replaces the table
-ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the cores, 1 to 8
+ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the usable CPUs, 1 to 8
 
 # OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
 # (all of them speak English). Written out so adding a voice to a model never changes what a name means.
@@ -168,7 +168,7 @@ class ServerConfig:
     )
     # OpenAI voice names -> voice ids, set explicitly (every voice must exist) or None for the default table
     openai_voices: dict[str, str] | None = None
-    workers: int = 0  # API worker processes (0: the default, half the cores, 1 to 8)
+    workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:

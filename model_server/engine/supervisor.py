@@ -32,6 +32,7 @@ import zmq
 
 from model_server.config import ServerConfig
 from model_server.engine import protocol as p
+from model_server.threads import available_cpus
 
 log = logging.getLogger("statespeak.supervisor")
 
@@ -52,8 +53,9 @@ def detach_from_terminal() -> None:
 
 
 def default_workers() -> int:
-    """The container default when STATESPEAK_WORKERS is unset: half the cores, 1 to 8."""
-    return max(1, min(8, (os.cpu_count() or 2) // 2))
+    """The container default when STATESPEAK_WORKERS is unset: half the CPUs this process may use (its
+    affinity mask, capped by a cgroup quota; not the host's cores), 1 to 8."""
+    return max(1, min(8, available_cpus() // 2))
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
