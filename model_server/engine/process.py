@@ -70,7 +70,7 @@ class EngineServer:
         self.config = config
         self.endpoint = endpoint
         self.runtime_factory = runtime_factory or default_runtime_factory
-        self.metrics = ServerMetrics(config.deployment, config.max_streams)
+        self.metrics = ServerMetrics(config.deployment, config.max_streams, kit=config.kit)
         self.metrics.bind_active(lambda: self.engine.active_count() if self.engine is not None else 0)
         self.phase = "loading"
         self.reason = ""
