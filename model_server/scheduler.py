@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from model_server.engine.protocol import AdmissionError, StreamEvent, Word
+from model_server.engine.protocol import DRAINING_MESSAGE, LOADING_MESSAGE, AdmissionError, StreamEvent, Word
 
 __all__ = ["ChunkPolicy", "Engine", "SlotAllocator", "Stream"]
 
@@ -210,9 +210,9 @@ class Engine:
     ) -> Stream:
         """Take a slot or raise AdmissionError."""
         if not internal and self.draining:
-            raise AdmissionError("draining", "server is draining for shutdown; retry on another instance")
+            raise AdmissionError("draining", DRAINING_MESSAGE)
         if not internal and not self.accepting:
-            raise AdmissionError("loading", "model is still loading")
+            raise AdmissionError("loading", LOADING_MESSAGE)
         slot = self.slots.acquire()
         if slot is None:
             raise AdmissionError("full", f"all {self.max_streams} stream slots are busy")

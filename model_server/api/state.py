@@ -16,7 +16,7 @@ from model_server.api.requests import SynthesisRequest, VoiceCatalog, openai_voi
 from model_server.audio import StreamEncoder
 from model_server.config import ServerConfig
 from model_server.engine.client import EngineClient, RemoteStream
-from model_server.engine.protocol import AdmissionError
+from model_server.engine.protocol import DRAINING_MESSAGE, AdmissionError
 from model_server.frontend.languages import api_languages
 
 log = logging.getLogger("statespeak.server")
@@ -114,8 +114,7 @@ class ServerState:
         self.require_catalog()
         if self.draining:
             self.engine.stream_rejected("draining")
-            raise self._refusal("draining", "server is draining for shutdown; retry on another instance",
-                                endpoint)  # fmt: skip
+            raise self._refusal("draining", DRAINING_MESSAGE, endpoint)
         stream = self.engine.open_stream(req.voice, req.language, req.speed, buffer_delay_s)
         return Session(self, stream, req, endpoint, t0)
 

@@ -263,8 +263,8 @@ class EngineServer:
 
     def _open(self, sender: bytes, sid: int, voice: str, language: str, speed: float) -> None:
         if self.engine is None:
-            reason, message = ("draining", "server is draining for shutdown; retry on another instance") \
-                if self.phase == "draining" else ("loading", "model is still loading")  # fmt: skip
+            draining = self.phase == "draining"
+            reason, message = ("draining", p.DRAINING_MESSAGE) if draining else ("loading", p.LOADING_MESSAGE)
             self._refuse(sender, sid, reason, message)
             return
         try:

@@ -55,6 +55,9 @@ STATUS, ADMITTED, REFUSED = "status", "admitted", "refused"
 AUDIO, FLUSH_DONE, DONE, ERROR, CANCELLED = "audio", "flush_done", "done", "error", "cancelled"
 TERMINAL = frozenset((DONE, ERROR, CANCELLED))
 SUPERVISOR_ID = b"supervisor"
+# Why a stream is refused, as its client reads it (the engine's and the worker's refusals say the same)
+DRAINING_MESSAGE = "server is draining for shutdown; retry on another instance"
+LOADING_MESSAGE = "model is still loading"
 
 
 class AdmissionError(Exception):
