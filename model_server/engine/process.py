@@ -77,6 +77,7 @@ class EngineServer:
         self.catalog: p.Catalog | None = None
         self.engine: Any = None
         self.exit_code = 0
+        self._load_s = 0.0  # how long the load took (logged at readiness)
         self._loaded: tuple[Any, p.Catalog] | None = None  # handed over by the load thread
         self._fatal = ""
         self._stop = threading.Event()
