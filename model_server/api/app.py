@@ -128,7 +128,7 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def voices(request: Request):
         authorize(request)
         catalog = state.require_catalog()
-        return {"voices": state.voice_list, "openai_voices": catalog.openai_voices}
+        return {"voices": list(state.engine.catalog.voices), "openai_voices": catalog.openai_voices}
 
     async def open_one_shot(req, endpoint: str, t0: float) -> Session:
         """A whole-text request: the open, its text and its end go to the engine in one message."""

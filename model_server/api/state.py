@@ -29,9 +29,7 @@ class ServerState:
         self.config = config
         self.engine = engine
         self.draining = False
-        self.catalog: VoiceCatalog | None = None
-        self.voice_list: list[dict] = []
-        self.model_rate = 0
+        self.catalog: VoiceCatalog | None = None  # the API's view of the engine's catalog (engine.catalog)
         self.sessions = 0  # streams whose response is still being sent (slot may already be free)
         self.on_fatal: Callable[[str], None] = lambda reason: None
         self._idle = asyncio.Event()
@@ -65,8 +63,6 @@ class ServerState:
                 api_languages(catalog.languages),  # the model's languages the frontend covers
                 openai_voice_table(voice_languages, self.config.openai_voices),
             )
-            self.voice_list = list(catalog.voices)
-            self.model_rate = catalog.sample_rate
         if self.engine.lost:
             self.on_fatal(f"engine lost: {self.engine.reason}")
 
@@ -130,7 +126,9 @@ class Session:
         self.req = req
         self.endpoint = endpoint
         self.t0 = t0
-        self.encoder = StreamEncoder(req.format, state.model_rate, state.config.resample_quality)
+        self.encoder = StreamEncoder(
+            req.format, state.engine.catalog.sample_rate, state.config.resample_quality
+        )
         self.ttfb_ms: float | None = None
         self.outcome = "cancelled"
         self.error_kind = ""
