@@ -1,6 +1,6 @@
 """`python -m model_server serve [--host H] [--port P] [--workers N]`: the container entrypoint
 (SageMaker runs `docker run IMAGE serve`). It starts one engine process and N API worker processes
-(docs/architecture.md); N comes from --workers, else STATESPEAK_WORKERS, else half the cores (1 to 8)."""
+(docs/architecture.md); N comes from --workers, else STATESPEAK_WORKERS, else half the usable CPUs (1 to 8)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     serve_p.add_argument("--port", type=int, default=SERVER_PORT, help=f"port (default {SERVER_PORT})")
     serve_p.add_argument(
         "--workers", type=int, default=None,
-        help="API worker processes (default: STATESPEAK_WORKERS, else half the cores, 1 to 8)",
+        help="API worker processes (default: STATESPEAK_WORKERS, else half the usable CPUs, 1 to 8)",
     )  # fmt: skip
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:

@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from model_server.contract import (
+    DEFAULT_KIT_NAME,
     ENV_API_KEYS,
     ENV_API_KEYS_FILE,
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     ENV_QUERY_API_KEYS,
@@ -39,7 +41,7 @@ ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
 ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_male_kal": replaces the table
-ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the cores, 1 to 8
+ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the usable CPUs, 1 to 8
 
 # OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
 # (all of them speak English). Written out so adding a voice to a model never changes what a name means.
@@ -145,6 +147,7 @@ class ServerConfig:
     api_keys: frozenset[str] = field(default_factory=frozenset)
     drain_timeout_s: float = 25.0  # below SageMaker's 30 s and the ECS stopTimeout the stack sets
     deployment: str = "local"
+    kit: str = DEFAULT_KIT_NAME  # the kit instance (CDK context `name`): the Kit metric dimension
     sagemaker_routes: bool = True  # serve /invocations and /ping (off on the ECS route: keyless bypass)
     query_api_keys: bool = True  # accept `?api_key=` (off on internet-facing entries: it lands in logs)
     max_transcript_chars: int = 5000
@@ -168,7 +171,7 @@ class ServerConfig:
     )
     # OpenAI voice names -> voice ids, set explicitly (every voice must exist) or None for the default table
     openai_voices: dict[str, str] | None = None
-    workers: int = 0  # API worker processes (0: the default, half the cores, 1 to 8)
+    workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -193,6 +196,7 @@ class ServerConfig:
             api_keys=load_api_keys(env),
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
+            kit=env.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME,
             sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, True),
             query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
             max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),

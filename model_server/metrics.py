@@ -8,14 +8,13 @@ EMF: one line per finished stream (TimeToFirstAudio, RealTimeFactor, AudioSecond
 StreamErrors) and one line every `interval` seconds with the ActiveStreams gauge and the counts of
 rejected and failed streams since the previous line (zeros included, so alarms see data, not gaps).
 Every line carries the dimensions contract.METRIC_DIMENSIONS: the route (Service) and the kit instance
-(Kit, from the STATESPEAK_KIT environment variable the stacks set), so two copies of the kit in one account
+(Kit, `ServerConfig.kit`, from the STATESPEAK_KIT environment variable the stacks set), so two copies of the kit in one account
 never read each other's load.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 import threading
@@ -26,7 +25,6 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 
 from model_server.contract import (
     DEFAULT_KIT_NAME,
-    ENV_KIT_NAME,
     METRIC_ACTIVE_STREAMS,
     METRIC_AUDIO_SECONDS,
     METRIC_DEVICE_UNAVAILABLE,
@@ -52,11 +50,11 @@ class ServerMetrics:
     """Thread-safe: the engine thread and the event loop both record into it."""
 
     def __init__(
-        self, deployment: str, max_streams: int, emf_out: TextIO | None = None, kit: str | None = None
+        self, deployment: str, max_streams: int, emf_out: TextIO | None = None, kit: str = DEFAULT_KIT_NAME
     ) -> None:
-        """`kit`: the kit instance's name (the Kit dimension); default: $STATESPEAK_KIT, else "local"."""
+        """`deployment` and `kit` (the kit instance's name): the Service and Kit dimensions."""
         self.deployment = deployment
-        self.kit = kit or os.environ.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME
+        self.kit = kit
         self._emf_out = emf_out  # None: whatever sys.stdout is at write time
         self._lock = threading.Lock()
         self._rejected_since = 0

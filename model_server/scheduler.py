@@ -5,13 +5,14 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
 
 - `SlotAllocator`: the slot pool's free list. At most `max_streams` streams hold a slot; admission beyond
   that is refused (never queued), so the count is exact however many workers feed this engine.
-- `Stream`: one stream's text intake (ops in arrival order, text split into small pieces), its planner
-  (text -> frame conditioning) and its output accounting (samples its client has not consumed yet).
+- `Stream`: one stream's ops in arrival order (sentences the API worker already split and phonemized,
+  flushes, finish, cancel), its planner (phonemized sentences -> frame conditioning) and its output
+  accounting (samples its client has not consumed yet).
 - `ChunkPolicy`: chunks start small (`first_chunk_frames`, for time to first audio) and double up to
   `max_chunk_frames`; lengths are powers of two so a tick needs few distinct groups.
-- `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, feeds text within a
-  time budget (round-robin), pops frames from every stream whose buffer has room, and advances each
-  group of equal chunk length with ONE batched `runtime.step`. Prefill work (phonemize, encode a window)
+- `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, hands each stream's
+  sentences to its planner, pops frames from every stream whose buffer has room, and advances each
+  group of equal chunk length with ONE batched `runtime.step`. Prefill work (encode a phone window)
   is capped per tick (PREP_BUDGET_S, at least one stream always progresses), so a burst of new or long
   requests is spread over ticks instead of stalling the decode of streams already speaking. The steps
   are capped too (TICK_TARGET_S at the measured cost per frame): the most urgent streams go first and a
@@ -34,39 +35,20 @@ from typing import Any
 
 import torch
 
-from model_server.engine.protocol import AdmissionError, StreamEvent, Word
+from model_server.engine.protocol import DRAINING_MESSAGE, LOADING_MESSAGE, AdmissionError, StreamEvent, Word
 
-__all__ = ["AdmissionError", "ChunkPolicy", "Engine", "SlotAllocator", "Stream", "StreamEvent", "split_text"]
+__all__ = ["ChunkPolicy", "Engine", "SlotAllocator", "Stream"]
 
 log = logging.getLogger("statespeak.scheduler")
 
-_FEED, _FLUSH, _FINISH, _CANCEL = "feed", "flush", "finish", "cancel"
+_FLUSH, _FINISH, _CANCEL = "flush", "finish", "cancel"
 _SENTENCE, _TEXT_ERROR = "sentence", "text_error"
-PIECE_CHARS = 48  # text handed to a planner at once; split at whitespace
-PREFILL_BUDGET_S = 0.004  # text splitting per tick before decode runs (at least one piece always goes)
-PREP_BUDGET_S = 0.025  # phonemize/encode time per tick for streams short of frames (at least one always goes)
+PREP_BUDGET_S = 0.025  # encode time per tick for streams short of frames (at least one always goes)
 # Step budget: a tick's model steps aim to stay under TICK_TARGET_S (at the measured cost per frame), so a
 # new stream's first chunk never waits behind one huge step. Streams furthest ahead of real time wait for
 # a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
 TICK_TARGET_S = 0.04
 SAFE_AHEAD_S = 0.5
-
-
-def split_text(text: str, limit: int = PIECE_CHARS) -> list[str]:
-    """Split at whitespace into pieces of about `limit` chars; concatenating them gives `text` back."""
-    pieces: list[str] = []
-    start = 0
-    while len(text) - start > limit:
-        cut = text.rfind(" ", start, start + limit)
-        if cut <= start:
-            cut = text.find(" ", start + limit)
-            if cut < 0:
-                break
-        pieces.append(text[start : cut + 1])
-        start = cut + 1
-    if start < len(text):
-        pieces.append(text[start:])
-    return pieces
 
 
 def pow2_floor(n: int) -> int:
@@ -108,21 +90,16 @@ class ChunkPolicy:
 
 
 class Stream:
-    """One synthesis stream inside the engine. The owner calls feed/flush/finish/cancel/consumed (queued
-    in arrival order and applied at the next tick); the engine does the rest."""
+    """One synthesis stream inside the engine. The owner calls sentence/text_error/flush/finish/cancel/
+    consumed (queued in arrival order and applied at the next tick); the engine does the rest."""
 
     _ids = itertools.count(1)
 
-    def __init__(
-        self, key: Hashable, slot: int, voice: str, language: str, speed: float, buffer_delay_s=None
-    ) -> None:
+    def __init__(self, key: Hashable, slot: int, voice: str, language: str, speed: float) -> None:
         self.id = next(self._ids)
         self.key = key  # the owner's name for it: (worker identity, worker stream id)
         self.slot = slot
         self.voice, self.language, self.speed = voice, language, speed
-        # Streaming text input: when no new text came for this long, speak what there is even if its
-        # sentence has not ended (None: only flush/finish do that, as for one-shot HTTP requests).
-        self.buffer_delay_s = buffer_delay_s
         self.inbox: collections.deque[tuple[str, Any]] = collections.deque()
         self.buffered = 0  # samples produced but not yet consumed by the client
         self.last_consumed = time.monotonic()
@@ -133,8 +110,6 @@ class Stream:
         self.waiting_flush = 0  # flush id whose frames are still being generated
         self.finishing = False
         self.flushes_done = 0
-        self.unflushed = False  # text fed since the last flush/finish
-        self.last_feed = 0.0
         self.chunks = 0
         self.frames = 0
         self.compute_s = 0.0
@@ -147,10 +122,6 @@ class Stream:
         return self.frames * hop / sample_rate - (now - self.first_audio_at)
 
     # owner side (same thread as the engine) -----------------------------------------------------------
-    def feed(self, text: str) -> None:
-        if text:
-            self.inbox.append((_FEED, text))
-
     def sentence(self, ids: list[int], words: list) -> None:
         """A sentence an API worker already phonemized."""
         self.inbox.append((_SENTENCE, (ids, words)))
@@ -235,18 +206,17 @@ class Engine:
         language: str,
         speed: float,
         *,
-        buffer_delay_s: float | None = None,
         internal: bool = False,
     ) -> Stream:
         """Take a slot or raise AdmissionError."""
         if not internal and self.draining:
-            raise AdmissionError("draining", "server is draining for shutdown; retry on another instance")
+            raise AdmissionError("draining", DRAINING_MESSAGE)
         if not internal and not self.accepting:
-            raise AdmissionError("loading", "model is still loading")
+            raise AdmissionError("loading", LOADING_MESSAGE)
         slot = self.slots.acquire()
         if slot is None:
             raise AdmissionError("full", f"all {self.max_streams} stream slots are busy")
-        stream = Stream(key, slot, voice, language, speed, buffer_delay_s)
+        stream = Stream(key, slot, voice, language, speed)
         self._joining.append(stream)
         return stream
 
@@ -301,67 +271,31 @@ class Engine:
                 self._release(stream)
                 self._push(stream, StreamEvent("cancelled", stats=self._stats(stream)))
                 return False
-            if op == _FEED:
-                stream.text.extend((_FEED, p) for p in split_text(arg))
-            else:
-                stream.text.append((op, arg))
+            stream.text.append((op, arg))
         return True
 
     def _prefill(self, streams: list[Stream]) -> None:
-        """Feed queued text round-robin, one piece per stream per round, within the tick's budget."""
-        deadline = time.perf_counter() + PREFILL_BUDGET_S
-        progressed = True
-        while progressed:
-            progressed = False
-            for stream in streams:
-                if stream.id not in self._active or not stream.text or stream.waiting_flush:
-                    continue
+        """Hand each stream's queued sentences and ops to its planner (cheap: sentences come phonemized);
+        text after a flush waits until that flush is spoken."""
+        for stream in streams:
+            while stream.id in self._active and stream.text and not stream.waiting_flush:
                 op, arg = stream.text.popleft()
                 t0 = time.perf_counter()
                 try:
-                    if op == _FEED:
-                        stream.planner.feed(arg)
-                        stream.unflushed = True
-                        stream.last_feed = time.monotonic()
-                    elif op == _SENTENCE:
+                    if op == _SENTENCE:
                         stream.planner.feed_sentence(*arg)
                     elif op == _TEXT_ERROR:
                         stream.planner.feed_error(arg)
                     elif op == _FLUSH:
                         stream.planner.flush()
                         stream.waiting_flush = arg  # later text waits until this flush is spoken
-                        stream.unflushed = False
                     else:
                         stream.planner.finish()
                         stream.finishing = True
-                        stream.unflushed = False
                 except Exception as exc:
                     self._fail(stream, f"text processing failed: {exc}")
-                    continue
+                    break
                 stream.compute_s += time.perf_counter() - t0
-                progressed = True
-                if time.perf_counter() > deadline:
-                    return
-
-    def _flush_stalled_text(self, streams: list[Stream]) -> None:
-        """Text waiting for its sentence to end is spoken anyway once no new text came for the stream's
-        buffer delay: an LLM that pauses mid-sentence (a tool call, a slow token) does not hold audio."""
-        now = time.monotonic()
-        for stream in streams:
-            if (
-                stream.buffer_delay_s is None
-                or not stream.unflushed
-                or stream.text
-                or stream.id not in self._active
-                or now - stream.last_feed < stream.buffer_delay_s
-            ):
-                continue
-            try:
-                stream.planner.flush()
-            except Exception as exc:
-                self._fail(stream, f"text processing failed: {exc}")
-                continue
-            stream.unflushed = False
 
     def _check_drained(self, stream: Stream) -> None:
         """flush_done once a flush's frames are all out; done once a finished stream has nothing left."""
@@ -429,21 +363,18 @@ class Engine:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
         self._admit()
         streams = list(self._active.values())
-        if streams:  # rotate so no stream is always first for prefill time
+        if streams:  # rotate so no stream is always first among equally urgent ones (prep budget)
             self._rr = (self._rr + 1) % len(streams)
             streams = streams[self._rr :] + streams[: self._rr]
         streams = [s for s in streams if self._apply_inbox(s)]
         self._prefill(streams)
-        self._flush_stalled_text(streams)
         groups, deferred = self._pop_chunks(streams)
         for length, items in groups.items():
             self._step(length, items)
-        more_text = False
         for stream in streams:
             if stream.id in self._active:
                 self._check_drained(stream)
-                more_text |= bool(stream.text) and not stream.waiting_flush
-        return bool(groups) or deferred or more_text or bool(self._joining)
+        return bool(groups) or deferred or bool(self._joining)
 
     def _step(self, length: int, items: list[tuple[Stream, Any]]) -> None:
         slots = [s.slot for s, _ in items]

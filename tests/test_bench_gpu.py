@@ -95,11 +95,12 @@ def test_times_real_time_and_the_largest_real_time_batch():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the report of a fallback")
 def test_kernel_report_names_the_fallback_and_why(monkeypatch):
-    monkeypatch.delenv(gpu_bench.DISABLE_KERNELS_ENV, raising=False)
+    from model_server.ssm import cuda as cuda_path
+
+    monkeypatch.delenv(cuda_path.DISABLE_ENV, raising=False)
     report = gpu_bench.kernel_report()
     assert report["path"] == "torch" and report["fallback"] is True
     assert "no CUDA device" in report["reason"]
-    from model_server.ssm import cuda as cuda_path
 
     cuda_path.reset()
 

@@ -12,14 +12,13 @@ import json
 import math
 import os
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 from support.sagemaker_runtime_standin import create_app, serve_in_thread
 
 from model_server.bench.cli import main
-from model_server.bench.local import LocalServer, process_tree
+from model_server.bench.local import LocalServer, process_tree, stat_fields
 from model_server.bench.runner import run_level
 from model_server.bench.streams import StreamOptions, StreamStatus, http_stream, ws_stream
 from model_server.bench.texts import TextItem, TextMix
@@ -251,6 +250,6 @@ def test_the_local_server_reports_its_cpu_time(server, voice):
     assert raw.status == StreamStatus.OK, raw.error
     assert before is not None and after > before  # synthesizing the stream used the server's CPU
     # The whole tree is counted: the supervisor alone (which only waits on its children) used far less.
-    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = stat_fields(server.proc.pid)
     supervisor_alone = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     assert after > supervisor_alone

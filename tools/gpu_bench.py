@@ -47,7 +47,6 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere: the model_s
 
 EXIT_NO_CUDA = 2
 EXIT_FAILED = 1
-DISABLE_KERNELS_ENV = "STATESPEAK_DISABLE_MAMBA_SSM"  # model_server/ssm/cuda.py's documented switch
 # Relative error = max |kernel - torch| / max |torch|. fp32 with TF32 tensor-core dots inside the Triton
 # kernels: a few 1e-3 per mixer, compounding over the decoder's layers.
 MIXER_TOLERANCE = 5e-3
@@ -237,7 +236,7 @@ def _set_kernels(enabled: bool) -> None:
     """Switch model_server/ssm/cuda.py between mamba-ssm kernels and the torch path (read once, cached)."""
     from model_server.ssm import cuda as cuda_path
 
-    os.environ[DISABLE_KERNELS_ENV] = "0" if enabled else "1"
+    os.environ[cuda_path.DISABLE_ENV] = "0" if enabled else "1"
     cuda_path.reset()  # the switch is read on first use; forget that reading
 
 

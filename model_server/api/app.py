@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from model_server.api.auth import OPEN_PATHS, is_authorized
+from model_server.api.auth import OPEN_PATHS, auth_error
 from model_server.api.errors import ApiError, new_request_id
 from model_server.api.pump import CartesiaSSE, Formatter, OpenAISSE, RawAudio, pump
 from model_server.api.requests import parse_cartesia, parse_json, parse_openai, require_speech
@@ -83,16 +83,11 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     def authorize(request: Request) -> None:
         if request.url.path in OPEN_PATHS:
             return
-        refuse_query_key(request.query_params)
-        if not is_authorized(config.api_keys, request.headers, request.query_params):
-            raise ApiError(401, "api_key", "missing or invalid API key (Authorization: Bearer, X-API-Key or ?api_key=)",
-                           code="unauthorized", headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
-
-    def refuse_query_key(query_params) -> None:
-        # Internet-facing entries: a key in the URL lands in the ALB's access logs, so it is refused.
-        if not config.query_api_keys and "api_key" in query_params:
-            raise ApiError(401, "api_key", "API keys in the query string (?api_key=) are refused on this entry; "
-                           "send Authorization: Bearer or X-API-Key", code="unauthorized")  # fmt: skip
+        message = auth_error(config, request.headers, request.query_params)
+        if message is not None:
+            raise ApiError(
+                401, "api_key", message, code="unauthorized", headers={"WWW-Authenticate": "Bearer"}
+            )
 
     async def json_request(request: Request):
         authorize(request)
@@ -133,7 +128,7 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def voices(request: Request):
         authorize(request)
         catalog = state.require_catalog()
-        return {"voices": state.voice_list, "openai_voices": catalog.openai_voices}
+        return {"voices": list(state.engine.catalog.voices), "openai_voices": catalog.openai_voices}
 
     async def open_one_shot(req, endpoint: str, t0: float) -> Session:
         """A whole-text request: the open, its text and its end go to the engine in one message."""
@@ -195,14 +190,9 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
 
     @app.websocket("/tts/websocket")
     async def tts_websocket(websocket: WebSocket):
-        try:
-            refuse_query_key(websocket.query_params)
-        except ApiError as err:
-            await websocket.send_denial_response(JSONResponse(err.cartesia_body(), status_code=401))
-            return
-        if not is_authorized(config.api_keys, websocket.headers, websocket.query_params):
-            err = ApiError(401, "api_key", "missing or invalid API key (Authorization: Bearer, X-API-Key or ?api_key=)",
-                           code="unauthorized")  # fmt: skip
+        message = auth_error(config, websocket.headers, websocket.query_params)
+        if message is not None:
+            err = ApiError(401, "api_key", message, code="unauthorized")
             await websocket.send_denial_response(JSONResponse(err.cartesia_body(), status_code=401))
             return
         await serve_websocket(websocket, state)

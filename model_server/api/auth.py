@@ -1,9 +1,11 @@
-"""Optional API keys. Accepted as `Authorization: Bearer KEY`, `X-API-Key: KEY` or `?api_key=KEY`."""
+"""Optional API keys. Accepted as `Authorization: Bearer KEY`, `X-API-Key: KEY` or `?api_key=KEY` (an
+entry with query keys off refuses the last: a URL lands in the load balancer's access logs)."""
 
 from __future__ import annotations
 
 import hmac
 
+from model_server.config import ServerConfig
 from model_server.contract import HEALTH_PATH, INVOCATIONS_PATH, METRICS_PATH, PING_PATH, READY_PATH
 
 # Probes and scrapes carry no key; /invocations is authenticated by SageMaker (IAM, SigV4) and SageMaker
@@ -32,3 +34,18 @@ def is_authorized(valid: frozenset[str], headers, query_params) -> bool:
         for k in presented_keys(headers, query_params)
         for v in valid
     )
+
+
+def auth_error(config: ServerConfig, headers, query_params) -> str | None:
+    """Why a request to a keyed path is refused (its 401 message), or None when it may go on."""
+    if not config.query_api_keys and "api_key" in query_params:
+        return (
+            "API keys in the query string (?api_key=) are refused on this entry; "
+            "send Authorization: Bearer or X-API-Key"
+        )
+    if not is_authorized(config.api_keys, headers, query_params):
+        ways = "Authorization: Bearer, X-API-Key or ?api_key="
+        if not config.query_api_keys:
+            ways = "Authorization: Bearer or X-API-Key"
+        return f"missing or invalid API key ({ways})"
+    return None

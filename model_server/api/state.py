@@ -16,7 +16,7 @@ from model_server.api.requests import SynthesisRequest, VoiceCatalog, openai_voi
 from model_server.audio import StreamEncoder
 from model_server.config import ServerConfig
 from model_server.engine.client import EngineClient, RemoteStream
-from model_server.engine.protocol import AdmissionError
+from model_server.engine.protocol import DRAINING_MESSAGE, AdmissionError
 from model_server.frontend.languages import api_languages
 
 log = logging.getLogger("statespeak.server")
@@ -29,9 +29,7 @@ class ServerState:
         self.config = config
         self.engine = engine
         self.draining = False
-        self.catalog: VoiceCatalog | None = None
-        self.voice_list: list[dict] = []
-        self.model_rate = 0
+        self.catalog: VoiceCatalog | None = None  # the API's view of the engine's catalog (engine.catalog)
         self.sessions = 0  # streams whose response is still being sent (slot may already be free)
         self.on_fatal: Callable[[str], None] = lambda reason: None
         self._idle = asyncio.Event()
@@ -65,8 +63,6 @@ class ServerState:
                 api_languages(catalog.languages),  # the model's languages the frontend covers
                 openai_voice_table(voice_languages, self.config.openai_voices),
             )
-            self.voice_list = list(catalog.voices)
-            self.model_rate = catalog.sample_rate
         if self.engine.lost:
             self.on_fatal(f"engine lost: {self.engine.reason}")
 
@@ -114,8 +110,7 @@ class ServerState:
         self.require_catalog()
         if self.draining:
             self.engine.stream_rejected("draining")
-            raise self._refusal("draining", "server is draining for shutdown; retry on another instance",
-                                endpoint)  # fmt: skip
+            raise self._refusal("draining", DRAINING_MESSAGE, endpoint)
         stream = self.engine.open_stream(req.voice, req.language, req.speed, buffer_delay_s)
         return Session(self, stream, req, endpoint, t0)
 
@@ -131,7 +126,9 @@ class Session:
         self.req = req
         self.endpoint = endpoint
         self.t0 = t0
-        self.encoder = StreamEncoder(req.format, state.model_rate, state.config.resample_quality)
+        self.encoder = StreamEncoder(
+            req.format, state.engine.catalog.sample_rate, state.config.resample_quality
+        )
         self.ttfb_ms: float | None = None
         self.outcome = "cancelled"
         self.error_kind = ""

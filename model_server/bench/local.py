@@ -21,7 +21,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(pid: int) -> list[str] | None:
     """/proc/PID/stat from field 3 (state) on: the name before it may hold spaces and parentheses."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -34,7 +34,7 @@ def process_tree(root: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
-            fields = _stat_fields(int(entry.name))
+            fields = stat_fields(int(entry.name))
             if fields is not None:
                 children.setdefault(int(fields[1]), []).append(int(entry.name))
     tree, todo = [], [root]
@@ -48,11 +48,11 @@ def process_tree(root: int) -> list[int]:
 def tree_cpu_seconds(root: int) -> float | None:
     """CPU seconds used by `root`'s process tree: each live process's own time (utime, stime) plus that of
     its children it has already reaped (cutime, cstime), so a replaced worker's time is still counted."""
-    if _stat_fields(root) is None:
+    if stat_fields(root) is None:
         return None
     ticks = 0
     for pid in process_tree(root):
-        fields = _stat_fields(pid)
+        fields = stat_fields(pid)
         if fields is not None:
             # Fields 14 to 17 of proc(5), utime stime cutime cstime, counted from after the ")".
             ticks += sum(int(f) for f in fields[11:15])

@@ -219,7 +219,6 @@ class EngineClient:
         self.reason = ""
         self.catalog: p.Catalog | None = None
         self.text: SentenceText | None = None  # made from the engine's symbol inventory
-        self._voice_language: dict[str, str] = {}
         self.warm = False  # this worker's frontends are made (see _warm_frontends)
         self.active = 0
         self.on_status: Callable[[], None] = lambda: None
@@ -312,13 +311,13 @@ class EngineClient:
     def open_stream(
         self, voice: str, language: str, speed: float, buffer_delay_s: float | None
     ) -> RemoteStream:
-        """A stream whose OPEN is queued: ops sent now travel with it; `admitted()` says if it got a slot."""
+        """A stream whose OPEN is queued: ops sent now travel with it; `admitted()` says if it got a slot.
+        `language` is resolved already (the API's request parsing gives a voice's default language)."""
         sid = next(self._ids)
-        language = language or self._voice_language.get(voice, "")
         stream = RemoteStream(self, sid, TextIntake(self, sid, language, buffer_delay_s))
         self._streams[sid] = stream
         # the buffer delay is this worker's business (TextIntake): the engine gets whole sentences
-        self.send((p.OPEN, sid, voice, language, speed, None))
+        self.send((p.OPEN, sid, voice, language, speed))
         return stream
 
     def stream_finished(self, outcome: str, ttfb_ms, rtf, audio_s: float, error_kind: str) -> None:
@@ -397,7 +396,6 @@ class EngineClient:
                 if catalog is not None and self.catalog is None:
                     self.catalog = catalog
                     self.text = SentenceText(catalog.symbols)
-                    self._voice_language = {v["id"]: v["language"] for v in catalog.voices}
                     self._warm_frontends(catalog)
                 self.on_status()
         elif kind == p.METRICS:

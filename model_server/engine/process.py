@@ -30,7 +30,7 @@ from model_server.threads import configure_torch_threads
 log = logging.getLogger("statespeak.engine")
 
 WARMUP_TEXT = "Warming up the speech engine, one two three."
-IDLE_POLL_MS = 50  # how long an idle engine waits for a message (stall and buffer-delay checks run then)
+IDLE_POLL_MS = 50  # how long an idle engine waits for a message (stall checks run then)
 
 
 def default_runtime_factory(model_dir, device: str):
@@ -70,13 +70,14 @@ class EngineServer:
         self.config = config
         self.endpoint = endpoint
         self.runtime_factory = runtime_factory or default_runtime_factory
-        self.metrics = ServerMetrics(config.deployment, config.max_streams)
+        self.metrics = ServerMetrics(config.deployment, config.max_streams, kit=config.kit)
         self.metrics.bind_active(lambda: self.engine.active_count() if self.engine is not None else 0)
         self.phase = "loading"
         self.reason = ""
         self.catalog: p.Catalog | None = None
         self.engine: Any = None
         self.exit_code = 0
+        self._load_s = 0.0  # how long the load took (logged at readiness)
         self._loaded: tuple[Any, p.Catalog] | None = None  # handed over by the load thread
         self._fatal = ""
         self._stop = threading.Event()
@@ -178,7 +179,10 @@ class EngineServer:
 
     @staticmethod
     def _warmup_stream(engine, voice: str) -> None:
-        """One stream through the whole path (planner, every chunk size, vocoder) before readiness."""
+        """One stream through the whole path (planner, every chunk size, vocoder) before readiness, fed
+        as a worker feeds it: sentences split and phonemized by the workers' torch-free text module."""
+        from model_server.model.text import SentenceText, split_sentences
+
         ended: list[p.StreamEvent] = []
 
         def consume(stream, ev: p.StreamEvent) -> None:
@@ -188,8 +192,11 @@ class EngineServer:
                 stream.consumed(len(ev.audio))
 
         engine.emit = consume
-        stream = engine.open_stream(None, voice, engine.rt.voices[voice].language, 1.0, internal=True)
-        stream.feed(WARMUP_TEXT)
+        language = engine.rt.voices[voice].language
+        stream = engine.open_stream(None, voice, language, 1.0, internal=True)
+        text = SentenceText(engine.rt.catalog.symbols)
+        for sentence in split_sentences(WARMUP_TEXT, final=True)[0]:
+            stream.sentence(*text.sentence(sentence, language))
         stream.finish()
         while not ended:
             engine.tick()
@@ -223,7 +230,7 @@ class EngineServer:
             self._out[sender].append(self._status())
         for item in items:
             op, rest = item[0], item[1:]
-            if op in (p.SENTENCE, p.TEXT_ERROR, p.FEED, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
+            if op in (p.SENTENCE, p.TEXT_ERROR, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED):
                 stream = self._streams.get((sender, rest[0]))
                 if stream is None:
                     continue  # refused, or ended while this op was on its way
@@ -231,8 +238,6 @@ class EngineServer:
                     stream.sentence(rest[1], rest[2])
                 elif op == p.TEXT_ERROR:
                     stream.text_error(rest[1])
-                elif op == p.FEED:
-                    stream.feed(rest[1])
                 elif op == p.FLUSH:
                     stream.flush()
                 elif op == p.FINISH:
@@ -257,14 +262,14 @@ class EngineServer:
             elif op == p.HELLO:
                 self._out[sender].append(self._status())
 
-    def _open(self, sender: bytes, sid: int, voice: str, language: str, speed: float, delay) -> None:
+    def _open(self, sender: bytes, sid: int, voice: str, language: str, speed: float) -> None:
         if self.engine is None:
-            reason, message = ("draining", "server is draining for shutdown; retry on another instance") \
-                if self.phase == "draining" else ("loading", "model is still loading")  # fmt: skip
+            draining = self.phase == "draining"
+            reason, message = ("draining", p.DRAINING_MESSAGE) if draining else ("loading", p.LOADING_MESSAGE)
             self._refuse(sender, sid, reason, message)
             return
         try:
-            stream = self.engine.open_stream((sender, sid), voice, language, speed, buffer_delay_s=delay)
+            stream = self.engine.open_stream((sender, sid), voice, language, speed)
         except p.AdmissionError as exc:
             self._refuse(sender, sid, exc.reason, str(exc))
             return

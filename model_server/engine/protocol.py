@@ -9,10 +9,9 @@ processes on one host (an ipc:// socket only they can reach).
 
 Worker -> engine items (stream ids are the worker's own integers):
     (HELLO,)                                   announce; the engine answers with a STATUS
-    (OPEN, sid, voice, language, speed, buffer_delay_s)
+    (OPEN, sid, voice, language, speed)
     (SENTENCE, sid, symbol ids, words)         a sentence the worker normalized and phonemized
     (TEXT_ERROR, sid, message)                 a sentence its frontend refused (fails there, in order)
-    (FEED, sid, text)                          raw text (the engine phonemizes; kept for direct users)
     (FLUSH, sid) (FINISH, sid) (CANCEL, sid) (CONSUMED, sid, samples)
     (REJECTED, reason)                         a refusal the worker made itself (draining), for metrics
     (FINISHED, outcome, ttfb_ms, rtf, audio_s, error_kind)   one stream's end, for metrics
@@ -35,10 +34,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-HELLO, OPEN, FEED, FLUSH, FINISH, CANCEL, CONSUMED = (
+HELLO, OPEN, FLUSH, FINISH, CANCEL, CONSUMED = (
     "hello",
     "open",
-    "feed",
     "flush",
     "finish",
     "cancel",
@@ -57,6 +55,9 @@ STATUS, ADMITTED, REFUSED = "status", "admitted", "refused"
 AUDIO, FLUSH_DONE, DONE, ERROR, CANCELLED = "audio", "flush_done", "done", "error", "cancelled"
 TERMINAL = frozenset((DONE, ERROR, CANCELLED))
 SUPERVISOR_ID = b"supervisor"
+# Why a stream is refused, as its client reads it (the engine's and the worker's refusals say the same)
+DRAINING_MESSAGE = "server is draining for shutdown; retry on another instance"
+LOADING_MESSAGE = "model is still loading"
 
 
 class AdmissionError(Exception):

@@ -32,6 +32,7 @@ import zmq
 
 from model_server.config import ServerConfig
 from model_server.engine import protocol as p
+from model_server.threads import available_cpus
 
 log = logging.getLogger("statespeak.supervisor")
 
@@ -52,8 +53,9 @@ def detach_from_terminal() -> None:
 
 
 def default_workers() -> int:
-    """The container default when STATESPEAK_WORKERS is unset: half the cores, 1 to 8."""
-    return max(1, min(8, (os.cpu_count() or 2) // 2))
+    """The container default when STATESPEAK_WORKERS is unset: half the CPUs this process may use (its
+    affinity mask, capped by a cgroup quota; not the host's cores), 1 to 8."""
+    return max(1, min(8, available_cpus() // 2))
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -67,9 +69,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 class Supervisor:
-    def __init__(self, host: str, port: int, config: ServerConfig, workers: int) -> None:
-        self.config = config
-        self.n_workers = workers
+    def __init__(self, host: str, port: int, config: ServerConfig) -> None:
+        self.config = config  # config.workers: the worker processes to keep running
         self.endpoint = f"ipc://{tempfile.gettempdir()}/statespeak-{uuid.uuid4().hex[:12]}.ipc"
         self.sock = bind_socket(host, port)
         self.mp = multiprocessing.get_context("spawn")
@@ -126,9 +127,9 @@ class Supervisor:
         self._ctl.setsockopt(zmq.LINGER, 1000)
         self._ctl.connect(self.endpoint)
         self._start_engine()
-        for i in range(self.n_workers):
+        for i in range(self.config.workers):
             self._start_worker(i)
-        log.info("serving", extra={"workers": self.n_workers, "engine_pid": self.engine.pid,
+        log.info("serving", extra={"workers": self.config.workers, "engine_pid": self.engine.pid,
                                    "port": self.sock.getsockname()[1]})  # fmt: skip
         handled = 0
         try:
@@ -209,4 +210,4 @@ def serve(host: str, port: int, config: ServerConfig, workers: int) -> int:
 
     setup_logging(config.log_level)
     config = dataclasses.replace(config, workers=workers)  # the engine sizes its threads by it
-    return Supervisor(host, port, config, workers).run()
+    return Supervisor(host, port, config).run()

@@ -23,30 +23,12 @@ import torch
 from model_server import vocoder
 from model_server.model import checkpoint
 from model_server.model.acoustic import AcousticConfig, AcousticModel
-from model_server.model.catalog import MAX_SPEED, MIN_SPEED, Catalog
+from model_server.model.catalog import Catalog
 from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
-from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool, graph_bucket, warmup_shapes
-from model_server.model.planner import ENCODE_WINDOW, FrameChunk, Planner, WordSpan
-from model_server.model.text import MAX_SENTENCE_WORDS, split_sentences, written_words
+from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool
+from model_server.model.planner import Planner
 
-__all__ = [
-    "ENCODE_WINDOW",
-    "GRAPH_LENGTHS",
-    "MAX_SENTENCE_WORDS",
-    "MAX_SPEED",
-    "MIN_SPEED",
-    "FrameChunk",
-    "ModelLoadError",
-    "Planner",
-    "SpeechRuntime",
-    "StatePool",
-    "VoiceInfo",
-    "WordSpan",
-    "graph_bucket",
-    "split_sentences",
-    "warmup_shapes",
-    "written_words",
-]
+__all__ = ["GRAPH_LENGTHS", "ModelLoadError", "Planner", "SpeechRuntime", "StatePool", "VoiceInfo"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "weights" / "default"
 

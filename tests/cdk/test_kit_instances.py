@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from model_server import contract
+from model_server.config import ServerConfig
 from model_server.metrics import ServerMetrics
 from tests.conftest import VARIANTS
 
@@ -151,14 +152,13 @@ def _container_environment(result) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("which", ["first", "second"])
-def test_server_emf_matches_the_synthesized_scaling_metric(which, first_synth, second_synth, monkeypatch):
+def test_server_emf_matches_the_synthesized_scaling_metric(which, first_synth, second_synth):
     result = first_synth if which == "first" else second_synth
     env = _container_environment(result)
     assert env[contract.ENV_KIT_NAME] == result.stack_prefix
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
+    config = ServerConfig.from_env(env)
     out = io.StringIO()
-    metrics = ServerMetrics(env[contract.ENV_DEPLOYMENT], 8, emf_out=out)  # kit from STATESPEAK_KIT
+    metrics = ServerMetrics(config.deployment, 8, emf_out=out, kit=config.kit)
     metrics.emit_periodic()
     doc = json.loads(out.getvalue().splitlines()[-1])
     (directive,) = doc["_aws"]["CloudWatchMetrics"]
@@ -179,10 +179,10 @@ def test_sagemaker_container_names_its_kit_instance(second_synth):
     assert environment[contract.ENV_KIT_NAME] == SECOND["name"]
 
 
-def test_server_without_kit_variable_uses_the_default(monkeypatch):
-    monkeypatch.delenv(contract.ENV_KIT_NAME, raising=False)
+def test_server_without_kit_variable_uses_the_default():
+    config = ServerConfig.from_env({})
     out = io.StringIO()
-    ServerMetrics("local", 4, emf_out=out).emit_periodic()
+    ServerMetrics(config.deployment, 4, emf_out=out, kit=config.kit).emit_periodic()
     doc = json.loads(out.getvalue())
     assert doc[contract.DIM_KIT] == contract.DEFAULT_KIT_NAME
     assert doc["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [list(contract.METRIC_DIMENSIONS)]

@@ -3,8 +3,9 @@
 import pytest
 import torch
 
-from model_server.model import runtime as rtmod
-from model_server.model.runtime import SpeechRuntime, split_sentences, written_words
+from model_server.model.planner import ENCODE_WINDOW
+from model_server.model.runtime import SpeechRuntime
+from model_server.model.text import MAX_SENTENCE_WORDS, split_sentences, written_words
 
 SMALL = dict(d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2, chunk_size=8)
 
@@ -32,7 +33,7 @@ def test_split_sentences():
     )  # no whitespace after: may continue
     long = " ".join(f"w{i}" for i in range(100)) + "."
     pieces, _ = split_sentences(long + " ", final=False)
-    assert len(pieces) == 3 and all(len(p.split()) <= rtmod.MAX_SENTENCE_WORDS for p in pieces)
+    assert len(pieces) == 3 and all(len(p.split()) <= MAX_SENTENCE_WORDS for p in pieces)
 
 
 @pytest.mark.parametrize("final", ["", " ", "\n\t ", "\u00a0", "...", "?!", "-"])
@@ -171,7 +172,7 @@ def test_long_text_costs_the_same_state_as_short(rt):
         ]
     )
     assert 0 < l_ph <= per_sentence_phones and s_ph > 0
-    bound_frames = 128 + 2 * (rtmod.ENCODE_WINDOW + 20) * 8
+    bound_frames = 128 + 2 * (ENCODE_WINDOW + 20) * 8
     assert s_fr <= bound_frames and l_fr <= bound_frames
 
 
@@ -195,7 +196,7 @@ def test_windowed_encoding_equals_whole_sentence_encoding(rt):
 
     sentence = "Sixty three phones or more make several encode windows in this rather long sentence here."
     ids = [i for _, sym in rt.phonemize(sentence, "en") for i in sym]
-    assert len(ids) > 3 * rtmod.ENCODE_WINDOW
+    assert len(ids) > 3 * ENCODE_WINDOW
     with torch.inference_mode():
         enc, log_dur = rt.encoder_cpu(torch.tensor([ids]), torch.tensor([0]))
     dur, _ = durations_from_log(log_dur[0], 1.0)

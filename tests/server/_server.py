@@ -6,7 +6,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -15,14 +14,10 @@ from pathlib import Path
 
 import httpx
 
+from model_server.bench.local import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 VOICES = (("en_female_a", "A", "en", "female"), ("en_male_b", "B", "en", "male"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_model_dir(path: Path) -> Path:

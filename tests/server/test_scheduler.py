@@ -11,9 +11,11 @@ from collections import defaultdict
 
 import pytest
 
+from model_server.engine.protocol import AdmissionError
 from model_server.metrics import ServerMetrics
 from model_server.model.runtime import SpeechRuntime
-from model_server.scheduler import AdmissionError, ChunkPolicy, Engine, SlotAllocator, split_text
+from model_server.model.text import SentenceText, split_sentences
+from model_server.scheduler import ChunkPolicy, Engine, SlotAllocator
 
 from ._server import VOICES
 
@@ -34,6 +36,7 @@ class Driver:
         self.unread: set = set()
         self.engine = Engine(runtime, max_streams, metrics=metrics, emit=self._emit, **kw)
         self.engine.accepting = True
+        self.text = SentenceText(runtime.catalog.symbols)
         self._keys = iter(range(1, 1_000_000))
 
     def _emit(self, stream, ev) -> None:
@@ -47,6 +50,11 @@ class Driver:
             self.unread.add(key)
         return self.engine.open_stream(key, voice, "en", 1.0)
 
+    def say(self, stream, text: str) -> None:
+        """What an API worker sends for `text`: its sentences, split and phonemized."""
+        for sentence in split_sentences(text, final=True)[0]:
+            stream.sentence(*self.text.sentence(sentence, stream.language))
+
     def run_until(self, done, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
         while not done():
@@ -57,13 +65,6 @@ class Driver:
     def ended(self, stream) -> bool:
         evs = self.events[stream.key]
         return bool(evs) and evs[-1].kind in ("done", "error", "cancelled")
-
-
-@pytest.mark.parametrize("text", ["", "short", "a b c " * 40, "x" * 130 + " tail", "  lead and trail  "])
-def test_split_text_pieces_concatenate_back(text):
-    pieces = split_text(text, 16)
-    assert "".join(pieces) == text
-    assert all(p for p in pieces)
 
 
 def test_slot_allocator_and_chunk_policy():
@@ -81,7 +82,7 @@ def test_concurrent_streams_share_batched_steps(runtime):
     d = Driver(runtime)
     streams = [d.open() for _ in range(4)]
     for s in streams:
-        s.feed("Four streams speak at once, in one batch.")
+        d.say(s, "Four streams speak at once, in one batch.")
         s.finish()
     d.run_until(lambda: all(d.ended(s) for s in streams))
     results = [d.events[s.key] for s in streams]
@@ -101,10 +102,10 @@ def test_concurrent_streams_share_batched_steps(runtime):
 def test_reader_that_stops_reading_is_skipped_without_blocking_others(runtime):
     d = Driver(runtime, stream_buffer_s=0.1, max_chunk_frames=8)
     stalled = d.open(read=False)
-    stalled.feed("This stream's client never reads anything at all, so it must wait. " * 3)
+    d.say(stalled, "This stream's client never reads anything at all, so it must wait. " * 3)
     stalled.finish()
     reader = d.open()
-    reader.feed("This one reads, and finishes.")
+    d.say(reader, "This one reads, and finishes.")
     reader.finish()
     d.run_until(lambda: d.ended(reader))
     for _ in range(5):
@@ -123,7 +124,7 @@ def test_reader_that_stops_reading_is_skipped_without_blocking_others(runtime):
 def test_stalled_client_loses_its_slot_after_the_timeout(runtime):
     d = Driver(runtime, stream_buffer_s=0.1, stall_timeout_s=0.3)
     s = d.open(read=False)
-    s.feed("Nobody reads this stream, it will be dropped for stalling.")
+    d.say(s, "Nobody reads this stream, it will be dropped for stalling.")
     s.finish()
     d.run_until(lambda: d.ended(s), 30)
     events = d.events[s.key]
@@ -134,7 +135,7 @@ def test_stalled_client_loses_its_slot_after_the_timeout(runtime):
 def test_cancel_stops_generation_and_frees_the_slot_at_once(runtime):
     d = Driver(runtime, max_streams=1, stream_buffer_s=0.5)
     s = d.open()
-    s.feed("A long text to cancel part way. " * 10)
+    d.say(s, "A long text to cancel part way. " * 10)
     s.finish()
     d.run_until(lambda: any(e.kind == "audio" for e in d.events[s.key]))
     s.cancel()
@@ -159,7 +160,7 @@ def test_admission_refuses_beyond_max_streams_and_while_draining(runtime):
     with pytest.raises(AdmissionError) as draining:
         d.open()
     assert draining.value.reason == "draining"
-    b.feed("Streams already admitted finish during a drain.")
+    d.say(b, "Streams already admitted finish during a drain.")
     b.finish()
     d.run_until(lambda: d.ended(b))
     assert d.events[b.key][-1].kind == "done"
@@ -169,7 +170,7 @@ def test_unknown_voice_fails_only_that_stream(runtime):
     d = Driver(runtime)
     bad = d.open("nobody")
     good = d.open()
-    good.feed("Fine.")
+    d.say(good, "Fine.")
     good.finish()
     d.run_until(lambda: d.ended(bad) and d.ended(good))
     assert d.events[bad.key][-1].kind == "error" and "nobody" in d.events[bad.key][-1].message
@@ -181,7 +182,7 @@ def test_a_failed_tick_fails_every_stream_and_frees_every_slot(runtime):
     d = Driver(runtime)
     streams = [d.open() for _ in range(3)]
     for s in streams:
-        s.feed("Some text.")
+        d.say(s, "Some text.")
     d.engine.tick()
     d.engine.fail_all("internal error in the engine")
     assert all(d.events[s.key][-1].kind == "error" for s in streams)
@@ -194,12 +195,12 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
 
     d = Driver(runtime, stream_buffer_s=30.0)
     ahead = d.open()
-    ahead.feed("A stream that is far ahead of its listener already. " * 3)
+    d.say(ahead, "A stream that is far ahead of its listener already. " * 3)
     ahead.finish()
     d.run_until(lambda: ahead.chunks >= 3)
     ahead.first_audio_at = time.monotonic() + 10.0  # as if ten seconds of its audio were still unplayed
     newcomer = d.open()
-    newcomer.feed("Hello.")
+    d.say(newcomer, "Hello.")
     newcomer.finish()
     monkeypatch.setattr(sched, "TICK_TARGET_S", 1e-9)  # any step is over budget
     d.engine._s_per_frame = 1.0
@@ -214,12 +215,9 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
 
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
     """What API workers send: sentences as symbol ids and words, and a refused sentence in its place."""
-    from model_server.model.text import SentenceText
-
-    text = SentenceText(runtime.catalog.symbols)
     d = Driver(runtime)
     s = d.open()
-    s.sentence(*text.sentence("Hello there.", "en"))
+    s.sentence(*d.text.sentence("Hello there.", "en"))
     s.text_error("the frontend refused this")
     s.finish()
     d.run_until(lambda: d.ended(s))

@@ -12,7 +12,8 @@ import torch
 
 from model_server.contract import DEVICE_CUDA, ENV_DEVICE, METRIC_DEVICE_UNAVAILABLE
 from model_server.metrics import prom_name
-from model_server.model.runtime import SpeechRuntime, graph_bucket, warmup_shapes
+from model_server.model.executor import graph_bucket, warmup_shapes
+from model_server.model.runtime import SpeechRuntime
 
 from ._server import ServerProcess
 
