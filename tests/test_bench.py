@@ -11,13 +11,12 @@ import json
 import pytest
 
 from model_server.bench import report
-from model_server.bench.cli import build_parser, parse_levels
+from model_server.bench.cli import bench_document, build_parser, parse_levels
 from model_server.bench.playback import percentile, simulate_playback, summarize
 from model_server.bench.runner import (
     LevelResult,
     ramp_levels,
     record_from,
-    records_as_dicts,
     run_level,
     streams_per_replica,
 )
@@ -225,7 +224,6 @@ def _result():
         LevelResult(1, [record_from(_raw(ttfa=0.04), 1, 0.1) for _ in range(4)], 0, 2.0),
         LevelResult(2, [record_from(_raw(ttfa=0.3), 2, 0.1) for _ in range(4)], 1, 2.0),
     ]
-    summaries = [lvl.summary(200) for lvl in levels]
     meta = {
         "date": "2026-11-29 20:00 UTC",
         "command": "python -m model_server.bench --local",
@@ -239,12 +237,7 @@ def _result():
         "host": {"cpu": "test cpu", "cpus": 2, "python": "3.12", "torch": "x"},
         "weights": "test weights",
     }
-    return {
-        "meta": meta,
-        "levels": summaries,
-        "streams_per_replica": streams_per_replica(summaries),
-        "streams": records_as_dicts(levels),
-    }
+    return bench_document(meta, levels, 200)
 
 
 def test_table_json_and_plot(tmp_path):

@@ -14,17 +14,15 @@ import time
 import pytest
 
 from model_server.bench import report
-from model_server.bench.arrivals import open_capacity, poisson_arrivals, run_open, staggered_offsets
-from model_server.bench.cli import build_parser, parse_arrivals, parse_rates
+from model_server.bench.arrivals import poisson_arrivals, run_open, staggered_offsets
+from model_server.bench.cli import bench_document, build_parser, parse_arrivals, parse_rates
 from model_server.bench.clients import ClientSetup, LevelPlan, merge, run_shard, split_level
 from model_server.bench.runner import (
     ClientLoad,
     LevelResult,
     in_flight,
     record_from,
-    records_as_dicts,
     run_closed,
-    streams_per_replica,
 )
 from model_server.bench.streams import RawStream, StreamOptions
 from model_server.bench.texts import TextItem, TextMix
@@ -223,7 +221,6 @@ def _mixed_result(limited: bool = False) -> dict:
         rate_per_s=2.0,
         clients=[ClientLoad(1, 0.95 if limited else 0.1, 0.9, limited)],
     )
-    summaries = [lvl.summary(200) for lvl in (closed, open_)]
     meta = {
         "date": "2026-11-30 20:00 UTC",
         "command": "python -m model_server.bench --local",
@@ -243,14 +240,7 @@ def _mixed_result(limited: bool = False) -> dict:
         "clients": 1,
         "client_busy_limit": 0.9,
     }
-    return {
-        "meta": meta,
-        "levels": summaries,
-        "streams_per_replica": streams_per_replica(summaries),
-        "open_loop_capacity": open_capacity(summaries),
-        "client_limited_levels": [s["label"] for s in summaries if s["client_limited"]],
-        "streams": records_as_dicts([closed, open_]),
-    }
+    return bench_document(meta, [closed, open_], 200)
 
 
 def test_report_states_both_capacities_and_the_client_processes(tmp_path):

@@ -388,7 +388,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         results = run_levels(args, target, levels, args.rates, server_cpu)
 
-    summaries = [lvl.summary(args.ttfa_target_ms) for lvl in results]
     command = "python -m model_server.bench " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     meta = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -411,6 +410,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "host": host_info(),
         "weights": describe_weights(args.local),
     }
+    return bench_document(meta, results, args.ttfa_target_ms)
+
+
+def bench_document(meta: dict[str, Any], results: list[LevelResult], ttfa_target_ms: float) -> dict[str, Any]:
+    """The bench's JSON document (what bench.json holds and the report renders) from its levels."""
+    summaries = [lvl.summary(ttfa_target_ms) for lvl in results]
     return {
         "meta": meta,
         "levels": summaries,
