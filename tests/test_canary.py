@@ -3,27 +3,22 @@ outage seen as a failed measurement. Runs against the real server are in test_ca
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 import socket
-from pathlib import Path
 
 import pytest
 
 from model_server import contract
 from model_server.bench.playback import simulate_playback as bench_playback
+from tests.support.lambdas import load_handler as load_lambda_handler
 
-HANDLER = Path(__file__).resolve().parent.parent / "lambda" / "canary" / "handler.py"
 KIT = "Statespeak-Test"
 
 
 def load_handler():
-    """Import the asset as Lambda does: a plain module from its folder (`lambda` is a keyword)."""
-    spec = importlib.util.spec_from_file_location("canary_handler", HANDLER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The canary handler, imported afresh (it reads its environment at import)."""
+    return load_lambda_handler("canary")
 
 
 def canary_env(monkeypatch, **route):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -193,12 +192,9 @@ def test_server_without_kit_variable_uses_the_default():
 )
 def test_canary_emf_matches_its_synthesized_alarm(which, part, route, second_synth, synth, monkeypatch):
     """The canary function, run with the environment the template gives it, writes the metric its alarm reads."""
-    import importlib.util
+    from tests.support.lambdas import load_handler
 
-    handler_path = Path(__file__).resolve().parents[2] / "lambda" / "canary" / "handler.py"
-    spec = importlib.util.spec_from_file_location("canary_handler_kit", handler_path)
-    handler = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(handler)
+    handler = load_handler("canary", "canary_handler_kit")
 
     result = second_synth if which == "second" else synth(**VARIANTS["estate"])
     functions = result.resources(part, "AWS::Lambda::Function")

@@ -3,19 +3,13 @@ protection, against botocore's Stubber (the real Auto Scaling client, no AWS cal
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import boto3
 import pytest
 from botocore.stub import Stubber
 
-HANDLER_PATH = Path(__file__).resolve().parents[2] / "lambda" / "capacity_release" / "handler.py"
-spec = importlib.util.spec_from_file_location("capacity_release_handler", HANDLER_PATH)
-handler = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = handler
-spec.loader.exec_module(handler)
+from tests.support.lambdas import load_handler
+
+handler = load_handler("capacity_release")
 
 GROUP = "Statespeak-Ecs-GpuHostsASG-1A2B3C"
 

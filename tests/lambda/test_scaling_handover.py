@@ -3,19 +3,13 @@ botocore's Stubber (the real Application Auto Scaling and SageMaker clients, no 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import boto3
 import pytest
 from botocore.stub import Stubber
 
-HANDLER_PATH = Path(__file__).resolve().parents[2] / "lambda" / "scaling_handover" / "handler.py"
-spec = importlib.util.spec_from_file_location("scaling_handover_handler", HANDLER_PATH)
-handler = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = handler
-spec.loader.exec_module(handler)
+from tests.support.lambdas import load_handler
+
+handler = load_handler("scaling_handover")
 
 RESOURCE_ID = "endpoint/statespeak-tts/variant/AllTraffic"
 DIMENSION = "sagemaker:variant:DesiredInstanceCount"

@@ -7,18 +7,14 @@ download_file); ETags are MD5s of the content like S3's for single-part uploads.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-HANDLER_PATH = Path(__file__).resolve().parents[2] / "lambda" / "weights_sync" / "handler.py"
-spec = importlib.util.spec_from_file_location("weights_sync_handler", HANDLER_PATH)
-handler = importlib.util.module_from_spec(spec)
-sys.modules[spec.name] = handler  # dataclasses resolve annotations through the module registry
-spec.loader.exec_module(handler)
+from tests.support.lambdas import load_handler
+
+handler = load_handler("weights_sync")
 
 BUCKET, PREFIX = "weights-bucket", "weights/"
 
