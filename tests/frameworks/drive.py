@@ -6,7 +6,7 @@ Pipecat transport: LiveKit's TTS classes are driven directly (as LiveKit's own p
 services run in a Pipeline with Pipecat's own test processors at both ends.
 
 The result: {"audio_bytes", "transcript" (what the framework assembled from the word timestamps, if any),
-"errors" (exceptions or error frames), "ended" (the framework saw the end of the turn)}.
+"interrupted" (Pipecat: the words of each interrupted turn heard before the cut), "errors" (exceptions or error frames), "ended" (the framework saw the end of the turn)}.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import traceback
 
 VOICE = "en_female_a"  # a voice of the tests' random model
 TURN = ["Hello there, ", "my friend. It costs ", "3.5 dollars, ", "doesn't it? ", "See you soon."]
+CUT_TURN = "This answer is cut short by the user, " * 4  # Pipecat's scenario interrupts it
 TIMEOUT_S = 30.0
 
 
@@ -89,7 +90,7 @@ async def pipecat(base_url: str, mode: str) -> dict:
             api_key="unused", url=ws_url, settings=CartesiaTTSService.Settings(voice=VOICE, model="sonic-3")
         )
         # a turn, a turn interrupted once its audio started (Pipecat cancels the context), a last turn
-        steps = [*llm_turn(TURN), TTSStoppedFrame, *llm_turn(["This answer is cut short by the user, " * 4]),
+        steps = [*llm_turn(TURN), TTSStoppedFrame, *llm_turn([CUT_TURN]),
                  TTSAudioRawFrame, InterruptionFrame(), *llm_turn(TURN), TTSStoppedFrame]  # fmt: skip
     elif mode == "http":
         service = CartesiaHttpTTSService(
@@ -111,7 +112,7 @@ async def pipecat(base_url: str, mode: str) -> dict:
     worker = PipelineWorker(Pipeline([source, service, sink]), cancel_on_idle_timeout=False)
     started = asyncio.Event()
     frames: list = []
-    result = {"audio_bytes": 0, "transcript": [], "errors": [], "ended": False}
+    result = {"audio_bytes": 0, "transcript": [], "interrupted": [], "errors": [], "ended": False}
 
     @worker.event_handler("on_pipeline_started")
     async def _started(worker, frame):
@@ -153,6 +154,11 @@ async def pipecat(base_url: str, mode: str) -> dict:
             turn.append(frame.text)
         elif isinstance(frame, TTSStoppedFrame) and turn:
             result["transcript"].append(" ".join(turn))
+            turn = []
+        elif isinstance(frame, InterruptionFrame):
+            # The aggregator closes an interrupted turn here with the words heard so far: whether any
+            # word of it arrived before the cut is a race, so it is reported apart from the full turns.
+            result["interrupted"].append(" ".join(turn))
             turn = []
     return result
 

@@ -19,7 +19,7 @@ from server._server import ServerProcess, make_model_dir
 
 from tests.support.venvs import locked_venv
 
-from .drive import TURN
+from .drive import CUT_TURN, TURN
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = REPO_ROOT / "requirements-agents.txt"
@@ -71,6 +71,8 @@ def test_framework_speaks_through_the_server(python, server, scenario):
     assert result["audio_bytes"] > SECOND_OF_AUDIO
     sent = "".join(TURN).strip()
     assert result["transcript"] == [sent] * SCENARIOS[scenario]
+    for heard in result.get("interrupted", []):  # an interrupted turn: words of that turn only, in order
+        assert " ".join(CUT_TURN.split()).startswith(heard), heard
     assert '"outcome": "error"' not in server.stderr()
 
 
