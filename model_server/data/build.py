@@ -3,8 +3,8 @@
 Two stages, both resumable:
 
 1. Render (worker processes, the slow part): per batch of sentences, the teacher renders the audio
-   (Festival or espeak-ng), `vocoder.analyze` computes the frame features, and each teacher phone gets a
-   duration in frames. The batch is saved atomically to ``<out>/cache/<voice>/batch_NNNNN.npz`` together
+   (Festival, espeak-ng or hibari-tts), `vocoder.analyze` computes the frame features, and each teacher
+   phone gets a duration in frames. The batch is saved atomically to ``<out>/cache/<voice>/batch_NNNNN.npz`` together
    with a key of everything it was made from, so a rerun skips finished batches and redoes stale ones.
 2. Assemble (main process, fast): the frontend turns each sentence into symbols, the teacher phone
    durations are mapped onto them (`frontend.align.align_durations`), utterances whose alignment is poor
@@ -113,6 +113,10 @@ def _render(voice: VoiceSpec, texts: list[str]):
         from model_server.data import espeak
 
         return espeak.render_batch(voice.teacher_voice, texts)
+    if voice.teacher_kind == "hibari":
+        from model_server.data import hibari_teacher
+
+        return hibari_teacher.render_batch(voice.teacher_voice, texts)
     raise ValueError(f"voice {voice.id}: unknown teacher {voice.teacher!r}")
 
 
