@@ -2,7 +2,8 @@
 
 For each English voice it synthesizes model_server/data/heldout_en.txt (sentences never used as
 training text) through the same path the server uses (planner -> SpeechRuntime.step), renders the same
-sentences with the Festival teacher voice, and judges everything with two models that run on the CPU:
+sentences with the voice's teacher (Festival or hibari-tts; a voice the model has not learned yet gets its
+teacher rows only), and judges everything with two models that run on the CPU:
 Whisper-base (CTranslate2 int8 through faster-whisper, language forced to the voice's) for the word error
 rate, and DistillMOS for predicted naturalness (MOS, 1-5). It writes docs/evaluation.md:
 
@@ -12,7 +13,8 @@ rate, and DistillMOS for predicted naturalness (MOS, 1-5). It writes docs/evalua
   with a paired bootstrap interval;
 * real-time factor of one stream on this CPU (compute seconds / audio seconds, planner included), and the
   time of one batched step of 8 streams x 10 frames;
-* memory per stream: the fixed state slot, and the planner's window for a 5-word and a 500-word text.
+* memory per stream: the fixed state slot, and the planner's window for a 5-word and a 500-word text;
+* with --peers, other open voices measured the same way, with time to first audio (`evaluate_peers`).
 """
 
 from __future__ import annotations
@@ -36,11 +38,14 @@ import numpy as np
 import torch
 
 from model_server import vocoder
+from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
 from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_en.txt"
-TEACHERS = {"en_female_slt": "us_slt_hts", "en_male_kal": "kal_diphone"}
+# English voices and their teachers ("festival:<voice>" or "hibari:<voice>", from model_server/data/voices.py)
+TEACHERS = {vid: v.teacher for vid, v in VOICES.items() if v.language == "en"}
+TEACHER_NAMES = {"festival": "Festival", "hibari": "hibari-tts"}
 CHUNK_FRAMES = 32  # frames per step for the single-stream measurement (the server's steady chunk size)
 JUDGE_RATE = 16000  # Whisper and DistillMOS both take 16 kHz mono
 
@@ -122,18 +127,39 @@ def bootstrap_ci(
 def ensure_eval_deps() -> Path:
     """Install requirements-eval.txt into .venv-eval (--no-deps, on first use or when the file changed) and
     put it on sys.path. Returns the folder."""
-    stamp = EVAL_DEPS / ".installed"
-    digest = hashlib.sha256(EVAL_REQUIREMENTS.read_bytes()).hexdigest()
+    return ensure_target(EVAL_REQUIREMENTS, EVAL_DEPS)
+
+
+def ensure_target(requirements: Path, folder: Path) -> Path:
+    """Install a pinned requirements file with --no-deps into `folder` (on first use or when the file
+    changed) and put the folder on sys.path. Returns the folder."""
+    stamp = folder / ".installed"
+    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
     if not stamp.is_file() or stamp.read_text() != digest:
         subprocess.run(
             [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
-             "--target", str(EVAL_DEPS), "-r", str(EVAL_REQUIREMENTS)],
+             "--target", str(folder), "-r", str(requirements)],
             check=True, timeout=1200,
         )  # fmt: skip
         stamp.write_text(digest)
-    if str(EVAL_DEPS) not in sys.path:
-        sys.path.insert(0, str(EVAL_DEPS))
-    return EVAL_DEPS
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    return folder
+
+
+def render_teacher(voice: str, sentences: list[str]) -> tuple[list, int]:
+    """The voice's teacher reading `sentences` as the data build renders it: (renders, sample rate).
+    Each render is a `festival.TeacherRender` (int16 audio, or None and an error)."""
+    kind, name = TEACHERS[voice].split(":", 1)
+    if kind == "festival":
+        from model_server.data import festival
+
+        return festival.render_batch(name, sentences), festival.SAMPLE_RATE
+    if kind == "hibari":
+        from model_server.data import hibari_teacher
+
+        return hibari_teacher.render_batch(name, sentences), vocoder.SAMPLE_RATE
+    raise SystemExit(f"voice {voice}: no teacher renderer for {TEACHERS[voice]!r}")
 
 
 def whisper_model_dir(cache: Path = WHISPER_CACHE) -> Path:
@@ -239,7 +265,7 @@ def synthesize(
     return audio, elapsed
 
 
-def write_wav(path: Path, audio: np.ndarray) -> None:
+def write_wav(path: Path, audio: np.ndarray, rate: int = vocoder.SAMPLE_RATE) -> None:
     import wave
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -247,7 +273,7 @@ def write_wav(path: Path, audio: np.ndarray) -> None:
     with wave.open(str(path), "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
-        w.setframerate(vocoder.SAMPLE_RATE)
+        w.setframerate(rate)
         w.writeframes(pcm.tobytes())
 
 
@@ -305,21 +331,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wav-dir", type=Path, default=Path("data/eval"), help="where the audio is kept")
     ap.add_argument("--report", type=Path, default=Path("docs/evaluation.md"))
     ap.add_argument("--threads", type=int, default=1, help="torch threads (one stream on one core: 1)")
-    ap.add_argument("--no-teacher", action="store_true", help="skip Festival (model WER only)")
+    ap.add_argument("--no-teacher", action="store_true", help="skip the teachers (model only)")
     ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="also measure other open voices (Piper joe, Kokoro-82M, espeak-ng; requirements-peers.txt) and "
+        "every system's time to first audio and real-time factor",
+    )
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     voices = [v for v in args.voices.split(",") if v]
     unknown = [v for v in voices if v not in TEACHERS]
     if unknown:
-        raise SystemExit(f"--voices: no Festival teacher known for {unknown}; choose from {sorted(TEACHERS)}")
+        raise SystemExit(f"--voices: no English teacher known for {unknown}; choose from {sorted(TEACHERS)}")
     sentences = read_sentences(args.sentences)
     if args.limit:
         sentences = sentences[: args.limit]
     rt = SpeechRuntime.load(args.model)
     missing = [v for v in voices if v not in rt.voices]
-    if missing:
+    if missing and args.no_teacher:
         raise SystemExit(f"model {args.model} lacks voice(s) {missing}")
+    for v in missing:  # a voice whose data exists but which the model has not learned yet: its teacher only
+        print(f"model {args.model} lacks voice {v}: evaluating its teacher only", flush=True)
+    model_voices = [v for v in voices if v in rt.voices]
     ensure_eval_deps()
     asr = WhisperJudge(threads=args.judge_threads)
     mos = MosJudge()
@@ -327,36 +362,34 @@ def main(argv: list[str] | None = None) -> int:
     rtf_compute = rtf_audio = 0.0
     loads = []  # the host's 1-minute load average after each timed synthesis pass
     for voice in voices:
-        language = rt.voices[voice].language
-        systems: dict[str, list[np.ndarray]] = {"model": []}
-        if voice == voices[0]:
-            synthesize(rt, voice, sentences[0])  # warm-up: first-call allocations are not steady state
-        for i, text in enumerate(sentences):
-            audio, secs = synthesize(rt, voice, text)
-            rtf_compute += secs
-            rtf_audio += len(audio) / vocoder.SAMPLE_RATE
-            write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio)
-            systems["model"].append(to_judge_rate(audio, vocoder.SAMPLE_RATE))
-        loads.append(os.getloadavg()[0])
+        language = VOICES[voice].language
+        systems: dict[str, list[np.ndarray]] = {}
+        if voice in rt.voices:
+            systems["model"] = []
+            if voice == model_voices[0]:
+                synthesize(rt, voice, sentences[0])  # warm-up: first-call allocations are not steady state
+            for i, text in enumerate(sentences):
+                audio, secs = synthesize(rt, voice, text)
+                rtf_compute += secs
+                rtf_audio += len(audio) / vocoder.SAMPLE_RATE
+                write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio)
+                systems["model"].append(to_judge_rate(audio, vocoder.SAMPLE_RATE))
+            loads.append(os.getloadavg()[0])
         if not args.no_teacher:
-            from model_server.data import festival
-
             systems["teacher"], systems["vocoded"] = [], []
-            renders = festival.render_batch(TEACHERS[voice], sentences)
+            renders, teacher_rate = render_teacher(voice, sentences)
             synth = vocoder.HarmonicNoiseSynth()
             for i, r in enumerate(renders):
                 if r.audio is None:
-                    raise SystemExit(f"Festival failed on sentence {i}: {r.error}")
+                    raise SystemExit(f"{TEACHERS[voice]} failed on sentence {i}: {r.error}")
                 # analysis/synthesis: the teacher's features through our vocoder
-                feats = torch.from_numpy(
-                    vocoder.analyze(r.audio.astype(np.float32) / 32768.0, festival.SAMPLE_RATE)
-                )
+                feats = torch.from_numpy(vocoder.analyze(r.audio.astype(np.float32) / 32768.0, teacher_rate))
                 with torch.inference_mode():
                     vc, _ = synth(feats.unsqueeze(0), synth.init_state(1))
                 vc = vc[0].numpy()
                 write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio)
                 write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc)
-                systems["teacher"].append(to_judge_rate(r.audio, festival.SAMPLE_RATE))
+                systems["teacher"].append(to_judge_rate(r.audio, teacher_rate))
                 systems["vocoded"].append(to_judge_rate(vc, vocoder.SAMPLE_RATE))
         entry = {}
         for name, clips in systems.items():
@@ -376,7 +409,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{voice} {name}: WER {entry[name]['wer']:.1f}, DistillMOS {entry[name]['mos_mean']:.2f}",
                 flush=True,
             )
-        if "teacher" in entry:
+        if "teacher" in entry and "model" in entry:
             paired_wer = np.hstack([entry["model"]["errors"], entry["teacher"]["errors"]])
             entry["wer_gap_ci"] = bootstrap_ci(paired_wer, lambda x: wer_of(x[:, :2]) - wer_of(x[:, 2:]))
             paired_mos = np.stack([entry["model"]["mos"], entry["teacher"]["mos"]], axis=1)
@@ -385,8 +418,15 @@ def main(argv: list[str] | None = None) -> int:
 
     rtf = rtf_compute / max(rtf_audio, 1e-9)
     step8 = batch_step_ms(rt)
-    mem = memory_check(rt, voices[0])
-    report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads))
+    mem = memory_check(rt, model_voices[0] if model_voices else next(iter(rt.voices)))
+    report = render_report(
+        args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads, default=os.getloadavg()[0])
+    )
+    if args.peers:
+        from model_server import evaluate_peers
+
+        peers = evaluate_peers.run(rt, voices, sentences, asr, mos, args.wav_dir, results)
+        report += evaluate_peers.render_section(peers, sentences)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(report, encoding="utf-8")
     print(
@@ -455,11 +495,14 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "| --- | --- | --- | --- |",
     ]
     labels = {
-        "teacher": "teacher (Festival)",
         "model": "model (streamed, serving path)",
         "vocoded": "our vocoder resynthesizing the teacher",
     }
     for voice, e in results.items():
+        kind, teacher = TEACHERS[voice].split(":", 1)
+        labels["teacher"] = f"teacher ({TEACHER_NAMES.get(kind, kind)} {teacher})"
+        if "model" not in e:
+            lines.append(f"| {voice} | model: not trained on this voice yet | | |")
         for name in ("teacher", "model", "vocoded"):
             if name in e:
                 r = e[name]
@@ -489,7 +532,7 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "",
     ]
     for voice, e in results.items():
-        for ref, hyp in e["model"]["examples"]:
+        for ref, hyp in e.get("model", {}).get("examples", []):
             lines.append(f'- {voice}: "{ref}" -> "{hyp}"')
     lines += [
         "",

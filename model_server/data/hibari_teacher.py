@@ -40,7 +40,7 @@ MISAKI_TO_ARPABET: dict[str, str] = {
     "b": "b", "d": "d", "f": "f", "h": "hh", "j": "y", "k": "k", "l": "l", "m": "m", "n": "n", "p": "p",
     "s": "s", "t": "t", "v": "v", "w": "w", "z": "z", "ɡ": "g", "g": "g", "ŋ": "ng", "ɹ": "r", "r": "r",
     "ʃ": "sh", "ʒ": "zh", "ð": "dh", "θ": "th", "ʤ": "jh", "ʧ": "ch",
-    "ɾ": "t", "ʔ": "t",  # flap and glottal stop: the /t/ (or /d/) they stand for
+    "ɾ": "t", "T": "t", "ʔ": "t",  # flaps (misaki writes "T" for the American one) and the glottal stop
 }  # fmt: skip
 STRESS_MARKS = frozenset("ˈˌ")  # before the vowel they stress
 AFTER_MARKS = frozenset("ː ")  # length mark and word space: frames go to the phone before

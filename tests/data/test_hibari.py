@@ -86,3 +86,15 @@ def test_bad_teacher_voice_fails_the_batch_with_its_name(tmp_path):
     batch = build.Batch(voice, 3, ["Hi."], ["Hi."], tmp_path / "b.npz")
     with pytest.raises(RuntimeError, match=r"voice en_test batch 3: HibariError: unknown hibari voice 'nope'"):
         build._run_batch_safe(batch)
+
+
+def test_every_phoneme_hibari_writes_for_generated_text_is_mapped():
+    from model_server.data import text as textgen
+
+    teacher = H._teacher("heart")
+    seen = set()
+    for text in textgen.generate_sentences("en", 200, seed="hibari-test"):
+        for ps in teacher.phonemes(frontend_bridge.normalize(text, "en")):
+            seen.update(ps)
+    unmapped = seen - set(H.MISAKI_TO_ARPABET) - H.STRESS_MARKS - H.AFTER_MARKS - set(",.?!;:—…\"()“”")
+    assert not unmapped
