@@ -1,8 +1,8 @@
 """The data pipeline's use of the frontend: text normalization and symbol/duration alignment.
 
 Kept in one place so the training data is made with exactly the functions the server uses at inference:
-Festival and espeak-ng are given the frontend's normalized text (so teacher and frontend say the same
-words), the symbols are `Frontend.text_to_units`, and the teacher's phone durations are distributed
+Festival, espeak-ng and hibari-tts are given the frontend's normalized text (so teacher and frontend say
+the same words), the symbols are `Frontend.text_to_units`, and the teacher's phone durations are distributed
 over them by `frontend.align.align`, whose quality scores decide which utterances are dropped.
 """
 
