@@ -99,7 +99,9 @@ class HibariTeacher:
         so.intra_op_num_threads = so.inter_op_num_threads = threads
         so.log_severity_level = 3
         self.session = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        # hibari's own object for its G2P, vocabulary and sentence splitting (its unmodified session is unused)
         self.tts = hibari.Hibari(voice=voice, model=path, threads=threads)
+        self.symbol_of = {i: c for c, i in self.tts.vocab.items()}
         self.dsp = hibari.dsp
         self.voice = voice
 
@@ -109,7 +111,6 @@ class HibariTeacher:
     def render_phonemes(self, phonemes: str, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[str, int]]]:
         """One phoneme string -> (float32 audio at 24 kHz, (token, duration units) per model token)."""
         ids = self.tts.ids(phonemes)
-        inv = {i: c for c, i in self.tts.vocab.items()}
         out = self.session.run(None, {"ids": np.asarray([ids], np.int64), "speed": np.ones(1, np.float32)})
         lh, th, ln, lr, phi, f0 = (o[0] for o in out[:6])
         durs = [int(d) for d in np.asarray(out[6]).reshape(-1)]  # [L]: no batch axis
@@ -118,7 +119,7 @@ class HibariTeacher:
                               f"{len(durs)} values for {len(ids)} tokens, {sum(durs)} units for "
                               f"{f0.shape[-1]} frames")
         audio = self.dsp.synth(lh, th, ln, lr, phi, f0, rng)
-        tokens = ["" if i == 0 else inv.get(i, "?") for i in ids]  # "" = the padding at both ends
+        tokens = ["" if i == 0 else self.symbol_of.get(i, "?") for i in ids]  # "" = the padding at both ends
         return np.asarray(audio, np.float32), list(zip(tokens, durs, strict=True))
 
 
