@@ -73,6 +73,12 @@ def test_slot_allocator_and_chunk_policy():
     assert {a, b} == {0, 1} and slots.acquire() is None and slots.in_use == 2
     slots.release(a)
     assert slots.in_use == 1 and slots.acquire() == a
+    # the lowest free slot goes first: a tick's streams hold a compact run the executor steps in place
+    slots = SlotAllocator(4)
+    held = [slots.acquire() for _ in range(4)]
+    for slot in (3, 0, 2):
+        slots.release(slot)
+    assert held == [0, 1, 2, 3] and [slots.acquire() for _ in range(3)] == [0, 2, 3]
     policy = ChunkPolicy.of(5, 40)  # rounded down to powers of two
     assert (policy.first, policy.largest) == (4, 32)
     assert [policy.want(n) for n in range(5)] == [4, 8, 16, 32, 32]
