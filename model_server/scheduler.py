@@ -77,7 +77,15 @@ class SlotAllocator:
 
 @dataclass(frozen=True)
 class ChunkPolicy:
-    """Frames per chunk: `first` for the first chunk (time to first audio), doubling up to `largest`."""
+    """Frames per chunk: `first` for the first chunk (time to first audio), doubling up to `largest`,
+    and never more than the stream's lead (audio it has beyond real-time playback since its first chunk).
+
+    Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
+    costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
+    chunk (400 ms of audio each) longer than the lead the earlier chunks built, so every stream stalls
+    there once the CPU is more than about half busy. A chunk no longer than the lead keeps the tick
+    shorter than the lead whenever the engine is faster than real time; the lead grows each tick, and the
+    chunks with it."""
 
     first: int
     largest: int
@@ -87,8 +95,12 @@ class ChunkPolicy:
         first = pow2_floor(first_chunk_frames)
         return cls(first, max(first, pow2_floor(max_chunk_frames)))
 
-    def want(self, chunks_sent: int) -> int:
-        return min(self.first << min(chunks_sent, 16), self.largest)
+    def want(self, chunks_sent: int, lead_frames: float | None = None) -> int:
+        """Frames for the next chunk; `lead_frames` None: no audio sent yet (or no cap)."""
+        frames = min(self.first << min(chunks_sent, 16), self.largest)
+        if lead_frames is not None:
+            frames = min(frames, pow2_floor(int(max(self.first, lead_frames))))
+        return frames
 
 
 class Stream:
@@ -330,7 +342,8 @@ class Engine:
                 continue
             if not stream.planner.has_work:
                 continue  # waiting for text (or done: _check_drained ends it)
-            want = self.chunks.want(stream.chunks)
+            lead = ahead[stream.id] * self.sample_rate / self.hop  # -inf before the first chunk
+            want = self.chunks.want(stream.chunks, lead if stream.first_audio_at is not None else None)
             if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
                 deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
                 continue

@@ -82,14 +82,25 @@ def test_slot_allocator_and_chunk_policy():
     policy = ChunkPolicy.of(5, 40)  # rounded down to powers of two
     assert (policy.first, policy.largest) == (4, 32)
     assert [policy.want(n) for n in range(5)] == [4, 8, 16, 32, 32]
+    # never more than the stream's lead over real-time playback (in frames), never less than the first
+    assert [policy.want(5, lead) for lead in (100.0, 31.9, 10.0, 0.5, float("-inf"))] == [32, 16, 8, 4, 4]
+    assert policy.want(1, 100.0) == 8  # the doubling still applies
 
 
-def test_concurrent_streams_share_batched_steps(runtime):
+def test_concurrent_streams_share_batched_steps(runtime, monkeypatch):
+    import model_server.scheduler as sched
+
     d = Driver(runtime)
     streams = [d.open() for _ in range(4)]
     for s in streams:
         d.say(s, "Four streams speak at once, in one batch.")
         s.finish()
+    # Chunks grow with each stream's lead over real-time playback: on a machine too loaded to stay ahead
+    # they would stay small. Here every listener starts late (plenty of lead) and no step budget binds.
+    monkeypatch.setattr(sched, "TICK_TARGET_S", 1e9)
+    d.run_until(lambda: all(s.first_audio_at for s in streams))
+    for s in streams:
+        s.first_audio_at += 60.0
     d.run_until(lambda: all(d.ended(s) for s in streams))
     results = [d.events[s.key] for s in streams]
     lengths = {sum(len(e.audio) for e in evs if e.audio is not None) for evs in results}
@@ -216,7 +227,7 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     assert ahead.frames == before  # the one far ahead waited
     ahead.first_audio_at = time.monotonic() - 60.0  # now behind playback: served despite the budget
     d.engine.tick()
-    assert ahead.frames > before
+    assert ahead.frames - before == d.engine.chunks.first  # and with a short chunk: it has no lead left
 
 
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
