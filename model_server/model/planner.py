@@ -7,9 +7,9 @@
 Memory per stream is bounded: the text not yet phonemized, at most one sentence of phone ids (sentences
 are capped at MAX_SENTENCE_WORDS words) and a window of at most ENCODE_WINDOW phones' frames.
 
-The engine encodes the windows of every stream that needs frames in one batched call per tick
+The engine encodes the windows of every stream that needs frames together, once per tick
 (`prepare_batch` -> `encode_windows`: phone encoder, durations and frame conditioning on the device,
-padded to fixed buckets); a planner used alone (`pop_frames`) encodes its own windows through the same
+one call per phone bucket, padded to fixed shapes); a planner used alone (`pop_frames`) encodes its own windows through the same
 function with a batch of one, so both give the same frames.
 """
 
@@ -82,18 +82,30 @@ def phone_bucket(n: int) -> int:
 
 
 def encode_windows(encoder: PhoneEncoder, requests: Sequence[WindowRequest]) -> list[EncodedWindow]:
-    """Phone encoder, durations and frame conditioning for many streams' windows in one batch.
+    """Phone encoder, durations and frame conditioning for many streams' windows: one batched call per
+    phone bucket (windows are grouped by their padded length, so one long window does not make every
+    row of the batch as long; usually one or two buckets a tick).
 
-    Each window is a row padded (masked) to a phone bucket on the right, which the encoder treats like
-    the end of the sentence, i.e. like the zero padding a window encoded alone gets: per-stream results
-    equal encoding each window by itself. Durations round with the carry running from phone to phone,
-    as `acoustic.durations_from_log` does, vectorized (the running sum's rounding gives each phone's
-    frames). The only host synchronization is one copy of the durations back."""
-    if not requests:
-        return []
+    Each window is a row padded (masked) on the right, which the encoder treats like the end of the
+    sentence, i.e. like the zero padding a window encoded alone gets: per-stream results equal encoding
+    each window by itself. Durations round with the carry running from phone to phone, as
+    `acoustic.durations_from_log` does, vectorized (the running sum's rounding gives each phone's
+    frames). The only host synchronization is one copy of the durations back per bucket."""
+    out: list[EncodedWindow | None] = [None] * len(requests)
+    buckets: dict[int, list[int]] = {}
+    for i, r in enumerate(requests):
+        buckets.setdefault(phone_bucket(len(r.symbols)), []).append(i)
+    for width, rows in sorted(buckets.items()):
+        for i, encoded in zip(rows, _encode_bucket(encoder, [requests[i] for i in rows], width), strict=True):
+            out[i] = encoded
+    return out  # type: ignore[return-value]
+
+
+def _encode_bucket(encoder: PhoneEncoder, requests: list[WindowRequest], width: int) -> list[EncodedWindow]:
+    """One encoder call: the windows as rows of `width` phones, the batch padded to a power of two rows
+    (fixed shapes on a GPU)."""
     device = encoder.symbol_emb.weight.device
-    rows, width = len(requests), phone_bucket(max(len(r.symbols) for r in requests))
-    batch = 1 << (rows - 1).bit_length()  # padded rows too: fixed shapes (buckets) on a GPU
+    batch = 1 << (len(requests) - 1).bit_length()
     sym = torch.zeros(batch, width, dtype=torch.long)
     mask = torch.zeros(batch, width, dtype=torch.bool)
     window = torch.zeros(batch, width, dtype=torch.bool)
@@ -105,32 +117,35 @@ def encode_windows(encoder: PhoneEncoder, requests: Sequence[WindowRequest]) -> 
         mask[i, : len(r.symbols)] = True
         window[i, r.first : r.first + r.count] = True
         speaker[i], speed[i, 0], carry[i, 0] = r.speaker, r.speed, r.carry
-    sym, mask, window, speaker, speed, carry = (
-        t.to(device, non_blocking=True) for t in (sym, mask, window, speaker, speed, carry)
+    flat = window.reshape(-1).nonzero().squeeze(1)  # the windows' phones, stream after stream (host-made)
+    sym_d, mask_d, window_d, speaker_d, speed_d, carry_d, flat_d = (
+        t.to(device, non_blocking=True) for t in (sym, mask, window, speaker, speed, carry, flat)
     )
     with torch.inference_mode():
-        enc, log_dur = encoder(sym, speaker, mask)
-        frames = torch.clamp(torch.expm1(log_dur.float()), min=0.0) / speed
-        running = torch.cumsum(frames.double() * window, dim=1) + carry
+        enc, log_dur = encoder(sym_d, speaker_d, mask_d)
+        frames = torch.clamp(torch.expm1(log_dur.float()), min=0.0) / speed_d
+        running = torch.cumsum(frames.double() * window_d, dim=1) + carry_d
         total = torch.floor(running + 0.5)  # frames so far, rounded: sum of the rounded phones
-        dur = torch.diff(total, dim=1, prepend=torch.zeros_like(total[:, :1])).long()
-        carry_out = running[:, -1] - total[:, -1]
-        dur_host = dur[window].cpu()  # the one synchronization: frame counts decide what comes next
-        carries = carry_out.cpu().tolist()
-        phone_enc = enc[window]  # the windows' phones, stream after stream
+        # The one synchronization: the rounded running totals (and the last running sum) come back;
+        # frame counts decide what comes next (word timestamps, buffer accounting).
+        back = torch.cat([total, running[:, -1:]], dim=1).cpu()
+        total_h = back[:, :-1]
+        dur_full = torch.diff(total_h, dim=1, prepend=torch.zeros_like(total_h[:, :1])).long()
+        dur_host = dur_full[window]
+        carries = (back[:, -1] - total_h[:, -1]).tolist()
+        phone_enc = enc.reshape(-1, enc.shape[-1]).index_select(0, flat_d)
         n_frames = int(dur_host.sum())
         dur_dev = dur_host.to(device, non_blocking=True)
         rep = torch.repeat_interleave(phone_enc, dur_dev, dim=0, output_size=n_frames)
         pos = position_features(dur_host).to(device, rep.dtype, non_blocking=True)  # made on the host
         cond = torch.cat([rep, pos], dim=-1)
-    counts = [r.count for r in requests]
     per_phone = dur_host.tolist()
     out, phone0, frame0 = [], 0, 0
-    for i, count in enumerate(counts):
-        durations = per_phone[phone0 : phone0 + count]
+    for i, r in enumerate(requests):
+        durations = per_phone[phone0 : phone0 + r.count]
         n = sum(durations)
         out.append(EncodedWindow(durations, cond[frame0 : frame0 + n], carries[i]))
-        phone0 += count
+        phone0 += r.count
         frame0 += n
     return out
 
