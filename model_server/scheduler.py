@@ -49,6 +49,7 @@ _SENTENCE, _TEXT_ERROR = "sentence", "text_error"
 # a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
 TICK_TARGET_S = 0.04
 SAFE_AHEAD_S = 0.5
+LEAD_CHUNKS = 2.0  # a chunk may hold up to this many times the stream's lead (see ChunkPolicy)
 
 
 def pow2_floor(n: int) -> int:
@@ -77,15 +78,17 @@ class SlotAllocator:
 
 @dataclass(frozen=True)
 class ChunkPolicy:
-    """Frames per chunk: `first` for the first chunk (time to first audio), doubling up to `largest`,
-    and never more than the stream's lead (audio it has beyond real-time playback since its first chunk).
+    """Frames per chunk: `first` for the first chunk (time to first audio), then at most double the
+    previous chunk, up to `largest`, and, while a stream is ahead of real-time playback, at most twice
+    its lead (the audio it has beyond playback since its first chunk).
 
     Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
     costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
     chunk (400 ms of audio each) longer than the lead the earlier chunks built, so every stream stalls
-    there once the CPU is more than about half busy. A chunk no longer than the lead keeps the tick
-    shorter than the lead whenever the engine is faster than real time; the lead grows each tick, and the
-    chunks with it."""
+    there once the CPU is more than about half busy. A chunk bounded by the lead keeps the tick shorter
+    than the lead while the engine is faster than real time; the lead grows each tick, and the chunks
+    with it. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
+    less per frame, and a jump from the first size to the largest would be one very long tick."""
 
     first: int
     largest: int
@@ -95,11 +98,14 @@ class ChunkPolicy:
         first = pow2_floor(first_chunk_frames)
         return cls(first, max(first, pow2_floor(max_chunk_frames)))
 
-    def want(self, chunks_sent: int, lead_frames: float | None = None) -> int:
-        """Frames for the next chunk; `lead_frames` None: no audio sent yet (or no cap)."""
+    def want(self, chunks_sent: int, lead_frames: float | None = None, last_frames: int = 0) -> int:
+        """Frames for the next chunk. `lead_frames`: the stream's lead in frames (None: no audio sent
+        yet); `last_frames`: its previous chunk's length (0: none)."""
         frames = min(self.first << min(chunks_sent, 16), self.largest)
-        if lead_frames is not None:
-            frames = min(frames, pow2_floor(int(max(self.first, lead_frames))))
+        if last_frames:
+            frames = min(frames, max(self.first, 2 * pow2_floor(last_frames)))
+        if lead_frames is not None and lead_frames >= 0:
+            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames))))
         return frames
 
 
@@ -125,6 +131,7 @@ class Stream:
         self.finishing = False
         self.flushes_done = 0
         self.chunks = 0
+        self.last_chunk = 0  # frames in the latest chunk
         self.frames = 0
         self.compute_s = 0.0
         self.first_audio_at: float | None = None  # monotonic time of the first chunk
@@ -343,7 +350,9 @@ class Engine:
             if not stream.planner.has_work:
                 continue  # waiting for text (or done: _check_drained ends it)
             lead = ahead[stream.id] * self.sample_rate / self.hop  # -inf before the first chunk
-            want = self.chunks.want(stream.chunks, lead if stream.first_audio_at is not None else None)
+            want = self.chunks.want(
+                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk
+            )
             if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
                 deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
                 continue
@@ -431,6 +440,7 @@ class Engine:
         share = elapsed / len(items)  # each stream's part of the batched call, for its RTF
         for i, (stream, chunk) in enumerate(items):
             stream.chunks += 1
+            stream.last_chunk = length
             stream.frames += length
             if stream.first_audio_at is None:
                 stream.first_audio_at = time.monotonic()
