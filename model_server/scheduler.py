@@ -406,7 +406,7 @@ class Engine:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
         self._admit()
         streams = list(self._active.values())
-        if streams:  # rotate so no stream is always first among equally urgent ones (prep budget)
+        if streams:  # rotate so no stream is always first among equally urgent ones
             self._rr = (self._rr + 1) % len(streams)
             streams = streams[self._rr :] + streams[: self._rr]
         streams = [s for s in streams if self._apply_inbox(s)]
