@@ -11,12 +11,12 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
 - `ChunkPolicy`: chunks start small (`first_chunk_frames`, for time to first audio) and double up to
   `max_chunk_frames`; lengths are powers of two so a tick needs few distinct groups.
 - `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, hands each stream's
-  sentences to its planner, pops frames from every stream whose buffer has room, and advances each
-  group of equal chunk length with ONE batched `runtime.step`. Prefill work (encode a phone window)
-  is capped per tick (PREP_BUDGET_S, at least one stream always progresses), so a burst of new or long
-  requests is spread over ticks instead of stalling the decode of streams already speaking. The steps
-  are capped too (TICK_TARGET_S at the measured cost per frame): the most urgent streams go first and a
-  stream far ahead of real time waits for the next tick, so a tick stays short when many streams speak.
+  sentences to its planner, chooses the streams whose buffer has room, encodes the phone windows of all
+  of them that are short of frames with ONE batched encoder call (`runtime.prepare_batch`: encoder,
+  durations and conditioning on the device), pops their chunks and advances each group of equal chunk
+  length with ONE batched `runtime.step`. The steps are capped (TICK_TARGET_S at the measured cost per
+  frame): the most urgent streams go first and a stream far ahead of real time waits for the next tick,
+  so a tick stays short when many streams speak.
 - events: every event goes to the `emit(stream, event)` callback the owner gave.
 
 A stream whose client does not read is skipped (its buffer is full) instead of blocking the tick, and
@@ -26,6 +26,7 @@ loses its slot after `stall_timeout_s`.
 from __future__ import annotations
 
 import collections
+import heapq
 import itertools
 import logging
 import time
@@ -43,12 +44,12 @@ log = logging.getLogger("statespeak.scheduler")
 
 _FLUSH, _FINISH, _CANCEL = "flush", "finish", "cancel"
 _SENTENCE, _TEXT_ERROR = "sentence", "text_error"
-PREP_BUDGET_S = 0.025  # encode time per tick for streams short of frames (at least one always goes)
 # Step budget: a tick's model steps aim to stay under TICK_TARGET_S (at the measured cost per frame), so a
 # new stream's first chunk never waits behind one huge step. Streams furthest ahead of real time wait for
 # a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
 TICK_TARGET_S = 0.04
 SAFE_AHEAD_S = 0.5
+LEAD_CHUNKS = 2.0  # a chunk may hold up to this many times the stream's lead (see ChunkPolicy)
 
 
 def pow2_floor(n: int) -> int:
@@ -56,17 +57,19 @@ def pow2_floor(n: int) -> int:
 
 
 class SlotAllocator:
-    """Free list of state-slot indices: exact admission (a slot is held from open to the end)."""
+    """Free state-slot indices: exact admission (a slot is held from open to the end). The lowest free
+    slot goes first, so the streams of a tick hold a compact run of slots, which the executor steps in
+    place (views of the pool, no gather/scatter copy of their state)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._free = list(range(size - 1, -1, -1))
+        self._free = list(range(size))  # a heap
 
     def acquire(self) -> int | None:
-        return self._free.pop() if self._free else None
+        return heapq.heappop(self._free) if self._free else None
 
     def release(self, slot: int) -> None:
-        self._free.append(slot)
+        heapq.heappush(self._free, slot)
 
     @property
     def in_use(self) -> int:
@@ -75,7 +78,17 @@ class SlotAllocator:
 
 @dataclass(frozen=True)
 class ChunkPolicy:
-    """Frames per chunk: `first` for the first chunk (time to first audio), doubling up to `largest`."""
+    """Frames per chunk: `first` for the first chunk (time to first audio), then at most double the
+    previous chunk, up to `largest`, and, while a stream is ahead of real-time playback, at most twice
+    its lead (the audio it has beyond playback since its first chunk).
+
+    Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
+    costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
+    chunk (400 ms of audio each) longer than the lead the earlier chunks built, so every stream stalls
+    there once the CPU is more than about half busy. A chunk bounded by the lead keeps the tick shorter
+    than the lead while the engine is faster than real time; the lead grows each tick, and the chunks
+    with it. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
+    less per frame, and a jump from the first size to the largest would be one very long tick."""
 
     first: int
     largest: int
@@ -85,8 +98,15 @@ class ChunkPolicy:
         first = pow2_floor(first_chunk_frames)
         return cls(first, max(first, pow2_floor(max_chunk_frames)))
 
-    def want(self, chunks_sent: int) -> int:
-        return min(self.first << min(chunks_sent, 16), self.largest)
+    def want(self, chunks_sent: int, lead_frames: float | None = None, last_frames: int = 0) -> int:
+        """Frames for the next chunk. `lead_frames`: the stream's lead in frames (None: no audio sent
+        yet); `last_frames`: its previous chunk's length (0: none)."""
+        frames = min(self.first << min(chunks_sent, 16), self.largest)
+        if last_frames:
+            frames = min(frames, max(self.first, 2 * pow2_floor(last_frames)))
+        if lead_frames is not None and lead_frames >= 0:
+            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames))))
+        return frames
 
 
 class Stream:
@@ -111,6 +131,7 @@ class Stream:
         self.finishing = False
         self.flushes_done = 0
         self.chunks = 0
+        self.last_chunk = 0  # frames in the latest chunk
         self.frames = 0
         self.compute_s = 0.0
         self.first_audio_at: float | None = None  # monotonic time of the first chunk
@@ -300,11 +321,7 @@ class Engine:
     def _check_drained(self, stream: Stream) -> None:
         """flush_done once a flush's frames are all out; done once a finished stream has nothing left."""
         planner = stream.planner
-        try:
-            if planner.pending_frames > 0:
-                return
-        except Exception as exc:
-            self._fail(stream, f"text processing failed: {exc}")
+        if planner.has_work:  # frames buffered or text to encode (the next tick's batch does that)
             return
         if stream.waiting_flush:
             self._push(stream, StreamEvent("flush_done", flush_id=stream.waiting_flush))
@@ -314,16 +331,15 @@ class Engine:
             self._release(stream)
             self._push(stream, StreamEvent("done", stats=self._stats(stream)))
 
-    def _pop_chunks(self, streams: list[Stream]) -> tuple[dict[int, list[tuple[Stream, Any]]], bool]:
-        """Each stream with room gives its next chunk; grouped by length. Also: whether prep was deferred."""
-        groups: dict[int, list[tuple[Stream, Any]]] = {}
-        prep_deadline = time.perf_counter() + PREP_BUDGET_S
-        prepared = deferred = False
+    def _choose(self, streams: list[Stream]) -> tuple[list[tuple[Stream, int]], bool]:
+        """The streams that get a chunk this tick, most urgent first, with the frames each wants; also
+        whether some were held back by the step budget."""
         now = time.monotonic()
         ahead = {s.id: s.ahead_s(now, self.hop, self.sample_rate) for s in streams}
         streams = sorted(streams, key=lambda s: ahead[s.id])  # most urgent first (new streams first of all)
         budget = TICK_TARGET_S / self._s_per_frame if self._s_per_frame > 0 else float("inf")
-        planned = 0
+        chosen: list[tuple[Stream, int]] = []
+        planned, deferred = 0, False
         for stream in streams:
             if stream.id not in self._active:
                 continue
@@ -331,31 +347,58 @@ class Engine:
                 if stream.stalled(self.buffer_limit, self.stall_timeout_s):
                     self._fail(stream, f"client read nothing for {self.stall_timeout_s:.0f} s")
                 continue
-            planner = stream.planner
-            want = self.chunks.want(stream.chunks)
+            if not stream.planner.has_work:
+                continue  # waiting for text (or done: _check_drained ends it)
+            lead = ahead[stream.id] * self.sample_rate / self.hop  # -inf before the first chunk
+            want = self.chunks.want(
+                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk
+            )
             if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
                 deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
                 continue
-            if getattr(planner, "buffered_frames", 0) < want:
-                # Frames must first be made from text (phonemize, encode a window). A burst of new
-                # streams spreads that work over ticks instead of holding up everyone's next chunk.
-                if prepared and time.perf_counter() > prep_deadline:
-                    deferred = True
-                    continue
-                prepared = True
-            t0 = time.perf_counter()
+            planned += want
+            chosen.append((stream, want))
+        return chosen, deferred
+
+    def _encode(self, chosen: list[tuple[Stream, int]]) -> None:
+        """Frames for every chosen stream short of its chunk: ONE batched phone-encoder call (durations
+        and conditioning included) over all of them, on the device; no per-stream encoder calls."""
+        short = [(s, want) for s, want in chosen if s.planner.buffered_frames < want]
+        if not short:
+            return
+        t0 = time.perf_counter()
+        try:
+            failed = self.rt.prepare_batch([(s.planner, want) for s, want in short])
+        except Exception as exc:  # the batch itself broke: its streams fail, the others speak on
+            log.exception("phone encoder batch failed", extra={"batch": len(short)})
+            for stream, _ in short:
+                self._fail(stream, f"text processing failed: {exc}")
+            return
+        share = (time.perf_counter() - t0) / len(short)
+        by_planner = {id(s.planner): s for s, _ in short}
+        for planner, exc in failed:
+            self._fail(by_planner[id(planner)], f"text processing failed: {exc}")
+        for stream, _ in short:
+            stream.compute_s += share
+
+    def _pop_chunks(self, streams: list[Stream]) -> tuple[dict[int, list[tuple[Stream, Any]]], bool]:
+        """Each chosen stream gives its next chunk, grouped by length. Also: whether some were deferred."""
+        chosen, deferred = self._choose(streams)
+        self._encode(chosen)
+        groups: dict[int, list[tuple[Stream, Any]]] = {}
+        for stream, want in chosen:
+            if stream.id not in self._active:
+                continue
+            pending = stream.planner.buffered_frames
             try:
-                pending = planner.pending_frames
-                chunk = planner.pop_frames(pow2_floor(min(want, pending))) if pending > 0 else None
+                chunk = stream.planner.pop_frames(pow2_floor(min(want, pending))) if pending > 0 else None
             except Exception as exc:  # this stream's text broke the frontend: fail it alone
                 self._fail(stream, f"text processing failed: {exc}")
                 continue
-            stream.compute_s += time.perf_counter() - t0
             got = 0 if chunk is None else int(chunk.cond.shape[0])
             if got == 0:
                 self._check_drained(stream)
                 continue
-            planned += got
             groups.setdefault(got, []).append((stream, chunk))
         return groups, deferred
 
@@ -363,7 +406,7 @@ class Engine:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
         self._admit()
         streams = list(self._active.values())
-        if streams:  # rotate so no stream is always first among equally urgent ones (prep budget)
+        if streams:  # rotate so no stream is always first among equally urgent ones
             self._rr = (self._rr + 1) % len(streams)
             streams = streams[self._rr :] + streams[: self._rr]
         streams = [s for s in streams if self._apply_inbox(s)]
@@ -397,6 +440,7 @@ class Engine:
         share = elapsed / len(items)  # each stream's part of the batched call, for its RTF
         for i, (stream, chunk) in enumerate(items):
             stream.chunks += 1
+            stream.last_chunk = length
             stream.frames += length
             if stream.first_audio_at is None:
                 stream.first_audio_at = time.monotonic()

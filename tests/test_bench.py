@@ -194,6 +194,30 @@ def test_streams_per_replica_is_the_highest_level_that_met_the_target():
     assert streams_per_replica([lvl(4, True), lvl(1, True)]) == 4
 
 
+def test_streams_per_replica_reports_closed_and_staggered_levels_apart():
+    """A staggered level keeps C in flight too, but its starts are spread out: it must not pass for a
+    closed-loop level of the same C (the 64-stream burst that stalls while staggered 64 passes)."""
+
+    def lvl(c, ok, arrivals):
+        return {"concurrency": c, "meets_target": ok, "arrivals": arrivals}
+
+    levels = [
+        lvl(32, True, "closed"),
+        lvl(64, False, "closed"),
+        lvl(32, True, "staggered"),
+        lvl(64, True, "staggered"),
+    ]
+    assert streams_per_replica(levels) == 32
+    assert streams_per_replica(levels, "staggered") == 64
+    assert streams_per_replica(levels[2:]) is None  # no closed level: not measured, not 0
+    assert streams_per_replica(levels[:2], "staggered") is None
+    assert (
+        streams_per_replica([*levels, {"concurrency": 99, "meets_target": True, "arrivals": "poisson"}]) == 32
+    )
+    with pytest.raises(ValueError, match="closed or staggered"):
+        streams_per_replica(levels, "poisson")
+
+
 def test_ramp_levels_double_up_to_the_maximum():
     assert ramp_levels(1) == [1]
     assert ramp_levels(8) == [1, 2, 4, 8]
@@ -261,7 +285,8 @@ def test_update_docs_replaces_only_the_marked_section(tmp_path):
     report.update_docs(doc, report.docs_section(_result(), "img/bench_cpu.png"))
     text = doc.read_text()
     assert "old numbers" not in text and text.startswith("# Bench\nintro\n") and text.endswith("outro\n")
-    assert "**Streams per replica**" in text and "![TTFA" in text and "test cpu" in text
+    assert "**Streams per replica, closed loop**" in text and "![TTFA" in text and "test cpu" in text
+    assert "staggered starts" not in text  # no staggered level was run
     report.update_docs(doc, "second")  # idempotent: markers survive a refresh
     assert f"{report.DOCS_BEGIN}\nsecond\n{report.DOCS_END}" in doc.read_text()
     bare = tmp_path / "bare.md"

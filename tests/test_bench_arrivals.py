@@ -240,16 +240,31 @@ def _mixed_result(limited: bool = False) -> dict:
         "clients": 1,
         "client_busy_limit": 0.9,
     }
-    return bench_document(meta, [closed, open_], 200)
+    # a staggered level of 4 that met the target: reported apart, never as closed-loop capacity
+    staggered = LevelResult(
+        4,
+        [record_from(_ok(), 4, 0.1, "c=4 staggered", 0, 0.5)] * 4,
+        0,
+        2.0,
+        arrivals="staggered",
+        label="c=4 staggered",
+        clients=[ClientLoad(1, 0.1, 0.05, False)],
+    )
+    return bench_document(meta, [closed, staggered, open_], 200)
 
 
 def test_report_states_both_capacities_and_the_client_processes(tmp_path):
     result = _mixed_result()
-    assert result["streams_per_replica"] == 2  # the Poisson level's peak does not count as a closed level
+    assert (
+        result["streams_per_replica"] == 2
+    )  # neither the Poisson peak nor the staggered 4 is a closed level
+    assert result["staggered_streams_per_replica"] == 4
     cap = result["open_loop_capacity"]
     assert cap["rate_per_s"] == 2.0 and cap["in_flight_peak"] == 2
     section = report.docs_section(result, "bench.png")
     assert "**Open-loop capacity**" in section and "2 streams/s (Poisson)" in section
+    assert "**Streams per replica, closed loop** (" in section and "): **at least 2 (" in section
+    assert "**Streams per replica, staggered starts** (" in section and "): **at least 4 (" in section
     assert "1 client process; no level was client-limited" in section
     assert "| 2/s poisson | 1 |" in section and "Poisson at 2 streams/s" in section
     report.plot(tmp_path / "mixed.png", result["levels"], result["streams"], result["meta"])

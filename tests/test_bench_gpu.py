@@ -158,15 +158,71 @@ def test_decode_section_code_path_on_cpu(model_dir):  # noqa: F811
 
 @pytest.mark.slow
 def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # noqa: F811
+    # The section's own code, small, on the CPU: the server, two load-bench client processes, closed,
+    # staggered and Poisson arrivals, the per-arrival-model capacities, the records and the plot.
     monkeypatch.setenv("MODEL_DIR", str(model_dir))
-    out = gpu_bench.server_ramp(150, 200.0, 100.0, quick=True, workdir=tmp_path, device="cpu", ramp_max=2)
-    assert [lvl["concurrency"] for lvl in out["levels"]][:1] == [1]
-    assert all(lvl["errors"] == 0 and lvl["rejected"] == 0 for lvl in out["levels"])
-    assert out["max_realtime_streams"] in (0, 1, 2)
-    assert (tmp_path / "gpu-bench-server.log").exists()
+    out = gpu_bench.server_ramp(
+        150, 200.0, 100.0, quick=True, workdir=tmp_path, device="cpu", ramp_max=2, clients=2,
+        rates=(1.0,), arrival_seconds=2.0, prefix="cpu-run",
+    )  # fmt: skip
+    levels = out["levels"]
+    assert [lvl["label"] for lvl in levels][:1] == ["c=1"]
+    assert {lvl["arrivals"] for lvl in levels} == {"closed", "staggered", "poisson"}
+    assert all(lvl["errors"] == 0 and lvl["rejected"] == 0 for lvl in levels)
+    assert max(lvl["clients"] for lvl in levels) == 2  # a level of 1 stream needs only one of them
+    assert out["max_realtime_streams"] in (0, 1, 2) and out["max_realtime_streams_staggered"] in (0, 1, 2)
+    assert out["clients"] == 2 and "open_loop_capacity" in out and "client_limited_levels" in out
+    records = json.loads((tmp_path / "cpu-run-server.json").read_text())
+    assert len(records["streams"]) == sum(lvl["streams"] for lvl in levels)
+    assert out["files"]["plot"] == "cpu-run-server.png"
+    assert (tmp_path / "cpu-run-server.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "cpu-run-server.log").exists()
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
     assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
+
+
+def test_arguments_clients_ramp_arrivals_and_rates():
+    args = gpu_bench.build_parser().parse_args(
+        ["--clients", "8", "--ramp-max", "2048", "--arrivals", "closed,poisson", "--rates", "100,50"]
+    )
+    assert args.clients == 8 and args.ramp_max == 2048
+    assert args.arrivals == ("closed", "poisson") and args.rates == (100.0, 50.0)
+    defaults = gpu_bench.build_parser().parse_args([])
+    assert defaults.arrivals == ("closed", "staggered", "poisson") and defaults.clients is None
+    for bad in (["--arrivals", "burst"], ["--rates", "0"], ["--rates", "x"]):
+        with pytest.raises(SystemExit):
+            gpu_bench.build_parser().parse_args(bad)
+    for bad in (["--clients", "0"], ["--ramp-max", "5000"]):  # checked before anything is measured
+        with pytest.raises(SystemExit):
+            gpu_bench.main(bad)
+
+
+def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
+    rows = [
+        {
+            "cuda_graphs": g,
+            "frames": f,
+            "batch": b,
+            "step_ms": 1.0 + b / 100,
+            "x_real_time": 50.0 / (1 + b / 100),
+        }
+        for g in (False, True)
+        for f in (4, 32)
+        for b in (1, 64, 4096)
+    ]
+    gpu_bench.plot_decode({"rows": rows}, tmp_path / "d.png")
+    assert (tmp_path / "d.png").read_bytes()[:4] == b"\x89PNG"
+    server = {
+        "max_realtime_streams": 512,
+        "max_realtime_streams_staggered": 1024,
+        "open_loop_capacity": {"rate_per_s": 100.0, "in_flight_peak": 700},
+        "clients": 8,
+        "client_limited_levels": ["c=4096"],
+    }
+    (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("server:")]
+    assert "closed loop 512, staggered 1024, Poisson 100/s (700 in flight at the peak)" in line
+    assert "8 client processes, CLIENT-LIMITED at c=4096" in line
 
 
 @pytest.mark.gpu

@@ -67,7 +67,7 @@ def test_summary_of_a_good_run():
     assert "parity: OK (1 checks, decoder max relative error 1.10e-03)" in text
     assert "kernel path: benchmark triton, server triton" in text and "fallback: none" in text
     assert "warm-up 30.5 s, 42 CUDA graphs, ready after 41.0 s" in text
-    assert "max_realtime_batch_frames4_graphs=64" in text and "max real-time streams 32" in text
+    assert "max_realtime_batch_frames4_graphs=64" in text and "max real-time streams closed loop 32," in text
 
 
 def test_summary_names_a_fallback_here_or_in_the_server():
@@ -82,3 +82,13 @@ def test_summary_option_prints_an_earlier_run(tmp_path, capsys):
     path.write_text(json.dumps(result("triton", "triton")))
     assert gpu_bench.main(["--summary", str(path)]) == 0
     assert "fallback: none" in capsys.readouterr().out
+
+
+def test_bench_client_pins_the_script_installs_are_in_requirements_dev():
+    """Online, the script installs the load bench's client and matplotlib at the dev pins (the image has
+    neither): the pattern it greps must find exactly those three pinned lines."""
+    script = SCRIPT.read_text()
+    pattern = re.search(r"grep -E '([^']+)' requirements-dev.txt", script).group(1)
+    lines = [ln for ln in (REPO / "requirements-dev.txt").read_text().splitlines() if re.match(pattern, ln)]
+    assert sorted(ln.split("==")[0] for ln in lines) == ["httpx", "matplotlib", "tqdm"]
+    assert "--full" in script and "--clients 8" in script and "${OUT:+$OUT/}" in script

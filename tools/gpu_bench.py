@@ -1,9 +1,10 @@
 """GPU benchmark of the Statespeak model and server: one run on an H100/H200-class CUDA machine.
 
-    python tools/gpu_bench.py [--out gpu-bench.json] [--max-seconds 450] [--quick]
+    python tools/gpu_bench.py [--out gpu-bench.json] [--max-seconds 450] [--clients 8] [--quick]
 
 Run it from the repository root inside the CUDA image (torch with CUDA, mamba-ssm; the server's own
-requirements). It prints one JSON document on stdout (progress goes to stderr) with:
+requirements, plus httpx, tqdm and matplotlib for the load bench), or through tools/gpu_smoke.sh, which
+prepares that environment. It prints one JSON document on stdout (progress goes to stderr) with:
 
 1. `hardware`: nvidia-smi's view of the GPUs, torch.cuda's device name and properties, library versions,
    the date.
@@ -13,22 +14,27 @@ requirements). It prints one JSON document on stdout (progress goes to stderr) w
    (model_server/ssm/cuda.py) on the shipped weights: each mixer's sequence path and one-step path, and
    the whole frame decoder; max absolute and relative error against a stated tolerance.
 4. `decode`: time of one batched engine step (`SpeechRuntime.step`: decoder, vocoder, copy to host) per
-   batch size and chunk length, with and without CUDA graphs, and how many times real time that is.
-5. `server`: the real server (`python -m model_server serve`, MAX_STREAMS large) under the load bench's
-   ramp (1, 2, 4, ... concurrent WebSocket streams): client TTFA p50/p99 per level and the most
-   concurrent real-time streams with p99 TTFA under the target and no playback stall; `startup`: the
-   server's own start-up log (kernel path, CUDA graphs captured, warm-up and load seconds).
+   batch bucket (1 to 4096 streams) and chunk length, with and without CUDA graphs, and how many times
+   real time that is; plotted into `<out stem>-decode.png`.
+5. `server`: the real server (`python -m model_server serve`, MAX_STREAMS up to 4096) under the load
+   bench (`python -m model_server.bench`'s levels, run by `--clients` client processes): a ramp 1, 2,
+   4, ... up to `--ramp-max` concurrent WebSocket streams for closed-loop and for staggered starts,
+   each stopping at its first level past the target, then Poisson arrivals at `--rates`. Per level:
+   client TTFA p50/p99, stalls behind the jitter buffer, audio seconds per wall second, server CPU,
+   whether a client process was the limit. Capacity is reported per arrival model (closed, staggered,
+   Poisson). `startup`: the server's own start-up log (kernel path, CUDA graphs captured, warm-up and
+   load seconds). Every stream's record goes to `<out stem>-server.json`, the plot to
+   `<out stem>-server.png`.
 
 The whole run is bounded by --max-seconds (default 450 s, under 8 minutes); a section that runs out of
 its share of time says so in the JSON instead of running on. Without CUDA it stops at once with exit
 code 2 and says why. Exit code 1: a parity check failed, the kernels were missing (the torch fallback
-ran, here or in the server), or the server section failed; the JSON is printed either way.
+ran, here or in the server), or a section failed; the JSON is printed either way.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
 import importlib.metadata
 import json
@@ -45,15 +51,22 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere: the model_server package is the repo's
     sys.path.insert(0, str(REPO_ROOT))
 
+from model_server.contract import MAX_STREAMS_LIMIT  # noqa: E402  (torch-free: the no-CUDA exit stays fast)
+
 EXIT_NO_CUDA = 2
 EXIT_FAILED = 1
 # Relative error = max |kernel - torch| / max |torch|. fp32 with TF32 tensor-core dots inside the Triton
 # kernels: a few 1e-3 per mixer, compounding over the decoder's layers.
 MIXER_TOLERANCE = 5e-3
 DECODER_TOLERANCE = 2e-2
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128)
+BATCHES = (1, 8, 64, 256, 1024, 4096)  # graph buckets, up to the issue's moonshot of 5,000 streams
 QUICK_BATCHES = (1, 8)
-RAMP_MAX = 512
+RAMP_MAX = 4096
+ARRIVALS = ("closed", "staggered", "poisson")
+RATES = (50.0, 100.0, 200.0, 400.0)  # streams per second; a few seconds each: hundreds to thousands in flight
+QUICK_RATES = (1.0, 2.0)
+ARRIVAL_SECONDS = 8.0
+DEFAULT_CLIENTS = 8  # load-bench client processes: one event loop holds a few hundred streams
 NVIDIA_SMI_FIELDS = ("name", "driver_version", "memory.total", "compute_cap", "power.limit", "clocks.max.sm")
 
 
@@ -377,88 +390,177 @@ def server_ramp(
     workdir: Path,
     device: str = "cuda",
     ramp_max: int | None = None,
+    clients: int = 1,
+    arrivals: tuple[str, ...] = ARRIVALS,
+    rates: tuple[float, ...] | None = None,
+    arrival_seconds: float | None = None,
+    prefix: str = "gpu-bench",
 ) -> dict[str, Any]:
-    """The server under a WebSocket ramp. `device`/`ramp_max` let the CPU tests run this code small."""
-    import httpx
-
+    """The real server under the load bench (`python -m model_server.bench`'s own levels, client
+    processes and report): a ramp 1, 2, 4, ... up to `ramp_max` concurrent WebSocket streams for each of
+    the closed and staggered arrival models, each stopping at its first level past the target, then
+    Poisson arrivals at `rates`. `clients` client processes share every level, so the load generator is
+    not the limit at thousands of streams (a level where one was saturated is flagged and never passes).
+    Writes `<prefix>-server.json` (every stream's record) and `<prefix>-server.png` into `workdir`.
+    `device`/`ramp_max` let the CPU tests run this code small."""
+    from model_server.bench import cli as bench_cli
+    from model_server.bench import report
     from model_server.bench.local import LocalServer
-    from model_server.bench.runner import ramp_levels, run_level, streams_per_replica
-    from model_server.bench.streams import StreamOptions, ws_stream
-    from model_server.bench.texts import TextMix
+    from model_server.bench.runner import ramp_levels
 
     start = time.monotonic()
-    env = {"STATESPEAK_DEVICE": device}
-    levels = ramp_levels(ramp_max or (8 if quick else RAMP_MAX))
+    top = ramp_max or (8 if quick else RAMP_MAX)
+    rates = rates or (QUICK_RATES if quick else RATES)
+    arrival_seconds = arrival_seconds or (4.0 if quick else ARRIVAL_SECONDS)
+    log_path = workdir / f"{prefix}-server.log"
     with LocalServer(
-        workdir / "gpu-bench-server.log",
-        max_streams=max(levels) + 8,
-        ready_timeout_s=min(300, seconds),
-        extra_env=env,
+        log_path,
+        max_streams=min(MAX_STREAMS_LIMIT, 1 << (top - 1).bit_length()),  # a graph bucket: no 2x capture
+        ready_timeout_s=max(30.0, min(300.0, seconds * 0.6)),
+        extra_env={"STATESPEAK_DEVICE": device},
     ) as server:
         log(f"server ready at {server.url} after {time.monotonic() - start:.0f} s")
-        voice = httpx.get(server.url + "/voices", timeout=10).json()["voices"][0]["id"]
-        opts = StreamOptions(voice=voice, timeout_s=60.0)
-
-        async def ramp() -> list[dict[str, Any]]:
-            mix = TextMix(0)
-            summaries = []
-            for i, c in enumerate(levels):
-                left = seconds - (time.monotonic() - start)
-                if left < 5:
-                    log(f"server: time budget spent before concurrency {c}")
-                    break
-                budget = min(left / (len(levels) - i) * 2, left, 60.0)  # early levels finish fast: lend time
-                level = await run_level(
-                    lambda item: ws_stream(server.url, item, opts),
-                    mix,
-                    c,
-                    max(16, 2 * c),
-                    budget,
-                    jitter_ms / 1000.0,
-                )
-                s = level.summary(ttfa_target_ms)
-                summaries.append(s)
-                t = s["client_ttfa_ms"]
-                log(
-                    f"server c={c}: ok {s['ok']} rejected {s['rejected']} errors {s['errors']} cut {s['cut']} "
-                    f"TTFA p50 {t['p50']} p99 {t['p99']} stalls {s['stalls']}"
-                )
-                if not s["meets_target"]:
-                    break
-            return summaries
-
-        summaries = asyncio.run(ramp())
-    levels_out = [
-        {
-            k: s[k]
-            for k in (
-                "concurrency",
-                "streams",
-                "ok",
-                "rejected",
-                "errors",
-                "cut",
-                "client_ttfa_ms",
-                "server_ttfa_ms",
-                "stalls",
-                "streams_with_stalls",
-                "audio_per_wall_s",
-                "meets_target",
-                "first_errors",
-            )
-        }
-        for s in summaries
-    ]
+        left = seconds - (time.monotonic() - start)
+        argv = bench_args(
+            server.url,
+            top,
+            clients,
+            arrivals,
+            rates,
+            arrival_seconds,
+            left,
+            jitter_ms,
+            ttfa_target_ms,
+            workdir,
+        )
+        args = bench_cli.build_parser().parse_args(argv)
+        levels = ramp_levels(args.ramp)
+        results = bench_cli.run_levels(args, server.url, levels, args.rates, server.cpu_seconds)
+    meta = {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "python -m model_server.bench " + " ".join(argv),
+        "target_label": f"the server on 127.0.0.1 ({device})",
+        "protocol": "WebSocket",
+        "jitter_ms": jitter_ms,
+        "ttfa_target_ms": ttfa_target_ms,
+        "streams_per_level": args.streams_per_level,
+        "arrivals": list(arrivals),
+        "stagger_seconds": args.stagger_seconds,
+        "rates": list(rates) if "poisson" in arrivals else [],
+        "arrival_seconds": arrival_seconds,
+        "clients": clients,
+        "client_busy_limit": args.client_busy_limit,
+        "max_seconds": left,
+        "sample_rate": args.sample_rate,
+        "voice": getattr(args, "resolved_voice", None),
+    }
+    doc = bench_cli.bench_document(meta, results, ttfa_target_ms)
+    report.write_json(workdir / f"{prefix}-server.json", doc)
+    plot = _plot(
+        lambda path: report.plot(path, doc["levels"], doc["streams"], meta), workdir / f"{prefix}-server.png"
+    )
+    for s in doc["levels"]:
+        t = s["client_ttfa_ms"]
+        log(
+            f"server {s['label']}: ok {s['ok']} rejected {s['rejected']} errors {s['errors']} cut {s['cut']} "
+            f"TTFA p50 {t['p50'] or 0:.0f} p99 {t['p99'] or 0:.0f} ms stalls {s['stalls']} audio/s {s['audio_per_wall_s']:.0f}"
+            + (" CLIENT-LIMITED" if s["client_limited"] else "")
+        )
+    keys = (
+        "label", "arrivals", "concurrency", "rate_per_s", "in_flight_mean", "in_flight_peak", "streams", "ok",
+        "rejected", "errors", "cut", "client_ttfa_ms", "server_ttfa_ms", "stalls", "streams_with_stalls",
+        "audio_per_wall_s", "server_cpu_ms_per_audio_s", "clients", "client_loop_busy_max", "client_limited",
+        "meets_target", "first_errors",
+    )  # fmt: skip
     return {
-        "startup": server_startup(workdir / "gpu-bench-server.log"),
-        "levels": levels_out,
-        "max_realtime_streams": streams_per_replica(summaries),
+        "startup": server_startup(log_path),
+        "levels": [{k: s.get(k) for k in keys} for s in doc["levels"]],
+        # Capacity, reported per arrival model (a staggered level never counts as a closed-loop one).
+        "max_realtime_streams": doc["streams_per_replica"],
+        "max_realtime_streams_staggered": doc["staggered_streams_per_replica"],
+        "open_loop_capacity": doc["open_loop_capacity"],
+        "client_limited_levels": doc["client_limited_levels"],
+        "clients": clients,
         "ttfa_target_ms": ttfa_target_ms,
         "jitter_ms": jitter_ms,
+        "files": {"records": f"{prefix}-server.json", "plot": plot, "log": log_path.name},
         "seconds": round(time.monotonic() - start, 1),
-        "note": "WebSocket streams of the bench's text mix, client on the same machine; max_realtime_streams "
-        "is the highest concurrency with p99 client TTFA under the target, no stalls, no failures",
+        "note": "the load bench's WebSocket streams of its text mix, client processes on the same machine; "
+        "max_realtime_streams: the highest closed-loop concurrency (all streams start at once) with p99 "
+        "client TTFA under the target, no stalls, no failures, no client-limited level; the staggered and "
+        "Poisson (open-loop) capacities are reported apart",
     }
+
+
+def bench_args(
+    url: str,
+    ramp_max: int,
+    clients: int,
+    arrivals,
+    rates,
+    arrival_seconds: float,
+    seconds: float,
+    jitter_ms: float,
+    ttfa_target_ms: float,
+    workdir: Path,
+) -> list[str]:
+    """The load bench's command line for the server section (also what the JSON reports as its command)."""
+    return [
+        "--target", url,
+        "--ramp", str(ramp_max),
+        "--arrivals", ",".join(arrivals),
+        "--rates", ",".join(f"{r:g}" for r in rates),
+        "--arrival-seconds", f"{arrival_seconds:g}",
+        "--clients", str(clients),
+        "--max-seconds", f"{max(1.0, seconds):.0f}",
+        "--jitter-ms", f"{jitter_ms:g}",
+        "--ttfa-target-ms", f"{ttfa_target_ms:g}",
+        "--out", str(workdir),
+        "--no-progress",
+    ]  # fmt: skip
+
+
+def _plot(draw, path: Path) -> str | None:
+    """Draw a plot into `path` (its name is returned), or None when matplotlib is not installed here."""
+    try:
+        draw(path)
+    except ImportError as exc:
+        log(f"no plot {path.name}: {exc}")
+        return None
+    return path.name
+
+
+def plot_decode(decode: dict[str, Any], path: Path) -> None:
+    """Step time (left) and times real time (right) against batch size, per chunk length and graph mode."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = decode.get("rows") or []
+    fig, (ax_ms, ax_rt) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for frames, graphs in sorted({(r["frames"], r["cuda_graphs"]) for r in rows}):
+        group = sorted(
+            (r for r in rows if r["frames"] == frames and r["cuda_graphs"] == graphs),
+            key=lambda r: r["batch"],
+        )
+        label = f"{frames} frames, {'CUDA graphs' if graphs else 'eager'}"
+        xs = [r["batch"] for r in group]
+        ax_ms.plot(xs, [r["step_ms"] for r in group], marker="o", label=label)
+        ax_rt.plot(xs, [r["x_real_time"] for r in group], marker="o", label=label)
+    for ax, ylabel in ((ax_ms, "ms per step"), (ax_rt, "x real time per stream")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("batch (streams per step)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    ax_rt.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    fig.suptitle("SpeechRuntime.step: decoder, vocoder and the copy of the audio to the host")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
@@ -490,24 +592,97 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     summary = result.get("decode", {}).get("summary")
     if summary:
         lines.append("decode: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
-    if "max_realtime_streams" in result.get("server", {}):
-        lines.append(f"server: max real-time streams {result['server']['max_realtime_streams']}")
+    server = result.get("server", {})
+    if "max_realtime_streams" in server:
+        cap = server.get("open_loop_capacity")
+        lines.append(
+            f"server: max real-time streams closed loop {server['max_realtime_streams']}, staggered "
+            f"{server.get('max_realtime_streams_staggered')}, Poisson "
+            + (
+                f"{cap['rate_per_s']:g}/s ({cap['in_flight_peak']} in flight at the peak)"
+                if cap
+                else "none met"
+            )
+            + f"; {server.get('clients', 1)} client processes"
+            + (
+                f", CLIENT-LIMITED at {', '.join(server['client_limited_levels'])}"
+                if server.get("client_limited_levels")
+                else ""
+            )
+        )
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
+def _csv(cast, allowed: tuple[str, ...] | None = None):
+    """An argparse type: comma-separated values, each cast (and checked against `allowed`)."""
+
+    def parse(text: str):
+        values = [cast(v.strip()) for v in text.split(",") if v.strip()]
+        if not values or (allowed and any(v not in allowed for v in values)):
+            raise argparse.ArgumentTypeError(
+                f"expected comma-separated {allowed or cast.__name__}, got {text!r}"
+            )
+        if cast is float and any(v <= 0 for v in values):
+            raise argparse.ArgumentTypeError(f"values must be > 0, got {text!r}")
+        return tuple(values)
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python tools/gpu_bench.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--model-dir", help="model directory (default: the bundled weights)")
     p.add_argument("--max-seconds", type=float, default=450.0, help="bound on the whole run (default 450)")
     p.add_argument("--ttfa-target-ms", type=float, default=200.0)
     p.add_argument("--jitter-ms", type=float, default=100.0)
     p.add_argument("--quick", action="store_true", help="a small smoke run (two batch sizes, ramp to 8)")
-    p.add_argument("--out", type=Path, help="also write the JSON here")
+    p.add_argument(
+        "--clients",
+        type=int,
+        help=f"load-bench client processes sharing each server level (default {DEFAULT_CLIENTS}, 1 with --quick)",
+    )
+    p.add_argument(
+        "--ramp-max",
+        type=int,
+        help=f"highest concurrency of the server ramp (default {RAMP_MAX}, 8 with --quick; at most "
+        "the server's MAX_STREAMS limit)",
+    )
+    p.add_argument(
+        "--arrivals",
+        type=_csv(str, ARRIVALS),
+        default=ARRIVALS,
+        help="server arrival models, comma-separated (default closed,staggered,poisson)",
+    )
+    p.add_argument(
+        "--rates",
+        type=_csv(float),
+        help=f"Poisson arrival rates in streams/s (default {','.join(f'{r:g}' for r in RATES)}; "
+        f"{','.join(f'{r:g}' for r in QUICK_RATES)} with --quick)",
+    )
+    p.add_argument(
+        "--arrival-seconds",
+        type=float,
+        help=f"Poisson: seconds of arrivals per rate (default {ARRIVAL_SECONDS:g}, 4 with --quick)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="also write the JSON here; the plots and the server's per-stream records go next to it",
+    )
     p.add_argument("--summary", type=Path, help="print the summary of an earlier run's JSON and exit")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = build_parser()
     args = p.parse_args(argv)
     if args.summary:
         print("\n".join(summary_lines(json.loads(args.summary.read_text()))))
         return 0
+    clients = args.clients if args.clients is not None else (1 if args.quick else DEFAULT_CLIENTS)
+    ramp_max = args.ramp_max or (8 if args.quick else RAMP_MAX)
+    if clients < 1 or not 1 <= ramp_max <= MAX_STREAMS_LIMIT:
+        p.error(f"--clients must be >= 1 and --ramp-max within [1, {MAX_STREAMS_LIMIT}]")
 
     budget = Budget(args.max_seconds)
     try:
@@ -517,6 +692,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_NO_CUDA
     if args.model_dir:
         os.environ["MODEL_DIR"] = args.model_dir  # the server subprocess reads the same weights
+    workdir = args.out.parent if args.out else Path.cwd()
+    prefix = args.out.stem if args.out else "gpu-bench"
     result: dict[str, Any] = {"hardware": hardware(torch), "args": vars(args) | {"out": str(args.out)}}
     log(f"device: {result['hardware']['device_name']}")
     result["kernels"] = kernel_report()
@@ -533,10 +710,10 @@ def main(argv: list[str] | None = None) -> int:
                 s,
                 QUICK_BATCHES if args.quick else BATCHES,
                 (4, 32),
-                5 if args.quick else 30,
+                5 if args.quick else 20,
             ),
             150.0,
-            0.5,
+            0.55,
         ),
         (
             "server",
@@ -545,7 +722,13 @@ def main(argv: list[str] | None = None) -> int:
                 args.ttfa_target_ms,
                 args.jitter_ms,
                 args.quick,
-                (args.out.parent if args.out else Path.cwd()),
+                workdir,
+                ramp_max=ramp_max,
+                clients=clients,
+                arrivals=args.arrivals,
+                rates=args.rates,
+                arrival_seconds=args.arrival_seconds,
+                prefix=prefix,
             ),
             1e9,
             0.0,
@@ -560,6 +743,10 @@ def main(argv: list[str] | None = None) -> int:
             result[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
             failed = True
             log(f"{name} failed: {exc}")
+    if result["decode"].get("rows"):
+        result["decode"]["plot"] = _plot(
+            lambda path: plot_decode(result["decode"], path), workdir / f"{prefix}-decode.png"
+        )
     if not result["parity"].get("ok", False):
         failed = True
     server_path = result["server"].get("startup", {}).get("kernel_path")

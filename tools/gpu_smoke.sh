@@ -3,7 +3,14 @@
 # for CUDA 13), in one call from the repository root:
 #
 #   tools/gpu_smoke.sh                      (runs tools/gpu_bench.py --quick --out gpu-smoke.json)
+#   tools/gpu_smoke.sh --full               (the prepared GPU measurement, under 8 minutes once the
+#                                            environment is installed: gpu_bench.py --max-seconds 420
+#                                            --clients 8 --out gpu-bench.json; parity, decode per batch
+#                                            bucket, server ramp closed/staggered/Poisson to 4096 streams)
 #   tools/gpu_smoke.sh --max-seconds 450 --out gpu-bench.json     (arguments go to gpu_bench.py)
+#
+# Outputs go to $OUT when it is set (a device session's folder that comes back), else to the repository
+# root: the JSON, <stem>-decode.png, <stem>-server.png, <stem>-server.json (every stream) and the log.
 #
 # Online (pypi.org reachable): a Python 3.12 venv (.venv-gpu-smoke) gets exactly what the image gets:
 # model_server/requirements-image.lock installed as the Dockerfile does (wheels only, hashes required,
@@ -24,6 +31,11 @@ LOCK=model_server/requirements-image.lock
 VENV=${GPU_SMOKE_VENV:-.venv-gpu-smoke}
 PYTHON=${PYTHON:-python3.12}
 args=("$@")
+default_out=gpu-smoke.json
+if [ "${1:-}" = "--full" ]; then
+  args=(--max-seconds 420 --clients 8 "${args[@]:1}")
+  default_out=gpu-bench.json
+fi
 [ ${#args[@]} -gt 0 ] || args=(--quick)
 
 say() { echo "gpu_smoke: $*" >&2; }
@@ -55,6 +67,9 @@ if [ -n "$offline" ]; then
   # mamba_ssm's Triton kernels import einops and packaging besides torch and triton
   "$PY" -c "import torch, triton, einops, packaging" 2>/dev/null \
     || { say "offline needs torch, triton, einops and packaging importable on this host"; exit 1; }
+  # the load bench's client (the server section) and the plots
+  "$PY" -c "import httpx, tqdm, matplotlib" 2>/dev/null \
+    || say "offline: httpx, tqdm or matplotlib missing: the server section fails or the plots are skipped"
   say "offline: the host's torch and Triton, prepare.sh's wheels (not the image lock)"
 else
   command -v "$PYTHON" >/dev/null || { say "$PYTHON not found: the image lock is for CPython 3.12"; exit 1; }
@@ -71,13 +86,16 @@ else
   version=$(basename "$url" .tar.gz); version=${version#mamba_ssm-}
   rm -rf "$site/mamba_ssm" && cp -r "$tmp/mamba_ssm-$version/mamba_ssm" "$site/"
   echo "__version__ = \"$version\"  # Triton-only: no compiled selective_scan_cuda" > "$site/mamba_ssm/__init__.py"
+  # the load bench's client (the server section) and the plots, at the dev pins (not in the image)
+  mapfile -t bench_pins < <(grep -E '^(httpx|tqdm|matplotlib)==' requirements-dev.txt)
+  "$PY" -m pip install -q "${bench_pins[@]}"
   rm -rf "$tmp"
   say "torch $("$PY" -c 'import torch; print(torch.__version__, "CUDA", torch.version.cuda)'), mamba_ssm $version (Triton-only)"
 fi
 
 out=""
 for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[$i]}" = "--out" ] && out=${args[$((i + 1))]}; done
-[ -n "$out" ] || { out=gpu-smoke.json; args+=(--out "$out"); }
+[ -n "$out" ] || { out=${OUT:+$OUT/}$default_out; args+=(--out "$out"); }
 code=0
 "$PY" tools/gpu_bench.py "${args[@]}" > /dev/null || code=$?
 [ -f "$out" ] && "$PY" tools/gpu_bench.py --summary "$out"

@@ -168,12 +168,14 @@ def arrivals_text(meta: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def capacity_text(result: dict[str, Any]) -> str:
-    """Streams per replica as a sentence-ready value: "at least N" when no tested level failed."""
-    spr = result["streams_per_replica"]
-    levels = [s for s in result["levels"] if s.get("arrivals", "closed") != "poisson"]
-    if not levels:
-        return "not measured (no closed-loop level)"
+def capacity_text(result: dict[str, Any], arrivals: str = "closed") -> str:
+    """Streams per replica for one arrival model (closed or staggered) as a sentence-ready value:
+    "at least N" when no tested level of that model failed."""
+    key = "streams_per_replica" if arrivals == "closed" else "staggered_streams_per_replica"
+    spr = result.get(key)
+    levels = [s for s in result["levels"] if s.get("arrivals", "closed") == arrivals]
+    if not levels or spr is None:
+        return f"not measured (no {arrivals} level)"
     if all(s["meets_target"] for s in levels):
         return f"at least {spr} (every level tested met the target; test higher levels to find the limit)"
     return str(spr)
@@ -232,10 +234,17 @@ def docs_section(result: dict[str, Any], image_rel: str) -> str:
         "",
         markdown_table(result["levels"]),
         "",
-        f"**Streams per replica** (highest closed-loop concurrency with p99 client TTFA under "
-        f"{m['ttfa_target_ms']:.0f} ms, no stalls, no errors or rejections, no client-limited level): **{spr}**.",
+        f"**Streams per replica, closed loop** (highest concurrency whose streams all start at once with p99 "
+        f"client TTFA under {m['ttfa_target_ms']:.0f} ms, no stalls, no errors or rejections, no client-limited "
+        f"level): **{spr}**.",
         "",
     ]
+    if any(s.get("arrivals") == "staggered" for s in result["levels"]):
+        lines += [
+            f"**Streams per replica, staggered starts** (the same C in flight, first starts spread out; same "
+            f"target): **{capacity_text(result, 'staggered')}**.",
+            "",
+        ]
     open_text = open_capacity_text(result)
     if open_text is not None:
         lines += [

@@ -263,15 +263,23 @@ def ramp_levels(max_concurrency: int) -> list[int]:
     return levels
 
 
-def streams_per_replica(summaries: list[dict[str, Any]]) -> int:
-    """Highest closed-loop concurrency whose level met the target (p99 TTFA under it, no stalls, no
-    failures, no saturated client). Open-loop levels have their own measure (arrivals.open_capacity).
+def streams_per_replica(summaries: list[dict[str, Any]], arrivals: str = "closed") -> int | None:
+    """Highest concurrency whose level met the target (p99 TTFA under it, no stalls, no failures, no
+    saturated client), among the levels of one arrival model: `closed` (every stream of the level starts
+    at once) or `staggered` (the same C in flight, first starts spread out). They are reported apart: a
+    level that starts its C streams at once is the harder test, and a staggered level must not pass
+    for it. Open-loop (Poisson) levels have their own measure (arrivals.open_capacity).
 
-    0 when no level did. A lower level that failed (on a shared machine, usually one slow outlier: with
-    a dozen streams the p99 is close to the slowest stream) does not cap it; the table shows it.
+    None when the run had no level of that model; 0 when none met the target. A lower level that failed
+    (on a shared machine, usually one slow outlier: with a dozen streams the p99 is close to the slowest
+    stream) does not cap it; the table shows it.
     """
-    closed = [s for s in summaries if s.get("arrivals", "closed") != "poisson"]
-    return max((s["concurrency"] for s in closed if s["meets_target"]), default=0)
+    if arrivals not in ("closed", "staggered"):
+        raise ValueError(f"arrivals must be closed or staggered, got {arrivals!r}")
+    levels = [s for s in summaries if s.get("arrivals", "closed") == arrivals]
+    if not levels:
+        return None
+    return max((s["concurrency"] for s in levels if s["meets_target"]), default=0)
 
 
 def records_as_dicts(levels: list[LevelResult]) -> list[dict[str, Any]]:

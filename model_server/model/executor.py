@@ -4,9 +4,12 @@
     executor.reset_slots(pool, slot_ids)
     audio = executor.step(pool, slot_ids, cond)         # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
 
-State is updated in place through slot indices (gather the listed slots, step, scatter back), as vLLM's
-Mamba state indices and mamba-ssm's inference cache do; a pool holds per decoder layer one conv state and
-one SSM state plus the vocoder's few tensors, whatever the streams' lengths. On CUDA the decoder runs
+State is updated in place through slot indices, as vLLM's Mamba state indices and mamba-ssm's inference
+cache do: when a step's slots are one contiguous run (in any order; the engine's slot allocator keeps
+streams on the lowest free slots so a tick's streams usually are), the model reads the pool's slots as
+views and the new state is written straight back into them; no copy of the batch's state is gathered.
+Other slot sets gather the listed slots and scatter them back. A pool holds per decoder layer one conv
+state and one SSM state plus the vocoder's few tensors, whatever the streams' lengths. On CUDA the decoder runs
 from graphs captured per (batch bucket, chunk length) before readiness (`warmup`).
 """
 
@@ -78,7 +81,7 @@ class Executor:
         voc = {k: v.expand(max_streams, *v.shape[1:]).clone() for k, v in self._voc_init.items()}
         return StatePool(max_streams, layers, voc)
 
-    def _slot_index(self, pool: StatePool, slot_ids) -> torch.Tensor:
+    def _slot_ids(self, pool: StatePool, slot_ids) -> list[int]:
         ids = list(slot_ids)
         if not ids:
             raise ValueError("slot_ids is empty")
@@ -87,7 +90,10 @@ class Executor:
                 raise ValueError(f"slot id {s!r} outside [0, {pool.max_streams})")
         if len(set(ids)) != len(ids):
             raise ValueError(f"slot_ids has duplicates: {ids}")
-        return torch.tensor(ids, dtype=torch.long, device=self.device)
+        return ids
+
+    def _slot_index(self, pool: StatePool, slot_ids) -> torch.Tensor:
+        return torch.tensor(self._slot_ids(pool, slot_ids), dtype=torch.long, device=self.device)
 
     def reset_slots(self, pool: StatePool, slot_ids) -> None:
         idx = self._slot_index(pool, slot_ids)
@@ -125,30 +131,36 @@ class Executor:
         """Advance the listed streams by L frames: cond [B, L, cond_dim] -> audio [B, L * hop] on the CPU,
         float32 in [-1, 1], or with pcm16 int16 (rounded, clipped; converted on the device, so half the
         bytes come back, through a pinned buffer on CUDA)."""
-        idx = self._slot_index(pool, slot_ids)
+        ids = self._slot_ids(pool, slot_ids)
         if (
             not isinstance(cond, torch.Tensor)
             or cond.dim() != 3
-            or cond.shape[0] != len(idx)
+            or cond.shape[0] != len(ids)
             or cond.shape[2] != self.config.cond_dim
             or cond.shape[1] < 1
         ):
             shape = tuple(cond.shape) if isinstance(cond, torch.Tensor) else type(cond).__name__
-            raise ValueError(f"cond must be [{len(idx)}, L >= 1, {self.config.cond_dim}], got {shape}")
+            raise ValueError(f"cond must be [{len(ids)}, L >= 1, {self.config.cond_dim}], got {shape}")
         cond = cond.to(self.device, torch.float32)
-        states = [(conv.index_select(0, idx), ssm.index_select(0, idx)) for conv, ssm in pool.layers]
+        run = contiguous_run(ids)
+        order = None
+        if run is not None and ids != sorted(ids):  # a run out of order: put the rows in slot order
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            cond = cond[torch.tensor(order, device=self.device)]
         with torch.inference_mode():
+            slots = _Slots(pool, run if run is not None else self._slot_index(pool, ids))
+            states = slots.read_layers()
             if self._graphs is not None:
                 feats, new_states = self._graphs.decode(cond, states)
             else:
                 feats, new_states = self.decode(cond, states)
-            voc_state = {k: v.index_select(0, idx) for k, v in pool.vocoder.items()}
-            audio, voc_new = self.synth(feats, voc_state, fixed_shape=self._fixed_vocoder)
-            for (conv, ssm), (c_new, s_new) in zip(pool.layers, new_states, strict=True):
-                conv.index_copy_(0, idx, c_new.to(conv.dtype))
-                ssm.index_copy_(0, idx, s_new.to(ssm.dtype))
-            for k, t in pool.vocoder.items():
-                t.index_copy_(0, idx, voc_new[k].to(t.dtype))
+            audio, voc_new = self.synth(feats, slots.read_vocoder(), fixed_shape=self._fixed_vocoder)
+            slots.write(new_states, voc_new)
+            if order is not None:  # back to the caller's row order
+                inverse = [0] * len(order)
+                for row, i in enumerate(order):
+                    inverse[i] = row
+                audio = audio[torch.tensor(inverse, device=audio.device)]
             if not pcm16:
                 return audio.to("cpu", torch.float32)
             pcm = audio.clamp(-1.0, 1.0).mul_(32767.0).round_().to(torch.int16)
@@ -166,6 +178,43 @@ class Executor:
         host.copy_(pcm.reshape(-1), non_blocking=True)
         torch.cuda.current_stream(pcm.device).synchronize()
         return host.clone().reshape(pcm.shape)
+
+
+def contiguous_run(ids: list[int]) -> slice | None:
+    """slice(lo, hi) when the slot ids are exactly lo..hi-1 in some order (then the step works on views of
+    the pool), else None."""
+    lo, hi = min(ids), max(ids) + 1
+    return slice(lo, hi) if hi - lo == len(ids) else None
+
+
+class _Slots:
+    """The slots one step reads and writes: a contiguous run as views of the pool (read in place, new
+    state copied straight into it), or an index (gathered, then scattered back)."""
+
+    def __init__(self, pool: StatePool, where: slice | torch.Tensor) -> None:
+        self.pool, self.where = pool, where
+
+    def _read(self, t: torch.Tensor) -> torch.Tensor:
+        return t[self.where] if isinstance(self.where, slice) else t.index_select(0, self.where)
+
+    def _write(self, t: torch.Tensor, new: torch.Tensor) -> None:
+        if isinstance(self.where, slice):
+            t[self.where].copy_(new)
+        else:
+            t.index_copy_(0, self.where, new.to(t.dtype))
+
+    def read_layers(self) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        return [(self._read(conv), self._read(ssm)) for conv, ssm in self.pool.layers]
+
+    def read_vocoder(self) -> dict[str, torch.Tensor]:
+        return {k: self._read(v) for k, v in self.pool.vocoder.items()}
+
+    def write(self, layers, vocoder_state: dict[str, torch.Tensor]) -> None:
+        for (conv, ssm), (c_new, s_new) in zip(self.pool.layers, layers, strict=True):
+            self._write(conv, c_new)
+            self._write(ssm, s_new)
+        for k, t in self.pool.vocoder.items():
+            self._write(t, vocoder_state[k])
 
 
 class _GraphCache:

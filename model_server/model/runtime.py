@@ -5,6 +5,7 @@
     planner = rt.new_planner(voice_id, language, speed) # text -> frame conditioning, per stream
     planner.feed(text); planner.flush(); planner.finish()
     chunk = planner.pop_frames(max_frames)              # FrameChunk(cond [n, D], words [WordSpan])
+    failed = rt.prepare_batch([(planner, want), ...])   # the engine: all streams' windows, one encoder call
     rt.reset_slots(pool, slot_ids)
     audio = rt.step(pool, slot_ids, cond)               # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
 
@@ -26,7 +27,7 @@ from model_server.model.acoustic import AcousticConfig, AcousticModel
 from model_server.model.catalog import Catalog
 from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
 from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool
-from model_server.model.planner import Planner
+from model_server.model.planner import Planner, prepare_batch
 
 __all__ = ["GRAPH_LENGTHS", "ModelLoadError", "Planner", "SpeechRuntime", "StatePool", "VoiceInfo"]
 
@@ -44,10 +45,9 @@ class SpeechRuntime:
         self.voices: dict[str, VoiceInfo] = self.catalog.voices
         self.languages = self.catalog.languages
         self.model: AcousticModel = ckpt.model.to(self.device).eval()
-        # The planner's tiny convolutions stay on the CPU: no device round trip per text window.
-        cpu_encoder = type(ckpt.model.encoder)(self.config)
-        cpu_encoder.load_state_dict({k: v.detach().cpu() for k, v in ckpt.model.encoder.state_dict().items()})
-        self.encoder_cpu = cpu_encoder.eval()
+        # The phone encoder runs on the device too, batched over every stream that needs frames in a tick
+        # (planner.encode_windows): one call per tick, the frames stay on the device for the step.
+        self.encoder = self.model.encoder
         self.executor = Executor(self.model, self.config, self.device, use_cuda_graphs)
         self.synth = self.executor.synth
 
@@ -94,6 +94,11 @@ class SpeechRuntime:
     def new_planner(self, voice_id: str, language: str | None = None, speed: float = 1.0) -> Planner:
         voice, language, speed = self.catalog.stream_params(voice_id, language, speed)
         return Planner(self, voice, language, speed)
+
+    def prepare_batch(self, wants) -> list:
+        """[(planner, frames wanted)] -> the planners brought to their wanted frames with one batched
+        encoder call per round; returns [(planner, error)] for those whose text failed."""
+        return prepare_batch(self.encoder, wants)
 
     # state and steps (the executor's) ------------------------------------------------------------------
     def new_pool(self, max_streams: int) -> StatePool:

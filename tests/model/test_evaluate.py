@@ -72,7 +72,7 @@ def test_synthesize_uses_the_serving_path():
     torch.manual_seed(0)
     rt = SpeechRuntime.init_random(seed=3, d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2)
     with torch.no_grad():
-        rt.encoder_cpu.dur_out.bias.fill_(1.6)
+        rt.encoder.dur_out.bias.fill_(1.6)
     audio, secs = evaluate.synthesize(rt, "en_female_slt", "Hello world.", chunk=7)
     assert audio.dtype == np.float32 and len(audio) % rt.hop == 0 and len(audio) > 0 and secs > 0
     mem = evaluate.memory_check(rt, "en_female_slt")

@@ -15,8 +15,8 @@ def rt():
     rt = SpeechRuntime.init_random(seed=2, **SMALL)
     # Random weights predict ~0 frames per phone; a fixed bias gives every phone ~4 frames, like a model.
     with torch.no_grad():
-        rt.encoder_cpu.dur_out.weight.zero_()
-        rt.encoder_cpu.dur_out.bias.fill_(1.6)
+        rt.encoder.dur_out.weight.zero_()
+        rt.encoder.dur_out.bias.fill_(1.6)
     return rt
 
 
@@ -198,7 +198,7 @@ def test_windowed_encoding_equals_whole_sentence_encoding(rt):
     ids = [i for _, sym in rt.phonemize(sentence, "en") for i in sym]
     assert len(ids) > 3 * ENCODE_WINDOW
     with torch.inference_mode():
-        enc, log_dur = rt.encoder_cpu(torch.tensor([ids]), torch.tensor([0]))
+        enc, log_dur = rt.encoder(torch.tensor([ids]), torch.tensor([0]))
     dur, _ = durations_from_log(log_dur[0], 1.0)
     expected = frame_conditioning(enc[0], dur)
     p = rt.new_planner("en_female_slt", "en", 1.0)

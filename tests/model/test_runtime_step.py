@@ -148,3 +148,43 @@ def test_pcm16_step_is_the_float_step_rounded(rt):
         pcm = rt.step(pool_i, [0, 1], c, pcm16=True)
         assert pcm.dtype == torch.int16 and pcm.device.type == "cpu" and pcm.shape == audio.shape
         assert torch.equal(pcm, (audio.clamp(-1, 1) * 32767).round().to(torch.int16))
+
+
+def test_a_contiguous_run_of_slots_is_stepped_in_place(rt, monkeypatch):
+    """Slots 1..3 (in any order) are read as views of the pool and written back into it: the decoder gets
+    the pool's own memory, not a gathered copy, and the audio and state equal the gathered path's."""
+    cond = _cond(rt, 3, 5, seed=7)
+    ref_pool = rt.new_pool(5)
+    ref = rt.step(ref_pool, [3, 1, 4], cond)  # not a run (4 and 1 without 2): gathered and scattered
+    # the same streams on slots 3, 1, 2: a run out of order
+    pool = rt.new_pool(5)
+    seen = []
+    decode = rt.executor.decode
+
+    def spy(c, states):
+        seen.append([(conv.data_ptr(), ssm.data_ptr()) for conv, ssm in states])
+        return decode(c, states)
+
+    monkeypatch.setattr(rt.executor, "decode", spy)
+    got = rt.step(pool, [3, 1, 2], cond)
+    torch.testing.assert_close(got, ref, rtol=1e-5, atol=1e-5)
+    assert seen[0] == [(conv[1].data_ptr(), ssm[1].data_ptr()) for conv, ssm in pool.layers]
+    for (c, s), (rc, rs) in zip(pool.layers, ref_pool.layers, strict=True):
+        for slot, ref_slot in ((3, 3), (1, 1), (2, 4)):
+            torch.testing.assert_close(c[slot], rc[ref_slot], rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(s[slot], rs[ref_slot], rtol=1e-5, atol=1e-5)
+    fresh = rt.new_pool(5)
+    for (c, s), (c0, s0) in zip(pool.layers, fresh.layers, strict=True):
+        for slot in (0, 4):  # outside the run: untouched
+            assert torch.equal(c[slot], c0[slot]) and torch.equal(s[slot], s0[slot])
+    # a gathered step sees copies, not the pool
+    rt.step(pool, [0, 4], cond[:2])
+    assert seen[1][0][0] not in (pool.layers[0][0][0].data_ptr(), pool.layers[0][0][4].data_ptr())
+
+
+def test_contiguous_run():
+    from model_server.model.executor import contiguous_run
+
+    assert contiguous_run([2, 0, 1]) == slice(0, 3)
+    assert contiguous_run([5]) == slice(5, 6)
+    assert contiguous_run([0, 2]) is None

@@ -73,17 +73,37 @@ def test_slot_allocator_and_chunk_policy():
     assert {a, b} == {0, 1} and slots.acquire() is None and slots.in_use == 2
     slots.release(a)
     assert slots.in_use == 1 and slots.acquire() == a
+    # the lowest free slot goes first: a tick's streams hold a compact run the executor steps in place
+    slots = SlotAllocator(4)
+    held = [slots.acquire() for _ in range(4)]
+    for slot in (3, 0, 2):
+        slots.release(slot)
+    assert held == [0, 1, 2, 3] and [slots.acquire() for _ in range(3)] == [0, 2, 3]
     policy = ChunkPolicy.of(5, 40)  # rounded down to powers of two
     assert (policy.first, policy.largest) == (4, 32)
     assert [policy.want(n) for n in range(5)] == [4, 8, 16, 32, 32]
+    # at most twice the stream's lead over real-time playback (in frames), never less than the first
+    assert [policy.want(5, lead) for lead in (100.0, 15.9, 5.0, 0.25, 0.0)] == [32, 16, 8, 4, 4]
+    assert policy.want(1, 100.0) == 8  # the doubling still applies
+    # at most double the previous chunk, also for a stream behind playback (no lead: no lead cap)
+    assert [policy.want(9, lead, last_frames=4) for lead in (None, -3.0, 100.0)] == [8, 8, 8]
+    assert policy.want(9, -3.0, last_frames=16) == 32
 
 
-def test_concurrent_streams_share_batched_steps(runtime):
+def test_concurrent_streams_share_batched_steps(runtime, monkeypatch):
+    import model_server.scheduler as sched
+
     d = Driver(runtime)
     streams = [d.open() for _ in range(4)]
     for s in streams:
         d.say(s, "Four streams speak at once, in one batch.")
         s.finish()
+    # Chunks grow with each stream's lead over real-time playback: on a machine too loaded to stay ahead
+    # they would stay small. Here every listener starts late (plenty of lead) and no step budget binds.
+    monkeypatch.setattr(sched, "TICK_TARGET_S", 1e9)
+    d.run_until(lambda: all(s.first_audio_at for s in streams))
+    for s in streams:
+        s.first_audio_at += 60.0
     d.run_until(lambda: all(d.ended(s) for s in streams))
     results = [d.events[s.key] for s in streams]
     lengths = {sum(len(e.audio) for e in evs if e.audio is not None) for evs in results}
@@ -96,6 +116,11 @@ def test_concurrent_streams_share_batched_steps(runtime):
     first = [e for e in results[0] if e.kind == "audio"]
     assert len(first[0].audio) == d.engine.first_chunk * d.engine.hop
     assert max(len(e.audio) for e in first) > len(first[0].audio)
+    chunk_frames = [len(e.audio) // d.engine.hop for e in first]  # each chunk at most doubles the one before
+    assert (
+        all(b <= 2 * a for a, b in zip(chunk_frames, chunk_frames[1:], strict=False))
+        and streams[0].last_chunk == chunk_frames[-1]
+    )
     assert d.engine.active_count() == 0
 
 
