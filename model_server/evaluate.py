@@ -307,7 +307,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch threads (one stream on one core: 1)")
     ap.add_argument("--no-teacher", action="store_true", help="skip Festival (model WER only)")
     ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
+    ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
     args = ap.parse_args(argv)
+    if args.languages:
+        from model_server import evaluate_languages
+
+        return evaluate_languages.run(args)
     torch.set_num_threads(args.threads)
     voices = [v for v in args.voices.split(",") if v]
     unknown = [v for v in voices if v not in TEACHERS]
@@ -387,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     step8 = batch_step_ms(rt)
     mem = memory_check(rt, voices[0])
     report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads))
+    report = keep_language_section(args.report, report)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(report, encoding="utf-8")
     print(
@@ -410,6 +416,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"wrote {args.report}")
     return 0
+
+
+def keep_language_section(path: Path, report: str) -> str:
+    """`report` with the per-language section of the report at `path` carried over (`--languages` runs
+    write it; this run does not measure it)."""
+    from model_server import evaluate_languages
+
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    section = evaluate_languages.existing_section(old)
+    return evaluate_languages.replace_section(report, section) if section else report
 
 
 def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:
