@@ -5,7 +5,8 @@ PY_BOOT ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k festvox-italp16k graphviz
+APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k festvox-italp16k festvox-czech-dita festvox-ca-ona-hts \
+  festvox-suopuhe-lj festvox-te-nsk graphviz
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONUNBUFFERED := 1
 

@@ -63,11 +63,20 @@ CATALOG_VOICES: dict[str, VoiceSpec] = {
     for code, lang in CATALOG.items()
     if code not in {v.language for v in VOICES.values()} and lang.data_teacher.startswith("espeak:")
 }
-# Languages whose catalog entry names a Festival voice for the data: that voice instead.
-CATALOG_VOICES["it_female_lp"] = VoiceSpec(
-    "it_female_lp", "Giulia", "it", "female",
-    "Italian female voice (taught by Festival's lp diphone voice, festvox-italp16k).",
-    "festival:it_lp_diphone", 0.667, 2.5)
+# Languages whose catalog entry names a Festival voice for the data (`Language.data_teacher`): that voice
+# instead. language -> (voice id, name, gender, the voice as Debian packages it).
+_FESTIVAL_CATALOG_VOICES = {
+    "it": ("it_female_lp", "Giulia", "female", "lp diphone voice, festvox-italp16k"),
+    "cs": ("cs_female_dita", "Dita", "female", "Dita voice, festvox-czech-dita"),
+    "ca": ("ca_female_ona", "Ona", "female", "Ona HTS voice, festvox-ca-ona-hts"),
+    "fi": ("fi_female_lj", "Suvi", "female", "suopuhe lj diphone voice, festvox-suopuhe-lj"),
+    "te": ("te_male_nsk", "Kiran", "male", "IIIT NSK diphone voice, festvox-te-nsk"),
+}
+CATALOG_VOICES.update({
+    vid: VoiceSpec(vid, name, code, gender, f"{CATALOG[code].name} {gender} voice (taught by Festival's {what}).",
+                   CATALOG[code].data_teacher, 0.667, 2.5)
+    for code, (vid, name, gender, what) in _FESTIVAL_CATALOG_VOICES.items()
+})
 ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
 
 

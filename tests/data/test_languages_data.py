@@ -63,17 +63,30 @@ def test_cli_renders_new_languages_and_resumes(tmp_path):
         assert np.sum(u.durations) == u.n_frames
 
 
-@pytest.mark.skipif(
-    shutil.which("festival") is None or not Path("/usr/share/festival/voices/italian/lp_diphone").is_dir(),
-    reason="Festival's Italian voice (festvox-italp16k) not installed",
-)
-def test_italian_is_taught_by_festival(tmp_path):
-    assert cli.main(["--out", str(tmp_path), "--languages", "it", "--hours-scale", "0.01", "--workers", "1",
+# Festival teachers of catalog languages: voice id, the voice's folder (its Debian package installed), and the
+# least share of utterances kept by the alignment (measured on 12 generated sentences each: it 1.0, cs 1.0,
+# ca 0.75, fi 0.83, te 1.0; docs/model.md).
+FESTIVAL_TEACHERS = {
+    "it": ("it_female_lp", "italian/lp_diphone", 0.8),
+    "cs": ("cs_female_dita", "czech/czech_dita", 0.8),
+    "ca": ("ca_female_ona", "catalan/upc_ca_ona_hts", 0.6),
+    "fi": ("fi_female_lj", "finnish/suo_fi_lj_diphone", 0.6),
+    "te": ("te_male_nsk", "telugu/telugu_NSK_diphone", 0.8),
+}
+
+
+@pytest.mark.parametrize("lang", FESTIVAL_TEACHERS)
+def test_festival_teaches_its_languages(tmp_path, lang):
+    voice, folder, least_kept = FESTIVAL_TEACHERS[lang]
+    if shutil.which("festival") is None or not Path("/usr/share/festival/voices", folder).is_dir():
+        pytest.skip(f"Festival voice {folder} not installed (`make apt`)")
+    assert CATALOG[lang].data_teacher == CATALOG_VOICES[voice].teacher
+    assert cli.main(["--out", str(tmp_path), "--languages", lang, "--hours-scale", "0.01", "--workers", "1",
                      "--no-progress"]) == 0  # fmt: skip
     summary = json.loads((tmp_path / "dataset" / "summary.json").read_text())
-    st = summary["voices"]["it_female_lp"]
-    assert (
-        st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"]) and st["dropped_render"] == 0
-    )
-    utts = load_dataset(tmp_path / "dataset")["it_female_lp"].utterances
-    assert all(s.startswith("it:") or s.startswith("<") for u in utts for s in u.symbols)
+    st = summary["voices"][voice]
+    total = st["utterances"] + st["dropped_alignment"]
+    assert total >= 8 and st["utterances"] >= least_kept * total and st["dropped_render"] == 0, st
+    utts = load_dataset(tmp_path / "dataset")[voice].utterances
+    assert all(s.startswith(f"{lang}:") or s.startswith("<") for u in utts for s in u.symbols)
+    assert all(int(np.sum(u.durations)) == u.n_frames for u in utts)
