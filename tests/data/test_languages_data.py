@@ -90,3 +90,23 @@ def test_festival_teaches_its_languages(tmp_path, lang):
     utts = load_dataset(tmp_path / "dataset")[voice].utterances
     assert all(s.startswith(f"{lang}:") or s.startswith("<") for u in utts for s in u.symbols)
     assert all(int(np.sum(u.durations)) == u.n_frames for u in utts)
+
+
+def test_japanese_is_taught_by_kokoro(tmp_path):
+    from model_server.data import kokoro
+
+    kokoro.ensure_deps()  # first use installs requirements-kokoro.txt into .venv-kokoro
+    assert CATALOG["ja"].data_teacher == CATALOG_VOICES["ja_female_alpha"].teacher == "kokoro:jf_alpha"
+    assert cli.main(["--out", str(tmp_path), "--languages", "ja", "--hours-scale", "0.004", "--workers", "1",
+                     "--no-progress"]) == 0  # fmt: skip
+    st = json.loads((tmp_path / "dataset" / "summary.json").read_text())["voices"]["ja_female_alpha"]
+    total = st["utterances"] + st["dropped_alignment"]
+    assert total >= 3 and st["utterances"] >= 0.8 * total and st["dropped_render"] == 0, st
+    for u in load_dataset(tmp_path / "dataset")["ja_female_alpha"].utterances:
+        assert all(s.startswith("ja:") or s.startswith("<") for s in u.symbols)
+        assert int(np.sum(u.durations)) == u.n_frames
+    # Kokoro speaks at 24 kHz; the teacher audio is 16 kHz with espeak-ng phonemes timed onto it
+    r = kokoro.render_one("jf_alpha", "キョーワ ヨンジューニ エンデス.")
+    assert r.audio is not None and r.audio.dtype == np.int16, r.error
+    assert r.segments[-1][1] == pytest.approx(len(r.audio) / 16000, abs=0.02)
+    assert kokoro.render_one("xx", "テスト").error.startswith("unknown Kokoro voice")

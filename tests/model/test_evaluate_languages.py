@@ -67,6 +67,9 @@ def test_status_follows_the_gap():
     assert evaluate_languages.status_of({"skipped": "no judge"}) == "no judge"
     assert measured.is_supported(entry(10.0, 20.0)) and not measured.is_supported(entry(10.0, 20.01))
     assert not measured.is_supported(entry(None, 1.0))
+    # a teacher the judge mostly fails on: nothing to compare against
+    assert evaluate_languages.status_of(entry(60.0, 62.0)).startswith("unmeasured")
+    assert not measured.is_supported(entry(60.0, 62.0)) and measured.is_supported(entry(50.0, 52.0))
 
 
 @pytest.fixture
@@ -138,8 +141,8 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
     results = evaluate_languages.evaluate_languages(rt, judge, ["it", "ga"], limit=2)
     it = results["it_female_x"]
     assert it["metric"] == "wer" and it["sentences"] == 2
-    assert it["teacher_score"] < 80.0, it["examples"]  # Festival's Italian voice is understood, roughly
-    assert it["model_score"] >= 80.0 and it["supported"] is False  # random weights are not
+    assert it["teacher_score"] < 90.0, it["examples"]  # Festival's Italian voice is understood, roughly
+    assert it["model_score"] >= 80.0 and not measured.is_supported(it)  # random weights are not
     assert evaluate_languages.status_of(it) == "not supported"
     assert it["gap"] == pytest.approx(it["model_score"] - it["teacher_score"])
     assert it["gap_ci"][0] <= it["gap"] <= it["gap_ci"][1]
