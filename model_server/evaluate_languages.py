@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import sys
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,9 +129,9 @@ def judge_languages(asr) -> frozenset[str]:
     return frozenset(asr.model.supported_languages)
 
 
-def render_teacher(teacher: str, language: str, sentences: list[str]) -> list[np.ndarray]:
+def render_teacher(teacher: str, language: str, sentences: list[str]) -> list[np.ndarray | None]:
     """16 kHz float audio of `sentences` by `teacher`, given the frontend's normalized text as `make data`
-    gives it. Raises SystemExit naming the sentence a teacher failed on."""
+    gives it; None for a sentence the teacher failed on (reported on stderr)."""
     kind, voice = teacher.split(":", 1)
     texts = [normalize(s, language) for s in sentences]
     if kind == "festival":
@@ -144,8 +145,8 @@ def render_teacher(teacher: str, language: str, sentences: list[str]) -> list[np
     out = []
     for i, r in enumerate(module.render_batch(voice, texts)):
         if r.audio is None:
-            raise SystemExit(f"teacher {teacher} failed on {language} sentence {i}: {r.error}")
-        out.append(ev.to_judge_rate(r.audio, 16000))
+            print(f"teacher {teacher} failed on {language} sentence {i}: {r.error}", file=sys.stderr)
+        out.append(None if r.audio is None else ev.to_judge_rate(r.audio, 16000))
     return out
 
 
@@ -175,6 +176,14 @@ def evaluate_voice(rt, asr, v: VoiceUnderTest, sentences: list[str], wav_dir: Pa
         entry["skipped"] = "no judge (Whisper lacks the language)"
         return entry
     teacher_audio = render_teacher(v.teacher, v.language, sentences)
+    if any(a is None for a in teacher_audio):  # scored on the sentences the teacher could say, both sides
+        entry["teacher_failed"] = sum(a is None for a in teacher_audio)
+        sentences = [s for s, a in zip(sentences, teacher_audio, strict=True) if a is not None]
+        teacher_audio = [a for a in teacher_audio if a is not None]
+        entry["sentences"] = len(sentences)
+    if not sentences:
+        entry["skipped"] = "the teacher failed on every sentence"
+        return entry
     teacher_hyps = [asr(a, v.language) for a in teacher_audio]
     t_err = unit_errors(sentences, teacher_hyps, v.language)
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
