@@ -21,11 +21,10 @@ Fields of `Language`:
 * `spaces`: whether words are separated by spaces; `metric` follows from it: the evaluation scores WER
   there and CER (characters) where words are not separated (zh, ja, th).
 * `teacher`: the best available teacher, "<kind>:<package or voice>"; `teacher_license` its license chain.
-  `data_teacher`: what `make data` renders (a voice of `data.festival.FESTIVAL_VOICES`, or espeak-ng).
-  Festival renders the languages whose phone set maps onto the inventory well enough to align
-  (`data.festival.FESTIVAL_PHONES`: en, it, cs, ca, fi, te); where `teacher` names a better teacher that
-  `data_teacher` does not use yet (Kokoro's Japanese voice; Festival's Russian, Hindi and Marathi voices,
-  whose phones align poorly: docs/model.md), espeak-ng renders the language.
+  `data_teacher`: what `make data` renders: a Festival voice (`data.festival.FESTIVAL_VOICES`) where its
+  phone set maps onto the inventory well enough to align (en, it, cs, ca, fi, te), Kokoro's Japanese voice
+  (`data.kokoro`, timed by espeak-ng), else espeak-ng. Festival's Russian, Hindi and Marathi voices are
+  named as `teacher` but align poorly (docs/model.md), so espeak-ng renders those languages.
 """
 
 from __future__ import annotations
