@@ -299,6 +299,7 @@ def batch_step_ms(rt: SpeechRuntime, batch: int = 8, frames: int = 10, reps: int
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m model_server.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
+    ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
     ap.add_argument("--voices", default=",".join(TEACHERS), help="English voices to evaluate")
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
     ap.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
@@ -307,7 +308,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="torch threads (one stream on one core: 1)")
     ap.add_argument("--no-teacher", action="store_true", help="skip Festival (model WER only)")
     ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
-    ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
     args = ap.parse_args(argv)
     if args.languages:
         from model_server import evaluate_languages
@@ -392,9 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     step8 = batch_step_ms(rt)
     mem = memory_check(rt, voices[0])
     report = render_report(args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads))
-    report = keep_language_section(args.report, report)
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report, encoding="utf-8")
+    args.report.write_text(keep_language_section(args.report, report), encoding="utf-8")
     print(
         json.dumps(
             {

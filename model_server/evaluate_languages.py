@@ -28,6 +28,7 @@ from num2words import num2words
 
 from model_server import evaluate as ev
 from model_server import vocoder
+from model_server.data.festival import SAMPLE_RATE as TEACHER_RATE  # every teacher render is 16 kHz
 from model_server.frontend.languages import CATALOG
 from model_server.frontend.normalize import normalize
 from model_server.model import measured
@@ -132,21 +133,20 @@ def judge_languages(asr) -> frozenset[str]:
 def render_teacher(teacher: str, language: str, sentences: list[str]) -> list[np.ndarray | None]:
     """16 kHz float audio of `sentences` by `teacher`, given the frontend's normalized text as `make data`
     gives it; None for a sentence the teacher failed on (reported on stderr)."""
-    kind, voice = teacher.split(":", 1)
+    from model_server.data import build
+    from model_server.data.voices import VoiceSpec
+
     texts = [normalize(s, language) for s in sentences]
-    if kind == "festival":
-        from model_server.data import festival as module
-    elif kind == "espeak":
-        from model_server.data import espeak as module
-    elif kind == "kokoro":
-        from model_server.data import kokoro as module
-    else:
-        raise SystemExit(f"teacher {teacher!r}: no renderer for {kind!r} teachers")
+    spec = VoiceSpec(f"eval-{language}", "", language, "", "", teacher, 0.0, 1.0)
+    try:
+        renders = build._render(spec, texts)  # the data build's own dispatch: every kind it renders
+    except ValueError as exc:
+        raise SystemExit(f"teacher {teacher!r}: {exc}") from None
     out = []
-    for i, r in enumerate(module.render_batch(voice, texts)):
+    for i, r in enumerate(renders):
         if r.audio is None:
             print(f"teacher {teacher} failed on {language} sentence {i}: {r.error}", file=sys.stderr)
-        out.append(None if r.audio is None else ev.to_judge_rate(r.audio, 16000))
+        out.append(None if r.audio is None else ev.to_judge_rate(r.audio, TEACHER_RATE))
     return out
 
 
@@ -302,10 +302,14 @@ def render_section(doc: dict, model_label: str) -> str:
 
 
 def replace_section(report: str, section: str) -> str:
-    """`report` with its per-language section replaced by `section` (appended when it has none)."""
+    """`report` with its per-language section replaced by `section`; a report without one gets it before
+    its first "## " heading (after the introduction), or at the end."""
     start, end = report.find(SECTION_START), report.find(SECTION_END)
     if start >= 0 and end > start:
         return report[:start] + section + report[end + len(SECTION_END) :]
+    first = report.find("\n## ")
+    if first >= 0:
+        return report[: first + 1] + section + "\n\n" + report[first + 1 :]
     return report.rstrip("\n") + "\n\n" + section + "\n"
 
 

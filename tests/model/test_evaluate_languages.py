@@ -121,6 +121,9 @@ def test_the_section_is_replaced_and_carried_over(tmp_path):
     path.write_text(report)
     kept = evaluate.keep_language_section(path, "# Evaluation\n\nnew body\n")
     assert "new body" in kept and section in kept
+    # a report with sections gets it after its introduction, before the first "## " heading
+    placed = evaluate_languages.replace_section("# E\n\nintro\n\n## Speed\n\nfast\n", section)
+    assert placed.startswith("# E\n\nintro\n\n" + section) and placed.endswith("## Speed\n\nfast\n")
 
 
 @pytest.fixture(scope="module")
