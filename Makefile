@@ -5,7 +5,8 @@ PY_BOOT ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k festvox-italp16k graphviz
+APT_PACKAGES := festival festvox-us-slt-hts festvox-kallpc16k festvox-italp16k festvox-czech-dita festvox-ca-ona-hts \
+  festvox-suopuhe-lj festvox-te-nsk graphviz
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONUNBUFFERED := 1
 
@@ -52,8 +53,8 @@ data: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,zh,...: the catalog languag
 train: $(STAMP)
 	$(PY) -m model_server.train
 
-evaluate: $(STAMP) apt
-	$(PY) -m model_server.evaluate
+evaluate: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,ja,...: per-language intelligibility instead
+	$(PY) -m model_server.evaluate $(if $(LANGUAGES),--languages $(LANGUAGES))
 
 bench: $(STAMP)
 	$(PY) -m model_server.bench --local --update-docs

@@ -325,6 +325,7 @@ def batch_step_ms(rt: SpeechRuntime, batch: int = 8, frames: int = 10, reps: int
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m model_server.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
+    ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
     ap.add_argument("--voices", default=",".join(TEACHERS), help="English voices to evaluate")
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
     ap.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
@@ -340,6 +341,10 @@ def main(argv: list[str] | None = None) -> int:
         "every system's time to first audio and real-time factor",
     )
     args = ap.parse_args(argv)
+    if args.languages:
+        from model_server import evaluate_languages
+
+        return evaluate_languages.run(args)
     torch.set_num_threads(args.threads)
     voices = [v for v in args.voices.split(",") if v]
     unknown = [v for v in voices if v not in TEACHERS]
@@ -428,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         peers = evaluate_peers.run(rt, voices, sentences, asr, mos, args.wav_dir, results)
         report += evaluate_peers.render_section(peers, sentences)
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(report, encoding="utf-8")
+    args.report.write_text(keep_language_section(args.report, report), encoding="utf-8")
     print(
         json.dumps(
             {
@@ -450,6 +455,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"wrote {args.report}")
     return 0
+
+
+def keep_language_section(path: Path, report: str) -> str:
+    """`report` with the per-language section of the report at `path` carried over (`--languages` runs
+    write it; this run does not measure it)."""
+    from model_server import evaluate_languages
+
+    old = path.read_text(encoding="utf-8") if path.is_file() else ""
+    section = evaluate_languages.existing_section(old)
+    return evaluate_languages.replace_section(report, section) if section else report
 
 
 def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:

@@ -109,6 +109,10 @@ def _render(voice: VoiceSpec, texts: list[str]):
         from model_server.data import festival
 
         return festival.render_batch(voice.teacher_voice, texts)
+    if voice.teacher_kind == "kokoro":
+        from model_server.data import kokoro
+
+        return kokoro.render_batch(voice.teacher_voice, texts)
     if voice.teacher_kind == "espeak":
         from model_server.data import espeak
 

@@ -24,16 +24,44 @@ FESTIVAL_VOICES = {
     "us_slt_hts": "voice_cmu_us_slt_arctic_hts",
     "kal_diphone": "voice_kal_diphone",
     "it_lp_diphone": "voice_lp_diphone",  # festvox-italp16k, Italian female (GPL-2+)
+    "cs_dita": "voice_czech_dita",  # festvox-czech-dita, Czech female (GPL-2+)
+    "ca_ona_hts": "voice_upc_ca_ona_hts",  # festvox-ca-ona-hts, Catalan female (LGPL-2.1)
+    "fi_lj_diphone": "voice_suo_fi_lj_diphone",  # festvox-suopuhe-lj, Finnish female (LGPL-2.1)
+    "ru_nsh_clunits": "voice_msu_ru_nsh_clunits",  # festvox-ru, Russian male
+    "hi_nsk_diphone": "voice_hindi_NSK_diphone",  # festvox-hi-nsk, Hindi male
+    "mr_nsk_diphone": "voice_marathi_NSK_diphone",  # festvox-mr-nsk, Marathi male
+    "te_nsk_diphone": "voice_telugu_NSK_diphone",  # festvox-te-nsk, Telugu male
 }
 
-# Festival reads its script as bytes; the Italian lexicon spells accented letters in ISO-8859-1.
-FESTIVAL_ENCODING = {"it_lp_diphone": "latin-1"}
+# Festival reads its script as bytes: the Italian and Finnish lexicons spell accented letters in ISO-8859-1,
+# the Czech one in ISO-8859-2; the others read UTF-8.
+FESTIVAL_ENCODING = {"it_lp_diphone": "latin-1", "fi_lj_diphone": "latin-1", "cs_dita": "iso-8859-2"}
+
+
+def _phones(lang: str, same: str, renamed: dict[str, str]) -> dict[str, str]:
+    """A phone table: phones spelled as espeak-ng spells them (`same`, space-separated), phones renamed to
+    an espeak-ng mnemonic, and Festival's pauses ("#", "##", "pau", "_") as the pause."""
+    table = {p: f"{lang}:{p}" for p in same.split()}
+    table.update({p: f"{lang}:{m}" for p, m in renamed.items()})
+    return {**table, "#": "#", "##": "#", "pau": "#", "_": "#"}
+
+
+# The Indian NSK voices (festvox-hi-nsk, -mr-nsk, -te-nsk) share one IIIT phone set; the vowels differ by
+# language in espeak-ng (Hindi/Marathi: schwa @, long vowels with ":"; Telugu: a, short e/o).
+_NSK_CONSONANTS = {"kh": "k#", "gh": "g#", "ch": "c", "j": "J", "T": "t.", "D": "d.", "N": "n.", "th": "t",
+                   "dh": "d", "tth": "t#", "ddh": "d#", "td": "t.#", "bh": "b#", "y": "j", "L": "l.", "R": "r.",
+                   "sh": "S", "ksh": "k", "zh": "z", "sri": "S"}  # fmt: skip
+_NSK_SAME = "k g p b m n r l v s h x f w @"
 
 # Festival phone names of non-English voices -> the language's inventory symbols (English Festival phones
-# are the ARPAbet symbols themselves). Italian: the `italian` phoneset of festlex-ifd; a stressed vowel ("a1")
-# is the same phone, "J" is the palatal nasal, "L" the palatal lateral, "nf" the labiodental nasal (no
-# espeak-ng Italian phoneme of its own: n), "#" the pause.
+# are the ARPAbet symbols themselves). Each table was checked by aligning the voice's phones with the
+# frontend's symbols on generated sentences (the exact-match rates are in docs/model.md). A phone that is
+# two espeak-ng symbols (a Finnish geminate, a Russian soft consonant written "C;") maps to the first: the
+# aligner gives the other its share of the frames.
 FESTIVAL_PHONES: dict[str, dict[str, str]] = {
+    # Italian: the `italian` phoneset of festlex-ifd; a stressed vowel ("a1") is the same phone, "J" is the
+    # palatal nasal, "L" the palatal lateral, "nf" the labiodental nasal (no espeak-ng Italian phoneme of
+    # its own: n).
     "it": {
         **{v: f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
         **{f"{v}1": f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
@@ -41,6 +69,34 @@ FESTIVAL_PHONES: dict[str, dict[str, str]] = {
                                   "tS", "dz", "dZ", "m", "n", "l", "r")},  # fmt: skip
         "J": "it:n^", "ng": "it:N", "nf": "it:n", "L": "it:l^", "#": "#",
     },
+    # Czech (czech.scm): "~" marks the hacek, "*" a voiceless or velar variant.
+    "cs": _phones("cs", "a a: e e: i i: o o: u u: b d f g h j k l m n p s t v z dz", {
+        "c": "ts", "c~": "tS", "ch": "x", "d~": "J", "t~": "c", "n~": "n^", "n*": "N", "r": "R", "r~": "R^",
+        "r~*": "R^", "s~": "S", "z~": "Z", "dz~": "dZ"}),  # fmt: skip
+    # Catalan (upc_catalan central): stressed vowels end in 1, "ax" is the schwa, "r" the tap (espeak "**").
+    "ca": _phones("ca", "a e E i o O u b d f g j k l m n p s t w z S Z", {
+        "ax": "@", "a1": "a", "e1": "e", "E1": "E", "i1": "i", "o1": "o", "O1": "O", "u1": "u", "r": "**",
+        "rr": "R", "J": "n^", "L": "l^"}),  # fmt: skip
+    # Finnish (suopuhe): "@" is ä, "7" is ö, ":" marks a long vowel or a geminate (espeak-ng: two symbols).
+    "fi": _phones("fi", "a e i o u y b d f g h j k l m n p r s t v N", {
+        "@": "&", "7": "Y", **{f"{v}:": v for v in "aeiouy"}, "@:": "&", "7:": "Y",
+        **{f"{c}:": c for c in "bdfghjklmnprstv"}, "N:": "N"}),  # fmt: skip
+    # Russian (msu_ru_nsh): doubled letters are stressed vowels or soft consonants; unstressed a/o are
+    # espeak-ng's V, "ae"/"ay" its reduced i-like and a-like vowels.
+    "ru": _phones("ru", "a e i y u p b t d k g f v s z m n l r j", {
+        "aa": "A", "oo": "o", "ee": "e", "ii": "i", "uu": "u", "yy": "y", "ae": "I", "ay": "V", "ur": "u",
+        "pp": "p", "bb": "b", "tt": "t;", "dd": "d;", "kk": "k", "gg": "g", "ff": "f", "vv": "v", "ss": "s;",
+        "zz": "z;", "mm": "m;", "nn": "n", "ll": "l", "rr": "r", "c": "ts", "ch": "tS;", "sh": "S",
+        "sch": "S;", "zh": "Z", "h": "x", "hh": "x"}),  # fmt: skip
+    "hi": _phones("hi", _NSK_SAME, {**_NSK_CONSONANTS, "h": "H", "a": "@", "aa": "a:", "ih": "I", "iy": "i:",
+                                    "uh": "U", "uw": "u:", "eh": "e:", "ee": "E:", "ay": "E:", "oh": "o:",
+                                    "oo": "O:", "aw": "O:"}),  # fmt: skip
+    "mr": _phones("mr", _NSK_SAME, {**_NSK_CONSONANTS, "a": "@", "aa": "a:", "ih": "i", "iy": "i:", "uh": "u",
+                                    "uw": "u:", "eh": "e:", "ee": "E:", "ay": "aI", "oh": "o:", "oo": "O:",
+                                    "aw": "aU"}),  # fmt: skip
+    "te": _phones("te", _NSK_SAME, {**_NSK_CONSONANTS, "v": "v#", "a": "a", "aa": "a:", "ih": "i", "iy": "i:",
+                                    "uh": "u", "uw": "u:", "eh": "e", "ee": "e:", "ay": "aI", "oh": "o",
+                                    "oo": "o:", "aw": "aU"}),  # fmt: skip
 }
 
 
@@ -143,7 +199,7 @@ def render_batch(voice: str, texts: list[str], timeout_s: float = 1800) -> list[
     exe = shutil.which("festival")
     if exe is None:
         raise FestivalError("festival is not installed (Debian packages: festival festvox-us-slt-hts "
-                            "festvox-kallpc16k festvox-italp16k; `make apt` installs them)")
+                            "festvox-kallpc16k and the other voices of FESTIVAL_VOICES; `make apt` installs them)")
     with tempfile.TemporaryDirectory(prefix="statespeak-fest-") as tmp:
         work = Path(tmp)
         script = work / "batch.scm"

@@ -74,7 +74,7 @@ def align(voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames
     if voice.teacher_kind == "festival" and voice.language in FESTIVAL_PHONES:
         table = FESTIVAL_PHONES[voice.language]
         teacher_phones = [table.get(p, p) for p in teacher_phones]
-    if voice.teacher_kind in ("espeak", "ljspeech"):
+    if voice.teacher_kind in ("espeak", "ljspeech", "kokoro"):  # segments are espeak-ng phonemes
         teacher_phones, teacher_frames = espeak_segments_to_symbols(voice.language, teacher_phones,
                                                                     teacher_frames)
         if not teacher_phones:

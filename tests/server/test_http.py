@@ -58,7 +58,8 @@ def test_probes_and_voices(server):
         assert httpx.get(server.base_url + path).status_code == 200
     voices = httpx.get(server.base_url + "/voices").json()["voices"]
     assert {v["id"] for v in voices} == {"en_female_a", "en_male_b"}
-    assert set(voices[0]) == {"id", "name", "language", "gender", "description", "teacher"}
+    assert set(voices[0]) == {"id", "name", "language", "gender", "description", "teacher", "supported"}
+    assert not any(v["supported"] for v in voices)  # no measurement beside these weights
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -1,0 +1,352 @@
+"""Per-language intelligibility: `python -m model_server.evaluate --languages it,ja,...` (or `all`).
+
+For each language, each of the model's voices in it speaks the language's held-out sentences (English:
+`data/heldout_en.txt`; the others: `text_intl.heldout_sentences`, CLDR sentences that training never
+sees) through the serving path, the voice's teacher renders the same sentences as `make data` renders
+them, and Whisper-base (forced to the language) transcribes both. The score is WER where the language
+separates words with spaces and CER where it does not (the catalog's `spaces`), after the same
+normalization on both sides (`score_units`). A language the model has no voice for is scored for its
+catalog teacher only (status "no voice in the model").
+
+The results go to ``<model dir>/evaluation.json`` (merged with earlier runs on the same weights; see
+`model.measured`), which the server reads to mark voices supported, and to a table in the per-language
+section of docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from num2words import num2words
+
+from model_server import evaluate as ev
+from model_server import vocoder
+from model_server.data.festival import SAMPLE_RATE as TEACHER_RATE  # every teacher render is 16 kHz
+from model_server.frontend.languages import CATALOG
+from model_server.frontend.normalize import normalize
+from model_server.model import measured
+
+__all__ = [
+    "SECTION_END",
+    "SECTION_START",
+    "VoiceUnderTest",
+    "evaluate_languages",
+    "heldout",
+    "language_codes",
+    "merge_results",
+    "render_section",
+    "replace_section",
+    "score_units",
+    "status_of",
+    "unit_errors",
+]
+
+SECTION_START = "<!-- per-language intelligibility: start (python -m model_server.evaluate --languages) -->"
+SECTION_END = "<!-- per-language intelligibility: end -->"
+_DIGITS = re.compile(r"\d+")
+_HIRAGANA = {c: c + 0x60 for c in range(0x3041, 0x3097)}  # hiragana -> katakana (same sound)
+
+
+def language_codes(spec: str) -> list[str]:
+    """Catalog codes from "all" or "it,ja,..."; SystemExit naming unknown codes."""
+    codes = list(CATALOG) if spec.strip() == "all" else [c.strip() for c in spec.split(",") if c.strip()]
+    unknown = [c for c in codes if c not in CATALOG]
+    if unknown or not codes:
+        raise SystemExit(
+            f"--languages: unknown language(s) {unknown}; choose all or from {','.join(CATALOG)}"
+        )
+    return codes
+
+
+def score_units(text: str, language: str) -> list[str]:
+    """What the error rate counts, the same for reference and transcript: words where the language
+    separates words (the catalog's `spaces`), characters without spaces where it does not.
+
+    Both sides get the project's normalizer for that language (numbers, dates, currencies to words, as the
+    voices read them), Unicode NFKC, lower case, and lose their punctuation. Japanese is compared as
+    katakana: the normalizer reads kanji as katakana (Janome), and hiragana is folded onto katakana, so
+    "3時間前", "三時間前" and "さんじかんまえ" score alike.
+    """
+    if language == "en":
+        return ev.normalize_words(text, "en")
+    spoken = normalize(text, language)
+    if language == "ja":  # digits left to espeak-ng: as kanji numbers, which the normalizer reads as katakana
+        spoken = normalize(_DIGITS.sub(lambda m: num2words(int(m.group()), lang="ja"), spoken), language)
+    spoken = unicodedata.normalize("NFKC", spoken).lower()
+    if language == "ja":
+        spoken = spoken.translate(_HIRAGANA)
+    kept = "".join(ch if ch == "'" or unicodedata.category(ch)[0] in "LMN" else " " for ch in spoken)
+    words = re.sub(r"(?<!\w)'|'(?!\w)", " ", kept).split()  # an apostrophe only inside a word
+    return words if CATALOG[language].metric == "wer" else list("".join(words))
+
+
+def unit_errors(refs: list[str], hyps: list[str], language: str) -> np.ndarray:
+    """Per sentence: (edits, reference units), shape (n, 2): the rows the bootstrap resamples."""
+    rows = []
+    for r, h in zip(refs, hyps, strict=True):
+        ref = score_units(r, language)
+        rows.append((ev.edit_distance(ref, score_units(h, language)), len(ref)))
+    return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
+
+
+def heldout(language: str, limit: int = 0) -> list[str]:
+    """The language's held-out sentences (never training text), the first `limit` of them if given."""
+    if language == "en":
+        sentences = ev.read_sentences(ev.HELDOUT)
+    else:
+        from model_server.data.text_intl import heldout_sentences
+
+        sentences = list(heldout_sentences(language))
+    return sentences[:limit] if limit else sentences
+
+
+@dataclass(frozen=True)
+class VoiceUnderTest:
+    id: str
+    language: str
+    teacher: str  # "<kind>:<voice>", as in VoiceInfo/VoiceSpec
+    in_model: bool
+
+
+def voices_under_test(rt, language: str) -> list[VoiceUnderTest]:
+    """The model's voices in `language`; else the catalog voices `make data` would train (teacher only)."""
+    mine = [v for v in rt.voices.values() if v.language == language]
+    if mine:
+        return [VoiceUnderTest(v.id, language, v.teacher, True) for v in mine]
+    from model_server.data.voices import voices_for_languages
+
+    return [VoiceUnderTest(v.id, language, v.teacher, False) for v in voices_for_languages(language)]
+
+
+def judge_languages(asr) -> frozenset[str]:
+    """The language codes the Whisper judge knows (Irish, for one, it does not)."""
+    return frozenset(asr.model.supported_languages)
+
+
+def render_teacher(teacher: str, language: str, sentences: list[str]) -> list[np.ndarray | None]:
+    """16 kHz float audio of `sentences` by `teacher`, given the frontend's normalized text as `make data`
+    gives it; None for a sentence the teacher failed on (reported on stderr)."""
+    from model_server.data import build
+    from model_server.data.voices import VoiceSpec
+
+    texts = [normalize(s, language) for s in sentences]
+    spec = VoiceSpec(f"eval-{language}", "", language, "", "", teacher, 0.0, 1.0)
+    try:
+        renders = build._render(spec, texts)  # the data build's own dispatch: every kind it renders
+    except ValueError as exc:
+        raise SystemExit(f"teacher {teacher!r}: {exc}") from None
+    out = []
+    for i, r in enumerate(renders):
+        if r.audio is None:
+            print(f"teacher {teacher} failed on {language} sentence {i}: {r.error}", file=sys.stderr)
+        out.append(None if r.audio is None else ev.to_judge_rate(r.audio, TEACHER_RATE))
+    return out
+
+
+def status_of(entry: dict) -> str:
+    """The table's status: goal (<= 3 points behind), supported (<= 10), not supported, or why unscored."""
+    if entry.get("skipped"):
+        return entry["skipped"]
+    if entry.get("model_score") is None:
+        return "no voice in the model"
+    if entry["teacher_score"] > measured.JUDGE_CEILING:
+        return f"unmeasured: the judge fails the teacher (> {measured.JUDGE_CEILING:g} %)"
+    gap = entry["model_score"] - entry["teacher_score"]
+    if gap <= measured.GOAL_MARGIN:
+        return "supported (goal met)"
+    return "supported" if measured.is_supported(entry) else "not supported"
+
+
+def _score(errors: np.ndarray) -> tuple[float, list[float]]:
+    return ev.wer_of(errors), [round(x, 2) for x in ev.bootstrap_ci(errors, ev.wer_of)]
+
+
+def evaluate_voice(rt, asr, v: VoiceUnderTest, sentences: list[str], wav_dir: Path | None) -> dict:
+    """One voice: teacher and (if the model has the voice) model scored on `sentences`."""
+    entry: dict = {"language": v.language, "teacher": v.teacher, "metric": CATALOG[v.language].metric,
+                   "sentences": len(sentences)}  # fmt: skip
+    if v.language not in judge_languages(asr):
+        entry["skipped"] = "no judge (Whisper lacks the language)"
+        return entry
+    teacher_audio = render_teacher(v.teacher, v.language, sentences)
+    if any(a is None for a in teacher_audio):  # scored on the sentences the teacher could say, both sides
+        entry["teacher_failed"] = sum(a is None for a in teacher_audio)
+        sentences = [s for s, a in zip(sentences, teacher_audio, strict=True) if a is not None]
+        teacher_audio = [a for a in teacher_audio if a is not None]
+        entry["sentences"] = len(sentences)
+    if not sentences:
+        entry["skipped"] = "the teacher failed on every sentence"
+        return entry
+    teacher_hyps = [asr(a, v.language) for a in teacher_audio]
+    t_err = unit_errors(sentences, teacher_hyps, v.language)
+    entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
+    entry["examples"] = [
+        {"reference": s, "teacher": h} for s, h in zip(sentences[:2], teacher_hyps[:2], strict=True)
+    ]
+    if not v.in_model:
+        entry["model_score"] = None
+        return entry
+    model_hyps = []
+    for i, s in enumerate(sentences):
+        audio, _ = ev.synthesize(rt, v.id, s)
+        if wav_dir is not None:
+            ev.write_wav(wav_dir / v.id / f"model_{i:02d}.wav", audio)
+        model_hyps.append(asr(ev.to_judge_rate(audio, vocoder.SAMPLE_RATE), v.language))
+    m_err = unit_errors(sentences, model_hyps, v.language)
+    entry["model_score"], entry["model_ci"] = _score(m_err)
+    paired = np.hstack([m_err, t_err])
+    entry["gap"] = entry["model_score"] - entry["teacher_score"]
+    entry["gap_ci"] = [round(x, 2) for x in
+                       ev.bootstrap_ci(paired, lambda x: ev.wer_of(x[:, :2]) - ev.wer_of(x[:, 2:]))]  # fmt: skip
+    for ex, h in zip(entry["examples"], model_hyps[:2], strict=True):
+        ex["model"] = h
+    return entry
+
+
+def evaluate_languages(
+    rt, asr, codes: list[str], limit: int = 0, wav_dir: Path | None = None, on_language=None
+) -> dict:
+    """voice id -> entry (see `evaluate_voice`) for every voice under test in `codes`; `on_language` gets
+    each language's entries as soon as they are measured (the run keeps them if a later language fails)."""
+    results = {}
+    for code in codes:
+        sentences = heldout(code, limit)
+        done = {}
+        for v in voices_under_test(rt, code):
+            entry = evaluate_voice(rt, asr, v, sentences, wav_dir)
+            done[v.id] = entry
+            print(f"{v.id} ({code}, {entry['metric'].upper()}): teacher {entry.get('teacher_score')}, "
+                  f"model {entry.get('model_score')} -> {status_of(entry)}", flush=True)  # fmt: skip
+        results.update(done)
+        if on_language is not None:
+            on_language(done)
+    return results
+
+
+def merge_results(model_dir: Path, fresh: dict, judge: str) -> dict:
+    """Earlier results on the same weights, updated with `fresh`; written to the model's evaluation file."""
+    digest = measured.weights_digest(model_dir)
+    doc = measured.read_results(model_dir) or {"format": measured.FORMAT, "weights_sha256": digest,
+                                               "voices": {}}  # fmt: skip
+    doc["judge"] = judge
+    doc["support_margin_points"] = measured.SUPPORT_MARGIN
+    doc["updated"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    doc["voices"].update(fresh)
+    doc["voices"] = dict(sorted(doc["voices"].items(), key=lambda kv: (_order(kv[1]["language"]), kv[0])))
+    path = Path(model_dir) / measured.EVALUATION_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return doc
+
+
+def _order(code: str) -> int:
+    return list(CATALOG).index(code) if code in CATALOG else len(CATALOG)
+
+
+def _fmt(score, ci) -> str:
+    return "-" if score is None else f"{score:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def render_section(doc: dict, model_label: str) -> str:
+    """The per-language section of docs/evaluation.md, from the evaluation file's document."""
+    lines = [
+        SECTION_START,
+        "## Intelligibility per language",
+        "",
+        f"Model `{model_label}` (weights SHA-256 `{doc['weights_sha256'][:12]}...`), judged by {doc['judge']}; "
+        f"last updated {doc['updated']}. Rerun: `python -m model_server.evaluate --languages all` (or a list "
+        "such as `it,ja`; `--limit N` scores the first N held-out sentences), which also writes the model's "
+        f"`{measured.EVALUATION_FILE}`.",
+        "",
+        "- Sentences: English `heldout_en.txt`; the other languages the held-out CLDR sentences of "
+        "`model_server/data/text_intl.py` (`heldout_sentences`, a separate seed, never training text).",
+        "- Metric: WER (word edits / reference words) where the language separates words, CER (character edits "
+        "/ reference characters, spaces dropped) where it does not (the catalog's `spaces`: zh, ja, th). Both "
+        "sides normalized alike: the project's normalizer for that language (numbers, dates, currencies to "
+        "words), Unicode NFKC, lower case, punctuation removed; Japanese compared as katakana.",
+        "- Intervals: 95% bootstrap over sentences (2,000 resamples, seed 0); the gap resamples sentences paired.",
+        f"- Status: a voice is **supported** when the model is at most {measured.SUPPORT_MARGIN:g} points behind "
+        f"its teacher (the goal: {measured.GOAL_MARGIN:g}) and the judge understands the teacher (at most "
+        f"{measured.JUDGE_CEILING:g} % errors: a teacher Whisper-base mostly fails on leaves nothing to compare); "
+        "the server lists that in `/voices` (`supported`).",
+        "",
+        "| language | voice | teacher | metric | n | teacher % [95% CI] | model % [95% CI] | gap, points [95% CI] "
+        "| status |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for voice, e in doc["voices"].items():
+        gap = (
+            "-" if e.get("gap") is None else f"{e['gap']:+.1f} [{e['gap_ci'][0]:+.1f}, {e['gap_ci'][1]:+.1f}]"
+        )
+        name = CATALOG[e["language"]].name if e["language"] in CATALOG else e["language"]
+        lines.append(
+            f"| {name} (`{e['language']}`) | `{voice}` | `{e['teacher']}` | {e['metric'].upper()} | "
+            f"{e['sentences']} | {_fmt(e.get('teacher_score'), e.get('teacher_ci'))} | "
+            f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {status_of(e)} |"
+        )
+    lines += ["", "First transcripts per voice (reference -> teacher / model):", ""]
+    for voice, e in doc["voices"].items():
+        for ex in e.get("examples", [])[:1]:
+            model = f' / "{ex["model"]}"' if "model" in ex else ""
+            lines.append(f'- `{voice}`: "{ex["reference"]}" -> "{ex["teacher"]}"{model}')
+    lines += ["", SECTION_END]
+    return "\n".join(lines)
+
+
+def replace_section(report: str, section: str) -> str:
+    """`report` with its per-language section replaced by `section`; a report without one gets it before
+    its first "## " heading (after the introduction), or at the end."""
+    start, end = report.find(SECTION_START), report.find(SECTION_END)
+    if start >= 0 and end > start:
+        return report[:start] + section + report[end + len(SECTION_END) :]
+    first = report.find("\n## ")
+    if first >= 0:
+        return report[: first + 1] + section + "\n\n" + report[first + 1 :]
+    return report.rstrip("\n") + "\n\n" + section + "\n"
+
+
+def existing_section(report: str) -> str | None:
+    """The per-language section of an earlier report, to carry it over when the report is rewritten."""
+    start, end = report.find(SECTION_START), report.find(SECTION_END)
+    return report[start : end + len(SECTION_END)] if start >= 0 and end > start else None
+
+
+def run(args) -> int:
+    """The `--languages` run of `python -m model_server.evaluate` (arguments parsed there)."""
+    import torch
+
+    from model_server.model.runtime import SpeechRuntime
+
+    torch.set_num_threads(args.threads)
+    codes = language_codes(args.languages)
+    rt = SpeechRuntime.load(args.model)
+    ev.ensure_eval_deps()
+    asr = ev.WhisperJudge(threads=args.judge_threads)
+    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir,
+                       on_language=lambda done: merge_results(Path(args.model), done, judge=JUDGE))  # fmt: skip
+    doc = measured.read_results(args.model)
+    model_label = Path(args.model).resolve()
+    try:
+        model_label = model_label.relative_to(Path.cwd())
+    except ValueError:
+        pass
+    old = (
+        args.report.read_text(encoding="utf-8")
+        if args.report.is_file()
+        else "# Evaluation of the shipped model\n"
+    )
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(replace_section(old, render_section(doc, str(model_label))), encoding="utf-8")
+    print(f"wrote {Path(args.model) / measured.EVALUATION_FILE} and {args.report}")
+    return 0
+
+
+JUDGE = "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy, language forced)"

@@ -1,0 +1,164 @@
+"""Per-language intelligibility (`python -m model_server.evaluate --languages`): what is scored, how the
+results are kept beside the weights, and one real run (teacher rendered, model synthesized, Whisper-base
+judging) on a random-weight model that has an Italian voice."""
+
+import json
+
+import numpy as np
+import pytest
+
+from model_server import evaluate, evaluate_languages
+from model_server.data.text import canonical
+from model_server.data.text_intl import generate_sentences
+from model_server.frontend.languages import CATALOG
+from model_server.model import checkpoint, measured
+from model_server.model.checkpoint import VoiceInfo
+from model_server.model.runtime import SpeechRuntime
+
+
+def test_words_or_characters_by_the_catalog():
+    assert [c for c, lang in CATALOG.items() if not lang.spaces] == ["zh", "ja", "th"]
+    # WER: words, numbers read in the language, punctuation gone, lower case, apostrophes kept inside words
+    assert evaluate_languages.score_units("L'homme a 42 ans, n'est-ce pas ?", "fr") == [
+        "l'homme", "a", "quarante", "deux", "ans", "n'est", "ce", "pas"]  # fmt: skip
+    assert evaluate_languages.score_units("Tengo 42 AÑOS.", "es") == ["tengo", "cuarenta", "y", "dos", "años"]
+    # CER: characters without spaces or punctuation
+    assert evaluate_languages.score_units("ภาษา ไทย.", "th") == list("ภาษาไทย")
+    assert evaluate_languages.score_units("你好，世界。", "zh") == list("你好世界")
+
+
+def test_both_sides_normalized_alike():
+    u = evaluate_languages.score_units
+    # NFKC: full-width letters and digits are the plain ones
+    assert u("Ｃｉａｏ ４２", "it") == u("ciao 42", "it") == ["ciao", "quarantadue"]
+    # Japanese: kanji read as katakana, hiragana folded onto katakana, digits as the number's reading
+    assert u("3時間前です。", "ja") == u("三時間前です", "ja") == u("さんじかんまえです", "ja")
+    assert u("5%", "ja") == u("五パーセント", "ja")
+    rows = evaluate_languages.unit_errors(["Tengo 42 años."], ["tengo cuarenta y tres años"], "es")
+    assert rows.tolist() == [[1, 5]]
+    rows = evaluate_languages.unit_errors(["你好世界"], ["你好"], "zh")
+    assert rows.tolist() == [[2, 4]] and evaluate.wer_of(rows) == 50.0
+
+
+def test_heldout_sentences_are_never_training_text():
+    for code in ("it", "ja", "es"):
+        held = evaluate_languages.heldout(code)
+        assert len(held) == 40 and evaluate_languages.heldout(code, 5) == held[:5]
+        train = {canonical(s) for s in generate_sentences(code, 400, seed=0)}
+        assert not train & {canonical(s) for s in held}
+    assert evaluate_languages.heldout("en", 3) == evaluate.read_sentences(evaluate.HELDOUT)[:3]
+
+
+def test_language_codes():
+    assert evaluate_languages.language_codes("all") == list(CATALOG)
+    assert evaluate_languages.language_codes(" it, ja ") == ["it", "ja"]
+    with pytest.raises(SystemExit, match=r"unknown language\(s\) \['xx'\]"):
+        evaluate_languages.language_codes("it,xx")
+
+
+def test_status_follows_the_gap():
+    def entry(teacher, model):
+        return {"teacher_score": teacher, "model_score": model}
+
+    assert evaluate_languages.status_of(entry(10.0, 12.5)) == "supported (goal met)"
+    assert evaluate_languages.status_of(entry(10.0, 19.9)) == "supported"
+    assert evaluate_languages.status_of(entry(10.0, 20.1)) == "not supported"
+    assert evaluate_languages.status_of(entry(10.0, None)) == "no voice in the model"
+    assert evaluate_languages.status_of({"skipped": "no judge"}) == "no judge"
+    assert measured.is_supported(entry(10.0, 20.0)) and not measured.is_supported(entry(10.0, 20.01))
+    assert not measured.is_supported(entry(None, 1.0))
+    # a teacher the judge mostly fails on: nothing to compare against
+    assert evaluate_languages.status_of(entry(60.0, 62.0)).startswith("unmeasured")
+    assert not measured.is_supported(entry(60.0, 62.0)) and measured.is_supported(entry(50.0, 52.0))
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    rt = SpeechRuntime.init_random(
+        voices=[VoiceInfo("it_female_x", "X", "it", "female", "untrained", "festival:it_lp_diphone"),
+                VoiceInfo("en_female_y", "Y", "en", "female", "untrained", "festival:us_slt_hts")],
+        seed=3, d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2,
+    )  # fmt: skip
+    return checkpoint.save(rt.ckpt, tmp_path / "model")
+
+
+def test_results_merge_beside_the_weights_and_go_stale_with_them(model_dir):
+    ok = {"language": "it", "teacher": "festival:it_lp_diphone", "metric": "wer", "sentences": 5,
+          "teacher_score": 20.0, "teacher_ci": [10, 30], "model_score": 25.0, "model_ci": [15, 35]}  # fmt: skip
+    evaluate_languages.merge_results(model_dir, {"it_female_x": ok}, judge="test")
+    far = {**ok, "language": "en", "model_score": 45.0}
+    doc = evaluate_languages.merge_results(model_dir, {"en_female_y": far}, judge="test")
+    assert list(doc["voices"]) == ["en_female_y", "it_female_x"]  # merged, catalog order
+    assert measured.voice_support(model_dir, ["it_female_x", "en_female_y", "other"]) == {
+        "it_female_x": True, "en_female_y": False, "other": False}  # fmt: skip
+    # other weights: the measurement no longer applies
+    weights = model_dir / checkpoint.WEIGHTS_FILE
+    weights.write_bytes(weights.read_bytes() + b" ")
+    assert measured.read_results(model_dir) == {}
+    assert measured.voice_support(model_dir, ["it_female_x"]) == {"it_female_x": False}
+    # and the next run starts a fresh document instead of mixing weights
+    doc = evaluate_languages.merge_results(model_dir, {"en_female_y": far}, judge="test")
+    assert list(doc["voices"]) == ["en_female_y"]
+    (model_dir / measured.EVALUATION_FILE).write_text("not json")
+    assert measured.read_results(model_dir) == {}
+
+
+def test_the_section_is_replaced_and_carried_over(tmp_path):
+    doc = {"weights_sha256": "ab" * 32, "judge": "J", "updated": "now", "voices": {
+        "it_female_x": {"language": "it", "teacher": "festival:it_lp_diphone", "metric": "wer", "sentences": 5,
+                        "teacher_score": 20.0, "teacher_ci": [10, 30], "model_score": None}}}  # fmt: skip
+    section = evaluate_languages.render_section(doc, "m")
+    assert (
+        "| Italian (`it`) | `it_female_x` | `festival:it_lp_diphone` | WER | 5 | 20.0 [10.0, 30.0] | - |"
+        in section
+    )
+    report = evaluate_languages.replace_section("# Evaluation\n\nbody\n", section)
+    assert report.startswith("# Evaluation\n\nbody\n") and report.count(evaluate_languages.SECTION_START) == 1
+    again = evaluate_languages.replace_section(report, section.replace("20.0 [", "21.0 ["))
+    assert again.count(evaluate_languages.SECTION_START) == 1 and "21.0 [" in again and "20.0 [" not in again
+    # the default (English) run rewrites the report but keeps this section
+    path = tmp_path / "evaluation.md"
+    path.write_text(report)
+    kept = evaluate.keep_language_section(path, "# Evaluation\n\nnew body\n")
+    assert "new body" in kept and section in kept
+    # a report with sections gets it after its introduction, before the first "## " heading
+    placed = evaluate_languages.replace_section("# E\n\nintro\n\n## Speed\n\nfast\n", section)
+    assert placed.startswith("# E\n\nintro\n\n" + section) and placed.endswith("## Speed\n\nfast\n")
+
+
+@pytest.fixture(scope="module")
+def judge():
+    evaluate.ensure_eval_deps()
+    return evaluate.WhisperJudge(threads=2)
+
+
+def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
+    import torch
+
+    rt = SpeechRuntime.load(model_dir)
+    with torch.no_grad():  # about 6 frames a phone: audible (noise), not silence
+        rt.encoder_cpu.dur_out.bias.fill_(2.0)
+    assert "it" in evaluate_languages.judge_languages(
+        judge
+    ) and "ga" not in evaluate_languages.judge_languages(judge)
+    results = evaluate_languages.evaluate_languages(rt, judge, ["it", "ga"], limit=2)
+    it = results["it_female_x"]
+    assert it["metric"] == "wer" and it["sentences"] == 2
+    # Festival's Italian is partly understood (43 % WER on 10 held-out sentences; these two are hard ones)
+    assert 0 < it["teacher_score"] < 100.0 and it["examples"][0]["teacher"], it["examples"]
+    assert it["model_score"] >= 80.0 and not measured.is_supported(it)  # random weights are not
+    assert evaluate_languages.status_of(it) in (
+        "not supported",
+        "unmeasured: the judge fails the teacher (> 50 %)",
+    )
+    assert it["gap"] == pytest.approx(it["model_score"] - it["teacher_score"])
+    assert it["gap_ci"][0] <= it["gap"] <= it["gap_ci"][1]
+    # Irish: no model voice, and Whisper has no Irish: listed, not scored
+    ga = results["ga_female_f3"]
+    assert "teacher_score" not in ga and evaluate_languages.status_of(ga).startswith("no judge")
+    json.dumps(results)  # what merge_results writes
+    assert np.isfinite(it["teacher_ci"]).all()
+    # a teacher failing on a sentence drops that sentence from both sides; on every sentence, the voice
+    bad = evaluate_languages.VoiceUnderTest("ja_x", "ja", "kokoro:no_such_voice", False)
+    entry = evaluate_languages.evaluate_voice(rt, judge, bad, ["テスト。"], None)
+    assert entry["teacher_failed"] == 1 and entry["skipped"] == "the teacher failed on every sentence"
