@@ -1,6 +1,6 @@
 """Vocoder features: the per-frame layout the acoustic model predicts, WORLD analysis of teacher audio
 (training only, pyworld) and the streaming harmonic-plus-noise synthesizer (torch, batched, fixed-size
-per-stream state) that turns predicted frames back into 16 kHz audio.
+per-stream state) that turns predicted frames back into 16 kHz (or 24 kHz) audio.
 
 Feature layout (one float32 row per 12.5 ms frame, ``FEATURE_DIM`` = 57):
 
@@ -20,8 +20,8 @@ Feature layout (one float32 row per 12.5 ms frame, ``FEATURE_DIM`` = 57):
 
 Timing: frame ``k`` describes the input at time ``k * HOP`` samples, so ``n`` samples at 16 kHz give
 ``num_frames(n) = n // HOP + 1`` frames (phone durations in frames must sum to it). The synthesizer emits
-``HOP`` samples per frame and ramps from the previous frame to the current one within those samples, so
-its output sample ``j`` corresponds to input sample ``j - HOP`` (one frame, 12.5 ms, of latency).
+one hop (12.5 ms) per frame and ramps from the previous frame to the current one within it, so its output
+lags the analysed input by one frame (12.5 ms): at 16 kHz, output sample ``j`` is input sample ``j - HOP``.
 """
 
 from __future__ import annotations
@@ -239,14 +239,14 @@ SINE_BUDGET = {"cpu": 1 << 19, "cuda": 1 << 24}
 NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
 ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
 PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points at 16 kHz)
+# Measured on teacher resynthesis (tools/vocoder_resynth.py, docs/model.md "The vocoder"): a cepstral
+# post-filter of 0.3 gained 0.35-0.6 DistillMOS over none, 0.5-0.6 a little more, 1.0 over-sharpens (lower
+# again); ap ** 0.7 as the noise fraction (a little more noise than the band-averaged analysis says) 0.02-0.05.
+POSTFILTER = 0.5
+AP_EXPONENT = 0.7
 # Above EXTEND_FROM_HZ the envelope continues that point's level falling EXTEND_DB_PER_OCTAVE, at 16 kHz
 # (7-8 kHz) and 24 kHz output (up to 12 kHz) alike: the features stop at 8 kHz and their top bins mostly hold
 # the anti-alias roll-off of 16 kHz audio, not the voice. Synthesizing that roll-off cost 0.22 DistillMOS.
-# Measured on teacher resynthesis (tools/vocoder_resynth.py, docs/model.md "The vocoder"): a cepstral
-# post-filter of 0.5 gained 0.4-0.7 DistillMOS over none (1.0 over-sharpens: lower again), and using
-# ap ** 0.7 as the noise fraction (a little more noise than the band-averaged analysis says) 0.02-0.05 more.
-POSTFILTER = 0.5
-AP_EXPONENT = 0.7
 EXTEND_FROM_HZ = 7000.0
 EXTEND_DB_PER_OCTAVE = -6.0
 
@@ -299,23 +299,26 @@ def silence_frame() -> np.ndarray:
 class HarmonicNoiseSynth(torch.nn.Module):
     """Features -> audio at ``sample_rate`` (16 or 24 kHz), one 12.5 ms hop per frame, batched, streaming.
 
+    Envelope: the 48 mel bins, post-filtered (cepstral lifter ``postfilter``, the frame's power kept) and
+    continued above EXTEND_FROM_HZ with a fixed tilt. Noise fraction per band: ``ap ** ap_exponent``.
     Harmonic part: a bank of sinusoids at k * F0 up to 95-98.75 % of the output Nyquist, each with the
-    amplitude ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv`` (``D`` the power density implied by the WORLD envelope,
-    see ``SP_PER_DENSITY``) and, with ``phase="minimum"``, the phase of the minimum-phase filter whose
-    magnitude is the envelope (what a glottal pulse through the vocal tract has; WORLD and HTS vocoders do
-    the same), computed per frame from the envelope's cepstrum. F0 ramps linearly per sample from the
-    previous frame to the current one and each harmonic's complex amplitude is cross-faded between the two
-    frames; the oscillator phase runs on across calls, so any chunking of a sequence gives the same audio.
+    amplitude ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv`` (``D`` the power density implied by the envelope, see
+    ``SP_PER_DENSITY``; ``ap`` the noise fraction) and, with ``phase="minimum"``, the phase of the
+    minimum-phase filter whose magnitude is the envelope (what a glottal pulse through the vocal tract has;
+    WORLD and HTS vocoders do the same), computed per frame from the envelope's folded cepstrum. F0 ramps
+    linearly per sample from the previous frame to the current one and each harmonic's complex amplitude is
+    cross-faded between the two frames; the oscillator phase runs on across calls, so any chunking of a
+    sequence gives the same audio.
     Noise part: one white-noise grain of two hops per frame, coloured in the FFT domain to density
     ``D(f) * (1 - vuv * (1 - ap(f)))`` (the full envelope when unvoiced), windowed with a sine window and
     overlap-added (squared windows sum to 1, so the noise power stays constant). The grains come from a
     fixed table indexed by the stream's frame counter: noise is deterministic, hence chunking-invariant.
 
-    Shapes depend only on the input's shape (the harmonic count is fixed by F0_FLOOR and the rate; those
-    above the fade are zero) and nothing reads values back to the host, so a step can be captured in a CUDA
-    graph. State (plain tensors, batch first, so a runtime can gather/scatter them by slot): ``prev`` [B, F]
-    previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail`` [B, hop] overlap-add tail,
-    ``frame_index`` [B] int64 frames emitted so far.
+    With ``fixed_shape=True`` the shapes depend only on the input's shape (all ``n_harm`` harmonics, set by
+    F0_FLOOR and the rate; those above the fade are zero) and nothing reads values back to the host, so a
+    step can be captured in a CUDA graph. State (plain tensors, batch first, so a runtime can gather/scatter
+    them by slot): ``prev`` [B, F] previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail``
+    [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far.
     """
 
     def __init__(

@@ -108,7 +108,8 @@ def world_resynth(feats: np.ndarray) -> np.ndarray:
 
 
 def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
-    """Real-time factor of one stream on one thread, 32-frame chunks (compute s / audio s)."""
+    """Real-time factor of one stream on one thread, 32-frame chunks (CPU s / audio s, so a busy host
+    inflates it less than wall time would)."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -117,12 +118,12 @@ def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
             for feats in feats_list:
                 x = torch.from_numpy(feats).unsqueeze(0)
                 state = synth.init_state(1)
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 n = 0
                 for s in range(0, x.shape[1], CHUNK):
                     out, state = synth(x[:, s : s + CHUNK], state)
                     n += out.shape[1]
-                compute += time.perf_counter() - t0
+                compute += time.process_time() - t0
                 audio_s += n / rate
         return compute / audio_s
     finally:
