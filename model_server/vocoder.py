@@ -242,7 +242,8 @@ PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points
 # Measured on teacher resynthesis (tools/vocoder_resynth.py, docs/model.md "The vocoder"): a cepstral
 # post-filter of 0.3 gained 0.35-0.6 DistillMOS over none, 0.5-0.6 a little more, 1.0 over-sharpens (lower
 # again); ap ** 0.7 as the noise fraction (a little more noise than the band-averaged analysis says) 0.02-0.05.
-POSTFILTER = 0.5
+POSTFILTER = 0.2
+POSTFILTER_ORDER = 12
 AP_EXPONENT = 0.7
 # Above EXTEND_FROM_HZ the envelope continues that point's level falling EXTEND_DB_PER_OCTAVE, at 16 kHz
 # (7-8 kHz) and 24 kHz output (up to 12 kHz) alike: the features stop at 8 kHz and their top bins mostly hold
@@ -275,14 +276,15 @@ def _env_matrix(dst_hz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, offset
 
 
-def _postfilter_matrix(beta: float) -> np.ndarray:
+def _postfilter_matrix(beta: float, order: int = POSTFILTER_ORDER) -> np.ndarray:
     """[N_ENV, N_ENV] cepstral lifter on the mel-spaced log envelope: quefrencies above the spectral tilt
-    (DCT coefficients 2+) scaled by 1 + beta, which deepens formant valleys that the analysis' mel
-    triangles fill in (the HTS "postfilter"). The energy is restored afterwards."""
+    (DCT coefficients 2 to order - 1) scaled by 1 + beta, which deepens formant valleys that the analysis'
+    mel triangles and the model's regression fill in (the HTS "postfilter"). The energy is restored
+    afterwards."""
     n = np.arange(N_ENV)
     dct = np.cos(np.pi * np.outer(n, n + 0.5) / N_ENV)  # DCT-II rows
     inv = np.linalg.inv(dct)
-    gain = np.where(n >= 2, 1.0 + beta, 1.0)
+    gain = np.where((n >= 2) & (n < order), 1.0 + beta, 1.0)
     return (inv * gain) @ dct if beta else np.eye(N_ENV)
 
 
@@ -327,6 +329,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         noise_seed: int = 0,
         phase: str = "minimum",
         postfilter: float = POSTFILTER,
+        postfilter_order: int = POSTFILTER_ORDER,
         ap_exponent: float = AP_EXPONENT,
     ):
         super().__init__()
@@ -355,7 +358,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self._buffer("ap_to_noise", _lin_interp_matrix(AP_CENTERS_HZ, noise_hz))
         self.postfilter_beta = float(postfilter)
         self.ap_exponent = float(ap_exponent)
-        self._buffer("postfilter", _postfilter_matrix(postfilter))
+        self._buffer("postfilter", _postfilter_matrix(postfilter, postfilter_order))
         self.phase_fft = round(sample_rate / PHASE_BIN_HZ)
         phase_hz = np.linspace(0.0, nyquist, self.phase_fft // 2 + 1)
         env_m, env_off = _env_matrix(phase_hz)

@@ -330,6 +330,13 @@ def test_postfilter_deepens_valleys_and_keeps_the_power():
     assert power[0] == pytest.approx(power[1], abs=1e-4)
 
 
+def test_postfilter_leaves_quefrencies_from_its_order_up_alone():
+    n = np.arange(v.N_ENV)
+    for k, gain in ((1, 1.0), (6, 1.5), (v.POSTFILTER_ORDER, 1.0)):
+        ripple = np.cos(np.pi * k * (n + 0.5) / v.N_ENV)  # one DCT-II basis vector
+        assert ripple @ v._postfilter_matrix(0.5) == pytest.approx(gain * ripple, abs=1e-9)
+
+
 class _OpRecorder(torch.utils._python_dispatch.TorchDispatchMode):
     """Every aten op with its output shapes."""
 
@@ -377,6 +384,8 @@ def test_synthesis_speed_benchmark():
         for rate in v.OUTPUT_RATES:
             synth = v.HarmonicNoiseSynth(sample_rate=rate)
             for fixed in (False, True):
+                with torch.inference_mode():  # warm-up: first-call allocations are not steady state
+                    synth(feats[:, :32], synth.init_state(1), fixed_shape=fixed)
                 state, t0 = synth.init_state(1), time.process_time()
                 with torch.inference_mode():
                     for s in range(0, feats.shape[1], 32):
