@@ -239,9 +239,11 @@ SINE_BUDGET = {"cpu": 1 << 19, "cuda": 1 << 24}
 NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
 ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
 PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points at 16 kHz)
-# Measured on teacher resynthesis (tools/vocoder_resynth.py, docs/model.md "The vocoder"): a cepstral
-# post-filter of 0.3 gained 0.35-0.6 DistillMOS over none, 0.5-0.6 a little more, 1.0 over-sharpens (lower
-# again); ap ** 0.7 as the noise fraction (a little more noise than the band-averaged analysis says) 0.02-0.05.
+# Measured on teacher resynthesis and the shipped model (tools/vocoder_resynth.py, docs/model.md "The
+# vocoder"): a cepstral post-filter of 0.3 on all orders gained 0.35-0.6 DistillMOS over none, 0.5 a little
+# more, but 0.5 cost the male model voice 6.8 WER points (vowels turn into neighbours); 0.2 on orders 2-11
+# keeps it within 1.5 points and gains 0.44-0.46 DistillMOS on the model's voices. ap ** 0.7 as the noise
+# fraction (a little more noise than the band-averaged analysis says) gained 0.02-0.05.
 POSTFILTER = 0.2
 POSTFILTER_ORDER = 12
 AP_EXPONENT = 0.7
