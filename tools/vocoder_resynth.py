@@ -2,13 +2,13 @@
 
     nice -n 10 .venv/bin/python tools/vocoder_resynth.py --sentences 20 --systems teacher,current
 
-For each English voice it renders the first N held-out sentences with the Festival teacher once, extracts
+For each English voice it renders the first N held-out sentences with the voice's teacher once, extracts
 the features with the data pipeline's analysis (`vocoder.analyze`), resynthesizes them with each system, and
 judges every clip with `make evaluate`'s judges (Whisper-base WER, DistillMOS; same functions, same
 bootstrap). Renders, features and per-system scores are cached in --cache, so adding a system only costs
 its own synthesis and judging. Systems:
 
-* ``teacher``: the Festival audio itself (the ceiling);
+* ``teacher``: the teacher's audio itself (the ceiling);
 * ``current``: `vocoder.HarmonicNoiseSynth` as this checkout has it, at its native rate;
 * ``current@24000``: the same synthesizer at 24 kHz output (the judges hear it resampled to 16 kHz);
 * ``rev:<git revision>``: `model_server/vocoder.py` of that revision (e.g. ``rev:main``), its default synth;
@@ -40,21 +40,29 @@ from model_server import evaluate, vocoder  # noqa: E402
 CHUNK = 32  # frames per call in the speed measurement (the server's steady chunk size)
 
 
-def teacher_features(voice: str, sentences: list[str], cache: Path) -> list[dict]:
-    """Festival renders and their analysis, cached as one .npz per sentence."""
+def render_teacher(voice: str, sentences: list[str]) -> tuple[list, int]:
+    """(renders with int16 audio, sample rate): `make evaluate`'s own renderer where it has one (teachers of
+    any kind), else the Festival teacher it names."""
+    if hasattr(evaluate, "render_teacher"):
+        return evaluate.render_teacher(voice, sentences)
     from model_server.data import festival
 
+    return festival.render_batch(evaluate.TEACHERS[voice], sentences), festival.SAMPLE_RATE
+
+
+def teacher_features(voice: str, sentences: list[str], cache: Path) -> list[dict]:
+    """Teacher renders and their analysis (the data pipeline's), cached as one .npz per sentence."""
     folder = cache / voice
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"{i:02d}.npz" for i in range(len(sentences))]
     todo = [i for i, p in enumerate(paths) if not p.is_file()]
     if todo:
-        renders = festival.render_batch(evaluate.TEACHERS[voice], [sentences[i] for i in todo])
+        renders, rate = render_teacher(voice, [sentences[i] for i in todo])
         for i, r in zip(todo, renders, strict=True):
             if r.audio is None:
-                raise SystemExit(f"Festival failed on sentence {i}: {r.error}")
-            feats = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, festival.SAMPLE_RATE)
-            np.savez(paths[i], audio=r.audio, rate=festival.SAMPLE_RATE, feats=feats)
+                raise SystemExit(f"the {voice} teacher failed on sentence {i}: {r.error}")
+            feats = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, rate)
+            np.savez(paths[i], audio=r.audio, rate=rate, feats=feats)
     return [dict(np.load(p)) for p in paths]
 
 
