@@ -1,6 +1,6 @@
 """Vocoder features: the per-frame layout the acoustic model predicts, WORLD analysis of teacher audio
 (training only, pyworld) and the streaming harmonic-plus-noise synthesizer (torch, batched, fixed-size
-per-stream state) that turns predicted frames back into 16 kHz audio.
+per-stream state) that turns predicted frames back into 16 kHz (or 24 kHz) audio.
 
 Feature layout (one float32 row per 12.5 ms frame, ``FEATURE_DIM`` = 57):
 
@@ -20,8 +20,8 @@ Feature layout (one float32 row per 12.5 ms frame, ``FEATURE_DIM`` = 57):
 
 Timing: frame ``k`` describes the input at time ``k * HOP`` samples, so ``n`` samples at 16 kHz give
 ``num_frames(n) = n // HOP + 1`` frames (phone durations in frames must sum to it). The synthesizer emits
-``HOP`` samples per frame and ramps from the previous frame to the current one within those samples, so
-its output sample ``j`` corresponds to input sample ``j - HOP`` (one frame, 12.5 ms, of latency).
+one hop (12.5 ms) per frame and ramps from the previous frame to the current one within it, so its output
+lags the analysed input by one frame (12.5 ms): at 16 kHz, output sample ``j`` is input sample ``j - HOP``.
 """
 
 from __future__ import annotations
@@ -229,18 +229,29 @@ def analyze(wave: np.ndarray, sr: int) -> np.ndarray:
 # Streaming harmonic-plus-noise synthesis
 # ---------------------------------------------------------------------------------------------------------
 
-HARMONIC_FADE_HZ = (7600.0, 7900.0)  # harmonics fade out over this range: no aliasing, no on/off clicks
+OUTPUT_RATES = (16000, 24000)  # the synthesizer's output rates; features keep their 16 kHz analysis
 F0_MAX = 1000.0
-NOISE_LEN = 2 * HOP  # one noise grain per frame, 50 % overlap
-# Harmonics the lowest F0 can need: the fixed-shape synthesis (graph-capturable) always computes these.
-MAX_HARMONICS = math.ceil(HARMONIC_FADE_HZ[1] / F0_FLOOR)
-# float32 elements of the [rows, HOP, harmonics] sine block made at once. On a CPU a block that stays in
-# cache is about 1.6x faster than one big block (64 streams x 32 frames: 82 vs 132 ms, same output); on a
-# GPU large blocks mean fewer launches, and the bound only caps the temporaries at large batches.
-SINE_BUDGET = {"cpu": 1 << 20, "cuda": 1 << 24}
-NOISE_BINS = NOISE_LEN // 2 + 1
+HARMONIC_FADE = (0.95, 0.9875)  # harmonics fade out between these fractions of the output Nyquist
+# float32 elements of each [rows, hop, harmonics] block made at once. On a CPU a block that stays in cache is
+# faster than one big block; on a GPU large blocks mean fewer launches. The bound caps the temporaries at
+# large batches; the split into blocks depends only on shapes, never on values.
+SINE_BUDGET = {"cpu": 1 << 19, "cuda": 1 << 24}
 NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
 ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
+PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points at 16 kHz)
+# Measured on teacher resynthesis and the shipped model (tools/vocoder_resynth.py, docs/model.md "The
+# vocoder"): a cepstral post-filter of 0.3 on all orders gained 0.35-0.6 DistillMOS over none, 0.5 a little
+# more, but 0.5 cost the male model voice 6.8 WER points (vowels turn into neighbours); 0.2 on orders 2-11
+# keeps it within 1.5 points and gains 0.44-0.46 DistillMOS on the model's voices. ap ** 0.7 as the noise
+# fraction (a little more noise than the band-averaged analysis says) gained 0.02-0.05.
+POSTFILTER = 0.2
+POSTFILTER_ORDER = 12
+AP_EXPONENT = 0.7
+# Above EXTEND_FROM_HZ the envelope continues that point's level falling EXTEND_DB_PER_OCTAVE, at 16 kHz
+# (7-8 kHz) and 24 kHz output (up to 12 kHz) alike: the features stop at 8 kHz and their top bins mostly hold
+# the anti-alias roll-off of 16 kHz audio, not the voice. Synthesizing that roll-off cost 0.22 DistillMOS.
+EXTEND_FROM_HZ = 7000.0
+EXTEND_DB_PER_OCTAVE = -6.0
 
 
 def _lin_interp_matrix(src_x: np.ndarray, dst_x: np.ndarray) -> np.ndarray:
@@ -258,6 +269,27 @@ def _lin_interp_matrix(src_x: np.ndarray, dst_x: np.ndarray) -> np.ndarray:
     return m
 
 
+def _env_matrix(dst_hz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M [N_ENV, len(dst)], offset [len(dst)]): log envelope at dst_hz = log_env @ M + offset. Linear on the
+    mel grid up to EXTEND_FROM_HZ; above, that point's level with a fixed tilt per octave."""
+    m = _lin_interp_matrix(_hz_to_mel(ENV_CENTERS_HZ), _hz_to_mel(np.minimum(dst_hz, EXTEND_FROM_HZ)))
+    per_octave = EXTEND_DB_PER_OCTAVE * math.log(10.0) / 10.0  # dB of power -> natural log of power
+    offset = per_octave * np.log2(np.maximum(dst_hz, EXTEND_FROM_HZ) / EXTEND_FROM_HZ)
+    return m, offset
+
+
+def _postfilter_matrix(beta: float, order: int = POSTFILTER_ORDER) -> np.ndarray:
+    """[N_ENV, N_ENV] cepstral lifter on the mel-spaced log envelope: quefrencies above the spectral tilt
+    (DCT coefficients 2 to order - 1) scaled by 1 + beta, which deepens formant valleys that the analysis'
+    mel triangles and the model's regression fill in (the HTS "postfilter"). The energy is restored
+    afterwards."""
+    n = np.arange(N_ENV)
+    dct = np.cos(np.pi * np.outer(n, n + 0.5) / N_ENV)  # DCT-II rows
+    inv = np.linalg.inv(dct)
+    gain = np.where((n >= 2) & (n < order), 1.0 + beta, 1.0)
+    return (inv * gain) @ dct if beta else np.eye(N_ENV)
+
+
 def silence_frame() -> np.ndarray:
     """Feature row of digital silence (what a stream's synthesizer state starts from)."""
     row = np.zeros(FEATURE_DIM, dtype=np.float32)
@@ -269,43 +301,86 @@ def silence_frame() -> np.ndarray:
 
 
 class HarmonicNoiseSynth(torch.nn.Module):
-    """Features -> 16 kHz audio, ``HOP`` samples per frame, batched over streams, streaming.
+    """Features -> audio at ``sample_rate`` (16 or 24 kHz), one 12.5 ms hop per frame, batched, streaming.
 
-    Harmonic part: a bank of sinusoids at k * F0 up to ~7.9 kHz; F0 and each harmonic's amplitude ramp
-    linearly per sample from the previous frame to the current one, and the phase runs on across calls,
-    so any chunking of a sequence gives the same audio. Amplitude: ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv``,
-    with ``D`` the power density implied by the WORLD envelope (see ``SP_PER_DENSITY``).
-    Noise part: one white-noise grain of 2 * HOP samples per frame, coloured in the FFT domain to density
+    Envelope: the 48 mel bins, post-filtered (cepstral lifter ``postfilter``, the frame's power kept) and
+    continued above EXTEND_FROM_HZ with a fixed tilt. Noise fraction per band: ``ap ** ap_exponent``.
+    Harmonic part: a bank of sinusoids at k * F0 up to 95-98.75 % of the output Nyquist, each with the
+    amplitude ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv`` (``D`` the power density implied by the envelope, see
+    ``SP_PER_DENSITY``; ``ap`` the noise fraction) and, with ``phase="minimum"``, the phase of the
+    minimum-phase filter whose magnitude is the envelope (what a glottal pulse through the vocal tract has;
+    WORLD and HTS vocoders do the same), computed per frame from the envelope's folded cepstrum. F0 ramps
+    linearly per sample from the previous frame to the current one and each harmonic's complex amplitude is
+    cross-faded between the two frames; the oscillator phase runs on across calls, so any chunking of a
+    sequence gives the same audio.
+    Noise part: one white-noise grain of two hops per frame, coloured in the FFT domain to density
     ``D(f) * (1 - vuv * (1 - ap(f)))`` (the full envelope when unvoiced), windowed with a sine window and
     overlap-added (squared windows sum to 1, so the noise power stays constant). The grains come from a
     fixed table indexed by the stream's frame counter: noise is deterministic, hence chunking-invariant.
 
-    State (plain tensors, batch first, so a runtime can gather/scatter them by slot): ``prev`` [B, F]
-    previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail`` [B, HOP] overlap-add tail,
-    ``frame_index`` [B] int64 frames emitted so far.
+    With ``fixed_shape=True`` the shapes depend only on the input's shape (all ``n_harm`` harmonics, set by
+    F0_FLOOR and the rate; those above the fade are zero) and nothing reads values back to the host, so a
+    step can be captured in a CUDA graph. State (plain tensors, batch first, so a runtime can gather/scatter
+    them by slot): ``prev`` [B, F] previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail``
+    [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far.
     """
 
-    def __init__(self, noise_seed: int = 0):
+    def __init__(
+        self,
+        sample_rate: int = SAMPLE_RATE,
+        noise_seed: int = 0,
+        phase: str = "minimum",
+        postfilter: float = POSTFILTER,
+        postfilter_order: int = POSTFILTER_ORDER,
+        ap_exponent: float = AP_EXPONENT,
+    ):
         super().__init__()
+        if sample_rate not in OUTPUT_RATES:
+            raise ValueError(f"sample_rate must be one of {OUTPUT_RATES}, got {sample_rate!r}")
+        if phase not in ("minimum", "sine"):
+            raise ValueError(f"phase must be 'minimum' or 'sine', got {phase!r}")
+        self.sample_rate = sample_rate
+        self.hop = sample_rate * HOP // SAMPLE_RATE
+        self.phase_mode = phase
+        nyquist = sample_rate / 2
+        self.fade_hz = (HARMONIC_FADE[0] * nyquist, HARMONIC_FADE[1] * nyquist)
+        self.n_harm = math.ceil(self.fade_hz[1] / F0_FLOOR)  # what the lowest F0 needs: 132 or 198
+        self.noise_len = 2 * self.hop
+
         gen = torch.Generator().manual_seed(noise_seed)
-        noise = torch.randn(NOISE_TABLE_ROWS, NOISE_LEN, generator=gen, dtype=torch.float64)
+        noise = torch.randn(NOISE_TABLE_ROWS, self.noise_len, generator=gen, dtype=torch.float64)
         self.register_buffer("noise_fft", torch.fft.rfft(noise, dim=-1).to(torch.complex64), persistent=False)
-        n = np.arange(NOISE_LEN)
-        self.register_buffer(
-            "window",
-            torch.tensor(np.sin(np.pi * (n + 0.5) / NOISE_LEN), dtype=torch.float32),
-            persistent=False,
-        )
-        bins_hz = np.linspace(0.0, NYQUIST, NOISE_BINS)
-        env_m = _lin_interp_matrix(_hz_to_mel(ENV_CENTERS_HZ), _hz_to_mel(bins_hz))
-        ap_m = _lin_interp_matrix(AP_CENTERS_HZ, bins_hz)
-        self.register_buffer("env_to_bins", torch.tensor(env_m, dtype=torch.float32), persistent=False)
-        self.register_buffer("ap_to_bins", torch.tensor(ap_m, dtype=torch.float32), persistent=False)
-        self.register_buffer("ap_centers", torch.tensor(AP_CENTERS_HZ, dtype=torch.float32), persistent=False)
-        alpha = (torch.arange(HOP, dtype=torch.float64) + 1.0) / HOP
+        n = np.arange(self.noise_len)
+        window = np.sin(np.pi * (n + 0.5) / self.noise_len)
+        self.register_buffer("window", torch.tensor(window, dtype=torch.float32), persistent=False)
+        noise_hz = np.linspace(0.0, nyquist, self.hop + 1)
+        env_m, env_off = _env_matrix(noise_hz)
+        self._buffer("env_to_noise", env_m)
+        self._buffer("env_to_noise_offset", env_off)
+        self._buffer("ap_to_noise", _lin_interp_matrix(AP_CENTERS_HZ, noise_hz))
+        self.postfilter_beta = float(postfilter)
+        self.ap_exponent = float(ap_exponent)
+        self._buffer("postfilter", _postfilter_matrix(postfilter, postfilter_order))
+        self.phase_fft = round(sample_rate / PHASE_BIN_HZ)
+        phase_hz = np.linspace(0.0, nyquist, self.phase_fft // 2 + 1)
+        env_m, env_off = _env_matrix(phase_hz)
+        self._buffer("env_to_phase", env_m)
+        self._buffer("env_to_phase_offset", env_off)
+        fold = np.zeros(self.phase_fft)  # real cepstrum -> minimum-phase cepstrum
+        fold[0] = 1.0
+        fold[1 : (self.phase_fft + 1) // 2] = 2.0
+        if self.phase_fft % 2 == 0:
+            fold[self.phase_fft // 2] = 1.0
+        self._buffer("cepstrum_fold", fold)
+        self._buffer("ap_centers", AP_CENTERS_HZ)
+        self._buffer("harmonics", np.arange(1, self.n_harm + 1))
+        alpha = (torch.arange(self.hop, dtype=torch.float64) + 1.0) / self.hop
         self.register_buffer("alpha64", alpha, persistent=False)
         self.register_buffer("alpha", alpha.to(torch.float32), persistent=False)
         self.register_buffer("silence", torch.tensor(silence_frame()), persistent=False)
+
+    def _buffer(self, name: str, value: np.ndarray) -> None:
+        self.register_buffer(name, torch.tensor(value, dtype=torch.float32), persistent=False)
 
     def init_state(self, batch: int, device: torch.device | str | None = None) -> dict[str, torch.Tensor]:
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
@@ -314,7 +389,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         return {
             "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
             "phase": torch.zeros(batch, dtype=torch.float64, device=device),
-            "noise_tail": torch.zeros(batch, HOP, dtype=torch.float32, device=device),
+            "noise_tail": torch.zeros(batch, self.hop, dtype=torch.float32, device=device),
             "frame_index": torch.zeros(batch, dtype=torch.int64, device=device),
         }
 
@@ -331,7 +406,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError(f"feats is empty: shape {tuple(feats.shape)}")
         if not bool(torch.isfinite(feats).all()):
             raise ValueError("feats contains NaN or infinite values")
-        expected = {"prev": (FEATURE_DIM,), "phase": (), "noise_tail": (HOP,), "frame_index": ()}
+        expected = {"prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": ()}
         if not isinstance(state, dict) or set(state) != set(expected):
             raise ValueError(f"state must be the dict from init_state with keys {sorted(expected)}")
         for key, tail in expected.items():
@@ -340,88 +415,119 @@ class HarmonicNoiseSynth(torch.nn.Module):
                     f"state[{key!r}] has shape {tuple(state[key].shape)}, expected {(feats.shape[0], *tail)}"
                 )
 
-    def _harmonic_amplitudes(self, f0, vuv, log_env, ap, n_harm: int) -> torch.Tensor:
-        """[B, N, n_harm] sinusoid amplitudes for frames with f0 [B, N] etc."""
-        k = torch.arange(1, n_harm + 1, device=f0.device, dtype=f0.dtype)
-        freqs = f0.unsqueeze(-1) * k  # [B, N, H]
-        # Log envelope at each harmonic: linear interpolation on the uniform mel grid.
-        pos = (2595.0 * torch.log10(1.0 + freqs / 700.0) / MEL_MAX * (N_ENV - 1)).clamp(0.0, N_ENV - 1)
-        i0 = pos.floor().long().clamp(max=N_ENV - 2)
+    def _log_envelope(self, raw: torch.Tensor) -> torch.Tensor:
+        """Clamped log envelope [..., N_ENV], post-filtered with its power on the noise grid kept."""
+        log_env = raw.clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
+        if self.postfilter_beta:
+            filtered = log_env @ self.postfilter
+            before = torch.logsumexp(log_env @ self.env_to_noise, dim=-1, keepdim=True)
+            after = torch.logsumexp(filtered @ self.env_to_noise, dim=-1, keepdim=True)
+            log_env = (filtered + (before - after)).clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
+        return log_env
+
+    def _interp_uniform(self, table: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
+        """Values of ``table`` [B, N, G] (uniform grid over 0..Nyquist) at ``freqs`` [B, N, H]."""
+        g = table.shape[-1]
+        pos = (freqs * ((g - 1) / (self.sample_rate / 2))).clamp(0.0, g - 1)
+        i0 = pos.floor().long().clamp(max=g - 2)
         t = pos - i0
-        e = torch.gather(log_env, -1, i0) * (1.0 - t) + torch.gather(log_env, -1, i0 + 1) * t
+        return torch.gather(table, -1, i0) * (1.0 - t) + torch.gather(table, -1, i0 + 1) * t
+
+    def _harmonic_params(self, f0, vuv, log_env, ap, n_harm: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(amplitude, phase offset) of each harmonic, [B, N, H] each, for frames with f0 [B, N] etc."""
+        freqs = f0.unsqueeze(-1) * self.harmonics[:n_harm]  # [B, N, H]
+        log_grid = log_env @ self.env_to_phase + self.env_to_phase_offset  # [B, N, G] log power
+        e = self._interp_uniform(log_grid, freqs)
         # Aperiodicity: linear in Hz between band centres, held beyond the outer centres.
         c = self.ap_centers
         j = torch.bucketize(freqs, c).clamp(1, N_AP - 1) - 1
         u = ((freqs - c[j]) / (c[j + 1] - c[j])).clamp(0.0, 1.0)
         a = torch.gather(ap, -1, j) * (1.0 - u) + torch.gather(ap, -1, j + 1) * u
-        lo, hi = HARMONIC_FADE_HZ
+        lo, hi = self.fade_hz
         fade = ((hi - freqs) / (hi - lo)).clamp(0.0, 1.0)
         density = torch.exp(e) / SP_PER_DENSITY
-        amp = torch.sqrt(2.0 * f0.unsqueeze(-1) * density * (1.0 - a)) * fade
-        return amp * vuv.unsqueeze(-1)
+        amp = torch.sqrt(2.0 * f0.unsqueeze(-1) * density * (1.0 - a)) * fade * vuv.unsqueeze(-1)
+        if self.phase_mode == "sine":  # sin(k phase): a -pi/2 offset on every cosine
+            return amp, torch.full_like(amp, -0.5 * math.pi)
+        # Minimum phase of the envelope's magnitude (log amplitude = log power / 2): fold the real cepstrum.
+        cep = torch.fft.irfft(0.5 * log_grid, n=self.phase_fft, dim=-1) * self.cepstrum_fold
+        min_phase = torch.fft.rfft(cep, dim=-1).imag  # continuous (unwrapped) phase on the grid
+        return amp, self._interp_uniform(min_phase, freqs)
+
+    def _harmonic_bank(self, phase: torch.Tensor, coef_cos: torch.Tensor, coef_sin: torch.Tensor):
+        """sum_k (c_k cos(k phase) - s_k sin(k phase)) for the two frame ends: phase [R, hop] float32,
+        coefficients [R, H, 2] -> [R, hop, 2]."""
+        angles = phase.unsqueeze(-1) * self.harmonics[: coef_cos.shape[1]]  # [R, hop, H]
+        return torch.bmm(torch.cos(angles), coef_cos) - torch.bmm(angles.sin_(), coef_sin)
 
     def forward(
         self, feats: torch.Tensor, state: dict[str, torch.Tensor], *, fixed_shape: bool = False
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """fixed_shape: no host synchronization and shapes that depend only on the input's: MAX_HARMONICS
-        harmonics (those above the fade are zero, so the audio is the same), no validation (the runtime
-        made the features). What a CUDA graph can capture; the default is cheaper on a CPU."""
+        """feats [B, L, FEATURE_DIM] float32 -> (audio [B, L * hop] float32, new state).
+
+        fixed_shape: no host synchronization and shapes that depend only on the input's (what a CUDA graph
+        can capture): always ``n_harm`` harmonics (those above the fade are zero, so the audio is the same)
+        and no validation (the runtime made the features). The default validates and computes only the
+        harmonics the chunk's lowest F0 needs, which is cheaper on a CPU."""
         if not fixed_shape:
             self._check(feats, state)
         b, n_frames, _ = feats.shape
+        hop = self.hop
         full = torch.cat([state["prev"].unsqueeze(1).to(feats.dtype), feats], dim=1)  # [B, L+1, F]
         f0 = torch.exp(full[..., LF0].squeeze(-1)).clamp(F0_FLOOR, F0_MAX)
         vuv = full[..., VUV].squeeze(-1).clamp(0.0, 1.0)
-        log_env = full[..., ENV].clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
-        ap = full[..., AP].clamp(0.0, 1.0)
+        log_env = self._log_envelope(full[..., ENV])
+        ap = full[..., AP].clamp(0.0, 1.0) ** self.ap_exponent
 
         # --- harmonic part -------------------------------------------------------------------------------
-        # Only as many harmonics as the lowest F0 in this call needs; the others would be faded to zero.
         if fixed_shape:
-            n_harm = MAX_HARMONICS
+            n_harm = self.n_harm
         else:
-            n_harm = max(1, int(math.ceil(HARMONIC_FADE_HZ[1] / float(f0.min()))))
-        amp = self._harmonic_amplitudes(f0, vuv, log_env, ap, n_harm)  # [B, L+1, H]
+            n_harm = min(self.n_harm, max(1, math.ceil(self.fade_hz[1] / float(f0.min()))))
+        amp, theta = self._harmonic_params(f0, vuv, log_env, ap, n_harm)  # [B, L+1, H]
         # Phase in float64 (closed form of the per-sample ramp) so long streams do not drift.
         f0_64 = f0.to(torch.float64)
         f_prev, delta = f0_64[:, :-1], f0_64[:, 1:] - f0_64[:, :-1]  # [B, L]
-        step = 2.0 * math.pi / SAMPLE_RATE
-        frame_adv = step * (f_prev * HOP + delta * (HOP + 1) / 2.0)
+        step = 2.0 * math.pi / self.sample_rate
+        frame_adv = step * (f_prev * hop + delta * (hop + 1) / 2.0)
         starts = state["phase"].unsqueeze(1) + torch.cumsum(frame_adv, dim=1) - frame_adv  # [B, L]
-        j1 = self.alpha64 * HOP  # j + 1
-        within = step * (f_prev.unsqueeze(-1) * j1 + delta.unsqueeze(-1) * j1 * (j1 + 1.0) / (2.0 * HOP))
-        phase = torch.remainder(starts.unsqueeze(-1) + within, 2.0 * math.pi).to(torch.float32)  # [B, L, HOP]
-        k = torch.arange(1, n_harm + 1, device=feats.device, dtype=torch.float32)
-        # The [B * L, HOP, H] sine block is the bulk of the work: made in place, a bounded number of rows
-        # at a time (a fixed split for given shapes), so a large batch does not need gigabytes at once.
+        j1 = self.alpha64 * hop  # j + 1
+        within = step * (f_prev.unsqueeze(-1) * j1 + delta.unsqueeze(-1) * j1 * (j1 + 1.0) / (2.0 * hop))
+        phase = torch.remainder(starts.unsqueeze(-1) + within, 2.0 * math.pi).to(torch.float32)  # [B, L, hop]
+        # Complex amplitudes a e^{i theta} at both ends of each frame, cross-faded per sample.
+        coef_cos = torch.stack([(amp * torch.cos(theta))[:, :-1], (amp * torch.cos(theta))[:, 1:]], dim=-1)
+        coef_sin = torch.stack([(amp * torch.sin(theta))[:, :-1], (amp * torch.sin(theta))[:, 1:]], dim=-1)
         rows = b * n_frames
-        phase = phase.reshape(rows, HOP, 1)
-        ends = torch.stack([amp[:, :-1], amp[:, 1:]], dim=-1).reshape(rows, n_harm, 2)
+        phase = phase.reshape(rows, hop)
+        coef_cos = coef_cos.reshape(rows, n_harm, 2)
+        coef_sin = coef_sin.reshape(rows, n_harm, 2)
         budget = SINE_BUDGET.get(feats.device.type, SINE_BUDGET["cuda"])
-        per_block = max(1, budget // (HOP * n_harm))
-        both = torch.empty(rows, HOP, 2, dtype=torch.float32, device=feats.device)
-        for r0 in range(0, rows, per_block):
-            r1 = min(rows, r0 + per_block)
-            torch.bmm(torch.mul(phase[r0:r1], k).sin_(), ends[r0:r1], out=both[r0:r1])
-        both = both.reshape(b, n_frames, HOP, 2)
-        harmonic = both[..., 0] * (1.0 - self.alpha) + both[..., 1] * self.alpha  # [B, L, HOP]
+        per_block = max(1, budget // (hop * n_harm))
+        both = torch.cat(
+            [
+                self._harmonic_bank(phase[r0 : r0 + per_block], coef_cos[r0 : r0 + per_block],
+                                    coef_sin[r0 : r0 + per_block])
+                for r0 in range(0, rows, per_block)
+            ]
+        ).reshape(b, n_frames, hop, 2)  # fmt: skip
+        harmonic = both[..., 0] * (1.0 - self.alpha) + both[..., 1] * self.alpha  # [B, L, hop]
 
         # --- noise part ----------------------------------------------------------------------------------
         cur_env, cur_ap, cur_vuv = log_env[:, 1:], ap[:, 1:], vuv[:, 1:].unsqueeze(-1)
-        density = torch.exp(cur_env @ self.env_to_bins) / SP_PER_DENSITY  # [B, L, bins]
-        noise_frac = 1.0 - cur_vuv * (1.0 - (cur_ap @ self.ap_to_bins).clamp(0.0, 1.0))
-        # Unit-variance white noise has one-sided density 1 / NYQUIST per Hz.
-        mag = torch.sqrt(density * noise_frac * NYQUIST)
-        rows = torch.remainder(
+        density = torch.exp(cur_env @ self.env_to_noise + self.env_to_noise_offset) / SP_PER_DENSITY
+        noise_frac = 1.0 - cur_vuv * (1.0 - (cur_ap @ self.ap_to_noise).clamp(0.0, 1.0))
+        # Unit-variance white noise has one-sided density 1 / Nyquist per Hz.
+        mag = torch.sqrt(density * noise_frac * (self.sample_rate / 2))
+        idx = torch.remainder(
             state["frame_index"].unsqueeze(1) + torch.arange(n_frames, device=feats.device), NOISE_TABLE_ROWS
         )
-        grains = torch.fft.irfft(self.noise_fft[rows] * mag, n=NOISE_LEN, dim=-1) * self.window  # [B, L, 2H]
-        blocks = torch.zeros(b, n_frames + 1, HOP, dtype=torch.float32, device=feats.device)
-        blocks[:, :-1] += grains[..., :HOP]
-        blocks[:, 1:] += grains[..., HOP:]
+        grains = torch.fft.irfft(self.noise_fft[idx] * mag, n=self.noise_len, dim=-1) * self.window
+        blocks = torch.zeros(b, n_frames + 1, hop, dtype=torch.float32, device=feats.device)
+        blocks[:, :-1] += grains[..., :hop]
+        blocks[:, 1:] += grains[..., hop:]
         blocks[:, 0] += state["noise_tail"]
 
-        audio = (harmonic + blocks[:, :-1]).reshape(b, n_frames * HOP)
+        audio = (harmonic + blocks[:, :-1]).reshape(b, n_frames * hop)
         new_state = {
             "prev": feats[:, -1].detach().clone(),
             "phase": torch.remainder(state["phase"] + frame_adv.sum(dim=1), 2.0 * math.pi),

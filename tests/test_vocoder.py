@@ -1,6 +1,7 @@
 """Tests for model_server.vocoder: feature layout, WORLD analysis, streaming harmonic-plus-noise synthesis."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -229,7 +230,7 @@ def test_wild_predictions_stay_finite(synth):
 
 
 def test_fixed_shape_synthesis_matches_the_adaptive_one_in_bounded_blocks(monkeypatch):
-    """The graph-capturable path (MAX_HARMONICS, no host sync) gives the same audio, also when the sine
+    """The graph-capturable path (all n_harm harmonics, no host sync) gives the same audio, also when the sine
     block is split into many row blocks."""
     synth = v.HarmonicNoiseSynth()
     gen = torch.Generator().manual_seed(3)
@@ -238,8 +239,158 @@ def test_fixed_shape_synthesis_matches_the_adaptive_one_in_bounded_blocks(monkey
     feats[..., v.VUV] = 1.0
     feats[..., v.ENV] += torch.randn(3, 6, v.N_ENV, generator=gen) * 0.5
     adaptive, s1 = synth(feats, synth.init_state(3))
-    monkeypatch.setitem(v.SINE_BUDGET, "cpu", v.HOP * v.MAX_HARMONICS * 4)  # 4 rows per block
+    monkeypatch.setitem(v.SINE_BUDGET, "cpu", v.HOP * synth.n_harm * 4)  # 4 rows per block
     fixed, s2 = synth(feats, synth.init_state(3), fixed_shape=True)
     assert fixed.shape == adaptive.shape
     assert float((fixed - adaptive).abs().max()) < 1e-4 * max(1.0, float(adaptive.abs().max()))
     assert torch.equal(s1["frame_index"], s2["frame_index"])
+
+
+# --- rates, phase, post-filter, graph capture --------------------------------------------------------------
+
+
+def _steady_voiced(frames=40, f0=180.0, env=None):
+    feats = torch.from_numpy(np.tile(v.silence_frame(), (frames, 1)))[None]
+    feats[..., v.LF0] = math.log(f0)
+    feats[..., v.VUV] = 1.0
+    feats[..., v.ENV] = -6.0 if env is None else torch.as_tensor(env, dtype=torch.float32)
+    feats[..., v.AP] = 0.0
+    return feats
+
+
+@pytest.mark.parametrize("rate", v.OUTPUT_RATES)
+def test_chunked_synthesis_equals_one_shot_at_every_rate(rate):
+    synth = v.HarmonicNoiseSynth(sample_rate=rate, postfilter=0.4)
+    hop = synth.hop
+    assert hop == rate * v.HOP // v.SAMPLE_RATE  # 12.5 ms at any rate
+    feats = torch.from_numpy(np.stack([v.analyze(_voiced_signal(0.5, s), SR) for s in (0, 1)]))
+    one, _ = synth(feats, synth.init_state(2))
+    assert one.shape == (2, feats.shape[1] * hop)
+    state, parts, pos = synth.init_state(2), [], 0
+    for n in (1, 3, 7, 20) * 10:
+        if pos >= feats.shape[1]:
+            break
+        audio, state = synth(feats[:, pos : pos + n], state, fixed_shape=True)
+        parts.append(audio)
+        pos += n
+    chunked = torch.cat(parts, dim=1)
+    assert float((chunked - one).abs().max()) < 5e-5
+
+
+def test_24khz_output_carries_harmonics_above_8khz_and_none_past_the_fade():
+    synth = v.HarmonicNoiseSynth(sample_rate=24000)
+    audio, _ = synth(_steady_voiced(80, 250.0), synth.init_state(1))
+    sig = audio[0, 6000:].numpy()
+    spec = np.abs(np.fft.rfft(sig * np.hanning(len(sig))))
+    hz = np.fft.rfftfreq(len(sig), 1 / 24000)
+
+    def level(f):
+        return spec[np.abs(hz - f) < 3.0].max()
+
+    assert level(250.0) > 0.5 * spec.max()
+    # Above 7 kHz the envelope continues the 7 kHz level falling 6 dB per octave.
+    expected = 10 ** (v.EXTEND_DB_PER_OCTAVE * math.log2(10000.0 / v.EXTEND_FROM_HZ) / 20)
+    assert level(10000.0) == pytest.approx(expected * level(6000.0), rel=0.25)
+    assert level(375.0) < 1e-3 * spec.max()
+    assert spec[hz > synth.fade_hz[1] + 50].max() < 1e-3 * spec.max()
+
+
+def test_output_rate_is_validated():
+    with pytest.raises(ValueError, match="sample_rate"):
+        v.HarmonicNoiseSynth(sample_rate=22050)
+    with pytest.raises(ValueError, match="phase"):
+        v.HarmonicNoiseSynth(phase="random")
+
+
+def test_harmonic_phases_are_the_minimum_phase_of_the_envelope():
+    # One-pole resonance H(w) = 1 / (1 - r e^{-iw}): minimum phase, with phase -atan2(r sin w, 1 - r cos w).
+    synth = v.HarmonicNoiseSynth()
+    r = 0.6
+    w_env = 2 * np.pi * v.ENV_CENTERS_HZ / v.SAMPLE_RATE
+    log_power = -np.log(1 + r * r - 2 * r * np.cos(w_env))
+    feats = _steady_voiced(2, 200.0, log_power)
+    f0, vuv = torch.full((1, 2), 200.0), torch.ones(1, 2)
+    amp, theta = synth._harmonic_params(f0, vuv, feats[..., v.ENV], feats[..., v.AP], 38)
+    w = 2 * np.pi * 200.0 * np.arange(1, 39) / v.SAMPLE_RATE
+    expected = -np.arctan2(r * np.sin(w), 1 - r * np.cos(w))
+    below_6k = slice(0, 30)  # above 7 kHz the synth continues the 7 kHz level instead (EXTEND_FROM_HZ)
+    assert np.abs(theta[0, 0].numpy() - expected)[below_6k].max() < 0.03
+    sine = v.HarmonicNoiseSynth(phase="sine")
+    _, theta_sine = sine._harmonic_params(f0, vuv, feats[..., v.ENV], feats[..., v.AP], 38)
+    assert np.abs(theta_sine[0, 0].numpy() - expected).max() > 0.5
+
+
+def test_postfilter_deepens_valleys_and_keeps_the_power():
+    env = torch.tensor(-6.0 + 3.0 * np.cos(np.linspace(0, 6 * np.pi, v.N_ENV)), dtype=torch.float32)[None]
+    plain = v.HarmonicNoiseSynth(postfilter=0.0)._log_envelope(env)
+    pf = v.HarmonicNoiseSynth(postfilter=0.5)
+    filtered = pf._log_envelope(env)
+    assert float(filtered.max() - filtered.min()) > 1.3 * float(plain.max() - plain.min())
+    power = [float(torch.logsumexp(e @ pf.env_to_noise, dim=-1)) for e in (plain, filtered)]
+    assert power[0] == pytest.approx(power[1], abs=1e-4)
+
+
+def test_postfilter_leaves_quefrencies_from_its_order_up_alone():
+    n = np.arange(v.N_ENV)
+    for k, gain in ((1, 1.0), (6, 1.5), (v.POSTFILTER_ORDER, 1.0)):
+        ripple = np.cos(np.pi * k * (n + 0.5) / v.N_ENV)  # one DCT-II basis vector
+        assert ripple @ v._postfilter_matrix(0.5) == pytest.approx(gain * ripple, abs=1e-9)
+
+
+class _OpRecorder(torch.utils._python_dispatch.TorchDispatchMode):
+    """Every aten op with its output shapes."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        shapes = tuple(tuple(t.shape) for t in (out if isinstance(out, (tuple, list)) else [out]) if
+                       isinstance(t, torch.Tensor))  # fmt: skip
+        self.ops.append((str(func), shapes))
+        return out
+
+
+HOST_SYNC_OPS = ("_local_scalar_dense", "aten.item", "nonzero", "aten.equal", "is_nonzero", "masked_select")
+
+
+@pytest.mark.parametrize("rate", v.OUTPUT_RATES)
+def test_fixed_shape_path_has_no_host_sync_and_value_independent_shapes(rate):
+    """What a CUDA graph needs: the same ops with the same shapes whatever the values (F0, voicing, envelope),
+    and no op that reads a value back to the host."""
+    synth = v.HarmonicNoiseSynth(sample_rate=rate, postfilter=0.4)
+    low, high = _steady_voiced(8, 61.0), _steady_voiced(8, 900.0)
+    high[..., v.VUV] = 0.0
+    high[..., v.ENV] += torch.randn(1, 8, v.N_ENV)
+    traces = []
+    for feats in (low, high):
+        state = synth.init_state(1)
+        with torch.inference_mode(), _OpRecorder() as rec:
+            audio, state = synth(feats, state, fixed_shape=True)
+        assert audio.shape == (1, 8 * synth.hop)
+        traces.append(rec.ops)
+    assert traces[0] == traces[1]
+    syncs = [op for op, _ in traces[0] if any(s in op for s in HOST_SYNC_OPS)]
+    assert not syncs, syncs
+
+
+def test_synthesis_speed_benchmark():
+    """Prints one stream's real-time factor on one thread in 32-frame chunks (compute s / audio s)."""
+    feats = torch.from_numpy(v.analyze(_voiced_signal(2.0), SR))[None]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for rate in v.OUTPUT_RATES:
+            synth = v.HarmonicNoiseSynth(sample_rate=rate)
+            for fixed in (False, True):
+                with torch.inference_mode():  # warm-up: first-call allocations are not steady state
+                    synth(feats[:, :32], synth.init_state(1), fixed_shape=fixed)
+                state, t0 = synth.init_state(1), time.process_time()
+                with torch.inference_mode():
+                    for s in range(0, feats.shape[1], 32):
+                        _, state = synth(feats[:, s : s + 32], state, fixed_shape=fixed)
+                rtf = (time.process_time() - t0) / (feats.shape[1] * v.HOP / v.SAMPLE_RATE)
+                print(f"vocoder {rate} Hz fixed_shape={fixed}: RTF {rtf:.4f} ({1 / rtf:.0f}x real time)")
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,216 @@
+"""Vocoder A/B on teacher audio: what each synthesizer loses resynthesizing the teacher from its own features.
+
+    nice -n 10 .venv/bin/python tools/vocoder_resynth.py --sentences 20 --systems teacher,current
+
+For each English voice it renders the first N held-out sentences with the voice's teacher once, extracts
+the features with the data pipeline's analysis (`vocoder.analyze`), resynthesizes them with each system, and
+judges every clip with `make evaluate`'s judges (Whisper-base WER, DistillMOS; same functions, same
+bootstrap). Renders, features and per-system scores are cached in --cache, so adding a system only costs
+its own synthesis and judging. Systems:
+
+* ``teacher``: the teacher's audio itself (the ceiling);
+* ``current``: `vocoder.HarmonicNoiseSynth` as this checkout has it, at its native rate;
+* ``current@24000``: the same synthesizer at 24 kHz output (the judges hear it resampled to 16 kHz);
+* ``rev:<git revision>``: `model_server/vocoder.py` of that revision (e.g. ``rev:main``), its default synth;
+* ``world``: WORLD's own synthesizer (pyworld) fed the same 48-bin envelope and 7-band aperiodicity,
+  expanded back to its 513 bins: what the feature interface allows a classic vocoder.
+
+It prints a Markdown table (mean and 95% CI per system) and the synthesis speed of each torch system
+(one stream, one thread, 32-frame chunks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from model_server import evaluate, vocoder  # noqa: E402
+
+CHUNK = 32  # frames per call in the speed measurement (the server's steady chunk size)
+
+
+def render_teacher(voice: str, sentences: list[str]) -> tuple[list, int]:
+    """(renders with int16 audio, sample rate): `make evaluate`'s own renderer where it has one (teachers of
+    any kind), else the Festival teacher it names."""
+    if hasattr(evaluate, "render_teacher"):
+        return evaluate.render_teacher(voice, sentences)
+    from model_server.data import festival
+
+    return festival.render_batch(evaluate.TEACHERS[voice], sentences), festival.SAMPLE_RATE
+
+
+def teacher_features(voice: str, sentences: list[str], cache: Path) -> list[dict]:
+    """Teacher renders and their analysis (the data pipeline's), cached as one .npz per sentence."""
+    folder = cache / voice
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"{i:02d}.npz" for i in range(len(sentences))]
+    todo = [i for i, p in enumerate(paths) if not p.is_file()]
+    if todo:
+        renders, rate = render_teacher(voice, [sentences[i] for i in todo])
+        for i, r in zip(todo, renders, strict=True):
+            if r.audio is None:
+                raise SystemExit(f"the {voice} teacher failed on sentence {i}: {r.error}")
+            feats = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, rate)
+            np.savez(paths[i], audio=r.audio, rate=rate, feats=feats)
+    return [dict(np.load(p)) for p in paths]
+
+
+def _module_at(rev: str):
+    """model_server/vocoder.py of a git revision, imported as its own module."""
+    src = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:model_server/vocoder.py"],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    path = Path(f"/tmp/vocoder_rev_{rev.replace('/', '_')}.py")
+    path.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"vocoder_rev_{abs(hash(rev))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def torch_system(name: str):
+    """(synth module instance, output rate) for a torch system name."""
+    if name.startswith("rev:"):
+        module = _module_at(name[4:])
+        return module.HarmonicNoiseSynth(), module.SAMPLE_RATE
+    base, _, rate = name.partition("@")
+    if base != "current":
+        raise SystemExit(f"unknown system {name!r}")
+    kwargs = {"sample_rate": int(rate)} if rate else {}
+    synth = vocoder.HarmonicNoiseSynth(**kwargs)
+    return synth, getattr(synth, "sample_rate", vocoder.SAMPLE_RATE)
+
+
+def synthesize_torch(synth, feats: np.ndarray) -> np.ndarray:
+    with torch.inference_mode():
+        audio, _ = synth(torch.from_numpy(feats).unsqueeze(0), synth.init_state(1))
+    return audio[0].numpy()
+
+
+def world_resynth(feats: np.ndarray) -> np.ndarray:
+    """WORLD's synthesizer from the feature interface: envelope and aperiodicity interpolated back to bins."""
+    pw = vocoder._pw()
+    bins = np.linspace(0.0, vocoder.NYQUIST, vocoder.WORLD_FFT // 2 + 1)
+    mel = vocoder._hz_to_mel(bins)
+    env_mel = vocoder._hz_to_mel(vocoder.ENV_CENTERS_HZ)
+    sp = np.exp(np.stack([np.interp(mel, env_mel, row) for row in feats[:, vocoder.ENV].astype(np.float64)]))
+    ap_pow = np.stack([np.interp(bins, vocoder.AP_CENTERS_HZ, row) for row in feats[:, vocoder.AP]])
+    ap = np.sqrt(np.clip(ap_pow, 0.0, 1.0)).astype(np.float64)
+    f0 = np.where(feats[:, vocoder.VUV.start] > 0.5, np.exp(feats[:, vocoder.LF0.start]), 0.0).astype(
+        np.float64
+    )
+    return pw.synthesize(f0, np.ascontiguousarray(sp), np.ascontiguousarray(ap), vocoder.SAMPLE_RATE,
+                         vocoder.FRAME_PERIOD_MS).astype(np.float32)  # fmt: skip
+
+
+def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
+    """Real-time factor of one stream on one thread, 32-frame chunks (CPU s / audio s, so a busy host
+    inflates it less than wall time would)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        compute = audio_s = 0.0
+        with torch.inference_mode():
+            for feats in feats_list:
+                x = torch.from_numpy(feats).unsqueeze(0)
+                state = synth.init_state(1)
+                t0 = time.process_time()
+                n = 0
+                for s in range(0, x.shape[1], CHUNK):
+                    out, state = synth(x[:, s : s + CHUNK], state)
+                    n += out.shape[1]
+                compute += time.process_time() - t0
+                audio_s += n / rate
+        return compute / audio_s
+    finally:
+        torch.set_num_threads(threads)
+
+
+def judge(clips: list[tuple[np.ndarray, int]], sentences: list[str], asr, mos) -> dict:
+    hyps = [asr(a, "en", rate) for a, rate in clips]
+    errors = evaluate.word_errors(sentences, hyps, "en")
+    scores = np.array([mos(a, rate) for a, rate in clips])
+    return {"errors": errors.tolist(), "mos": scores.tolist(), "hyps": hyps}
+
+
+def summarize(entry: dict) -> dict:
+    errors, scores = np.asarray(entry["errors"]), np.asarray(entry["mos"])
+    return {
+        "wer": evaluate.wer_of(errors),
+        "wer_ci": evaluate.bootstrap_ci(errors, evaluate.wer_of),
+        "mos": float(scores.mean()),
+        "mos_ci": evaluate.bootstrap_ci(scores[:, None], lambda x: float(x.mean())),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--voices", default=",".join(evaluate.TEACHERS))
+    ap.add_argument("--sentences", type=int, default=20, help="first N held-out sentences per voice")
+    ap.add_argument("--systems", default="teacher,current")
+    ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "vocoder-resynth")
+    ap.add_argument("--rescore", action="store_true", help="judge again even if scores are cached")
+    ap.add_argument("--judge-threads", type=int, default=1)
+    args = ap.parse_args(argv)
+
+    sentences = evaluate.read_sentences(evaluate.HELDOUT)[: args.sentences]
+    voices = [v for v in args.voices.split(",") if v]
+    systems = [s for s in args.systems.split(",") if s]
+    evaluate.ensure_eval_deps()
+    judges = None
+    table, speeds = {}, {}
+    for voice in voices:
+        data = teacher_features(voice, sentences, args.cache / "teacher")
+        for system in systems:
+            score_path = args.cache / "scores" / voice / f"{system.replace('/', '_')}-{len(sentences)}.json"
+            if system == "teacher":
+                clips = [(d["audio"], int(d["rate"])) for d in data]
+            elif system == "world":
+                clips = [(world_resynth(d["feats"]), vocoder.SAMPLE_RATE) for d in data]
+            else:
+                synth, rate = torch_system(system)
+                clips = [(synthesize_torch(synth, d["feats"]), rate) for d in data]
+                if system not in speeds:
+                    speeds[system] = speed(synth, rate, [d["feats"] for d in data[:5]])
+            if score_path.is_file() and not args.rescore:
+                entry = json.loads(score_path.read_text())
+            else:
+                if judges is None:
+                    judges = (evaluate.WhisperJudge(threads=args.judge_threads), evaluate.MosJudge())
+                entry = judge(clips, sentences, *judges)
+                score_path.parent.mkdir(parents=True, exist_ok=True)
+                score_path.write_text(json.dumps(entry))
+            table[(voice, system)] = summarize(entry)
+            s = table[(voice, system)]
+            print(f"{voice} {system}: WER {s['wer']:.1f}, DistillMOS {s['mos']:.2f}", flush=True)
+
+    print(f"\n{len(sentences)} held-out sentences per voice; 95% bootstrap CIs over sentences\n")
+    print("| voice | system | Whisper WER % | DistillMOS |")
+    print("|---|---|---|---|")
+    for (voice, system), s in table.items():
+        print(
+            f"| {voice} | {system} | {s['wer']:.1f} [{s['wer_ci'][0]:.1f}, {s['wer_ci'][1]:.1f}] "
+            f"| {s['mos']:.2f} [{s['mos_ci'][0]:.2f}, {s['mos_ci'][1]:.2f}] |"
+        )
+    if speeds:
+        print("\n| system | real-time factor, one stream, one thread | x real time |")
+        print("|---|---|---|")
+        for system, rtf in speeds.items():
+            print(f"| {system} | {rtf:.4f} | {1 / rtf:.0f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
