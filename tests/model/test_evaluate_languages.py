@@ -137,7 +137,7 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
 
     rt = SpeechRuntime.load(model_dir)
     with torch.no_grad():  # about 6 frames a phone: audible (noise), not silence
-        rt.encoder_cpu.dur_out.bias.fill_(2.0)
+        rt.encoder.dur_out.bias.fill_(2.0)
     assert "it" in evaluate_languages.judge_languages(
         judge
     ) and "ga" not in evaluate_languages.judge_languages(judge)
