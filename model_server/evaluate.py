@@ -20,14 +20,12 @@ rate, and DistillMOS for predicted naturalness (MOS, 1-5). It writes docs/evalua
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.resources
 import json
 import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 import time
 import types
@@ -41,6 +39,7 @@ from model_server import vocoder
 from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
 from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime
+from model_server.pinned_deps import ensure_target
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_en.txt"
 # English voices and their teachers ("festival:<voice>" or "hibari:<voice>", from model_server/data/voices.py)
@@ -128,23 +127,6 @@ def ensure_eval_deps() -> Path:
     """Install requirements-eval.txt into .venv-eval (--no-deps, on first use or when the file changed) and
     put it on sys.path. Returns the folder."""
     return ensure_target(EVAL_REQUIREMENTS, EVAL_DEPS)
-
-
-def ensure_target(requirements: Path, folder: Path) -> Path:
-    """Install a pinned requirements file with --no-deps into `folder` (on first use or when the file
-    changed) and put the folder on sys.path. Returns the folder."""
-    stamp = folder / ".installed"
-    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
-    if not stamp.is_file() or stamp.read_text() != digest:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
-             "--target", str(folder), "-r", str(requirements)],
-            check=True, timeout=1200,
-        )  # fmt: skip
-        stamp.write_text(digest)
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    return folder
 
 
 def render_teacher(voice: str, sentences: list[str]) -> tuple[list, int]:

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from model_server import evaluate, vocoder
+from model_server.pinned_deps import ensure_target
 
 PEER_REQUIREMENTS = evaluate.REPO_ROOT / "requirements-peers.txt"
 PEER_DEPS = evaluate.REPO_ROOT / ".venv-peers"
@@ -69,7 +70,7 @@ class Row:
 
 
 def ensure_peer_deps() -> Path:
-    return evaluate.ensure_target(PEER_REQUIREMENTS, PEER_DEPS)
+    return ensure_target(PEER_REQUIREMENTS, PEER_DEPS)
 
 
 def _ort_session(path: Path):

