@@ -66,8 +66,9 @@ def test_v1_is_a_prefix_and_the_shipped_model_keeps_loading():
     assert S.SYMBOLS[: len(S.SYMBOLS_V1)] == S.SYMBOLS_V1
     assert list(S.EXTRA_PHONEMES) == [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
     shipped = json.loads(SHIPPED_CONFIG.read_text(encoding="utf-8"))
-    assert shipped["symbols"] == list(S.SYMBOLS_V1)  # every shipped id means the same symbol
-    S.check_inventory_config({"version": 1, "symbols": shipped["symbols"]})
+    assert shipped["symbols"] == list(S.SYMBOLS)  # the shipped model speaks the whole catalog
+    S.check_inventory_config({"version": S.SYMBOLS_VERSION, "symbols": shipped["symbols"]})
+    S.check_inventory_config({"version": 1, "symbols": list(S.SYMBOLS_V1)})  # a v1 model still loads
     with pytest.raises(S.InventoryMismatchError):
         S.check_inventory_config({"version": 1, "symbols": list(S.SYMBOLS)})
 

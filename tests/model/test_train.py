@@ -7,6 +7,7 @@ import torch
 
 from model_server import train
 from model_server.model import checkpoint
+from model_server.model.acoustic import AcousticConfig, AcousticModel
 from model_server.model.runtime import SpeechRuntime
 
 TINY = json.dumps(dict(d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2, chunk_size=16))
@@ -137,14 +138,23 @@ def test_focus_voices(tmp_path, dataset_factory):
         train.parse_args(["--focus-share", "1.5"])
 
 
-def test_init_from_the_shipped_model_grows_its_symbol_table():
-    """The shipped model has inventory v1 (en/es/de/fr); fine-tuning it for new languages grows the table
-    to the current inventory, keeping every old row and starting new rows from the same espeak mnemonic."""
+def test_init_from_a_v1_model_grows_its_symbol_table():
+    """A model with inventory v1 (en/es/de/fr, as the five-voice model before the languages were trained in)
+    is grown to the current inventory when fine-tuned for new languages, keeping every old row and starting
+    new rows from the same espeak mnemonic."""
     from model_server.frontend.symbols import SYMBOLS, SYMBOLS_V1
     from model_server.model.runtime import DEFAULT_MODEL_DIR
 
-    old = checkpoint.load(DEFAULT_MODEL_DIR)
-    assert old.symbols == list(SYMBOLS_V1)
+    shipped = checkpoint.load(DEFAULT_MODEL_DIR)
+    assert shipped.symbols == list(SYMBOLS) and train.extend_symbols(shipped) is shipped
+    # the same model cut back to the v1 rows: what the five-voice model looked like
+    n = len(SYMBOLS_V1)
+    cfg = AcousticConfig.from_dict({**shipped.config.to_dict(), "n_symbols": n})
+    state = shipped.model.state_dict()
+    state["encoder.symbol_emb.weight"] = state["encoder.symbol_emb.weight"][:n].clone()
+    v1_model = AcousticModel(cfg)
+    v1_model.load_state_dict(state)
+    old = checkpoint.Checkpoint(cfg, list(SYMBOLS_V1), list(shipped.voices), v1_model, dict(shipped.extra))
     grown = train.extend_symbols(old)
     assert grown.symbols == list(SYMBOLS) and grown.config.n_symbols == len(SYMBOLS)
     a, b = old.model.encoder.symbol_emb.weight, grown.model.encoder.symbol_emb.weight

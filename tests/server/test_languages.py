@@ -1,4 +1,5 @@
-"""Languages on every API, against a real server with the shipped model (en, es, de, fr voices)."""
+"""Languages on every API, against a real server with the shipped model (a voice in every catalog language)
+and one with an English-only model (a language the frontend knows but the model has no voice for)."""
 
 from __future__ import annotations
 
@@ -9,25 +10,32 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
+from model_server.frontend.languages import CATALOG
 from model_server.model.runtime import DEFAULT_MODEL_DIR
 
-from ._server import ServerProcess
+from ._server import ServerProcess, make_model_dir
 from .test_websocket import audio_of, collect, recv
 
 FMT = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
 SHIPPED = {
-    "de_male_m3": "de",
-    "en_female_slt": "en",
-    "en_male_kal": "en",
-    "es_female_f3": "es",
-    "fr_female_f2": "fr",
+    v["id"]: v["language"] for v in json.loads((DEFAULT_MODEL_DIR / "config.json").read_text())["voices"]
 }
-SUPPORTED = "de, en, es, fr"
+SUPPORTED = ", ".join(sorted(set(SHIPPED.values())))
 
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
     proc = ServerProcess(DEFAULT_MODEL_DIR, tmp_path_factory.mktemp("shipped"), MAX_STREAMS="8").start()
+    try:
+        yield proc.wait_ready()
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(scope="module")
+def english_only(tmp_path_factory):
+    model_dir = make_model_dir(tmp_path_factory.mktemp("en-model"))
+    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("en-server"), MAX_STREAMS="4").start()
     try:
         yield proc.wait_ready()
     finally:
@@ -44,13 +52,14 @@ def body(voice: str, transcript: str, **over) -> dict:
 def test_voices_say_language_and_teacher(shipped):
     voices = {v["id"]: v for v in httpx.get(shipped.base_url + "/voices").json()["voices"]}
     assert {vid: v["language"] for vid, v in voices.items()} == SHIPPED
+    assert set(SHIPPED.values()) == set(CATALOG)  # a voice in every language of the catalog
     assert voices["en_female_slt"]["teacher"] == "festival:us_slt_hts"
     assert voices["es_female_f3"]["teacher"] == "espeak:es+f3"
     assert all(v["teacher"] for v in voices.values())
 
 
 @pytest.mark.parametrize("path", ["/tts/bytes", "/tts/sse", "/invocations"])
-def test_cartesia_codes_accepted_and_unsupported_refused(shipped, path):
+def test_cartesia_codes_accepted_and_unsupported_refused(shipped, english_only, path):
     ok = httpx.post(
         shipped.base_url + path, json=body("es_female_f3", "Tengo 42 años.", language="es"), timeout=60
     )
@@ -60,26 +69,30 @@ def test_cartesia_codes_accepted_and_unsupported_refused(shipped, path):
         shipped.base_url + path, json=body("es_female_f3", "Ich bin 42.", language="de"), timeout=60
     )
     assert ok.status_code == 200
-    for bad, hint in (("it", "frontend knows it"), ("xx", ""), ("EN", "")):
-        r = httpx.post(shipped.base_url + path, json=body("es_female_f3", "Ciao.", language=bad), timeout=30)
+    for server, voice, bad, hint, supported in (
+        (shipped, "es_female_f3", "xx", "", SUPPORTED),
+        (shipped, "es_female_f3", "EN", "", SUPPORTED),
+        (english_only, "en_female_a", "it", "frontend knows it", "en"),
+    ):
+        r = httpx.post(server.base_url + path, json=body(voice, "Ciao.", language=bad), timeout=30)
         assert r.status_code == 400, r.text
         err = r.json()
         assert "language" in json.dumps(err)
-        assert f"supported: {SUPPORTED}" in r.text and hint in r.text
+        assert f"supported: {supported}" in r.text and hint in r.text
 
 
-def test_websocket_refuses_unsupported_language_and_goes_on(shipped):
+def test_websocket_refuses_unsupported_language_and_goes_on(english_only):
     async def main():
-        async with connect(shipped.ws_url + "/tts/websocket") as ws:
-            await ws.send(json.dumps({**body("fr_female_f2", "Bonjour.", language="ja"), "context_id": "a"}))
+        async with connect(english_only.ws_url + "/tts/websocket") as ws:
+            await ws.send(json.dumps({**body("en_female_a", "Bonjour.", language="ja"), "context_id": "a"}))
             err = await recv(ws)
-            await ws.send(json.dumps({**body("fr_female_f2", "Bonjour.", language="fr"), "context_id": "b"}))
+            await ws.send(json.dumps({**body("en_female_a", "Hello.", language="en"), "context_id": "b"}))
             msgs = await collect(ws, {"b"}, timeout=60)
         return err, msgs
 
     err, msgs = asyncio.run(main())
     assert err["type"] == "error" and err["context_id"] == "a" and err["field"] == "language"
-    assert f"supported: {SUPPORTED}" in err["message"]
+    assert "supported: en" in err["message"] and "frontend knows it" in err["message"]
     assert msgs["b"][-1]["type"] == "done" and len(audio_of(msgs["b"])) > 1000
 
 
@@ -108,7 +121,7 @@ def test_language_switch_within_a_context_at_a_sentence_boundary(shipped):
         bad = None
         async with connect(shipped.ws_url + "/tts/websocket") as ws:
             await ws.send(json.dumps(msg("z", es, True, language="es")))
-            await ws.send(json.dumps(msg("z", en, False, language="it")))
+            await ws.send(json.dumps(msg("z", en, False, language="xx")))
             while bad is None:
                 m = await recv(ws, 60)
                 if m["type"] == "error":
