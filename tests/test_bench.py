@@ -22,6 +22,7 @@ from model_server.bench.runner import (
 )
 from model_server.bench.streams import RawStream, StreamOptions, StreamStatus, server_ttfa_from
 from model_server.bench.texts import MIX_WEIGHTS, TextItem, TextMix, split_for_continuation
+from tests.support.bench import bench_meta
 
 # --- playback -----------------------------------------------------------------------------------
 
@@ -248,19 +249,7 @@ def _result():
         LevelResult(1, [record_from(_raw(ttfa=0.04), 1, 0.1) for _ in range(4)], 0, 2.0),
         LevelResult(2, [record_from(_raw(ttfa=0.3), 2, 0.1) for _ in range(4)], 1, 2.0),
     ]
-    meta = {
-        "date": "2026-11-29 20:00 UTC",
-        "command": "python -m model_server.bench --local",
-        "target_label": "test",
-        "protocol": "WebSocket",
-        "jitter_ms": 100.0,
-        "ttfa_target_ms": 200.0,
-        "streams_per_level": 4,
-        "sample_rate": 16000,
-        "text_mix": "turn 50%",
-        "host": {"cpu": "test cpu", "cpus": 2, "python": "3.12", "torch": "x"},
-        "weights": "test weights",
-    }
+    meta = bench_meta()
     return bench_document(meta, levels, 200)
 
 

@@ -26,6 +26,7 @@ from model_server.bench.runner import (
 )
 from model_server.bench.streams import RawStream, StreamOptions
 from model_server.bench.texts import TextItem, TextMix
+from tests.support.bench import bench_meta
 
 SETUP = ClientSetup("http://127.0.0.1:9", "ws", StreamOptions("v"))
 
@@ -221,25 +222,14 @@ def _mixed_result(limited: bool = False) -> dict:
         rate_per_s=2.0,
         clients=[ClientLoad(1, 0.95 if limited else 0.1, 0.9, limited)],
     )
-    meta = {
-        "date": "2026-11-30 20:00 UTC",
-        "command": "python -m model_server.bench --local",
-        "target_label": "t",
-        "protocol": "WebSocket",
-        "jitter_ms": 100.0,
-        "ttfa_target_ms": 200.0,
-        "streams_per_level": 4,
-        "sample_rate": 16000,
-        "text_mix": "turn 50%",
-        "host": {"cpu": "c", "cpus": 2, "python": "3", "torch": "x"},
-        "weights": "w",
-        "arrivals": ["closed", "poisson"],
-        "rates": [2.0],
-        "arrival_seconds": 2.0,
-        "stagger_seconds": 2.0,
-        "clients": 1,
-        "client_busy_limit": 0.9,
-    }
+    meta = bench_meta(
+        arrivals=["closed", "poisson"],
+        rates=[2.0],
+        arrival_seconds=2.0,
+        stagger_seconds=2.0,
+        clients=1,
+        client_busy_limit=0.9,
+    )
     # a staggered level of 4 that met the target: reported apart, never as closed-loop capacity
     staggered = LevelResult(
         4,
