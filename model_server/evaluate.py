@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from rapidfuzz.distance import Levenshtein
 
 from model_server import vocoder
 from model_server.data.voices import VOICES
@@ -76,13 +77,8 @@ def _transcript_style(text: str) -> str:
 
 
 def edit_distance(ref: list[str], hyp: list[str]) -> int:
-    prev = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        cur = [i] + [0] * len(hyp)
-        for j, h in enumerate(hyp, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (r != h))
-        prev = cur
-    return prev[-1]
+    """Levenshtein distance between two token lists (words or characters)."""
+    return Levenshtein.distance(ref, hyp)
 
 
 def word_errors(refs: list[str], hyps: list[str], language: str = "en") -> np.ndarray:
@@ -182,7 +178,7 @@ def to_judge_rate(audio: np.ndarray, rate: int) -> np.ndarray:
 
 
 class WhisperJudge:
-    """Whisper-base on the CPU (int8), greedy, one utterance at a time, language forced."""
+    """Whisper-base on the CPU (int8), greedy at temperature 0, one utterance at a time, language forced."""
 
     def __init__(self, threads: int = 2, cache: Path = WHISPER_CACHE):
         from faster_whisper import WhisperModel
@@ -196,6 +192,9 @@ class WhisperJudge:
             to_judge_rate(audio, rate),
             language=language,
             beam_size=1,
+            # One greedy pass: no re-decoding at rising temperatures when the output looks like a
+            # hallucination, so the judge is deterministic and a language it cannot follow costs no more.
+            temperature=0.0,
             condition_on_previous_text=False,
             vad_filter=False,
         )
