@@ -16,6 +16,7 @@ section of docs/evaluation.md.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import re
 import sys
@@ -36,6 +37,7 @@ from model_server.model import measured
 __all__ = [
     "SECTION_END",
     "SECTION_START",
+    "TranscriptCache",
     "VoiceUnderTest",
     "evaluate_languages",
     "heldout",
@@ -45,6 +47,7 @@ __all__ = [
     "replace_section",
     "score_units",
     "status_of",
+    "teacher_transcripts",
     "unit_errors",
 ]
 
@@ -168,23 +171,74 @@ def _score(errors: np.ndarray) -> tuple[float, list[float]]:
     return ev.wer_of(errors), [round(x, 2) for x in ev.bootstrap_ci(errors, ev.wer_of)]
 
 
-def evaluate_voice(rt, asr, v: VoiceUnderTest, sentences: list[str], wav_dir: Path | None) -> dict:
-    """One voice: teacher and (if the model has the voice) model scored on `sentences`."""
+class TranscriptCache:
+    """What the judge heard from a teacher, per (judge, teacher, language, sentence), in a JSON file.
+
+    The teacher side of the table does not depend on the model's weights, so a second model run (or a run
+    resumed after a stop) renders and transcribes only what it has not heard before; None records a
+    sentence the teacher failed on. The judge's description is part of the key: changing the judge's
+    settings starts afresh."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.entries: dict[str, str | None] = {}
+        if path is not None and path.is_file():
+            self.entries = json.loads(path.read_text(encoding="utf-8"))
+
+    @staticmethod
+    def key(v: VoiceUnderTest, sentence: str) -> str:
+        raw = "\x1f".join((JUDGE, v.teacher, v.language, sentence))
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.entries, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def teacher_transcripts(
+    asr, v: VoiceUnderTest, sentences: list[str], cache: TranscriptCache | None = None
+) -> list[str | None]:
+    """The judge's transcript of each sentence spoken by the voice's teacher (None: the teacher failed),
+    rendering and transcribing only the sentences `cache` lacks."""
+    cache = cache or TranscriptCache(None)
+    keys = [cache.key(v, s) for s in sentences]
+    todo = [i for i, k in enumerate(keys) if k not in cache.entries]
+    if todo:
+        audio = render_teacher(v.teacher, v.language, [sentences[i] for i in todo])
+        for i, a in zip(todo, audio, strict=True):
+            cache.entries[keys[i]] = None if a is None else asr(a, v.language)
+        cache.save()
+    return [cache.entries[k] for k in keys]
+
+
+def evaluate_voice(
+    rt,
+    asr,
+    v: VoiceUnderTest,
+    sentences: list[str],
+    wav_dir: Path | None,
+    cache: TranscriptCache | None = None,
+) -> dict:
+    """One voice: teacher (transcripts from `cache` where it has them) and, if the model has the voice,
+    model scored on `sentences`."""
     entry: dict = {"language": v.language, "teacher": v.teacher, "metric": CATALOG[v.language].metric,
                    "sentences": len(sentences)}  # fmt: skip
     if v.language not in judge_languages(asr):
         entry["skipped"] = "no judge (Whisper lacks the language)"
         return entry
-    teacher_audio = render_teacher(v.teacher, v.language, sentences)
-    if any(a is None for a in teacher_audio):  # scored on the sentences the teacher could say, both sides
-        entry["teacher_failed"] = sum(a is None for a in teacher_audio)
-        sentences = [s for s, a in zip(sentences, teacher_audio, strict=True) if a is not None]
-        teacher_audio = [a for a in teacher_audio if a is not None]
+    heard = teacher_transcripts(asr, v, sentences, cache)
+    if any(h is None for h in heard):  # scored on the sentences the teacher could say, both sides
+        entry["teacher_failed"] = sum(h is None for h in heard)
+        sentences = [s for s, h in zip(sentences, heard, strict=True) if h is not None]
         entry["sentences"] = len(sentences)
     if not sentences:
         entry["skipped"] = "the teacher failed on every sentence"
         return entry
-    teacher_hyps = [asr(a, v.language) for a in teacher_audio]
+    teacher_hyps = [h for h in heard if h is not None]
     t_err = unit_errors(sentences, teacher_hyps, v.language)
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
     entry["examples"] = [
@@ -211,7 +265,13 @@ def evaluate_voice(rt, asr, v: VoiceUnderTest, sentences: list[str], wav_dir: Pa
 
 
 def evaluate_languages(
-    rt, asr, codes: list[str], limit: int = 0, wav_dir: Path | None = None, on_language=None
+    rt,
+    asr,
+    codes: list[str],
+    limit: int = 0,
+    wav_dir: Path | None = None,
+    on_language=None,
+    cache: TranscriptCache | None = None,
 ) -> dict:
     """voice id -> entry (see `evaluate_voice`) for every voice under test in `codes`; `on_language` gets
     each language's entries as soon as they are measured (the run keeps them if a later language fails)."""
@@ -220,7 +280,7 @@ def evaluate_languages(
         sentences = heldout(code, limit)
         done = {}
         for v in voices_under_test(rt, code):
-            entry = evaluate_voice(rt, asr, v, sentences, wav_dir)
+            entry = evaluate_voice(rt, asr, v, sentences, wav_dir, cache)
             done[v.id] = entry
             print(f"{v.id} ({code}, {entry['metric'].upper()}): teacher {entry.get('teacher_score')}, "
                   f"model {entry.get('model_score')} -> {status_of(entry)}", flush=True)  # fmt: skip
@@ -330,7 +390,8 @@ def run(args) -> int:
     rt = SpeechRuntime.load(args.model)
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
-    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir,
+    cache = TranscriptCache(Path(args.wav_dir) / TRANSCRIPT_CACHE)
+    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir, cache=cache,
                        on_language=lambda done: merge_results(Path(args.model), done, judge=JUDGE))  # fmt: skip
     doc = measured.read_results(args.model)
     model_label = Path(args.model).resolve()
@@ -349,4 +410,5 @@ def run(args) -> int:
     return 0
 
 
-JUDGE = "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy, language forced)"
+JUDGE = "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy at temperature 0, language forced)"
+TRANSCRIPT_CACHE = "teacher-transcripts.json"  # under --wav-dir: what the judge heard from the teachers

@@ -162,3 +162,39 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
     bad = evaluate_languages.VoiceUnderTest("ja_x", "ja", "kokoro:no_such_voice", False)
     entry = evaluate_languages.evaluate_voice(rt, judge, bad, ["テスト。"], None)
     assert entry["teacher_failed"] == 1 and entry["skipped"] == "the teacher failed on every sentence"
+
+
+def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path, judge, monkeypatch):
+    heard = []
+
+    def counting_judge(audio, language):
+        heard.append(language)
+        return judge(audio, language)
+
+    counting_judge.model = judge.model
+    v = evaluate_languages.VoiceUnderTest("es_x", "es", "espeak:es", False)
+    sentences = evaluate_languages.heldout("es", 3)
+    path = tmp_path / "eval" / evaluate_languages.TRANSCRIPT_CACHE
+    first = evaluate_languages.teacher_transcripts(
+        counting_judge, v, sentences[:2], evaluate_languages.TranscriptCache(path)
+    )
+    assert len(heard) == 2 and all(first) and path.is_file()
+
+    rendered = []
+    real_render = evaluate_languages.render_teacher
+
+    def counting_render(teacher, language, texts):
+        rendered.append(list(texts))
+        return real_render(teacher, language, texts)
+
+    monkeypatch.setattr(evaluate_languages, "render_teacher", counting_render)
+    again = evaluate_languages.teacher_transcripts(
+        counting_judge, v, sentences, evaluate_languages.TranscriptCache(path)
+    )
+    # a fresh cache object reads the file: only the new third sentence is rendered and transcribed
+    assert again[:2] == first and again[2] and rendered == [[sentences[2]]] and len(heard) == 3
+    # another teacher for the same sentence is another key
+    other = evaluate_languages.VoiceUnderTest("es_y", "es", "espeak:es+f3", False)
+    assert evaluate_languages.TranscriptCache.key(
+        other, sentences[0]
+    ) != evaluate_languages.TranscriptCache.key(v, sentences[0])
