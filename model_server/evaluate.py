@@ -37,6 +37,7 @@ import torch
 from rapidfuzz.distance import Levenshtein
 
 from model_server import vocoder
+from model_server.data.text import read_sentences
 from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
 from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime
@@ -55,11 +56,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_REQUIREMENTS = REPO_ROOT / "requirements-eval.txt"
 EVAL_DEPS = REPO_ROOT / ".venv-eval"
 WHISPER_CACHE = EVAL_DEPS / "whisper-base-ct2"  # model.bin joined from the two wheels, beside them
-
-
-def read_sentences(path: Path) -> list[str]:
-    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
-    return [ln for ln in lines if ln and not ln.startswith("#")]
 
 
 def normalize_words(text: str, language: str = "en") -> list[str]:

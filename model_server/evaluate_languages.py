@@ -1,8 +1,8 @@
 """Per-language intelligibility: `python -m model_server.evaluate --languages it,ja,...` (or `all`).
 
 For each language, each of the model's voices in it speaks the language's held-out sentences (English:
-`data/heldout_en.txt`; the others: `text_intl.heldout_sentences`, CLDR sentences that training never
-sees) through the serving path, the voice's teacher renders the same sentences as `make data` renders
+`data/heldout_en.txt`; the others: `text_intl.heldout_sentences`, the 12 everyday voice-agent sentences of
+`data/heldout/<code>.txt`, which training never sees) through the serving path, the voice's teacher renders the same sentences as `make data` renders
 them, and Whisper-base (forced to the language) transcribes both. The score is WER where the language
 separates words with spaces and CER where it does not (the catalog's `spaces`), after the same
 normalization on both sides (`score_units`). A language the model has no voice for is scored for its
@@ -326,8 +326,9 @@ def render_section(doc: dict, model_label: str) -> str:
         "such as `it,ja`; `--limit N` scores the first N held-out sentences), which also writes the model's "
         f"`{measured.EVALUATION_FILE}`.",
         "",
-        "- Sentences: English `heldout_en.txt`; the other languages the held-out CLDR sentences of "
-        "`model_server/data/text_intl.py` (`heldout_sentences`, a separate seed, never training text).",
+        "- Sentences: English `heldout_en.txt`; the other languages 12 natural everyday voice-agent sentences "
+        "each, `model_server/data/heldout/<code>.txt` (`text_intl.heldout_sentences`, 3 with a number in digits, "
+        "written for the project, never training text).",
         "- Metric: WER (word edits / reference words) where the language separates words, CER (character edits "
         "/ reference characters, spaces dropped) where it does not (the catalog's `spaces`: zh, ja, th). Both "
         "sides normalized alike: the project's normalizer for that language (numbers, dates, currencies to "

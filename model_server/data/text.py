@@ -7,8 +7,8 @@ plus dedicated generators for the things a TTS frontend must normalize: numbers,
 currency, percentages, phone numbers, abbreviations, questions, exclamations and comma lists. Variety
 matters more than size: a model trained on few templates fails on out-of-domain text.
 
-Sentences equal to a held-out evaluation sentence (``heldout_en.txt``, compared case- and
-punctuation-insensitively) are never produced.
+Sentences equal to a held-out evaluation sentence (``heldout_en.txt``, and for es/de/fr also
+``heldout/<code>.txt``; compared case- and punctuation-insensitively) are never produced.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 HELDOUT_PATH = Path(__file__).with_name("heldout_en.txt")
+HELDOUT_DIR = Path(__file__).with_name("heldout")  # <code>.txt: the other languages' held-out sentences
 LANGUAGES = ("en", "es", "de", "fr")
 
 
@@ -26,14 +27,15 @@ def canonical(sentence: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", sentence.lower()).split())
 
 
+def read_sentences(path: Path) -> list[str]:
+    """The sentences of a held-out file: one a line, blank lines and '#' comment lines skipped."""
+    lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines()]
+    return [ln for ln in lines if ln and not ln.startswith("#")]
+
+
 def load_heldout(path: Path | None = None) -> set[str]:
     """Canonical keys of the held-out sentences (`HELDOUT_PATH`, read at call time; '#' lines are comments)."""
-    keys = set()
-    for line in (path or HELDOUT_PATH).read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            keys.add(canonical(line))
-    return keys
+    return {canonical(s) for s in read_sentences(path or HELDOUT_PATH)}
 
 
 def _w(s: str) -> list[str]:
@@ -618,7 +620,9 @@ def generate_sentences(language: str, count: int, seed: int = 0, exclude: set[st
     # string seeds are hashed deterministically by random.Random (not by Python's salted hash()).
     rng = random.Random(f"statespeak-text/{language}/{seed}")
     gen = EnglishGenerator(rng) if language == "en" else SimpleGenerator(language, rng)
-    banned = set(load_heldout()) | set(exclude or ())
+    banned = load_heldout() | set(exclude or ())
+    if language != "en":
+        banned |= load_heldout(HELDOUT_DIR / f"{language}.txt")
     out: list[str] = []
     seen: set[str] = set()
     attempts = 0

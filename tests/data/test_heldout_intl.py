@@ -1,0 +1,95 @@
+"""The natural held-out sentences of the catalog languages beyond English (`model_server/data/heldout/<code>.txt`,
+issue 17): how many, in which script, spoken by the real frontend into the shipped model's symbols, never
+training text."""
+
+import json
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from model_server.data import text_intl
+from model_server.data.text import HELDOUT_DIR, canonical, generate_sentences, read_sentences
+from model_server.frontend import Frontend, units_to_symbols
+from model_server.frontend.languages import CATALOG
+
+CODES = [c for c in CATALOG if c != "en"]
+SHIPPED_SYMBOLS = frozenset(
+    json.loads(
+        (Path(__file__).parents[2] / "model_server" / "weights" / "default" / "config.json").read_text()
+    )["symbols"]
+)
+# Unicode character-name prefixes of each non-Latin-script language's letters; every other language is Latin.
+SCRIPTS = {
+    **dict.fromkeys(("bg", "ru", "uk", "kk"), ("CYRILLIC",)),
+    **dict.fromkeys(("ar", "ur", "fa"), ("ARABIC",)),
+    **dict.fromkeys(("hi", "mr"), ("DEVANAGARI",)),
+    "el": ("GREEK",),
+    "he": ("HEBREW",),
+    "ka": ("GEORGIAN",),
+    "zh": ("CJK UNIFIED",),
+    "ja": ("CJK UNIFIED", "HIRAGANA", "KATAKANA"),
+    "ko": ("HANGUL",),
+    "th": ("THAI",),
+    "bn": ("BENGALI",),
+    "pa": ("GURMUKHI",),
+    "gu": ("GUJARATI",),
+    "kn": ("KANNADA",),
+    "ml": ("MALAYALAM",),
+    "ta": ("TAMIL",),
+    "te": ("TELUGU",),
+}
+
+
+def sentences(code: str) -> list[str]:
+    return read_sentences(HELDOUT_DIR / f"{code}.txt")
+
+
+def test_every_language_but_english_has_a_file_and_nothing_else_does():
+    assert sorted(p.stem for p in HELDOUT_DIR.glob("*.txt")) == sorted(CODES)
+    with pytest.raises(FileNotFoundError, match=r"no held-out sentences for language 'en'"):
+        text_intl.heldout_sentences("en")  # English has its own 40 (heldout_en.txt)
+    with pytest.raises(ValueError, match="unsupported language 'xx'"):
+        text_intl.heldout_sentences("xx")
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_twelve_distinct_everyday_sentences_three_with_digits(code):
+    held = sentences(code)
+    assert list(text_intl.heldout_sentences(code)) == held
+    header = (HELDOUT_DIR / f"{code}.txt").read_text(encoding="utf-8").split("\n", 3)[:2]
+    assert all(line.startswith("#") for line in header) and "not reviewed by a native speaker" in header[1]
+    assert len(held) == 12 and len({canonical(s) for s in held}) == 12
+    assert sum(any(ch.isdigit() for ch in s) for s in held) == 3
+    for s in held:
+        assert s == unicodedata.normalize("NFC", s), s
+        if CATALOG[code].spaces:
+            assert 6 <= len(s.split()) <= 14, s
+        else:  # zh, ja, th: letters and digits, not counting combining vowel and tone marks
+            assert 8 <= sum(unicodedata.category(ch)[0] in "LN" for ch in s) <= 25, s
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_sentences_are_in_the_language_script(code):
+    prefixes = SCRIPTS.get(code, ("LATIN",))
+    least = 0.9 if code in SCRIPTS else 1.0  # a non-Latin sentence may hold a loanword or unit in Latin
+    for s in sentences(code):
+        letters = [ch for ch in s if ch.isalpha()]
+        in_script = [ch for ch in letters if unicodedata.name(ch, "").startswith(prefixes)]
+        assert letters and len(in_script) >= least * len(letters), (s, set(letters) - set(in_script))
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_the_frontend_speaks_every_sentence_in_the_shipped_inventory(code):
+    fe = Frontend(code)  # what the server's planner and the data pipeline use
+    for s in sentences(code):
+        units = fe.text_to_units(s)
+        words = [u for u in units if u.kind == "word"]
+        assert words and all(u.symbols for u in words), s  # no word spoken as nothing
+        assert set(units_to_symbols(units)) <= SHIPPED_SYMBOLS, s
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_never_training_text(code):
+    train = {canonical(s) for s in generate_sentences(code, 200)}  # CLDR text, or es/de/fr's templates
+    assert not train & {canonical(s) for s in sentences(code)}
