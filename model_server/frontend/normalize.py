@@ -576,7 +576,8 @@ def _currency(m: re.Match, lang: str) -> str:
             return f"{_number_words(amount, lang)} {many}"
     else:
         whole_s, cents_s = amount, ""
-    whole = int(whole_s.replace(group_sep, "") or "0")
+    # CLDR groups thousands with a (narrow) no-break space in fr, sv, pl, ...: "12 500,50 €"
+    whole = int(re.sub(r"[\s\u00a0\u202f]", "", whole_s.replace(group_sep, "")) or "0")
     cents = int(cents_s or "0")
     parts = []
     if whole or not cents:

@@ -216,6 +216,9 @@ OTHER = [
     ("de", "1999 kamen 21 Leute", "eintausendneunhundertneunundneunzig kamen einundzwanzig Leute"),
     ("fr", "Ça coûte 12,50 €.", "Ça coûte douze euros et cinquante centimes."),
     ("fr", "M. Dupont a 1 000 000 euros.", "Monsieur Dupont a un million euros."),
+    # amounts grouped with a space or CLDR's narrow no-break space (these raised ValueError)
+    ("fr", "Le total est 12 500,50 €.", "Le total est douze mille cinq cents euros et cinquante centimes."),
+    ("fr", "Total 1\u202f000,50 £", "Total mille livres et cinquante pence"),
     ("fr", "le 1er mai", "le premier mai"),
     ("fr", "99 ans", "quatre-vingt-dix-neuf ans"),
     ("es", "Código 0987", "Código cero nueve ocho siete"),
