@@ -11,6 +11,8 @@ its own synthesis and judging. Systems:
 * ``teacher``: the teacher's audio itself (the ceiling);
 * ``current``: `vocoder.HarmonicNoiseSynth` as this checkout has it, at its native rate;
 * ``current@24000``: the same synthesizer at 24 kHz output (the judges hear it resampled to 16 kHz);
+* ``current:postfilter=0.4:ap_exponent=1``: the same synthesizer with other settings (any of
+  ``postfilter``, ``postfilter_order``, ``ap_exponent``; combinable with ``@24000``);
 * ``rev:<git revision>``: `model_server/vocoder.py` of that revision (e.g. ``rev:main``), its default synth;
 * ``world``: WORLD's own synthesizer (pyworld) fed the same 48-bin envelope and 7-band aperiodicity,
   expanded back to its 513 bins: what the feature interface allows a classic vocoder.
@@ -86,9 +88,15 @@ def torch_system(name: str):
         module = _module_at(name[4:])
         return module.HarmonicNoiseSynth(), module.SAMPLE_RATE
     base, _, rate = name.partition("@")
+    base, *options = base.split(":")
     if base != "current":
         raise SystemExit(f"unknown system {name!r}")
     kwargs = {"sample_rate": int(rate)} if rate else {}
+    for option in options:  # "current:postfilter=0.4:ap_exponent=1": the synthesizer's own settings
+        key, _, value = option.partition("=")
+        if key not in ("postfilter", "postfilter_order", "ap_exponent") or not value:
+            raise SystemExit(f"system {name!r}: options are postfilter=, postfilter_order=, ap_exponent=")
+        kwargs[key] = int(value) if key == "postfilter_order" else float(value)
     synth = vocoder.HarmonicNoiseSynth(**kwargs)
     return synth, getattr(synth, "sample_rate", vocoder.SAMPLE_RATE)
 
