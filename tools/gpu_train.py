@@ -81,7 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--budget-seconds",
         type=float,
-        default=450.0,
+        default=420.0,
         help="the whole run ends within this (the training is shortened to fit)",
     )
     p.add_argument("--batch", type=int, default=64)

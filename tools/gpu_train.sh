@@ -2,7 +2,8 @@
 # The prepared GPU training run (docs/model.md, "Training on a GPU"): render hibari's heart voice on every
 # core, fine-tune the shipped model on CUDA with mamba-ssm's Triton kernels and bf16, bring back the weights
 # (under 16 MiB a file) with train.log and gpu-train.json (each step's seconds, steps, frames/s, val loss
-# before and after, kernel path, one-stream speed on CUDA and CPU). Under 8 minutes on an H200.
+# before and after, kernel path, one-stream speed on CUDA and CPU). Sized to end within 8 minutes on an H200
+# (not run on one yet: docs/model.md says what a run is judged by).
 #
 #   tools/gpu_train.sh --prepare     here, with network: the wheels the run needs into .whl-train/ and
 #                                    mamba-ssm's Triton-only sources into .mssm/ (both ignored through
