@@ -34,6 +34,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -57,7 +58,10 @@ RENDER_SECONDS = 150.0
 # What the run needs after training: the train process's own start, validation and export, the weights
 # loaded back and the speed measurements (a guess with room; the JSON records what each step took).
 RESERVE_AFTER_TRAIN_S = 75.0
-GRAD_TOLERANCE = 1e-2  # relative L2 error of the float32 kernels' output and gradients vs the torch path
+# Relative L2 error allowed between the float32 kernels' output and gradients and the torch path's: the Triton
+# dots run in TF32 (tools/gpu_bench.py allows 2e-2 on the decoder for the same reason); a wrong or missing
+# backward term shows up as an error of order 1.
+GRAD_TOLERANCE = 2e-2
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -288,8 +292,11 @@ def train(run: Run, args, data: Path, runs: Path, export: Path) -> dict:
     run.run([*train_cmd(args, data, runs, "gpu", minutes), "--export", str(export)])
     extra = model_extra(export)
     shutil.copyfile(runs / "gpu" / "train.log", run.out / "train.log")
+    # the last logged interval's rate: the steady state, after the first steps' kernel compilation
+    rates = re.findall(r"(\d+) frames/s", (run.out / "train.log").read_text(encoding="utf-8"))
     return {"minutes_asked": args.minutes, "minutes": round(minutes, 3), "trained_minutes": extra.get("trained_minutes"),
             "steps": extra.get("step"), "frames_per_s": extra.get("frames_per_s"), "val_loss": extra.get("val_loss"),
+            "frames_per_s_last_interval": int(rates[-1]) if rates else None,
             "mamba2_path": extra.get("mamba2_path"), "batch": args.batch, "crop": args.crop}  # fmt: skip
 
 
