@@ -176,6 +176,12 @@ def environment(device: str) -> dict:
         "packages": {d: _version(d) for d in ("triton", "mamba_ssm", "hibari-tts", "onnxruntime", "onnx",
                                                "espeakng-loader", "pyworld", "soxr", "numpy", "safetensors")},
     }  # fmt: skip
+    try:  # the carried Triton-only copy (.mssm) has no package metadata, only its version string
+        import mamba_ssm
+
+        env["packages"]["mamba_ssm"] = mamba_ssm.__version__
+    except ImportError:
+        pass
     if device == "cuda":
         if not torch.cuda.is_available():
             raise RuntimeError(f"--device cuda: torch {torch.__version__} sees no CUDA device")
