@@ -10,6 +10,12 @@ every phone), the frame decoder a random crop of frames (from a zero state, whic
 recover from any state). Loss = duration MSE on log(1 + frames) + L1 on normalized vocoder features +
 BCE on the voicing flag. Checkpoints (model dir + optimizer state) go to runs/<name>/ every
 --checkpoint-minutes and at the end; --resume continues from there.
+
+A fine-tune (--init) whose data holds only some voices keeps every voice of the init model: their speaker
+rows and catalog entries are exported unchanged (embeddings get no weight decay), but the shared layers move
+towards the voices trained, so judge the others again before shipping such a model. On CUDA the Mamba-2
+layers run mamba-ssm's Triton kernels forward and backward, under bf16 autocast (the SSM recurrence and the
+losses in float32); the path taken is logged and kept in the model's config (extra.mamba2_path).
 """
 
 from __future__ import annotations
@@ -114,6 +120,20 @@ def pick_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: CUDA is not available")
     return torch.device(name)
+
+
+def mamba2_path_for(device: torch.device) -> str:
+    """The Mamba-2 mixer path training takes: "torch" on the CPU; on CUDA mamba-ssm's Triton kernels
+    ("triton", differentiable: see model_server/ssm/cuda.py) or "torch" when they do not import."""
+    if device.type != "cuda":
+        return "torch"
+    from model_server.ssm import cuda as cuda_path
+
+    if not cuda_path.available():
+        log.warning(
+            "CUDA without mamba-ssm's kernels (%s): the torch path is slower", cuda_path.unavailable_reason()
+        )
+    return cuda_path.kernel_path()
 
 
 # -- data ------------------------------------------------------------------------------------------------
@@ -444,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     total_budget = elapsed_before + args.minutes * 60
     use_amp = device.type == "cuda"
     amp_dtype = torch.bfloat16
+    mamba2_path = mamba2_path_for(device)
+    log.info("device %s, Mamba-2 path %s%s", device, mamba2_path, ", bf16 autocast" if use_amp else "")
 
     def validate() -> float | None:
         if not val:
@@ -470,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     t_start = time.monotonic()
     last_ckpt = t_start
     frames_seen, t_rate = 0, t_start
+    frames_total = 0
     sums: dict[str, float] = {}
     model.train()
     while True:
@@ -490,7 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
-        frames_seen += int(batch[6].sum())
+        n_frames = int(batch[6].sum())
+        frames_seen += n_frames
+        frames_total += n_frames
         for k, v in losses.items():
             sums[k] = sums.get(k, 0.0) + float(v.detach())
         bar.n = min(bar.total, round(time.monotonic() - t_start))
@@ -526,6 +551,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             last_ckpt = time.monotonic()
     bar.close()
+    train_s = time.monotonic() - t_start
     v = validate()
     total = elapsed_before + time.monotonic() - t_start
     log.info(
@@ -535,7 +561,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{v:.4f}" if v is not None else "n/a",
     )
     model.eval()
-    save_run(run_dir, ckpt, opt, step, total, total_budget, {"val_loss": v})
+    run_info = {
+        "val_loss": v,
+        "device": device.type,
+        "mamba2_path": mamba2_path,
+        "frames_per_s": round(frames_total / max(train_s, 1e-9), 1),  # decoder frames, this invocation
+    }
+    save_run(run_dir, ckpt, opt, step, total, total_budget, run_info)
     if args.export:
         args.export.mkdir(parents=True, exist_ok=True)
         for name in (checkpoint.CONFIG_FILE, checkpoint.WEIGHTS_FILE):

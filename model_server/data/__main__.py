@@ -26,6 +26,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="multiply every voice's default hours (1.5 h English, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
     p.add_argument("--workers", type=int, default=2, help="render/analysis processes")
+    p.add_argument("--max-render-seconds", type=float, default=0.0,
+                   help="time box for the render stage (0: none): at that time the workers stop and the "
+                        "dataset is assembled from the batches finished so far (the rest stay to be resumed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -50,6 +53,8 @@ def main_build(argv: list[str]) -> int:
         raise SystemExit(f"--hours-scale must be > 0, got {args.hours_scale}")
     if args.workers < 1:
         raise SystemExit(f"--workers must be >= 1, got {args.workers}")
+    if args.max_render_seconds < 0:
+        raise SystemExit(f"--max-render-seconds must be >= 0, got {args.max_render_seconds}")
     try:
         if args.languages:
             voices = voices_for_languages(args.languages)
@@ -62,12 +67,18 @@ def main_build(argv: list[str]) -> int:
     t0 = time.perf_counter()
     batches = build.plan(voices, args.out, args.hours_scale, args.seed, frontend_bridge.normalize)
     t_plan = time.perf_counter() - t0
-    rstats = build.render_all(batches, args.workers, progress=not args.no_progress)
+    rstats = build.render_all(batches, args.workers, progress=not args.no_progress,
+                              max_seconds=args.max_render_seconds)
     t1 = time.perf_counter()
+    if rstats["timed_out"]:
+        batches = [b for b in batches if b.is_done()]
+        print(f"render time box ({args.max_render_seconds:g} s) reached: {rstats['timed_out']} batches left "
+              f"unrendered; assembling the {len(batches)} finished", file=sys.stderr)
     per_voice = build.assemble(batches, voices, args.out, frontend_bridge.align)
     summary = {"out": str(args.out / "dataset"), "plan_s": round(t_plan, 1),
                "render_s": round(rstats["render_s"], 1), "assemble_s": round(time.perf_counter() - t1, 1),
                "batches": rstats["batches"], "batches_skipped": rstats["skipped"],
+               "batches_timed_out": rstats["timed_out"],
                "render_failed": rstats["render_failed"], "voices": per_voice}
     (args.out / "dataset").mkdir(parents=True, exist_ok=True)
     (args.out / "dataset" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

@@ -199,21 +199,26 @@ def _run_batch_safe(batch: Batch) -> dict:
         raise RuntimeError(f"voice {batch.voice.id} batch {batch.index}: {type(exc).__name__}: {exc}") from exc
 
 
-def render_all(batches: list[Batch], workers: int, progress: bool = True) -> dict:
-    """Run every unfinished batch on `workers` processes; returns timing and skip counts."""
+def render_all(batches: list[Batch], workers: int, progress: bool = True, max_seconds: float = 0.0) -> dict:
+    """Run every unfinished batch on `workers` processes; returns timing and skip counts.
+
+    With `max_seconds` > 0 the render is time-boxed: at that time the workers are stopped (a batch in
+    progress is lost, finished ones stay in the cache) and `stats["timed_out"]` counts the unfinished ones.
+    """
     # Round-robin over voices (batch 0 of every voice, then batch 1...): an interrupted run leaves every
     # voice with data rather than the first voices complete and the last ones empty.
     order = {id(b): (b.index, k) for k, b in enumerate(batches)}
     todo = sorted((b for b in batches if not b.is_done()), key=lambda b: order[id(b)])
     stats = {"batches": len(batches), "skipped": len(batches) - len(todo), "rendered": len(todo),
-             "render_failed": 0, "render_s": 0.0}
+             "render_failed": 0, "render_s": 0.0, "timed_out": 0}
     if not todo:
         return stats
     from tqdm import tqdm
 
     t0 = time.perf_counter()
+    deadline = t0 + max_seconds if max_seconds > 0 else math.inf
     bar = tqdm(total=len(todo), desc="render+analyze", unit="batch", disable=not progress)
-    frames = 0
+    frames = done = 0
     if workers <= 1:
         results = map(_run_batch_safe, todo)
         pool = None
@@ -222,7 +227,19 @@ def render_all(batches: list[Batch], workers: int, progress: bool = True) -> dic
         pool = multiprocessing.get_context("spawn").Pool(workers)
         results = pool.imap_unordered(_run_batch_safe, todo)
     try:
-        for res in results:
+        while done < len(todo):
+            if pool is None:
+                if time.perf_counter() >= deadline:  # checked between batches: one in progress finishes
+                    break
+                res = next(results)
+            else:
+                try:
+                    res = results.next(timeout=max(0.0, deadline - time.perf_counter()) if max_seconds > 0
+                                       else None)
+                except multiprocessing.TimeoutError:
+                    pool.terminate()  # the batches in flight are lost (their files are written atomically)
+                    break
+            done += 1
             frames += res["frames"]
             stats["render_failed"] += res["failed"]
             bar.update(1)
@@ -232,6 +249,8 @@ def render_all(batches: list[Batch], workers: int, progress: bool = True) -> dic
         if pool is not None:
             pool.close()
             pool.join()
+    stats["timed_out"] = len(todo) - done
+    stats["rendered"] = done
     stats["render_s"] = time.perf_counter() - t0
     return stats
 

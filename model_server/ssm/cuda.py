@@ -5,6 +5,13 @@ here is touched unless a tensor is on a CUDA device. Same parameters and state l
 `model_server.ssm.mamba2.Mamba2`, which calls `forward` automatically for CUDA inputs when `available()`.
 Set STATESPEAK_DISABLE_MAMBA_SSM=1 to force the pure torch path (for comparisons). `unavailable_reason()`
 says why the kernels are not used; the server refuses readiness on it when STATESPEAK_DEVICE=cuda.
+
+Training takes this path too, with gradients: the sequence path (any call but a one-frame step with a state)
+uses `mamba_chunk_scan_combined` and `rmsnorm_fn`, which are torch.autograd.Functions with Triton backward
+kernels (mamba_ssm's MambaChunkScanCombinedFn and LayerNormFn), and the depthwise conv (causal-conv1d's
+autograd op, or F.conv1d). Training only ever calls the sequence path (the decoder sees whole crops from a
+zero state); the one-frame step (`selective_state_update`) has no backward and serves inference only.
+tools/gpu_train.py checks the gradients of this path against the torch path on the device.
 """
 
 from __future__ import annotations

@@ -164,3 +164,25 @@ def test_init_from_a_v1_model_grows_its_symbol_table():
     assert [v.info for v in grown.voices] == [v.info for v in old.voices]
     assert all(v.info.teacher for v in grown.voices)  # the shipped config names every voice's teacher
     assert train.extend_symbols(grown) is grown
+
+
+def test_finetune_on_one_voices_data_keeps_every_voice(tmp_path, dataset_factory):
+    """The GPU run's case (tools/gpu_train.py): the init model has more voices than the data. The others keep
+    their speaker rows and catalog entries; the run records how it trained."""
+    assert _run(tmp_path, dataset_factory(tmp_path / "both"), "--name", "base", "--max-steps", "2") == 0
+    one = dataset_factory(tmp_path / "one", voices=(("en_male_kal", "en", "male"),), n_utts=24, seed=3)
+    export = tmp_path / "export"
+    init = tmp_path / "runs" / "base" / "last"
+    assert (
+        _run(tmp_path, one, "--name", "ft", "--init", str(init), "--max-steps", "3", "--export", str(export))
+        == 0
+    )
+    base, ft = checkpoint.load(init), checkpoint.load(export)
+    assert [v.info for v in ft.voices] == [v.info for v in base.voices]
+    rows = base.model.encoder.speaker_emb.weight, ft.model.encoder.speaker_emb.weight
+    slt, kal = base.voice("en_female_slt").speaker, base.voice("en_male_kal").speaker
+    torch.testing.assert_close(rows[1][slt], rows[0][slt])  # not trained: unchanged (no weight decay)
+    assert not torch.equal(rows[1][kal], rows[0][kal])  # trained
+    assert set(SpeechRuntime.load(export).voices) == {"en_female_slt", "en_male_kal"}
+    assert ft.extra["step"] == 3 and ft.extra["device"] == "cpu" and ft.extra["mamba2_path"] == "torch"
+    assert ft.extra["frames_per_s"] > 0

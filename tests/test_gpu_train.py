@@ -1,0 +1,142 @@
+"""tools/gpu_train.sh (the prepared GPU fine-tune) rehearsed end to end on this CPU: every step runs for real
+(hibari renders, model_server.train fine-tunes the shipped model, the weights come back and load), at a size
+that takes about half a minute. The CUDA run itself needs a GPU host (docs/model.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from model_server.model import checkpoint
+from model_server.model.runtime import SpeechRuntime
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "tools" / "gpu_train.sh"
+_spec = importlib.util.spec_from_file_location("gpu_train", REPO / "tools" / "gpu_train.py")
+gpu_train = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gpu_train)
+
+STEPS = ("env", "render", "baseline", "train", "export", "speed")
+DEVICE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")  # what the device tool brings back: 8 files, 16 MiB each
+
+
+def has_gpu() -> bool:
+    smi = shutil.which("nvidia-smi")
+    return smi is not None and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
+def test_script_parses():
+    assert subprocess.run(["bash", "-n", str(SCRIPT)]).returncode == 0
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the no-GPU path")
+def test_without_a_gpu_it_stops_before_installing_anything(tmp_path):
+    proc = subprocess.run(
+        [str(SCRIPT), "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "no CUDA" in proc.stderr and "GPU_TRAIN_DEVICE=cpu" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def rehearsal(tmp_path_factory):
+    """One CPU run of every step (about 25 s on two busy cores: render 21 sentences, 6 s of training)."""
+    tmp = tmp_path_factory.mktemp("gpu-train")
+    out = tmp / "out"
+    env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable}
+    env.pop("OUT", None)
+    proc = subprocess.run(
+        [str(SCRIPT), "--minutes", "0.1", "--hours-scale", "0.016", "--batch", "8", "--crop", "96",
+         "--speed-sentences", "1", "--out", str(out), "--work", str(tmp / "work")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, json.loads((out / "gpu-train.json").read_text()), proc.stderr
+
+
+@pytest.mark.slow
+def test_every_step_ran_and_was_timed(rehearsal):
+    _, report, stderr = rehearsal
+    assert report["ok"] is True
+    steps = report["steps"]
+    assert [s for s in STEPS if s in steps] == list(STEPS)
+    assert all(steps[s]["seconds"] >= 0 and "error" not in steps[s] for s in STEPS)
+    assert report["total_s"] >= sum(steps[s]["seconds"] for s in STEPS)
+    assert steps["env"]["mamba2_path"] == "torch" and "skipped" in steps["env"]["grad_check"]
+    assert steps["render"]["utterances"] > 20 and steps["render"]["batches_timed_out"] == 0
+    assert steps["train"]["steps"] >= 1 and steps["train"]["frames_per_s"] > 0
+    assert steps["train"]["mamba2_path"] == "torch" and steps["train"]["minutes"] == 0.1
+    # more than 20 utterances: one is held out, so both validation losses exist
+    assert steps["baseline"]["val_loss"] > 0 and steps["train"]["val_loss"] > 0
+    assert steps["speed"]["cpu_1_thread"]["rtf"] > 0 and "cuda" not in steps["speed"]
+    assert "done in" in stderr and "val loss" in stderr
+
+
+@pytest.mark.slow
+def test_the_weights_load_and_keep_every_voice_of_the_init_model(rehearsal):
+    out, report, _ = rehearsal
+    weights = out / "weights"
+    rt = SpeechRuntime.load(weights)
+    init = checkpoint.load(gpu_train.INIT)
+    assert set(rt.voices) == {v.info.id for v in init.voices}
+    assert report["steps"]["export"]["voices"] == len(init.voices) > 1
+    trained = checkpoint.load(weights)
+    assert (
+        trained.extra["init"] == str(gpu_train.INIT)
+        and trained.extra["step"] == report["steps"]["train"]["steps"]
+    )
+    assert not torch.equal(trained.model.encoder.symbol_emb.weight, init.model.encoder.symbol_emb.weight)
+
+
+@pytest.mark.slow
+def test_outputs_fit_what_the_device_tool_brings_back(rehearsal):
+    out, _, _ = rehearsal
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {p.relative_to(out).as_posix() for p in files} >= {
+        "gpu-train.json", "train.log", "run.log", "weights/config.json", "weights/model.safetensors"
+    }  # fmt: skip
+    assert len(files) <= 8
+    for p in files:
+        rel = p.relative_to(out)
+        assert len(rel.parts) <= 3 and all(DEVICE_NAME.match(part) for part in rel.parts), rel
+        assert p.stat().st_size <= gpu_train.OUT_FILE_LIMIT
+
+
+def test_gradient_check_separates_a_right_path_from_a_wrong_one():
+    """The device's kernel check (grad_errors) on two torch paths here: the chunked scan and the recurrent
+    step agree in value and gradient; a path with the right output but a wrong backward does not."""
+    mixer = checkpoint.load(gpu_train.INIT).model.decoder.layers[0].mixer.float()
+
+    def recurrent(x):
+        conv, ssm = mixer.allocate_state(x.shape[0])
+        ys = []
+        for t in range(x.shape[1]):
+            y, (conv, ssm) = mixer.step(x[:, t : t + 1], conv, ssm)
+            ys.append(y)
+        return torch.cat(ys, dim=1), (conv, ssm)
+
+    def scan(x):
+        return mixer.scan(x)
+
+    def half_gradient(x):
+        y, state = mixer.scan(x)
+        return y.detach() + (y - y.detach()) * 0.5, state
+
+    errors = gpu_train.grad_errors(mixer, scan, recurrent, batch=2, length=24)
+    assert {"output", "grad.input", "grad.A_log", "grad.D", "grad.dt_bias", "grad.in_proj.weight"} <= set(
+        errors
+    )
+    assert max(errors.values()) < 1e-4, errors
+    wrong = gpu_train.grad_errors(mixer, half_gradient, scan, batch=2, length=24)
+    assert wrong["output"] < 1e-6 and wrong["grad.input"] > gpu_train.GRAD_TOLERANCE
