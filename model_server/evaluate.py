@@ -40,7 +40,7 @@ from model_server import vocoder
 from model_server.data.text import read_sentences
 from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
-from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime
+from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime, speak_one_stream
 from model_server.pinned_deps import ensure_target
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_en.txt"
@@ -225,21 +225,8 @@ def synthesize(
     rt: SpeechRuntime, voice: str, text: str, chunk: int = CHUNK_FRAMES
 ) -> tuple[np.ndarray, float]:
     """One stream through the serving path. Returns (audio float32, compute seconds)."""
-    pool = rt.new_pool(1)
-    t0 = time.perf_counter()
-    rt.reset_slots(pool, [0])
-    planner = rt.new_planner(voice, None, 1.0)
-    planner.feed(text)
-    planner.finish()
-    parts = []
-    while True:
-        frames = planner.pop_frames(chunk)
-        if frames is None:
-            break
-        parts.append(rt.step(pool, [0], frames.cond.unsqueeze(0))[0])
-    elapsed = time.perf_counter() - t0
-    audio = torch.cat(parts).numpy() if parts else np.zeros(0, np.float32)
-    return audio, elapsed
+    spoken = speak_one_stream(rt, voice, text, chunk)
+    return spoken.audio.numpy(), spoken.compute_s
 
 
 def write_wav(path: Path, audio: np.ndarray, rate: int = vocoder.SAMPLE_RATE) -> None:

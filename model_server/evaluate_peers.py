@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from model_server import evaluate, vocoder
+from model_server.model.runtime import speak_one_stream
 from model_server.pinned_deps import ensure_target
 
 PEER_REQUIREMENTS = evaluate.REPO_ROOT / "requirements-peers.txt"
@@ -175,18 +176,8 @@ def time_model(rt, voice: str, sentences: list[str], chunk: int = evaluate.CHUNK
     timed = Timed()
     pool = rt.new_pool(1)
     for text in sentences:
-        t0 = time.perf_counter()
-        rt.reset_slots(pool, [0])
-        planner = rt.new_planner(voice, None, 1.0)
-        planner.feed(text)
-        planner.finish()
-        first, samples = None, 0
-        while (frames := planner.pop_frames(chunk)) is not None:
-            out = rt.step(pool, [0], frames.cond.unsqueeze(0))[0]
-            first = time.perf_counter() - t0 if first is None else first
-            samples += len(out)
-        compute = time.perf_counter() - t0
-        timed.add(first if first is not None else compute, compute, samples / vocoder.SAMPLE_RATE)
+        spoken = speak_one_stream(rt, voice, text, chunk, pool)
+        timed.add(spoken.first_chunk_s, spoken.compute_s, len(spoken.audio) / vocoder.SAMPLE_RATE)
     return timed
 
 

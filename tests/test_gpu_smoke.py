@@ -4,25 +4,18 @@ is judged by. The run itself needs a CUDA host (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.support.gpu_tools import has_gpu, load_tool
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "tools" / "gpu_smoke.sh"
-_spec = importlib.util.spec_from_file_location("gpu_bench", REPO / "tools" / "gpu_bench.py")
-gpu_bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gpu_bench)
-
-
-def has_gpu() -> bool:
-    smi = shutil.which("nvidia-smi")
-    return smi is not None and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+gpu_bench = load_tool("gpu_bench")
 
 
 def test_script_parses():

@@ -4,11 +4,9 @@ that takes about half a minute. The CUDA run itself needs a GPU host (docs/model
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,20 +16,14 @@ import torch
 
 from model_server.model import checkpoint
 from model_server.model.runtime import SpeechRuntime
+from tests.support.gpu_tools import has_gpu, load_tool
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "tools" / "gpu_train.sh"
-_spec = importlib.util.spec_from_file_location("gpu_train", REPO / "tools" / "gpu_train.py")
-gpu_train = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gpu_train)
+gpu_train = load_tool("gpu_train")
 
 STEPS = ("env", "render", "baseline", "train", "export", "speed")
 DEVICE_NAME = re.compile(r"^[A-Za-z0-9._-]+$")  # what the device tool brings back: 8 files, 16 MiB each
-
-
-def has_gpu() -> bool:
-    smi = shutil.which("nvidia-smi")
-    return smi is not None and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
 
 
 def test_script_parses():

@@ -329,27 +329,20 @@ def export_weights(run: Run, args, export: Path) -> dict:
 
 
 def heldout(n: int) -> list[str]:
-    lines = HELDOUT.read_text(encoding="utf-8").splitlines()
-    return [s.strip() for s in lines if s.strip() and not s.startswith("#")][:n]
+    from model_server.data.text import read_sentences
+
+    return read_sentences(HELDOUT)[:n]
 
 
 def stream_speed(rt, voice: str, sentences: list[str], chunk: int = 32) -> dict:
     """One stream at a time through the serving path: compute seconds per audio second, first chunk time
     (rt.step returns the audio on the host, so each chunk's time includes the device's work)."""
 
+    from model_server.model.runtime import speak_one_stream
+
     def one(text: str) -> tuple[float, float, int]:
-        pool = rt.new_pool(1)
-        t0 = time.perf_counter()
-        rt.reset_slots(pool, [0])
-        planner = rt.new_planner(voice, None, 1.0)
-        planner.feed(text)
-        planner.finish()
-        first, samples = None, 0
-        while (frames := planner.pop_frames(chunk)) is not None:
-            samples += rt.step(pool, [0], frames.cond.unsqueeze(0))[0].numel()
-            if first is None:
-                first = time.perf_counter() - t0
-        return time.perf_counter() - t0, first or 0.0, samples
+        spoken = speak_one_stream(rt, voice, text, chunk)
+        return spoken.compute_s, spoken.first_chunk_s, spoken.audio.numel()
 
     one(sentences[0])  # warm-up: first-call allocations (and on CUDA the first graphs) are not steady state
     runs = [one(s) for s in sentences]

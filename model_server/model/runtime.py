@@ -17,6 +17,8 @@ the device: `executor.py`).
 from __future__ import annotations
 
 import os
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -29,7 +31,16 @@ from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, Voi
 from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool
 from model_server.model.planner import Planner, prepare_batch
 
-__all__ = ["GRAPH_LENGTHS", "ModelLoadError", "Planner", "SpeechRuntime", "StatePool", "VoiceInfo"]
+__all__ = [
+    "GRAPH_LENGTHS",
+    "ModelLoadError",
+    "OneStream",
+    "Planner",
+    "SpeechRuntime",
+    "StatePool",
+    "VoiceInfo",
+    "speak_one_stream",
+]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "weights" / "default"
 
@@ -119,3 +130,32 @@ class SpeechRuntime:
     @property
     def _graphs(self):
         return self.executor._graphs
+
+
+@dataclass(frozen=True)
+class OneStream:
+    """One utterance spoken alone through the serving path (`speak_one_stream`)."""
+
+    audio: torch.Tensor  # float32 [samples] on the CPU
+    first_chunk_s: float  # from the start to the first chunk's audio on the host
+    compute_s: float  # the whole utterance
+
+
+def speak_one_stream(rt: SpeechRuntime, voice: str, text: str, chunk: int = 32, pool=None) -> OneStream:
+    """`text` by `voice` as a single server stream speaks it (planner + batched step, `chunk` frames per
+    step), timed: what the evaluation, the peers' comparison and the GPU training run measure. `pool` (one
+    slot) can be reused between calls; its slot 0 is reset first."""
+    pool = pool if pool is not None else rt.new_pool(1)
+    t0 = time.perf_counter()
+    rt.reset_slots(pool, [0])
+    planner = rt.new_planner(voice, None, 1.0)
+    planner.feed(text)
+    planner.finish()
+    parts, first = [], None
+    while (frames := planner.pop_frames(chunk)) is not None:
+        parts.append(rt.step(pool, [0], frames.cond.unsqueeze(0))[0])
+        if first is None:
+            first = time.perf_counter() - t0
+    compute = time.perf_counter() - t0
+    audio = torch.cat(parts) if parts else torch.zeros(0)
+    return OneStream(audio, compute if first is None else first, compute)

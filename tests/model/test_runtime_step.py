@@ -188,3 +188,21 @@ def test_contiguous_run():
     assert contiguous_run([2, 0, 1]) == slice(0, 3)
     assert contiguous_run([5]) == slice(5, 6)
     assert contiguous_run([0, 2]) is None
+
+
+def test_speak_one_stream_times_a_whole_utterance_and_reuses_its_pool():
+    from model_server.model.runtime import speak_one_stream
+
+    rt = SpeechRuntime.init_random(seed=1, **SMALL)
+    with torch.no_grad():  # about 6 frames a phone, as a trained model speaks (random weights say ~0)
+        rt.encoder.dur_out.bias.fill_(2.0)
+    voice = next(iter(rt.voices))
+    text = "One stream, spoken alone. Then a second sentence, in chunks of eight frames."
+    pool = rt.new_pool(1)
+    first = speak_one_stream(rt, voice, text, chunk=8, pool=pool)
+    again = speak_one_stream(rt, voice, text, chunk=8, pool=pool)  # slot 0 reset: the same audio
+    whole = speak_one_stream(rt, voice, text, chunk=64)
+    assert first.audio.numel() > 8 * rt.hop and first.audio.dtype == torch.float32
+    assert torch.equal(first.audio, again.audio)
+    assert torch.allclose(first.audio, whole.audio, atol=1e-4)  # chunking is invisible
+    assert 0.0 < first.first_chunk_s <= first.compute_s
