@@ -47,6 +47,7 @@ __all__ = [
     "replace_section",
     "score_units",
     "status_of",
+    "summary_line",
     "teacher_transcripts",
     "unit_errors",
 ]
@@ -68,9 +69,10 @@ def language_codes(spec: str) -> list[str]:
     return codes
 
 
-def score_units(text: str, language: str) -> list[str]:
+def score_units(text: str, language: str, metric: str | None = None) -> list[str]:
     """What the error rate counts, the same for reference and transcript: words where the language
-    separates words (the catalog's `spaces`), characters without spaces where it does not.
+    separates words (the catalog's `spaces`), characters without spaces where it does not; `metric`
+    ("wer" or "cer") overrides the catalog's choice (the table's secondary CER column).
 
     Both sides get the project's normalizer for that language (numbers, dates, currencies to words, as the
     voices read them), Unicode NFKC, lower case, and lose their punctuation. Japanese is compared as
@@ -87,15 +89,15 @@ def score_units(text: str, language: str) -> list[str]:
         spoken = spoken.translate(_HIRAGANA)
     kept = "".join(ch if ch == "'" or unicodedata.category(ch)[0] in "LMN" else " " for ch in spoken)
     words = re.sub(r"(?<!\w)'|'(?!\w)", " ", kept).split()  # an apostrophe only inside a word
-    return words if CATALOG[language].metric == "wer" else list("".join(words))
+    return words if (metric or CATALOG[language].metric) == "wer" else list("".join(words))
 
 
-def unit_errors(refs: list[str], hyps: list[str], language: str) -> np.ndarray:
+def unit_errors(refs: list[str], hyps: list[str], language: str, metric: str | None = None) -> np.ndarray:
     """Per sentence: (edits, reference units), shape (n, 2): the rows the bootstrap resamples."""
     rows = []
     for r, h in zip(refs, hyps, strict=True):
-        ref = score_units(r, language)
-        rows.append((ev.edit_distance(ref, score_units(h, language)), len(ref)))
+        ref = score_units(r, language, metric)
+        rows.append((ev.edit_distance(ref, score_units(h, language, metric)), len(ref)))
     return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
 
 
@@ -241,6 +243,8 @@ def evaluate_voice(
     teacher_hyps = [h for h in heard if h is not None]
     t_err = unit_errors(sentences, teacher_hyps, v.language)
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
+    # CER beside WER: how close the judge's hearing is in characters where whole words fail
+    entry["teacher_cer"] = round(ev.wer_of(unit_errors(sentences, teacher_hyps, v.language, "cer")), 2)
     entry["examples"] = [
         {"reference": s, "teacher": h} for s, h in zip(sentences[:2], teacher_hyps[:2], strict=True)
     ]
@@ -255,6 +259,7 @@ def evaluate_voice(
         model_hyps.append(asr(ev.to_judge_rate(audio, vocoder.SAMPLE_RATE), v.language))
     m_err = unit_errors(sentences, model_hyps, v.language)
     entry["model_score"], entry["model_ci"] = _score(m_err)
+    entry["model_cer"] = round(ev.wer_of(unit_errors(sentences, model_hyps, v.language, "cer")), 2)
     paired = np.hstack([m_err, t_err])
     entry["gap"] = entry["model_score"] - entry["teacher_score"]
     entry["gap_ci"] = [round(x, 2) for x in
@@ -315,6 +320,29 @@ def _fmt(score, ci) -> str:
     return "-" if score is None else f"{score:.1f} [{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
+def _cer(entry: dict) -> str:
+    teacher, model = entry.get("teacher_cer"), entry.get("model_cer")
+    if teacher is None:
+        return "-"
+    return f"{teacher:.1f} / " + ("-" if model is None else f"{model:.1f}")
+
+
+def summary_line(doc: dict) -> str:
+    """One line: how many voices and languages have each status (supported counts the goal too)."""
+    voices = doc["voices"]
+    supported = [v for v, e in voices.items() if measured.is_supported(e)]
+    languages = sorted({voices[v]["language"] for v in supported}, key=_order)
+    kinds: dict[str, int] = {}
+    for e in voices.values():
+        kind = status_of(e).split(":")[0].replace(" (goal met)", "")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    return (
+        f"**{len(supported)} of {len(voices)} voices supported, in {len(languages)} language(s)"
+        f"{': ' + ', '.join(languages) if languages else ''}** ({counts})."
+    )
+
+
 def render_section(doc: dict, model_label: str) -> str:
     """The per-language section of docs/evaluation.md, from the evaluation file's document."""
     lines = [
@@ -338,10 +366,14 @@ def render_section(doc: dict, model_label: str) -> str:
         f"its teacher (the goal: {measured.GOAL_MARGIN:g}) and the judge understands the teacher (at most "
         f"{measured.JUDGE_CEILING:g} % errors: a teacher Whisper-base mostly fails on leaves nothing to compare); "
         "the server lists that in `/voices` (`supported`).",
+        "- CER column: character error rates of teacher / model on every language (for zh, ja, th the metric "
+        "itself), to show how near the judge's hearing is where whole words fail; the status uses the metric.",
+        "",
+        summary_line(doc),
         "",
         "| language | voice | teacher | metric | n | teacher % [95% CI] | model % [95% CI] | gap, points [95% CI] "
-        "| status |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| CER teacher / model % | status |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for voice, e in doc["voices"].items():
         gap = (
@@ -351,7 +383,7 @@ def render_section(doc: dict, model_label: str) -> str:
         lines.append(
             f"| {name} (`{e['language']}`) | `{voice}` | `{e['teacher']}` | {e['metric'].upper()} | "
             f"{e['sentences']} | {_fmt(e.get('teacher_score'), e.get('teacher_ci'))} | "
-            f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {status_of(e)} |"
+            f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {_cer(e)} | {status_of(e)} |"
         )
     lines += ["", "First transcripts per voice (reference -> teacher / model):", ""]
     for voice, e in doc["voices"].items():

@@ -198,3 +198,29 @@ def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path,
     assert evaluate_languages.TranscriptCache.key(
         other, sentences[0]
     ) != evaluate_languages.TranscriptCache.key(v, sentences[0])
+
+
+def test_the_section_counts_statuses_and_shows_cer_beside_wer():
+    def entry(language, teacher, model, **more):
+        return {"language": language, "teacher": "t", "metric": "wer", "sentences": 12, "teacher_score": teacher,
+                "teacher_ci": [0, 1], "model_score": model, "model_ci": [0, 1], "gap": None, **more}  # fmt: skip
+
+    doc = {"weights_sha256": "ab" * 32, "judge": "J", "updated": "now", "voices": {
+        "en_a": entry("en", 2.0, 3.0, teacher_cer=1.0, model_cer=1.5),
+        "it_b": entry("it", 20.0, 25.0, teacher_cer=8.0, model_cer=12.25),
+        "es_c": entry("es", 60.0, 70.0),
+        "de_d": entry("de", 10.0, 40.0),
+        "ga_e": {"language": "ga", "teacher": "t", "metric": "wer", "sentences": 12, "skipped": "no judge"}}}  # fmt: skip
+    line = evaluate_languages.summary_line(doc)
+    assert line.startswith("**2 of 5 voices supported, in 2 language(s): en, it**")
+    assert (
+        "1 unmeasured" in line
+        and "1 not supported" in line
+        and "2 supported" in line
+        and "1 no judge" in line
+    )
+    section = evaluate_languages.render_section(doc, "m")
+    assert "| 8.0 / 12.2 | supported |" in section and "| - | unmeasured" in section
+    # the secondary CER counts characters on a language scored by words
+    assert evaluate_languages.score_units("Hola, amigo", "es") == ["hola", "amigo"]
+    assert evaluate_languages.score_units("Hola, amigo", "es", "cer") == list("holaamigo")
