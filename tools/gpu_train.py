@@ -210,9 +210,12 @@ def grad_errors(mixer, forward_a, forward_b, batch: int = 2, length: int = 256, 
 
     def run(forward):
         mixer.zero_grad(set_to_none=True)
-        x = u.clone().requires_grad_(True)
-        y, _ = forward(x)
-        (y.float() * g).sum().backward()
+        with (
+            torch.enable_grad()
+        ):  # whatever the caller's grad mode (a server in the same process turns it off)
+            x = u.clone().requires_grad_(True)
+            y, _ = forward(x)
+            (y.float() * g).sum().backward()
         grads = {"input": x.grad.detach().float()}
         grads.update({n: p.grad.detach().float() for n, p in mixer.named_parameters() if p.grad is not None})
         return y.detach().float(), grads
