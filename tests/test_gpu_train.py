@@ -64,7 +64,8 @@ def test_every_step_ran_and_was_timed(rehearsal):
     steps = report["steps"]
     assert [s for s in STEPS if s in steps] == list(STEPS)
     assert all(steps[s]["seconds"] >= 0 and "error" not in steps[s] for s in STEPS)
-    assert report["total_s"] >= sum(steps[s]["seconds"] for s in STEPS)
+    # each figure is rounded to 0.01 s on its own: the sum of six may pass the total by that much each
+    assert report["total_s"] >= sum(steps[s]["seconds"] for s in STEPS) - 0.005 * len(STEPS)
     assert steps["env"]["mamba2_path"] == "torch" and "skipped" in steps["env"]["grad_check"]
     assert steps["render"]["utterances"] > 20 and steps["render"]["batches_timed_out"] == 0
     assert steps["train"]["steps"] >= 1 and steps["train"]["frames_per_s"] > 0
