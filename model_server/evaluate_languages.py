@@ -2,10 +2,10 @@
 
 For each language, each of the model's voices in it speaks the language's held-out sentences (English:
 `data/heldout_en.txt`; the others: `text_intl.heldout_sentences`, the 12 everyday voice-agent sentences of
-`data/heldout/<code>.txt`, which training never sees) through the serving path, the voice's teacher renders the same sentences as `make data` renders
-them, and Whisper-base (forced to the language) transcribes both. The score is WER where the language
-separates words with spaces and CER where it does not (the catalog's `spaces`), after the same
-normalization on both sides (`score_units`). A language the model has no voice for is scored for its
+`data/heldout/<code>.txt`, which training never sees) through the serving path, the voice's teacher renders
+the same sentences as `make data` renders them, and Whisper-base (forced to the language) transcribes both.
+The score is WER where the language separates words with spaces and CER where it does not (the catalog's
+`spaces`), after the same normalization on both sides (`score_units`). A language the model has no voice for is scored for its
 catalog teacher only (status "no voice in the model").
 
 The results go to ``<model dir>/evaluation.json`` (merged with earlier runs on the same weights; see

@@ -27,11 +27,8 @@ PCM16 = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     model_dir = make_model_dir(tmp_path_factory.mktemp("model"))
-    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("server"), MAX_STREAMS="4").start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(model_dir, tmp_path_factory.mktemp("server"), MAX_STREAMS="4") as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")

@@ -238,14 +238,10 @@ def test_real_server_with_the_task_environment_emits_the_scaling_metric(second_s
     # The task pins cuda; this machine has none (the dimensions are the point).
     env[contract.ENV_DEVICE] = "cpu"
     env["STATESPEAK_EMF_INTERVAL_S"] = "0.2"
-    server = ServerProcess(make_model_dir(tmp_path / "model"), tmp_path, **env).start()
-    try:
-        server.wait_ready()
+    with ServerProcess(make_model_dir(tmp_path / "model"), tmp_path, **env) as server:
         deadline = time.monotonic() + 30
         while not server.emf_lines() and time.monotonic() < deadline:
             time.sleep(0.2)
-    finally:
-        server.stop()
     lines = [line for line in server.emf_lines() if contract.METRIC_ACTIVE_STREAMS in line]
     assert lines, f"no ActiveStreams EMF line on stdout:\n{server.stderr()[-2000:]}"
     (directive,) = lines[0]["_aws"]["CloudWatchMetrics"]

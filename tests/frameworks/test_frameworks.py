@@ -39,11 +39,8 @@ def server(tmp_path_factory):
     model_dir = make_model_dir(tmp_path_factory.mktemp("model"))
     # Pipecat's OpenAI service accepts only OpenAI's voice names: map one onto the random model's voice.
     env = {"MAX_STREAMS": "4", "STATESPEAK_OPENAI_VOICES": "alloy=en_female_a"}
-    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("server"), **env).start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(model_dir, tmp_path_factory.mktemp("server"), **env) as proc:
+        yield proc
 
 
 SCENARIOS = {

@@ -83,6 +83,18 @@ class ServerProcess:
             time.sleep(0.1)
         raise RuntimeError(f"server not ready after {timeout} s:\n{self.stderr()[-3000:]}")
 
+    def __enter__(self) -> ServerProcess:
+        """`with ServerProcess(...) as proc:` starts the server, waits until it is ready, and stops it after."""
+        self.start()
+        try:
+            return self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
     def signal(self, sig: int = signal.SIGTERM) -> None:
         self.proc.send_signal(sig)
 

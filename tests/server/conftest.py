@@ -27,11 +27,8 @@ def model_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def server(model_dir, tmp_path_factory):
-    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("server"), **SHARED_ENV).start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(model_dir, tmp_path_factory.mktemp("server"), **SHARED_ENV) as proc:
+        yield proc
 
 
 def decode_pcm(data: bytes, encoding: str) -> np.ndarray:

@@ -39,11 +39,8 @@ def ecs_server(model_dir, tmp_path_factory):
         ENV_QUERY_API_KEYS: "false",
         "STATESPEAK_WORKERS": "2",
     }
-    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("ecs"), **env).start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(model_dir, tmp_path_factory.mktemp("ecs"), **env) as proc:
+        yield proc
 
 
 def test_sagemaker_routes_answer_404_on_the_ecs_route(ecs_server):

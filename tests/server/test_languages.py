@@ -25,21 +25,15 @@ SUPPORTED = ", ".join(sorted(set(SHIPPED.values())))
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory):
-    proc = ServerProcess(DEFAULT_MODEL_DIR, tmp_path_factory.mktemp("shipped"), MAX_STREAMS="8").start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(DEFAULT_MODEL_DIR, tmp_path_factory.mktemp("shipped"), MAX_STREAMS="8") as proc:
+        yield proc
 
 
 @pytest.fixture(scope="module")
 def english_only(tmp_path_factory):
     model_dir = make_model_dir(tmp_path_factory.mktemp("en-model"))
-    proc = ServerProcess(model_dir, tmp_path_factory.mktemp("en-server"), MAX_STREAMS="4").start()
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    with ServerProcess(model_dir, tmp_path_factory.mktemp("en-server"), MAX_STREAMS="4") as proc:
+        yield proc
 
 
 def body(voice: str, transcript: str, **over) -> dict:

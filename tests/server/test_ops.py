@@ -103,10 +103,7 @@ def test_api_keys_on_websocket_and_open_paths(auth_server):
 
 
 def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
-    proc = ServerProcess(model_dir, tmp_path, **{ENV_DRAIN_TIMEOUT_S: "20", ENV_DEPLOYMENT: "ecs"}).start()
-    try:
-        proc.wait_ready()
-
+    with ServerProcess(model_dir, tmp_path, **{ENV_DRAIN_TIMEOUT_S: "20", ENV_DEPLOYMENT: "ecs"}) as proc:
         long_text = "An HTTP stream whose client is slow to read is still sending when the signal comes. " * 4
         big = {"container": "raw", "encoding": "pcm_f32le", "sample_rate": 48000}
 
@@ -159,8 +156,6 @@ def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
         assert done == {"x", "y"}  # every in-flight stream finished
         assert len(audio) % (4 * HOP * 3) == 0 and len(audio) > 4 * 48000  # whole frames, > 1 s at 48 kHz
         assert proc.proc.wait(30) == 0  # then the process exited on its own, cleanly
-    finally:
-        proc.stop()
     logs = [json.loads(line) for line in proc.stderr().splitlines() if line.startswith("{")]
     messages = [entry["msg"] for entry in logs]
     assert "draining" in messages and "drained" in messages
@@ -178,9 +173,7 @@ def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
 
 
 def test_drain_is_bounded_by_drain_timeout(model_dir, tmp_path):
-    proc = ServerProcess(model_dir, tmp_path, **{ENV_DRAIN_TIMEOUT_S: "1"}).start()
-    try:
-        proc.wait_ready()
+    with ServerProcess(model_dir, tmp_path, **{ENV_DRAIN_TIMEOUT_S: "1"}) as proc:
 
         async def main():
             async with connect(proc.ws_url + "/tts/websocket") as ws:
@@ -193,8 +186,6 @@ def test_drain_is_bounded_by_drain_timeout(model_dir, tmp_path):
 
         code, took = asyncio.run(main())
         assert code == 0 and took < 20  # 1 s drain bound + 3 s shutdown grace + exit; unbounded would hang
-    finally:
-        proc.stop()
     assert "drain timeout" in proc.stderr()
 
 

@@ -89,12 +89,9 @@ async def read_rest(response, chunks, received: list[bytes]) -> bytes:
 
 @pytest.fixture
 def two_workers(model_dir, tmp_path):
-    proc = ServerProcess(model_dir, tmp_path, STATESPEAK_WORKERS="2", MAX_STREAMS="4",
-                         **{ENV_DRAIN_TIMEOUT_S: "20"}).start()  # fmt: skip
-    try:
-        yield proc.wait_ready()
-    finally:
-        proc.stop()
+    env = {"STATESPEAK_WORKERS": "2", "MAX_STREAMS": "4", ENV_DRAIN_TIMEOUT_S: "20"}
+    with ServerProcess(model_dir, tmp_path, **env) as proc:
+        yield proc
 
 
 def test_workers_never_load_torch_and_the_engine_does(server):

@@ -67,13 +67,9 @@ def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
 def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_path):
     env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3",
            "STATESPEAK_WORKERS": "2"}  # fmt: skip
-    proc = ServerProcess(model_dir, tmp_path, **env).start()
-    try:
-        proc.wait_ready()
+    with ServerProcess(model_dir, tmp_path, **env) as proc:
         negotiated = extensions_per_worker(proc.ws_url)
         (record,) = start_log(proc)  # one engine logs its threads; the two workers have no torch
-    finally:
-        proc.stop()
     assert len(negotiated) == 2, "one worker took every connection"
     assert all(ext.startswith("permessage-deflate") for ext in negotiated.values()), negotiated
     assert record["intra_op_threads"] == 2 and record["source"] == ENV_TORCH_THREADS

@@ -42,9 +42,7 @@ def model_dir(tmp_path_factory):
 
 
 def voices_of(model_dir, workdir) -> dict[str, dict]:
-    proc = ServerProcess(model_dir, workdir).start()
-    try:
-        proc.wait_ready()
+    with ServerProcess(model_dir, workdir) as proc:
         voices = {v["id"]: v for v in httpx.get(proc.base_url + "/voices").json()["voices"]}
         # the measurement does not narrow what requests may ask for: es has a voice, so es is accepted
         body = {"model_id": "statespeak", "transcript": "Hola.", "voice": {"mode": "id", "id": "en_male_b"},
@@ -54,8 +52,6 @@ def voices_of(model_dir, workdir) -> dict[str, dict]:
         bad = httpx.post(proc.base_url + "/tts/bytes", json={**body, "language": "it"}, timeout=60)
         assert bad.status_code == 400 and "supported: en, es" in bad.text
         return voices
-    finally:
-        proc.stop()
 
 
 def test_voices_say_whether_they_are_supported(model_dir, tmp_path):
