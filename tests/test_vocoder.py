@@ -246,6 +246,44 @@ def test_fixed_shape_synthesis_matches_the_adaptive_one_in_bounded_blocks(monkey
     assert torch.equal(s1["frame_index"], s2["frame_index"])
 
 
+def test_adaptive_rows_match_the_full_bank_with_pauses_and_mixed_f0():
+    """The CPU path makes each row with only the harmonics it can sound and skips rows unvoiced at both
+    ends; with pauses, F0 ramps and one stream near F0_FLOOR in the batch the audio equals the full bank's."""
+    synth = v.HarmonicNoiseSynth()
+    gen = torch.Generator().manual_seed(5)
+    feats = torch.from_numpy(np.tile(v.silence_frame(), (4, 12, 1)))
+    f0 = torch.tensor([[62.0, 70.0], [110.0, 95.0], [240.0, 300.0], [180.0, 420.0]])
+    ramp = torch.linspace(0.0, 1.0, 12)
+    feats[..., v.LF0] = torch.log(f0[:, :1] + (f0[:, 1:] - f0[:, :1]) * ramp).unsqueeze(-1)
+    vuv = torch.ones(4, 12)
+    vuv[0, 4:7] = 0.0  # a pause inside the low voice
+    vuv[2, :3] = 0.0  # an unvoiced onset
+    vuv[3] = 0.0  # a stream in a pause
+    feats[..., v.VUV] = vuv.unsqueeze(-1)
+    feats[..., v.ENV] = -6.0 + torch.randn(4, 12, v.N_ENV, generator=gen)
+    feats[..., v.AP] = torch.rand(4, 12, v.N_AP, generator=gen) * 0.5
+    adaptive, _ = synth(feats, synth.init_state(4))
+    full, _ = synth(feats, synth.init_state(4), fixed_shape=True)
+    assert float(adaptive[0].abs().max()) > 1e-3  # the low voice sounds (its rows were not skipped)
+    assert float((full - adaptive).abs().max()) < 1e-4 * max(1.0, float(full.abs().max()))
+
+
+@pytest.mark.parametrize("n_harm", [1, 7, 8, 13, 132, 198])
+def test_harmonic_bank_equals_the_sum_of_sines_in_float64(n_harm):
+    """The blocked phasor sum equals sum_k c_k cos(k phase) - s_k sin(k phase) computed directly in float64,
+    for harmonic counts below, at and between blocks, up to the 24 kHz maximum."""
+    synth = v.HarmonicNoiseSynth(sample_rate=24000)
+    gen = torch.Generator().manual_seed(n_harm)
+    phase = torch.rand(3, synth.hop, generator=gen) * 2 * math.pi
+    coef_cos, coef_sin = torch.randn(2, 3, 2, n_harm, generator=gen)
+    out = synth._harmonic_bank(phase, coef_cos, coef_sin)
+    angles = phase.double().unsqueeze(1) * torch.arange(1, n_harm + 1, dtype=torch.float64)[:, None]
+    ref = coef_cos.double() @ torch.cos(angles) - coef_sin.double() @ torch.sin(angles)
+    assert out.shape == (3, 2, synth.hop)
+    scale = float(coef_cos.abs().sum(-1).max() + coef_sin.abs().sum(-1).max())
+    assert float((out.double() - ref).abs().max()) < 1e-5 * scale
+
+
 # --- rates, phase, post-filter, graph capture --------------------------------------------------------------
 
 
