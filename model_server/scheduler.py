@@ -50,6 +50,9 @@ _SENTENCE, _TEXT_ERROR = "sentence", "text_error"
 TICK_TARGET_S = 0.04
 SAFE_AHEAD_S = 0.5
 LEAD_CHUNKS = 2.0  # a chunk may hold up to this many times the stream's lead (see ChunkPolicy)
+# A tick's estimated duration stays under this share of the smallest lead among the streams it serves (the
+# rest is for shipping the audio through a worker to the client): see Engine._fit_to_lead.
+LEAD_SHARE = 0.5
 
 
 def pow2_floor(n: int) -> int:
@@ -85,9 +88,9 @@ class ChunkPolicy:
     Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
     costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
     chunk (400 ms of audio each) longer than the lead the earlier chunks built, so every stream stalls
-    there once the CPU is more than about half busy. A chunk bounded by the lead keeps the tick shorter
-    than the lead while the engine is faster than real time; the lead grows each tick, and the chunks
-    with it. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
+    there once the CPU is more than about half busy. A chunk bounded by the lead grows only as the lead
+    does; the engine also fits each tick into the smallest lead it serves (`Engine._fit_to_lead`), since a
+    tick costs the sum of its chunks. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
     less per frame, and a jump from the first size to the largest would be one very long tick."""
 
     first: int
@@ -358,7 +361,35 @@ class Engine:
                 continue
             planned += want
             chosen.append((stream, want))
-        return chosen, deferred
+        return self._fit_to_lead(chosen, ahead), deferred
+
+    def _fit_to_lead(
+        self, chosen: list[tuple[Stream, int]], ahead: dict[int, float]
+    ) -> list[tuple[Stream, int]]:
+        """Halve the largest chunks until the tick's estimated duration fits in LEAD_SHARE of the smallest
+        lead among the chosen streams that are playing (never below TICK_TARGET_S, never a chunk below
+        the first size).
+
+        Why: each stream's chunk is bounded by its own lead, but a tick costs the sum of all its chunks.
+        N streams that start together (a closed burst) each ask for up to LEAD_CHUNKS x their lead L, so
+        the tick lasts N * LEAD_CHUNKS * L / R for an engine making R audio seconds per second, and every
+        listener runs dry during it unless R > N * LEAD_CHUNKS: twice the real-time capacity. Measured on
+        the 2-core machine, 64 such streams stalled at R = 99 audio s/s. Fitting the tick to the smallest
+        lead needs only R > N / LEAD_SHARE while the leads are small; the leads, and the chunks with them,
+        grow every tick the engine is faster than real time."""
+        if self._s_per_frame <= 0 or len(chosen) < 2:
+            return chosen
+        leads = [ahead[s.id] for s, _ in chosen if s.first_audio_at is not None and ahead[s.id] >= 0]
+        if not leads:
+            return chosen
+        limit_frames = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) / self._s_per_frame
+        wants = [want for _, want in chosen]
+        while sum(wants) > limit_frames:
+            top = max(wants)
+            if top <= self.first_chunk:
+                break
+            wants = [w // 2 if w == top else w for w in wants]
+        return [(stream, want) for (stream, _), want in zip(chosen, wants, strict=True)]
 
     def _encode(self, chosen: list[tuple[Stream, int]]) -> None:
         """Frames for every chosen stream short of its chunk: ONE batched phone-encoder call (durations

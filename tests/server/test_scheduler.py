@@ -238,6 +238,35 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     assert ahead.frames > before
 
 
+def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
+    """Streams that started together each ask for a chunk of up to twice their lead; their chunks are
+    halved, largest first, until the tick's estimated duration fits in LEAD_SHARE of the smallest lead."""
+    import model_server.scheduler as sched
+
+    d = Driver(runtime, max_streams=4, stream_buffer_s=30.0)
+    streams = [d.open() for _ in range(4)]
+    for s in streams:
+        d.say(s, "Four streams that started together keep speaking for a good while longer. " * 2)
+        s.finish()
+    d.run_until(lambda: all(s.chunks >= 4 for s in streams))
+    now = time.monotonic()
+    hop_s = d.engine.hop / d.engine.sample_rate
+    leads_s = [0.45, 0.45, 0.45, 0.25]  # each may ask for the largest chunk (32 frames) at LEAD_CHUNKS 2
+    for s, lead in zip(streams, leads_s, strict=True):
+        s.first_audio_at = now - s.frames * hop_s + lead
+    d.engine._s_per_frame = 0.002  # 4 ms per stream-frame: a 32 + 32 + 32 + 32 frame tick would take 256 ms
+    chosen, _ = d.engine._choose(streams)
+    wants = {s.id: want for s, want in chosen}
+    assert len(chosen) == 4
+    assert sum(wants.values()) * 0.002 <= sched.LEAD_SHARE * 0.25  # fits in half of the smallest lead
+    assert all(w >= d.engine.first_chunk for w in wants.values())
+    # with an engine fast enough for the whole request, nothing is cut
+    d.engine._s_per_frame = 1e-6
+    chosen, _ = d.engine._choose(streams)
+    assert [want for _, want in chosen] == [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk)
+                                            for s, lead in sorted(zip(streams, leads_s), key=lambda p: p[1])]  # fmt: skip
+
+
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
     """What API workers send: sentences as symbol ids and words, and a refused sentence in its place."""
     d = Driver(runtime)
