@@ -4,9 +4,10 @@ import random
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from model_server.ssm import cuda as cuda_path
-from model_server.ssm.mamba2 import Mamba2
+from model_server.ssm.mamba2 import Mamba2, causal_depthwise_conv
 
 
 def _mixer(seed=0, **kw):
@@ -149,3 +150,20 @@ def test_scan_after_inference_mode_still_trains():
     out = mamba2._segsum(x)
     out.masked_fill(torch.isinf(out), 0.0).sum().backward()
     assert x.grad is not None and torch.isfinite(x.grad).all()
+
+
+@pytest.mark.parametrize("length", [1, 3, 8, 40])
+def test_causal_depthwise_conv_equals_grouped_conv1d(length):
+    """The channels-last multiply-add form gives conv1d's output (groups = channels), gradients included."""
+    gen = torch.Generator().manual_seed(length)
+    channels, k = 6, 4
+    x = torch.randn(2, k - 1 + length, channels, generator=gen, requires_grad=True)
+    weight = torch.randn(channels, 1, k, generator=gen, requires_grad=True)
+    bias = torch.randn(channels, generator=gen)
+    out = causal_depthwise_conv(x, weight, bias)
+    ref = F.conv1d(x.transpose(1, 2), weight, bias, groups=channels).transpose(1, 2)
+    assert out.shape == (2, length, channels)
+    assert torch.allclose(out, ref, atol=1e-5)
+    grads = torch.autograd.grad(out.square().sum(), (x, weight))
+    ref_grads = torch.autograd.grad(ref.square().sum(), (x, weight))
+    assert all(torch.allclose(a, b, atol=1e-4) for a, b in zip(grads, ref_grads, strict=True))
