@@ -465,7 +465,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         HARMONIC_BLOCK harmonics: sum_b z^{b * block} * sum_j A_{b, j} z^j. The inner sums are one matrix
         product against the first block's cosines and sines, the outer one an elementwise product with
         one phasor per block. Only block + H / block sines and cosines per sample are computed instead of
-        H, and the products run with hop as their long dimension: 4x faster than one sine per harmonic
+        H, and the products run with hop as their long dimension: 2-4x faster than one sine per harmonic
         on a CPU, the same audio to float32 rounding."""
         rows, hop = phase.shape
         block = HARMONIC_BLOCK
