@@ -97,6 +97,7 @@ def test_finetune_adds_a_speaker_row(tmp_path, dataset_factory):
         (["--resume", "--init", "x"], "exclusive"),
         (["--device", "tpu"], "--device"),
         (["--minutes", "-1"], "--minutes"),
+        (["--delta-weight", "-0.5"], "--delta-weight"),
     ],
 )
 def test_bad_arguments(argv, message, capsys):
@@ -186,3 +187,26 @@ def test_finetune_on_one_voices_data_keeps_every_voice(tmp_path, dataset_factory
     assert set(SpeechRuntime.load(export).voices) == {"en_female_slt", "en_male_kal"}
     assert ft.extra["step"] == 3 and ft.extra["device"] == "cpu" and ft.extra["mamba2_path"] == "torch"
     assert ft.extra["frames_per_s"] > 0
+
+
+def test_delta_l1_measures_changes_not_offsets():
+    gen = torch.Generator().manual_seed(0)
+    ref = torch.randn(2, 6, 3, generator=gen)
+    mask = torch.ones(2, 6, dtype=torch.bool)
+    assert float(train.delta_l1(ref, ref, mask)) == 0.0
+    assert float(train.delta_l1(ref + 5.0, ref, mask)) == pytest.approx(0.0, abs=1e-6)  # an offset: no change
+    wiggle = ref.clone()
+    wiggle[:, ::2] += 1.0  # every other frame up by one: each change is off by one
+    assert float(train.delta_l1(wiggle, ref, mask)) == pytest.approx(1.0)
+    mask[:, 3:] = False  # pairs touching a masked frame do not count
+    wiggle[:, 4:] += 100.0
+    assert float(train.delta_l1(wiggle, ref, mask)) == pytest.approx(1.0)
+    assert float(train.delta_l1(ref[:, :1], ref[:, :1], mask[:, :1])) == 0.0  # one frame: no pair, no NaN
+
+
+def test_training_logs_the_delta_term_and_leaves_it_out_at_weight_zero(tmp_path, dataset_factory):
+    data = dataset_factory(tmp_path / "data")
+    _run(tmp_path, data, "--max-steps", "3", "--log-every", "1", "--name", "d1")
+    _run(tmp_path, data, "--max-steps", "3", "--log-every", "1", "--name", "d0", "--delta-weight", "0")
+    assert " delta " in (tmp_path / "runs" / "d1" / "train.log").read_text()
+    assert " delta " not in (tmp_path / "runs" / "d0" / "train.log").read_text()
