@@ -72,8 +72,8 @@ class Batch:
     @property
     def key(self) -> str:
         h = hashlib.sha256()
-        h.update(json.dumps([CACHE_VERSION, self.voice.teacher, self.texts, self.teacher_texts,
-                             vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
+        h.update(json.dumps([CACHE_VERSION, self.voice.teacher, teacher_phone_table(self.voice), self.texts,
+                             self.teacher_texts, vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
         return h.hexdigest()
 
     def is_done(self) -> bool:
@@ -124,11 +124,26 @@ def _render(voice: VoiceSpec, texts: list[str]):
     raise ValueError(f"voice {voice.id}: unknown teacher {voice.teacher!r}")
 
 
+def teacher_phone_table(voice: VoiceSpec) -> list:
+    """The table that maps the teacher's own phones to the inventory, as JSON-able data, for the cache keys:
+    a cached utterance keeps the phones mapped when it was rendered, so a changed table must miss the cache.
+    (espeak-ng and Kokoro teachers take their phones from the frontend, whose changes bump CACHE_VERSION.)"""
+    if voice.teacher_kind == "hibari":
+        from model_server.data import hibari_teacher as h
+
+        return [sorted(h.MISAKI_TO_ARPABET.items()), sorted(h.STRESS_MARKS), sorted(h.AFTER_MARKS), h.TEACHER_PAUSE]
+    if voice.teacher_kind == "festival":
+        from model_server.data import festival
+
+        return sorted(festival.FESTIVAL_PHONES.get(voice.language, {}).items())
+    return []
+
+
 def utterance_key(voice: VoiceSpec, teacher_text: str) -> str:
     """Everything one cached utterance depends on: reused across batches' reruns when unchanged."""
     h = hashlib.sha256()
-    h.update(json.dumps([CACHE_VERSION, voice.teacher, teacher_text, vocoder.FEATURE_DIM, vocoder.HOP],
-                        ensure_ascii=False).encode())
+    h.update(json.dumps([CACHE_VERSION, voice.teacher, teacher_phone_table(voice), teacher_text,
+                         vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
     return h.hexdigest()
 
 

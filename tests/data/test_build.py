@@ -130,3 +130,28 @@ def test_cli_rejects_unknown_voice_and_bad_scale(tmp_path):
         cli.main(["--out", str(tmp_path), "--voices", "xx_nobody"])
     with pytest.raises(SystemExit, match="hours-scale"):
         cli.main(["--out", str(tmp_path), "--hours-scale", "0"])
+
+
+@pytest.mark.parametrize(
+    ("voice_id", "module", "table", "language"),
+    [
+        ("en_female_heart", "hibari_teacher", "MISAKI_TO_ARPABET", None),
+        ("it_female_lp", "festival", "FESTIVAL_PHONES", "it"),
+    ],
+)
+def test_a_changed_teacher_phone_table_misses_the_cache(monkeypatch, voice_id, module, table, language):
+    """Cached utterances keep the phones mapped when they were rendered: editing the teacher's phone table
+    must change their keys (and the batch's), or a rebuild would reuse stale phones."""
+    import importlib
+
+    from model_server.data.voices import ALL_VOICES
+
+    voice = ALL_VOICES[voice_id]
+    before = build.utterance_key(voice, "Hello there.")
+    mod = importlib.import_module(f"model_server.data.{module}")
+    edited = json.loads(json.dumps(getattr(mod, table)))
+    (edited[language] if language else edited)["zz"] = "zz"
+    monkeypatch.setattr(mod, table, edited)
+    assert build.utterance_key(voice, "Hello there.") != before
+    espeak_voice = ALL_VOICES["es_female_f3"]
+    assert build.teacher_phone_table(espeak_voice) == []  # phones from the frontend: CACHE_VERSION covers it
