@@ -446,7 +446,8 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "",
         f"- Model: `{model_path}` ({rt.model.num_parameters():,} parameters"
         + (
-            f", {extra.get('trained_minutes')} min of training, step {extra.get('step')}"
+            f", {'last fine-tune: ' if 'init' in extra else ''}{extra.get('trained_minutes')} min of training,"
+            f" step {extra.get('step')}"
             if "step" in extra
             else ""
         )
