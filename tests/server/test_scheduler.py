@@ -263,8 +263,9 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     # with an engine fast enough for the whole request, nothing is cut
     d.engine._s_per_frame = 1e-6
     chosen, _ = d.engine._choose(streams)
-    assert [want for _, want in chosen] == [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk)
-                                            for s, lead in sorted(zip(streams, leads_s), key=lambda p: p[1])]  # fmt: skip
+    by_urgency = sorted(zip(streams, leads_s, strict=True), key=lambda pair: pair[1])
+    expected = [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk) for s, lead in by_urgency]
+    assert [want for _, want in chosen] == expected
 
 
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
