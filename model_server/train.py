@@ -262,10 +262,9 @@ def compute_loss(
     out, _ = model.decoder(cond)
     out = out.float()
     norm = model.normalize(feats)
+    pred, ref = out[..., FEATURE_CHANNELS], norm[..., FEATURE_CHANNELS]
     fm = fmask.unsqueeze(-1).float()
-    l1 = ((out[..., FEATURE_CHANNELS] - norm[..., FEATURE_CHANNELS]).abs() * fm).sum() / (
-        fm.sum() * len(FEATURE_CHANNELS)
-    )
+    l1 = ((pred - ref).abs() * fm).sum() / (fm.sum() * len(FEATURE_CHANNELS))
     vuv = F.binary_cross_entropy_with_logits(
         out[..., vocoder.VUV.start], feats[..., vocoder.VUV.start], reduction="none"
     )
@@ -273,7 +272,7 @@ def compute_loss(
     total = dur_loss + l1 + 0.5 * bce
     parts = {"dur": dur_loss, "l1": l1, "vuv": bce}
     if delta_weight:  # see DELTA_WEIGHT
-        parts["delta"] = delta_l1(out[..., FEATURE_CHANNELS], norm[..., FEATURE_CHANNELS], fmask)
+        parts["delta"] = delta_l1(pred, ref, fmask)
         total = total + delta_weight * parts["delta"]
     return {"loss": total, **parts}
 

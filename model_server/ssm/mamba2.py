@@ -129,9 +129,10 @@ def ssd_chunk_scan(
     if initial_state is None:
         initial_state = torch.zeros(b, h, p, n, dtype=x.dtype, device=x.device)
     if c == 1:
+        init = initial_state.to(states.dtype)
         decay = torch.exp(a_cum[:, 0, :, -1])[..., None, None]
-        final_state = torch.addcmul(states[:, 0], initial_state.to(states.dtype), decay)  # one pass
-        entering = initial_state.to(states.dtype).unsqueeze(1)  # [b,1,h,p,n]
+        final_state = torch.addcmul(states[:, 0], init, decay)  # one pass
+        entering = init.unsqueeze(1)  # [b,1,h,p,n]
     else:
         states = torch.cat([initial_state.unsqueeze(1).to(states.dtype), states], dim=1)  # [b,c+1,h,p,n]
         chunk_a = F.pad(a_cum[..., -1], (0, 0, 1, 0)).transpose(1, 2)  # [b,h,c+1]
