@@ -280,16 +280,25 @@ def _env_matrix(dst_hz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, offset
 
 
-def _postfilter_matrix(beta: float, order: int = POSTFILTER_ORDER) -> np.ndarray:
-    """[N_ENV, N_ENV] cepstral lifter on the mel-spaced log envelope: quefrencies above the spectral tilt
-    (DCT coefficients 2 to order - 1) scaled by 1 + beta, which deepens formant valleys that the analysis'
-    mel triangles and the model's regression fill in (the HTS "postfilter"). The energy is restored
-    afterwards."""
+def _dct_pair() -> tuple[np.ndarray, np.ndarray]:
+    """(DCT-II [N_ENV, N_ENV], its inverse): the cepstrum of the mel-spaced log envelope and back."""
     n = np.arange(N_ENV)
-    dct = np.cos(np.pi * np.outer(n, n + 0.5) / N_ENV)  # DCT-II rows
-    inv = np.linalg.inv(dct)
-    gain = np.where((n >= 2) & (n < order), 1.0 + beta, 1.0)
-    return (inv * gain) @ dct if beta else np.eye(N_ENV)
+    dct = np.cos(np.pi * np.outer(n, n + 0.5) / N_ENV)
+    return dct, np.linalg.inv(dct)
+
+
+def lifter_gains(strength: float = POSTFILTER, order: int = POSTFILTER_ORDER) -> np.ndarray:
+    """[N_ENV] gains on the cepstrum of the mel-spaced log envelope: the post-filter (cepstral lifter) that
+    scales the quefrencies above the spectral tilt (DCT coefficients 2 to ``order`` - 1) by 1 + strength.
+    That deepens the formant valleys that the analysis' mel triangles and the model's regression fill in
+    (the HTS "postfilter"); the synthesizer restores the frame's power afterwards. One row per stream in the
+    synthesizer's state, so each voice can have its own (``VoiceInfo.postfilter``)."""
+    if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not 0.0 <= strength <= 2.0:
+        raise ValueError(f"post-filter strength must be a number in [0, 2], got {strength!r}")
+    if isinstance(order, bool) or not isinstance(order, int) or not 2 <= order <= N_ENV:
+        raise ValueError(f"post-filter order must be an integer in [2, {N_ENV}], got {order!r}")
+    n = np.arange(N_ENV)
+    return np.where((n >= 2) & (n < order), 1.0 + strength, 1.0)
 
 
 def silence_frame() -> np.ndarray:
@@ -305,7 +314,8 @@ def silence_frame() -> np.ndarray:
 class HarmonicNoiseSynth(torch.nn.Module):
     """Features -> audio at ``sample_rate`` (16 or 24 kHz), one 12.5 ms hop per frame, batched, streaming.
 
-    Envelope: the 48 mel bins, post-filtered (cepstral lifter ``postfilter``, the frame's power kept) and
+    Envelope: the 48 mel bins, post-filtered (the cepstral lifter ``lifter_gains(postfilter,
+    postfilter_order)`` by default, or the stream's own row given to ``init_state``; the frame's power kept) and
     continued above EXTEND_FROM_HZ with a fixed tilt. Noise fraction per band: ``ap ** ap_exponent``.
     Harmonic part: a bank of sinusoids at k * F0 up to 95-98.75 % of the output Nyquist, each with the
     amplitude ``sqrt(2 f0 D(f) (1 - ap(f))) * vuv`` (``D`` the power density implied by the envelope, see
@@ -324,7 +334,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
     F0_FLOOR and the rate; those above the fade are zero) and nothing reads values back to the host, so a
     step can be captured in a CUDA graph. State (plain tensors, batch first, so a runtime can gather/scatter
     them by slot): ``prev`` [B, F] previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail``
-    [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far.
+    [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far, ``lifter`` [B, N_ENV] the
+    stream's post-filter gains (constant over the stream: a voice's setting, carried with its slot).
     """
 
     def __init__(
@@ -360,9 +371,11 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self._buffer("env_to_noise", env_m)
         self._buffer("env_to_noise_offset", env_off)
         self._buffer("ap_to_noise", _lin_interp_matrix(AP_CENTERS_HZ, noise_hz))
-        self.postfilter_beta = float(postfilter)
         self.ap_exponent = float(ap_exponent)
-        self._buffer("postfilter", _postfilter_matrix(postfilter, postfilter_order))
+        dct, inverse = _dct_pair()
+        self._buffer("to_cepstrum", dct.T)  # row @ to_cepstrum: the envelope's cepstrum
+        self._buffer("from_cepstrum", inverse.T)
+        self._buffer("default_lifter", lifter_gains(postfilter, postfilter_order))
         self.phase_fft = round(sample_rate / PHASE_BIN_HZ)
         phase_hz = np.linspace(0.0, nyquist, self.phase_fft // 2 + 1)
         env_m, env_off = _env_matrix(phase_hz)
@@ -385,11 +398,21 @@ class HarmonicNoiseSynth(torch.nn.Module):
     def _buffer(self, name: str, value: np.ndarray) -> None:
         self.register_buffer(name, torch.tensor(value, dtype=torch.float32), persistent=False)
 
-    def init_state(self, batch: int, device: torch.device | str | None = None) -> dict[str, torch.Tensor]:
+    def init_state(
+        self, batch: int, device: torch.device | str | None = None, lifter=None
+    ) -> dict[str, torch.Tensor]:
+        """Silence for ``batch`` streams. ``lifter``: post-filter gains, [N_ENV] for all or [batch, N_ENV] per
+        stream (``lifter_gains``); None for the synthesizer's own setting."""
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise ValueError(f"batch must be a positive int, got {batch!r}")
         device = torch.device(device) if device is not None else self.silence.device
+        gains = self.default_lifter if lifter is None else torch.as_tensor(lifter, dtype=torch.float32)
+        if gains.shape not in ((N_ENV,), (batch, N_ENV)) or not bool(torch.isfinite(gains).all()):
+            raise ValueError(
+                f"lifter must be finite gains of shape [{N_ENV}] or [{batch}, {N_ENV}], got {tuple(gains.shape)}"
+            )
         return {
+            "lifter": gains.to(device).expand(batch, N_ENV).clone(),
             "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
             "phase": torch.zeros(batch, dtype=torch.float64, device=device),
             "noise_tail": torch.zeros(batch, self.hop, dtype=torch.float32, device=device),
@@ -409,7 +432,9 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError(f"feats is empty: shape {tuple(feats.shape)}")
         if not bool(torch.isfinite(feats).all()):
             raise ValueError("feats contains NaN or infinite values")
-        expected = {"prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": ()}
+        expected = {
+            "prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": (), "lifter": (N_ENV,)
+        }  # fmt: skip
         if not isinstance(state, dict) or set(state) != set(expected):
             raise ValueError(f"state must be the dict from init_state with keys {sorted(expected)}")
         for key, tail in expected.items():
@@ -418,15 +443,15 @@ class HarmonicNoiseSynth(torch.nn.Module):
                     f"state[{key!r}] has shape {tuple(state[key].shape)}, expected {(feats.shape[0], *tail)}"
                 )
 
-    def _log_envelope(self, raw: torch.Tensor) -> torch.Tensor:
-        """Clamped log envelope [..., N_ENV], post-filtered with its power on the noise grid kept."""
+    def _log_envelope(self, raw: torch.Tensor, lifter: torch.Tensor | None = None) -> torch.Tensor:
+        """Clamped log envelope [B, N, N_ENV], post-filtered by ``lifter`` ([B, N_ENV] cepstral gains; None
+        for the default) with its power on the noise grid kept."""
         log_env = raw.clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
-        if self.postfilter_beta:
-            filtered = log_env @ self.postfilter
-            before = torch.logsumexp(log_env @ self.env_to_noise, dim=-1, keepdim=True)
-            after = torch.logsumexp(filtered @ self.env_to_noise, dim=-1, keepdim=True)
-            log_env = (filtered + (before - after)).clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
-        return log_env
+        gains = self.default_lifter if lifter is None else lifter.unsqueeze(-2)
+        filtered = ((log_env @ self.to_cepstrum) * gains) @ self.from_cepstrum
+        before = torch.logsumexp(log_env @ self.env_to_noise, dim=-1, keepdim=True)
+        after = torch.logsumexp(filtered @ self.env_to_noise, dim=-1, keepdim=True)
+        return (filtered + (before - after)).clamp(math.log(ENV_FLOOR), ENV_LOG_MAX)
 
     def _interp_uniform(self, table: torch.Tensor, freqs: torch.Tensor) -> torch.Tensor:
         """Values of ``table`` [B, N, G] (uniform grid over 0..Nyquist) at ``freqs`` [B, N, H]."""
@@ -523,7 +548,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         full = torch.cat([state["prev"].unsqueeze(1).to(feats.dtype), feats], dim=1)  # [B, L+1, F]
         f0 = torch.exp(full[..., LF0].squeeze(-1)).clamp(F0_FLOOR, F0_MAX)
         vuv = full[..., VUV].squeeze(-1).clamp(0.0, 1.0)
-        log_env = self._log_envelope(full[..., ENV])
+        log_env = self._log_envelope(full[..., ENV], state["lifter"])
         ap = full[..., AP].clamp(0.0, 1.0) ** self.ap_exponent
 
         # --- harmonic part -------------------------------------------------------------------------------
@@ -586,5 +611,6 @@ class HarmonicNoiseSynth(torch.nn.Module):
             "phase": torch.remainder(state["phase"] + frame_adv.sum(dim=1), 2.0 * math.pi),
             "noise_tail": blocks[:, -1].clone(),
             "frame_index": state["frame_index"] + n_frames,
+            "lifter": state["lifter"],
         }
         return audio, new_state

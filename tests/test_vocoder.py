@@ -370,9 +370,51 @@ def test_postfilter_deepens_valleys_and_keeps_the_power():
 
 def test_postfilter_leaves_quefrencies_from_its_order_up_alone():
     n = np.arange(v.N_ENV)
-    for k, gain in ((1, 1.0), (6, 1.5), (v.POSTFILTER_ORDER, 1.0)):
-        ripple = np.cos(np.pi * k * (n + 0.5) / v.N_ENV)  # one DCT-II basis vector
-        assert ripple @ v._postfilter_matrix(0.5) == pytest.approx(gain * ripple, abs=1e-9)
+    dct, inverse = v._dct_pair()
+    for order in (v.POSTFILTER_ORDER, 24, v.N_ENV):
+        lifter = (inverse * v.lifter_gains(0.5, order)) @ dct  # row @ lifter: the post-filter on a row
+        for k, gain in ((1, 1.0), (6, 1.5), (order - 1, 1.5), (order, 1.0)):
+            if k < v.N_ENV:
+                ripple = np.cos(np.pi * k * (n + 0.5) / v.N_ENV)  # one DCT-II basis vector
+                assert ripple @ lifter == pytest.approx(gain * ripple, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "strength, order",
+    [(-0.1, 12), (2.5, 12), (float("nan"), 12), (True, 12), (0.3, 1), (0.3, 49), (0.3, 12.0)],
+)
+def test_lifter_gains_reject_bad_settings(strength, order):
+    with pytest.raises(ValueError, match="post-filter (strength|order)"):
+        v.lifter_gains(strength, order)
+
+
+def test_each_stream_keeps_its_own_postfilter():
+    """Per-stream lifter rows: a batch of two streams with different post-filters gives each stream the audio
+    of a synthesizer built with its setting, and the setting survives chunking."""
+    feats = _steady_voiced(30, 180.0).expand(2, -1, -1).clone()
+    feats[:, :, v.ENV] += torch.tensor(np.cos(np.linspace(0, 5 * np.pi, v.N_ENV)), dtype=torch.float32)
+    mild, strong = (
+        v.HarmonicNoiseSynth(postfilter=0.2),
+        v.HarmonicNoiseSynth(postfilter=0.8, postfilter_order=48),
+    )
+    rows = np.stack([v.lifter_gains(0.2), v.lifter_gains(0.8, 48)])
+    state = mild.init_state(2, lifter=rows)
+    parts = []
+    for s in range(0, 30, 7):
+        audio, state = mild(feats[:, s : s + 7], state)
+        parts.append(audio)
+    mixed = torch.cat(parts, dim=1)
+    expected = [synth(feats[i : i + 1], synth.init_state(1))[0][0] for i, synth in enumerate((mild, strong))]
+    for i in range(2):
+        assert torch.allclose(mixed[i], expected[i], atol=1e-5)
+    assert float((expected[0] - expected[1]).abs().max()) > 1e-2  # the settings do differ
+
+
+def test_init_state_rejects_a_bad_lifter():
+    synth = v.HarmonicNoiseSynth()
+    for bad in (np.ones(v.N_ENV - 1), np.ones((3, v.N_ENV)), np.full(v.N_ENV, np.nan)):
+        with pytest.raises(ValueError, match="lifter must be"):
+            synth.init_state(2, lifter=bad)
 
 
 class _OpRecorder(torch.utils._python_dispatch.TorchDispatchMode):
