@@ -348,13 +348,15 @@ def main(argv: list[str] | None = None) -> int:
             systems["teacher"], systems["vocoded"] = [], []
             renders, teacher_rate = render_teacher(voice, sentences)
             synth = vocoder.HarmonicNoiseSynth()
+            # the serving vocoder as it is set for this voice (its post-filter), else the default
+            lifter = rt.catalog.lifters([voice])[0] if voice in rt.voices else None
             for i, r in enumerate(renders):
                 if r.audio is None:
                     raise SystemExit(f"{TEACHERS[voice]} failed on sentence {i}: {r.error}")
                 # analysis/synthesis: the teacher's features through our vocoder
                 feats = torch.from_numpy(vocoder.analyze(r.audio.astype(np.float32) / 32768.0, teacher_rate))
                 with torch.inference_mode():
-                    vc, _ = synth(feats.unsqueeze(0), synth.init_state(1))
+                    vc, _ = synth(feats.unsqueeze(0), synth.init_state(1, lifter=lifter))
                 vc = vc[0].numpy()
                 write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio)
                 write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc)
@@ -477,7 +479,7 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
     ]
     labels = {
         "model": "model (streamed, serving path)",
-        "vocoded": "our vocoder resynthesizing the teacher",
+        "vocoded": "our vocoder (with the voice's post-filter) resynthesizing the teacher",
     }
     for voice, e in results.items():
         kind, teacher = TEACHERS[voice].split(":", 1)

@@ -285,7 +285,7 @@ class Engine:
             joined.append(stream)
         self._joining.clear()
         if joined:
-            self.rt.reset_slots(self.pool, [s.slot for s in joined])
+            self.rt.reset_slots(self.pool, [s.slot for s in joined], [s.voice for s in joined])
 
     def _apply_inbox(self, stream: Stream) -> bool:
         """Move queued ops into the stream's text queue. False when the stream was cancelled."""

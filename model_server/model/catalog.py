@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 
+import torch
+
+from model_server import vocoder
 from model_server.model.checkpoint import Checkpoint, Voice, VoiceInfo
 from model_server.model.text import SentenceText
 
@@ -18,6 +21,22 @@ class Catalog:
         self.languages = sorted({v.info.language for v in ckpt.voices})
         self.symbols = list(ckpt.symbols)
         self.text = SentenceText(self.symbols)  # the same class the API workers phonemize with
+        default = vocoder.lifter_gains()
+        self._lifters = {
+            v.info.id: torch.tensor(
+                default if v.info.postfilter is None
+                else vocoder.lifter_gains(v.info.postfilter.strength, v.info.postfilter.order),
+                dtype=torch.float32,
+            )
+            for v in ckpt.voices
+        }  # fmt: skip
+
+    def lifters(self, voice_ids: list[str]) -> torch.Tensor:
+        """[len(voice_ids), N_ENV] the voices' vocoder post-filter gains (their `VoiceInfo.postfilter`)."""
+        unknown = sorted(set(voice_ids) - set(self._lifters))
+        if unknown:
+            raise ValueError(f"unknown voice(s) {unknown}; this model has {sorted(self._lifters)}")
+        return torch.stack([self._lifters[v] for v in voice_ids])
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
         """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""

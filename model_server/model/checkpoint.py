@@ -31,6 +31,15 @@ class ModelLoadError(Exception):
 
 
 @dataclass(frozen=True)
+class Postfilter:
+    """A voice's vocoder post-filter (``vocoder.lifter_gains``): measured per voice on the model's own output,
+    since how much formant sharpening a voice takes depends on how blurred its predicted envelopes are."""
+
+    strength: float
+    order: int
+
+
+@dataclass(frozen=True)
 class VoiceInfo:
     id: str
     name: str
@@ -38,6 +47,7 @@ class VoiceInfo:
     gender: str
     description: str
     teacher: str = ""  # what taught it, "<kind>:<voice or package>" ("festival:us_slt_hts"); GET /voices
+    postfilter: Postfilter | None = None  # None: the vocoder's default (POSTFILTER, POSTFILTER_ORDER)
 
 
 @dataclass(frozen=True)
@@ -62,7 +72,24 @@ class Checkpoint:
 
 
 def _voice_to_json(v: Voice) -> dict:
-    return {**asdict(v.info), "speaker": v.speaker}
+    out = {**asdict(v.info), "speaker": v.speaker}
+    if v.info.postfilter is None:
+        del out["postfilter"]
+    return out
+
+
+def _parse_postfilter(i: int, raw) -> Postfilter | None:
+    if raw is None:  # optional: the vocoder's default
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"strength", "order"}:
+        raise ModelLoadError(
+            f"config field 'voices[{i}].postfilter' must be an object with 'strength' and 'order', got {raw!r}"
+        )
+    try:
+        vocoder.lifter_gains(raw["strength"], raw["order"])
+    except ValueError as e:
+        raise ModelLoadError(f"config field 'voices[{i}].postfilter': {e}") from e
+    return Postfilter(float(raw["strength"]), raw["order"])
 
 
 def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
@@ -93,6 +120,30 @@ def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
     os.replace(tmp_w, d / WEIGHTS_FILE)
     os.replace(tmp_c, d / CONFIG_FILE)
     return d
+
+
+def set_postfilters(model_dir: str | os.PathLike, settings: dict[str, Postfilter | None]) -> Path:
+    """Set voices' vocoder post-filters in a model directory's config.json (atomically; the weights are not
+    touched) and check that the directory still loads. None removes a voice's setting (the default)."""
+    d = Path(model_dir)
+    path = d / CONFIG_FILE
+    config = json.loads(path.read_text(encoding="utf-8"))
+    entries = {e.get("id"): e for e in config.get("voices", [])}
+    unknown = sorted(set(settings) - set(entries))
+    if unknown:
+        raise ModelLoadError(f"{path}: no voice(s) {unknown}")
+    for voice_id, setting in settings.items():
+        if setting is None:
+            entries[voice_id].pop("postfilter", None)
+        else:
+            vocoder.lifter_gains(setting.strength, setting.order)  # ValueError names a bad value
+            entries[voice_id]["postfilter"] = asdict(setting)
+    tmp = d / (CONFIG_FILE + ".tmp")
+    tmp.write_text(json.dumps(config, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+    load(d)
+    return path
 
 
 def _validate_meta(cfg: AcousticConfig, symbols: list[str], voices: list[Voice]) -> None:
@@ -133,7 +184,10 @@ def _parse_voice(i: int, raw) -> Voice:
     teacher = raw.get("teacher", "")  # optional: older model dirs have none
     if not isinstance(teacher, str):
         raise ModelLoadError(f"config field 'voices[{i}].teacher' must be a string")
-    info = VoiceInfo(raw["id"], raw["name"], raw["language"], raw["gender"], raw["description"], teacher)
+    info = VoiceInfo(
+        raw["id"], raw["name"], raw["language"], raw["gender"], raw["description"], teacher,
+        _parse_postfilter(i, raw.get("postfilter")),
+    )  # fmt: skip
     return Voice(info, sp)
 
 

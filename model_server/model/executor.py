@@ -1,7 +1,7 @@
 """The executor: the per-stream state pool and the batched step on the device.
 
     pool = executor.new_pool(max_streams)               # fixed-size state slots (decoder + vocoder)
-    executor.reset_slots(pool, slot_ids)
+    executor.reset_slots(pool, slot_ids, lifters)      # lifters: the streams' vocoder post-filters
     audio = executor.step(pool, slot_ids, cond)         # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
 
 State is updated in place through slot indices, as vLLM's Mamba state indices and mamba-ssm's inference
@@ -95,13 +95,19 @@ class Executor:
     def _slot_index(self, pool: StatePool, slot_ids) -> torch.Tensor:
         return torch.tensor(self._slot_ids(pool, slot_ids), dtype=torch.long, device=self.device)
 
-    def reset_slots(self, pool: StatePool, slot_ids) -> None:
+    def reset_slots(self, pool: StatePool, slot_ids, lifters: torch.Tensor | None = None) -> None:
+        """Fresh state for the listed slots. ``lifters`` [len(slot_ids), N_ENV]: each new stream's vocoder
+        post-filter gains (its voice's, `Catalog.lifters`); None keeps the vocoder's default."""
         idx = self._slot_index(pool, slot_ids)
+        if lifters is not None and tuple(lifters.shape) != (len(idx), vocoder.N_ENV):
+            raise ValueError(f"lifters must be [{len(idx)}, {vocoder.N_ENV}], got {tuple(lifters.shape)}")
         for conv, ssm in pool.layers:
             conv.index_fill_(0, idx, 0.0)
             ssm.index_fill_(0, idx, 0.0)
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
+        if lifters is not None:
+            pool.vocoder["lifter"].index_copy_(0, idx, lifters.to(self.device, torch.float32))
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         """Before serving (the server calls it before readiness): run one step of every shape the engine

@@ -6,7 +6,7 @@
     planner.feed(text); planner.flush(); planner.finish()
     chunk = planner.pop_frames(max_frames)              # FrameChunk(cond [n, D], words [WordSpan])
     failed = rt.prepare_batch([(planner, want), ...])   # the engine: all streams' windows, one encoder call
-    rt.reset_slots(pool, slot_ids)
+    rt.reset_slots(pool, slot_ids, voice_ids)           # voice_ids: each stream's vocoder settings
     audio = rt.step(pool, slot_ids, cond)               # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
 
 It puts three parts together: the catalog (voices, languages, text frontends: `catalog.py`), the planner
@@ -115,8 +115,10 @@ class SpeechRuntime:
     def new_pool(self, max_streams: int) -> StatePool:
         return self.executor.new_pool(max_streams)
 
-    def reset_slots(self, pool: StatePool, slot_ids) -> None:
-        self.executor.reset_slots(pool, slot_ids)
+    def reset_slots(self, pool: StatePool, slot_ids, voice_ids: list[str] | None = None) -> None:
+        """Fresh state for new streams; ``voice_ids`` (one per slot) give each its voice's vocoder settings."""
+        lifters = None if voice_ids is None else self.catalog.lifters(list(voice_ids))
+        self.executor.reset_slots(pool, slot_ids, lifters)
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         return self.executor.warmup(max_streams, max_chunk_frames)
@@ -147,7 +149,7 @@ def speak_one_stream(rt: SpeechRuntime, voice: str, text: str, chunk: int = 32, 
     slot) can be reused between calls; its slot 0 is reset first."""
     pool = pool if pool is not None else rt.new_pool(1)
     t0 = time.perf_counter()
-    rt.reset_slots(pool, [0])
+    rt.reset_slots(pool, [0], [voice])
     planner = rt.new_planner(voice, None, 1.0)
     planner.feed(text)
     planner.finish()

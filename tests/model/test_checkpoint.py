@@ -8,7 +8,7 @@ from safetensors.torch import load_file, save_file
 
 from model_server.model import checkpoint
 from model_server.model.acoustic import AcousticConfig, AcousticModel
-from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
+from model_server.model.checkpoint import Checkpoint, ModelLoadError, Postfilter, Voice, VoiceInfo
 
 
 def _ckpt(n_symbols=10, n_speakers=2):
@@ -27,6 +27,17 @@ def test_round_trip(tmp_path):
     assert [v.info for v in back.voices] == [v.info for v in ck.voices]
     for k, v in ck.model.state_dict().items():
         torch.testing.assert_close(back.model.state_dict()[k], v)
+
+
+def test_a_voice_postfilter_round_trips_and_is_optional(tmp_path):
+    ck = _ckpt()
+    tuned = Voice(VoiceInfo("v0", "V0", "en", "female", "test", "festival:x", Postfilter(0.8, 48)), 0)
+    ck = Checkpoint(ck.config, ck.symbols, [tuned, ck.voices[1]], ck.model, {})
+    checkpoint.save(ck, tmp_path)
+    saved = json.loads((tmp_path / "config.json").read_text())["voices"]
+    assert saved[0]["postfilter"] == {"strength": 0.8, "order": 48} and "postfilter" not in saved[1]
+    back = checkpoint.load(tmp_path)
+    assert back.voices[0].info.postfilter == Postfilter(0.8, 48) and back.voices[1].info.postfilter is None
 
 
 def test_missing_files(tmp_path):
@@ -58,6 +69,16 @@ def _edit_config(path, fn):
         (lambda c: c["voices"][0].pop("language"), r"voices\[0\].language"),
         (lambda c: c.update(voices=[]), "'voices' is empty"),
         (lambda c: c.update(format="other"), "'format'"),
+        (lambda c: c["voices"][1].update(postfilter=0.5), r"voices\[1\].postfilter' must be an object"),
+        (lambda c: c["voices"][1].update(postfilter={"strength": 0.5}), r"voices\[1\].postfilter' must be"),
+        (
+            lambda c: c["voices"][1].update(postfilter={"strength": 3, "order": 12}),
+            "strength must be .* got 3",
+        ),
+        (
+            lambda c: c["voices"][1].update(postfilter={"strength": 0.5, "order": 99}),
+            "order must be .* got 99",
+        ),
     ],
 )
 def test_bad_config_names_the_field(tmp_path, edit, message):

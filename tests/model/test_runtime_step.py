@@ -65,6 +65,34 @@ def test_reset_slots_restarts_a_stream(rt):
     torch.testing.assert_close(rt.step(pool, [1], cond), first)
 
 
+def test_each_stream_gets_its_voices_postfilter():
+    """reset_slots with voice ids puts each voice's vocoder post-filter into its slot; a batch of two voices
+    gives each stream the audio it has alone (the setting is per stream, not per batch)."""
+    from model_server import vocoder
+    from model_server.model.checkpoint import Postfilter, VoiceInfo
+
+    voices = [
+        VoiceInfo("plain", "P", "en", "female", "test"),
+        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48)),
+    ]
+    rt = SpeechRuntime.init_random(voices, seed=4, **SMALL)
+    pool = rt.new_pool(3)
+    rt.reset_slots(pool, [2, 0], ["sharp", "plain"])
+    lifter = pool.vocoder["lifter"]
+    torch.testing.assert_close(lifter[2], torch.tensor(vocoder.lifter_gains(0.8, 48), dtype=torch.float32))
+    torch.testing.assert_close(lifter[0], torch.tensor(vocoder.lifter_gains(), dtype=torch.float32))
+    cond = _cond(rt, 2, 12, seed=5)
+    batched = rt.step(pool, [2, 0], cond)
+    for row, voice in enumerate(("sharp", "plain")):
+        alone = rt.new_pool(1)
+        rt.reset_slots(alone, [0], [voice])
+        torch.testing.assert_close(
+            rt.step(alone, [0], cond[row : row + 1])[0], batched[row], rtol=1e-4, atol=1e-4
+        )
+    with pytest.raises(ValueError, match="unknown voice"):
+        rt.reset_slots(pool, [1], ["nobody"])
+
+
 def test_state_size_is_fixed(rt):
     pool = rt.new_pool(2)
     before = [(t.shape, t.dtype) for t in pool.tensors()]

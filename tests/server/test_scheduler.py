@@ -281,3 +281,26 @@ def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_the
     assert [w.text for e in events for w in e.words] == ["Hello", "there."]
     assert events[-1].kind == "error" and "the frontend refused this" in events[-1].message
     assert d.engine.active_count() == 0
+
+
+def test_a_stream_starts_with_its_voices_vocoder_postfilter():
+    """The engine resets a joining stream's slot with its voice's post-filter (`VoiceInfo.postfilter`), so
+    streams of differently tuned voices share one batched step."""
+    from model_server import vocoder
+    from model_server.model.checkpoint import Postfilter, VoiceInfo
+
+    voices = [
+        VoiceInfo("plain", "P", "en", "female", "test"),
+        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48)),
+    ]
+    d = Driver(
+        SpeechRuntime.init_random(voices, seed=0, d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2)
+    )
+    streams = {voice: d.open(voice) for voice in ("sharp", "plain")}
+    for s in streams.values():
+        d.say(s, "Hello there.")
+        s.finish()
+    d.engine.tick()
+    lifter = d.engine.pool.vocoder["lifter"]
+    for voice, gains in (("sharp", vocoder.lifter_gains(0.8, 48)), ("plain", vocoder.lifter_gains())):
+        assert lifter[streams[voice].slot].tolist() == pytest.approx(gains.tolist())
