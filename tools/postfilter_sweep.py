@@ -1,0 +1,160 @@
+"""Tune each voice's vocoder post-filter on the model's own output, and optionally write the pick into the model.
+
+    nice -n 10 .venv/bin/python tools/postfilter_sweep.py --voices en_female_heart \
+        --settings 0.2/12,0.5/24,0.8/48 [--write]
+
+A voice's post-filter (`VoiceInfo.postfilter`, a cepstral lifter on the predicted envelope: strength/order,
+`vocoder.lifter_gains`) deepens the formant valleys that the model's regression fills in. How much a voice
+takes depends on how blurred its predicted envelopes are: too much turns vowels into their neighbours. So
+each setting is measured the way `make evaluate` measures the model (the serving path, one stream, the
+voice's language's held-out sentences, Whisper-base WER, or CER where the language does not separate words,
+as `make evaluate LANGUAGES=...` scores it, and DistillMOS), and the pick is the setting with the best DistillMOS
+whose WER is at most --max-wer-rise points above the vocoder default's. --write puts the picks into the
+model directory's config.json (`checkpoint.set_postfilters`; the weights are untouched). Scores are cached
+per voice and setting in --cache, keyed by the model's weights, so a rerun only judges new settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from model_server import evaluate, evaluate_languages, vocoder  # noqa: E402
+from model_server.model import checkpoint  # noqa: E402
+from model_server.model.checkpoint import Postfilter  # noqa: E402
+from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime  # noqa: E402
+
+DEFAULT = Postfilter(vocoder.POSTFILTER, vocoder.POSTFILTER_ORDER)
+
+
+def parse_settings(text: str) -> list[Postfilter]:
+    """Parse "0.2/12,0.5/24" into [Postfilter(0.2, 12), Postfilter(0.5, 24)] (the default always included first)."""
+    out = [DEFAULT]
+    for item in filter(None, text.split(",")):
+        strength, sep, order = item.partition("/")
+        try:
+            setting = Postfilter(float(strength), int(order))
+            vocoder.lifter_gains(setting.strength, setting.order)
+        except ValueError as e:
+            raise SystemExit(f"--settings: {item!r} is not strength/order ({e})") from e
+        if not sep:
+            raise SystemExit(f"--settings: {item!r} is not strength/order")
+        if setting not in out:
+            out.append(setting)
+    return out
+
+
+# DistillMOS differences this small are ties (the 95 % interval of a 40-sentence mean is about +-0.1); the lower
+# WER breaks them
+MOS_TIE = 0.02
+
+
+def pick(scores: dict[Postfilter, dict], max_wer_rise: float) -> Postfilter:
+    """The best-DistillMOS setting whose WER is within max_wer_rise points of the default's (a tie goes to the
+    lower WER, then to the milder setting)."""
+    ceiling = scores[DEFAULT]["wer"] + max_wer_rise
+    allowed = [s for s, r in scores.items() if r["wer"] <= ceiling]
+    best = max(scores[s]["mos"] for s in allowed)
+    tied = [s for s in allowed if scores[s]["mos"] >= best - MOS_TIE]
+    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order))
+
+
+def with_postfilter(ckpt: checkpoint.Checkpoint, voice: str, setting: Postfilter) -> checkpoint.Checkpoint:
+    voices = [
+        dataclasses.replace(v, info=dataclasses.replace(v.info, postfilter=setting))
+        if v.info.id == voice
+        else v
+        for v in ckpt.voices
+    ]
+    return dataclasses.replace(ckpt, voices=voices)
+
+
+def weights_key(model_dir: Path) -> str:
+    return hashlib.sha256((model_dir / checkpoint.WEIGHTS_FILE).read_bytes()).hexdigest()[:12]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
+    ap.add_argument("--voices", required=True, help="comma-separated voice ids of the model")
+    ap.add_argument("--settings", default="0.5/24,0.8/48", help="strength/order,... (the default is added)")
+    ap.add_argument(
+        "--sentences", type=int, default=40, help="first N held-out sentences (other languages have 12)"
+    )
+    ap.add_argument(
+        "--max-wer-rise", type=float, default=0.5, help="WER points a pick may add to the default's"
+    )
+    ap.add_argument(
+        "--write", action="store_true", help="write each voice's pick into the model's config.json"
+    )
+    ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "postfilter-sweep")
+    ap.add_argument("--judge-threads", type=int, default=1)
+    args = ap.parse_args(argv)
+
+    torch.set_num_threads(1)
+    ckpt = checkpoint.load(args.model)
+    voices = [v for v in args.voices.split(",") if v]
+    unknown = sorted(set(voices) - {v.info.id for v in ckpt.voices})
+    if unknown:
+        raise SystemExit(f"--voices: the model in {args.model} has no {unknown}")
+    settings = parse_settings(args.settings)
+    evaluate.ensure_eval_deps()
+    judges = None
+    key = weights_key(args.model)
+    picks: dict[str, Postfilter] = {}
+    print("| voice | post-filter (strength/order) | Whisper WER (CER) % | DistillMOS |\n|---|---|---|---|")
+    for voice in voices:
+        language = ckpt.voice(voice).info.language
+        sentences = evaluate_languages.heldout(language, args.sentences)
+        scores: dict[Postfilter, dict] = {}
+        for setting in settings:
+            path = args.cache / key / voice / f"{setting.strength:g}-{setting.order}-{len(sentences)}.json"
+            if path.is_file():
+                scores[setting] = json.loads(path.read_text())
+            else:
+                if judges is None:
+                    judges = (evaluate.WhisperJudge(threads=args.judge_threads), evaluate.MosJudge())
+                asr, mos = judges
+                rt = SpeechRuntime(with_postfilter(ckpt, voice, setting), "cpu")
+                clips = [evaluate.synthesize(rt, voice, s)[0] for s in sentences]
+                hyps = [asr(a, language, vocoder.SAMPLE_RATE) for a in clips]
+                errors = (
+                    evaluate.word_errors(sentences, hyps, language)  # as `make evaluate` scores English
+                    if language == "en"
+                    else evaluate_languages.unit_errors(sentences, hyps, language)
+                )
+                scores[setting] = {
+                    "wer": evaluate.wer_of(errors),
+                    "mos": float(np.mean([mos(a, vocoder.SAMPLE_RATE) for a in clips])),
+                }
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(scores[setting]))
+            r = scores[setting]
+            print(
+                f"| {voice} | {setting.strength:g}/{setting.order} | {r['wer']:.1f} | {r['mos']:.2f} |",
+                flush=True,
+            )
+        picks[voice] = pick(scores, args.max_wer_rise)
+    print()
+    for voice, setting in picks.items():
+        print(f"{voice}: pick {setting.strength:g}/{setting.order}")
+    if args.write:
+        path = checkpoint.set_postfilters(
+            args.model, {v: (None if s == DEFAULT else s) for v, s in picks.items()}
+        )
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
