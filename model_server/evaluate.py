@@ -423,14 +423,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# Everything after this line of the report is written by hand (earlier models, one-off checks) and kept.
+NOTES_MARKER = "<!-- hand-written notes below: make evaluate keeps them -->"
+
+
 def keep_language_section(path: Path, report: str) -> str:
-    """`report` with the per-language section of the report at `path` carried over (`--languages` runs
-    write it; this run does not measure it)."""
+    """`report` with what this run does not measure carried over from the report at `path`: the per-language
+    section (`--languages` runs write it) and the hand-written notes after NOTES_MARKER."""
     from model_server import evaluate_languages
 
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
     section = evaluate_languages.existing_section(old)
-    return evaluate_languages.replace_section(report, section) if section else report
+    report = evaluate_languages.replace_section(report, section) if section else report
+    at = old.find(NOTES_MARKER)
+    if at >= 0:
+        report = report.rstrip("\n") + "\n\n" + old[at:].rstrip("\n") + "\n"
+    return report
 
 
 def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:

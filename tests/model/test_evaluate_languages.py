@@ -121,6 +121,11 @@ def test_the_section_is_replaced_and_carried_over(tmp_path):
     path.write_text(report)
     kept = evaluate.keep_language_section(path, "# Evaluation\n\nnew body\n")
     assert "new body" in kept and section in kept
+    # and the hand-written notes after the marker, once, at the end
+    path.write_text(report + "\n" + evaluate.NOTES_MARKER + "\n\n## Earlier models\n\nold numbers\n")
+    kept = evaluate.keep_language_section(path, "# Evaluation\n\nnewer body\n")
+    assert kept.endswith(evaluate.NOTES_MARKER + "\n\n## Earlier models\n\nold numbers\n")
+    assert "newer body" in kept and section in kept and kept.count(evaluate.NOTES_MARKER) == 1
     # a report with sections gets it after its introduction, before the first "## " heading
     placed = evaluate_languages.replace_section("# E\n\nintro\n\n## Speed\n\nfast\n", section)
     assert placed.startswith("# E\n\nintro\n\n" + section) and placed.endswith("## Speed\n\nfast\n")
