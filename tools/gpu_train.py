@@ -49,11 +49,11 @@ VOICE = "en_female_heart"
 OUT_FILE_LIMIT = 16 * 1024 * 1024  # the device tool brings back files of at most 16 MiB
 # Rendering cost, measured on a 2-core x86 machine (one worker, hibari heart, `--hours-scale 0.0894`: 120
 # sentences, 0.14 h of audio, rendered and analyzed in 18.7 s): 6.4 sentences, about 28 s of audio, per core
-# second. --hours-scale 1 is 1343 sentences (1.5 h at 4.02 s each), so about 210 core seconds. Six of them
-# (8,060 sentences, about 9 h of audio) take 1,260 core seconds: 79 s on 16 cores, plus about 20 s to start
-# the workers and align the utterances in one process: about 100 s, leaving room for cores half as fast
-# inside the 150 s time box (which keeps whatever finished if they are slower still).
-HOURS_SCALE = 6.0
+# second. --hours-scale 1 is 4029 sentences (heart's default 4.5 h at 4.02 s each), so about 630 core seconds.
+# Two of them (8,058 sentences, about 9 h of audio) take 1,260 core seconds: 79 s on 16 cores, plus about 20 s
+# to start the workers and align the utterances in one process: about 100 s, leaving room for cores half as
+# fast inside the 150 s time box (which keeps whatever finished if they are slower still).
+HOURS_SCALE = 2.0
 RENDER_SECONDS = 150.0
 # What the run needs after training: the train process's own start, validation and export, the weights
 # loaded back and the speed measurements (a guess with room; the JSON records what each step took).

@@ -23,7 +23,7 @@ def _build_parser() -> argparse.ArgumentParser:
                        help="'all' or comma-separated catalog language codes (en,es,it,zh,...): every voice of "
                             "those languages, one espeak-ng voice per language beyond the shipped ones")
     p.add_argument("--hours-scale", type=float, default=1.0,
-                   help="multiply every voice's default hours (1.5 h English, 40 min es/de/fr)")
+                   help="multiply every voice's default hours (1.5 h Festival English, 4.5 h heart, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
     p.add_argument("--workers", type=int, default=2, help="render/analysis processes")
     p.add_argument("--max-render-seconds", type=float, default=0.0,

@@ -42,11 +42,13 @@ VOICES: dict[str, VoiceSpec] = {
         VoiceSpec("en_male_kal", "Kal", "en", "male",
                   "US English male voice, crisp diphone style (taught by Festival's kal diphone voice).",
                   "festival:kal_diphone", 1.5, 4.33),
-        # 4.02 s per sentence measured on 70 generated English sentences.
+        # 4.02 s per sentence measured on 70 generated English sentences. 4.5 h, not 1.5: hibari renders
+        # them in under 5 minutes on 2 cores, and 15 minutes of fine-tuning on 1.5 h overfit (validation
+        # loss rising) where 4.5 h kept improving (docs/model.md "More data for the neural-taught voice").
         VoiceSpec("en_female_heart", "Heart", "en", "female",
                   "US English female voice, warm and natural (taught by hibari-tts heart, a neural voice "
                   "distilled from Kokoro-82M af_heart).",
-                  "hibari:heart", 1.5, 4.02),
+                  "hibari:heart", 4.5, 4.02),
         VoiceSpec("es_female_f3", "Lucía", "es", "female",
                   "Spanish female voice (taught by espeak-ng es+f3).", "espeak:es+f3", 0.667, 2.06),
         VoiceSpec("de_male_m3", "Jonas", "de", "male",
