@@ -7,8 +7,7 @@ import math
 
 import torch
 
-from model_server import vocoder
-from model_server.model.checkpoint import Checkpoint, Voice, VoiceInfo
+from model_server.model.checkpoint import DEFAULT_POSTFILTER, Checkpoint, Voice, VoiceInfo
 from model_server.model.text import SentenceText
 
 MIN_SPEED, MAX_SPEED = 0.5, 2.0
@@ -21,15 +20,10 @@ class Catalog:
         self.languages = sorted({v.info.language for v in ckpt.voices})
         self.symbols = list(ckpt.symbols)
         self.text = SentenceText(self.symbols)  # the same class the API workers phonemize with
-        default = vocoder.lifter_gains()
         self._lifters = {
-            v.info.id: torch.tensor(
-                default if v.info.postfilter is None
-                else vocoder.lifter_gains(v.info.postfilter.strength, v.info.postfilter.order),
-                dtype=torch.float32,
-            )
+            v.info.id: torch.tensor((v.info.postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
             for v in ckpt.voices
-        }  # fmt: skip
+        }
 
     def lifters(self, voice_ids: list[str]) -> torch.Tensor:
         """[len(voice_ids), N_ENV] the voices' vocoder post-filter gains (their `VoiceInfo.postfilter`)."""

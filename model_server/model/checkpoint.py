@@ -38,6 +38,16 @@ class Postfilter:
     strength: float
     order: int
 
+    def __post_init__(self) -> None:
+        self.gains()  # ValueError naming a strength or order out of range
+
+    def gains(self):
+        """[N_ENV] cepstral gains the synthesizer applies (``vocoder.lifter_gains``)."""
+        return vocoder.lifter_gains(self.strength, self.order)
+
+
+DEFAULT_POSTFILTER = Postfilter(vocoder.POSTFILTER, vocoder.POSTFILTER_ORDER)  # a voice without its own
+
 
 @dataclass(frozen=True)
 class VoiceInfo:
@@ -86,10 +96,9 @@ def _parse_postfilter(i: int, raw) -> Postfilter | None:
             f"config field 'voices[{i}].postfilter' must be an object with 'strength' and 'order', got {raw!r}"
         )
     try:
-        vocoder.lifter_gains(raw["strength"], raw["order"])
+        return Postfilter(raw["strength"], raw["order"])
     except ValueError as e:
         raise ModelLoadError(f"config field 'voices[{i}].postfilter': {e}") from e
-    return Postfilter(float(raw["strength"]), raw["order"])
 
 
 def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
@@ -136,7 +145,6 @@ def set_postfilters(model_dir: str | os.PathLike, settings: dict[str, Postfilter
         if setting is None:
             entries[voice_id].pop("postfilter", None)
         else:
-            vocoder.lifter_gains(setting.strength, setting.order)  # ValueError names a bad value
             entries[voice_id]["postfilter"] = asdict(setting)
     tmp = d / (CONFIG_FILE + ".tmp")
     tmp.write_text(json.dumps(config, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
