@@ -21,7 +21,8 @@ def _build_parser() -> argparse.ArgumentParser:
     which.add_argument("--voices", default="", help=f"comma-separated voice ids (default: {','.join(VOICES)})")
     which.add_argument("--languages", default="",
                        help="'all' or comma-separated catalog language codes (en,es,it,zh,...): every voice of "
-                            "those languages, one espeak-ng voice per language beyond the shipped ones")
+                            "those languages: an espeak-ng voice per language beyond the shipped ones, and the "
+                            "better teacher's voice where one is wired in")
     p.add_argument("--hours-scale", type=float, default=1.0,
                    help="multiply every voice's default hours (1.5 h Festival English, 4.5 h heart, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
