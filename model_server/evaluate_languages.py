@@ -443,5 +443,8 @@ def run(args) -> int:
     return 0
 
 
-JUDGE = "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy at temperature 0, language forced)"
+JUDGE = (
+    "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy at temperature 0, language forced, "
+    f"no {ev.NO_REPEAT_NGRAM}-gram repeated)"
+)
 TRANSCRIPT_CACHE = "teacher-transcripts.json"  # under --wav-dir: what the judge heard from the teachers

@@ -137,6 +137,15 @@ def judge():
     return evaluate.WhisperJudge(threads=2)
 
 
+def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
+    # Greedy Whisper-base heard this espeak-ng Afrikaans sentence as "U mo, u mo, u mo, ..." for 445
+    # characters: the WER then counted the loop, not the voice.
+    sentence = evaluate_languages.heldout("af")[0]
+    (audio,) = evaluate_languages.render_teacher("espeak:af+f3", "af", [sentence])
+    heard = judge(audio, "af").split()
+    assert 0 < len(heard) <= 2 * len(sentence.split()), heard
+
+
 def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
     import torch
 
