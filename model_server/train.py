@@ -310,6 +310,29 @@ def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
     return infos
 
 
+def dataset_length_marks(data_dir: Path, ids: list[str]) -> str:
+    """The frontend's length-mark rule the training voices' symbols were made with (voices.json), which the
+    trained model's config records so the server phonemizes as the data did. One rule per run: data
+    assembled under two rules would teach a long phone two ways."""
+    from model_server.frontend.symbols import length_marks_of
+
+    path = data_dir / "voices.json"
+    by_rule: dict[str, list[str]] = {}
+    for e in json.loads(path.read_text(encoding="utf-8")):
+        if e["id"] in ids:
+            try:
+                rule = length_marks_of(e, f"{path} voice {e['id']}")
+            except ValueError as exc:
+                raise SystemExit(str(exc)) from None
+            by_rule.setdefault(rule, []).append(e["id"])
+    if len(by_rule) > 1:
+        raise SystemExit(
+            f"{path}: voices were assembled under different length-mark rules {by_rule}; "
+            "rerun `python -m model_server.data` for them with one frontend (it reuses the rendered audio)"
+        )
+    return next(iter(by_rule))
+
+
 def new_checkpoint(infos: list[VoiceInfo], overrides: dict) -> Checkpoint:
     from model_server.frontend.symbols import SYMBOLS
 
@@ -339,7 +362,7 @@ def extend_voices(ckpt: Checkpoint, infos: list[VoiceInfo]) -> Checkpoint:
         old_cfg.n_speakers,
         cfg.n_speakers - 1,
     )
-    return Checkpoint(cfg, ckpt.symbols, voices, model, dict(ckpt.extra))
+    return Checkpoint(cfg, ckpt.symbols, voices, model, dict(ckpt.extra), ckpt.length_marks)
 
 
 def extend_symbols(ckpt: Checkpoint) -> Checkpoint:
@@ -372,7 +395,7 @@ def extend_symbols(ckpt: Checkpoint) -> Checkpoint:
     state["encoder.symbol_emb.weight"] = torch.cat([emb, torch.stack(rows)])
     model.load_state_dict(state)
     log.info("fine-tuning: symbol table grown from %d to %d symbols", len(index), len(SYMBOLS))
-    return Checkpoint(cfg, list(SYMBOLS), list(ckpt.voices), model, dict(ckpt.extra))
+    return Checkpoint(cfg, list(SYMBOLS), list(ckpt.voices), model, dict(ckpt.extra), ckpt.length_marks)
 
 
 # -- loop ------------------------------------------------------------------------------------------------
@@ -437,6 +460,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         ckpt = new_checkpoint(infos, json.loads(args.model))
 
+    length_marks = dataset_length_marks(args.data, [v.id for v in infos])
+    if length_marks != ckpt.length_marks:
+        log.info(
+            "length marks: the model learned %r, this data has %r: it learns the data's rule",
+            ckpt.length_marks,
+            length_marks,
+        )
+        ckpt.length_marks = length_marks
     speaker_of = {v.info.id: v.speaker for v in ckpt.voices}
     symbol_index = {s: i for i, s in enumerate(ckpt.symbols)}
     by_voice = load_examples(args.data, [v.id for v in infos], speaker_of, symbol_index)

@@ -2,7 +2,9 @@
 
 Layout under a dataset directory::
 
-    voices.json                      list of {"id", "name", "language", "gender", "description", "teacher"}
+    voices.json                      list of {"id", "name", "language", "gender", "description", "teacher",
+                                     "length_marks"} (the frontend's rule the symbols were made with;
+                                     absent in datasets written before it existed: "drop")
     <voice_id>/utterances.jsonl      one JSON object per line: id, text, language, voice,
                                      symbols (list[str]), durations (list[int], frames),
                                      n_frames, frame_offset
@@ -21,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from model_server.frontend.symbols import LENGTH_MARKS, LENGTH_MARKS_KEY, LengthMarks
 
 
 class DatasetError(ValueError):
@@ -55,8 +59,10 @@ def _atomic_write_text(path: Path, content: str) -> None:
     os.replace(tmp, path)
 
 
-def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list[np.ndarray]) -> None:
-    """Write one voice's files and merge its entry into voices.json (other voices' entries are kept)."""
+def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list[np.ndarray],
+                length_marks: LengthMarks = LENGTH_MARKS) -> None:
+    """Write one voice's files and merge its entry into voices.json (other voices' entries are kept).
+    `length_marks`: the frontend rule the utterances' symbols were made with (training copies it)."""
     vdir = Path(dataset_dir) / voice.id
     vdir.mkdir(parents=True, exist_ok=True)
     dim = features[0].shape[1] if features else 0
@@ -68,7 +74,7 @@ def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list
                        "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in utterances))
     vpath = Path(dataset_dir) / "voices.json"
     entries = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
-    entries = [e for e in entries if e["id"] != voice.id] + [voice.metadata()]
+    entries = [e for e in entries if e["id"] != voice.id] + [{**voice.metadata(), LENGTH_MARKS_KEY: length_marks}]
     entries.sort(key=lambda e: e["id"])
     _atomic_write_text(vpath, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
 

@@ -395,7 +395,7 @@ class EngineClient:
                 self.phase, self.reason, self.active = phase, reason, active
                 if catalog is not None and self.catalog is None:
                     self.catalog = catalog
-                    self.text = SentenceText(catalog.symbols)
+                    self.text = SentenceText(catalog.symbols, catalog.length_marks)
                     self._warm_frontends(catalog)
                 self.on_status()
         elif kind == p.METRICS:

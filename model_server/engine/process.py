@@ -120,6 +120,7 @@ class EngineServer:
                 frozenset(languages),
                 int(runtime.sample_rate),
                 list(runtime.catalog.symbols),
+                runtime.catalog.length_marks,
             )  # fmt: skip
             from model_server.scheduler import Engine
 
@@ -185,7 +186,7 @@ class EngineServer:
     def _warmup_stream(engine, voice: str) -> None:
         """One stream through the whole path (planner, every chunk size, vocoder) before readiness, fed
         as a worker feeds it: sentences split and phonemized by the workers' torch-free text module."""
-        from model_server.model.text import SentenceText, split_sentences
+        from model_server.model.text import split_sentences
 
         ended: list[p.StreamEvent] = []
 
@@ -198,7 +199,7 @@ class EngineServer:
         engine.emit = consume
         language = engine.rt.voices[voice].language
         stream = engine.open_stream(None, voice, language, 1.0, internal=True)
-        text = SentenceText(engine.rt.catalog.symbols)
+        text = engine.rt.catalog.text
         for sentence in split_sentences(WARMUP_TEXT, final=True)[0]:
             stream.sentence(*text.sentence(sentence, language))
         stream.finish()

@@ -97,6 +97,7 @@ class Catalog:
     languages: frozenset[str]
     sample_rate: int
     symbols: list[str]  # the model's symbol inventory: workers phonemize into its ids
+    length_marks: str  # the model's rule (`frontend.symbols.LengthMarks`): workers phonemize as it learned
 
 
 def worker_identity(index: int, generation: int) -> bytes:

@@ -27,10 +27,12 @@ from .align import Alignment, align
 from .normalize import NormalizationError, normalize, normalize_segments
 from .symbols import (
     LANGUAGE_VOICES,
+    LENGTH_MARKS,
     PAUSE,
     PUNCTUATION,
     SYMBOL_TO_ID,
     WORD_BOUNDARY,
+    LengthMarks,
     SymbolMapper,
     UnsupportedLanguageError,
     is_pause,
@@ -188,16 +190,20 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
 
 
 class Frontend:
-    """Text -> units for one catalog language (`languages.CATALOG`: "en", "es", "zh", ...). Thread-safe."""
+    """Text -> units for one catalog language (`languages.CATALOG`: "en", "es", "zh", ...). Thread-safe.
 
-    def __init__(self, language: str = "en") -> None:
+    `length_marks` is the rule the model was trained with (`symbols.LengthMarks`; a model's config says).
+    """
+
+    def __init__(self, language: str = "en", length_marks: LengthMarks = LENGTH_MARKS) -> None:
         if not isinstance(language, str) or language not in LANGUAGE_VOICES:
             raise UnsupportedLanguageError(
                 f"language {language!r} is not supported; choose one of {supported_languages()}"
             )
         self.language = language
         self.voice = LANGUAGE_VOICES[language]
-        self._mapper = SymbolMapper(language)
+        self._mapper = SymbolMapper(language, length_marks)
+        self.length_marks = length_marks
         self._word_cache = lru_cache(maxsize=20000)(self._phonemize_word_uncached)
 
     # -- phonemization -----------------------------------------------------------------------------

@@ -26,6 +26,12 @@ with another inventory.
 Unknown mnemonics (a new espeak-ng, a language switch to a language we do not ship) fall back by
 dropping trailing modifier characters ("l/3" -> "l/" -> "l"), and if nothing matches, to `UNK`; each
 such fallback is counted in `UNKNOWN_COUNTS` and logged once per mnemonic.
+
+The length mark ":" ("a:", "t:": a long vowel, a geminate consonant) is the exception where a table has no
+long phoneme for it. Length is phonemic in many of these languages (Italian "fato"/"fatto", Japanese
+おばさん/おばあさん, Finnish "tuli"/"tuuli"), so the mapper writes the phone twice, as espeak-ng itself writes
+Finnish geminates ("tulli" -> l l). Models trained before this rule saw the mark dropped; their config says
+so (`LENGTH_MARKS_KEY`, absent = "drop") and the frontend keeps their rule (`LengthMarks`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import json
 import logging
 from collections import Counter
 from pathlib import Path
+from typing import Literal, get_args
 
 from .languages import CATALOG, UnsupportedLanguageError, espeak_switch_code
 
@@ -55,13 +62,18 @@ __all__ = [
     "UNK",
     "UNKNOWN_COUNTS",
     "WORD_BOUNDARY",
+    "LENGTH_MARKS",
+    "LENGTH_MARKS_KEY",
+    "LENGTH_MARKS_LEGACY",
     "InventoryMismatchError",
+    "LengthMarks",
     "SymbolMapper",
     "UnsupportedLanguageError",
     "broad_class",
     "check_inventory_config",
     "inventory_config",
     "is_pause",
+    "length_marks_of",
     "symbols_to_ids",
 ]
 
@@ -645,6 +657,25 @@ _SYMBOL_CLASS: dict[str, str] = {
 UNKNOWN_COUNTS: Counter[str] = Counter()
 # Trailing characters espeak-ng uses for variants of a base phoneme ("l/3", "t#", "d[", "r.").
 _MODIFIERS = '#-./;["^:0123456789~'
+_LENGTH_MARK = ":"  # espeak-ng's length modifier: a long vowel or a geminate consonant
+
+# What the mapper does with a length mark the table has no long phoneme for: "double" writes the phone
+# twice (the rule models are trained with now), "drop" loses it (models trained before 2026-12-02).
+LengthMarks = Literal["double", "drop"]
+LENGTH_MARKS: LengthMarks = "double"
+LENGTH_MARKS_LEGACY: LengthMarks = "drop"  # a model config or dataset entry that does not say
+LENGTH_MARKS_KEY = "length_marks"  # the field in a model's config.json "frontend" object and in voices.json
+
+
+def length_marks_of(record: dict, where: str) -> LengthMarks:
+    """The length-mark rule `record` (a config "frontend" object, a voices.json entry) was made with;
+    ValueError naming `where` for a value that is not a rule."""
+    rule = record.get(LENGTH_MARKS_KEY, LENGTH_MARKS_LEGACY)
+    if rule not in get_args(LengthMarks):
+        raise ValueError(
+            f"{where}: {LENGTH_MARKS_KEY!r} must be one of {list(get_args(LengthMarks))}, got {rule!r}"
+        )
+    return rule
 
 
 class InventoryMismatchError(ValueError):
@@ -719,12 +750,17 @@ class SymbolMapper:
     pause symbols from punctuation instead.
     """
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, length_marks: LengthMarks = LENGTH_MARKS) -> None:
         if language not in LANGUAGE_VOICES:
             raise UnsupportedLanguageError(
                 f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}"
             )
+        if length_marks not in get_args(LengthMarks):
+            raise ValueError(
+                f"length_marks must be one of {list(get_args(LengthMarks))}, got {length_marks!r}"
+            )
         self.language = language
+        self.length_marks = length_marks
         self._cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def _lookup(self, lang: str, name: str) -> tuple[str, ...]:
@@ -755,6 +791,8 @@ class SymbolMapper:
         elif result is None:
             result = (UNK,)
             _note_unknown(f"({lang}){name}", UNK)
+        elif self.length_marks == "double" and _LENGTH_MARK in name[len(candidate) :]:
+            result = (*result, result[-1])  # a long phone the table lacks: its short phone twice
         elif candidate != name:
             _note_unknown(f"({lang}){name}", " ".join(result))
         self._cache[(lang, name)] = result

@@ -19,7 +19,8 @@ class Catalog:
         self._voices = {v.info.id: v for v in ckpt.voices}
         self.languages = sorted({v.info.language for v in ckpt.voices})
         self.symbols = list(ckpt.symbols)
-        self.text = SentenceText(self.symbols)  # the same class the API workers phonemize with
+        self.length_marks = ckpt.length_marks
+        self.text = SentenceText(self.symbols, self.length_marks)  # the same class the API workers use
         self._lifters = {
             v.info.id: torch.tensor((v.info.postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
             for v in ckpt.voices

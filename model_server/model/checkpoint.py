@@ -1,4 +1,5 @@
-"""Model directories: ``config.json`` (model hyperparameters, symbol inventory, voices) + ``model.safetensors``.
+"""Model directories: ``config.json`` (model hyperparameters, symbol inventory, voices, the text frontend's
+rules the model was trained with) + ``model.safetensors``.
 
 Loading validates everything against what the code expects and raises ``ModelLoadError`` naming the
 missing file, the config field that mismatches, or the tensor with the wrong shape, so a bad mount on
@@ -17,6 +18,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from model_server import vocoder
+from model_server.frontend.symbols import LENGTH_MARKS, LENGTH_MARKS_KEY, LengthMarks, length_marks_of
 from model_server.model.acoustic import AcousticConfig, AcousticModel
 
 CONFIG_FILE = "config.json"
@@ -73,6 +75,8 @@ class Checkpoint:
     voices: list[Voice]
     model: AcousticModel
     extra: dict  # free-form training metadata, kept through save/load
+    # How the frontend wrote espeak-ng's length marks in the data the model learned from (config "frontend").
+    length_marks: LengthMarks = LENGTH_MARKS
 
     def voice(self, voice_id: str) -> Voice:
         for v in self.voices:
@@ -115,6 +119,7 @@ def save(ckpt: Checkpoint, model_dir: str | os.PathLike) -> Path:
         "model": ckpt.config.to_dict(),
         "symbols": list(ckpt.symbols),
         "voices": [_voice_to_json(v) for v in ckpt.voices],
+        "frontend": {LENGTH_MARKS_KEY: ckpt.length_marks},
         "extra": ckpt.extra,
     }
     tensors = {
@@ -245,6 +250,13 @@ def load(model_dir: str | os.PathLike, device: str | torch.device = "cpu") -> Ch
     extra = config.get("extra", {})
     if not isinstance(extra, dict):
         raise ModelLoadError("config field 'extra' must be an object")
+    frontend = config.get("frontend", {})  # absent in models trained before the field existed
+    if not isinstance(frontend, dict):
+        raise ModelLoadError("config field 'frontend' must be an object")
+    try:
+        length_marks = length_marks_of(frontend, "config field 'frontend'")
+    except ValueError as e:
+        raise ModelLoadError(str(e)) from None
 
     try:
         tensors = load_file(str(wpath), device="cpu")
@@ -271,4 +283,4 @@ def load(model_dir: str | os.PathLike, device: str | torch.device = "cpu") -> Ch
             raise ModelLoadError(f"{wpath}: tensor {k!r} contains NaN or infinite values")
     model.load_state_dict({k: t.to(torch.float32) for k, t in tensors.items()})
     model.to(device).eval()
-    return Checkpoint(cfg, list(symbols), voices, model, extra)
+    return Checkpoint(cfg, list(symbols), voices, model, extra, length_marks)

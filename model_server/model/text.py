@@ -1,7 +1,7 @@
 """Sentences and their phones, without torch: what an API worker runs on the text of its streams, and
 what the engine's planner runs for text given to it directly.
 
-    text = SentenceText(symbols)                          # the model's symbol inventory
+    text = SentenceText(symbols, length_marks)            # the model's symbol inventory and rule
     sentences, rest = split_sentences(buffered_text, final=False)
     ids, words = text.sentence(sentence, language)        # symbol ids; (written word, first, end phone)
 """
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 import threading
+
+from model_server.frontend.symbols import LENGTH_MARKS, LengthMarks
 
 MAX_SENTENCE_WORDS = 40  # longer sentences are cut at a comma or a word boundary (bounded phone window)
 
@@ -125,8 +127,9 @@ class SentenceText:
     """One sentence -> the model's symbol ids and its words, through the language's text frontend
     (normalization and espeak-ng phonemization). Thread-safe; frontends are made once per language."""
 
-    def __init__(self, symbols: list[str]) -> None:
+    def __init__(self, symbols: list[str], length_marks: LengthMarks = LENGTH_MARKS) -> None:
         self._symbol_index = {s: i for i, s in enumerate(symbols)}
+        self._length_marks = length_marks  # the model's rule (its config), so it hears what it learned
         self._frontends: dict[str, object] = {}
         self._lock = threading.Lock()
 
@@ -136,7 +139,7 @@ class SentenceText:
             if fe is None:
                 from model_server.frontend import Frontend
 
-                fe = self._frontends[language] = Frontend(language)
+                fe = self._frontends[language] = Frontend(language, self._length_marks)
             return fe
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:

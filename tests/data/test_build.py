@@ -41,7 +41,10 @@ def test_dataset_format_and_invariants(built):
     ds = load_dataset(built / "dataset")
     assert sorted(ds) == sorted(VOICE_IDS)
     infos = json.loads((built / "dataset" / "voices.json").read_text())
-    assert {tuple(sorted(i)) for i in infos} == {("description", "gender", "id", "language", "name", "teacher")}
+    assert {tuple(sorted(i)) for i in infos} == {
+        ("description", "gender", "id", "language", "length_marks", "name", "teacher")
+    }
+    assert {i["length_marks"] for i in infos} == {"double"}  # the frontend rule the symbols were made with
     for vid, vd in ds.items():
         assert vd.features.dtype == np.float32 and vd.features.shape[1] == vocoder.FEATURE_DIM
         assert len(vd.utterances) >= 3, vid

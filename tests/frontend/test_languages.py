@@ -125,6 +125,47 @@ def test_intl_normalizer_rules(code, text, expected):
     assert normalize(text, code) == expected
 
 
+@pytest.mark.parametrize(
+    ("code", "short", "long", "doubled"),
+    [
+        ("it", "fato", "fatto", "it:t"),  # a geminate consonant
+        ("ja", "おばさん", "おばあさん", "ja:a"),  # a long vowel
+        ("fi", "tuli", "tuuli", "fi:u"),
+    ],
+)
+def test_a_length_mark_the_table_lacks_writes_the_phone_twice(code, short, long, doubled):
+    # espeak-ng marks length with ":" ("t:", "a:"); these tables have no long phonemes, so the mapper writes
+    # the phone twice and the pair stays two different words.
+    S.UNKNOWN_COUNTS.clear()
+    short_syms = units_to_symbols(Frontend(code).text_to_units(short))
+    long_syms = units_to_symbols(Frontend(code).text_to_units(long))
+    assert len(long_syms) == len(short_syms) + 1
+    at = next(i for i, (a, b) in enumerate(zip(short_syms, long_syms, strict=False)) if a != b)
+    assert long_syms[at - 1 : at + 1] == [doubled, doubled] or long_syms[at : at + 2] == [doubled, doubled]
+    assert not any(key.endswith(":") for key in S.UNKNOWN_COUNTS), dict(S.UNKNOWN_COUNTS)
+    # A model trained before the rule (config "frontend" without it) hears the pair as one word, as it learned.
+    legacy = Frontend(code, S.LENGTH_MARKS_LEGACY)
+    assert legacy.length_marks == "drop"
+    assert units_to_symbols(legacy.text_to_units(short)) == units_to_symbols(legacy.text_to_units(long))
+
+
+def test_a_table_with_long_phonemes_keeps_them_and_a_bad_rule_is_named():
+    # German's table has "A:": the long phoneme itself, not a doubled short one, under either rule.
+    for rule in ("double", "drop"):
+        syms = units_to_symbols(Frontend("de", rule).text_to_units("Staat"))
+        assert "de:A:" in syms and syms.count("de:A") == 0, syms
+    # English's map covers its long vowels: the rule changes nothing there.
+    text = "Please call me back when you get home from school."
+    assert units_to_symbols(Frontend("en", "double").text_to_units(text)) == units_to_symbols(
+        Frontend("en", "drop").text_to_units(text)
+    )
+    with pytest.raises(ValueError, match="length_marks must be one of"):
+        Frontend("it", "keep")
+    assert S.length_marks_of({}, "x") == "drop"
+    with pytest.raises(ValueError, match="x: 'length_marks' must be one of"):
+        S.length_marks_of({"length_marks": 2}, "x")
+
+
 def test_japanese_kanji_are_read_as_kana():
     # espeak-ng spells a kanji out in English ("Chinese letter"): the normalizer gives it katakana.
     assert normalize("今日は42円です。", "ja") == "キョーワ 42 エンです."

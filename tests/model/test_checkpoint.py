@@ -40,6 +40,22 @@ def test_a_voice_postfilter_round_trips_and_is_optional(tmp_path):
     assert back.voices[0].info.postfilter == Postfilter(0.8, 48) and back.voices[1].info.postfilter is None
 
 
+def test_the_length_mark_rule_round_trips_and_an_older_config_means_drop(tmp_path):
+    ck = _ckpt()
+    assert ck.length_marks == "double"  # a model made now learns the frontend's current rule
+    checkpoint.save(ck, tmp_path)
+    assert json.loads((tmp_path / "config.json").read_text())["frontend"] == {"length_marks": "double"}
+    assert checkpoint.load(tmp_path).length_marks == "double"
+    _edit_config(tmp_path, lambda c: c.pop("frontend"))  # written before the field existed
+    assert checkpoint.load(tmp_path).length_marks == "drop"
+    _edit_config(tmp_path, lambda c: c.update(frontend={"length_marks": "keep"}))
+    with pytest.raises(ModelLoadError, match="config field 'frontend': 'length_marks' must be one of"):
+        checkpoint.load(tmp_path)
+    _edit_config(tmp_path, lambda c: c.update(frontend=["drop"]))
+    with pytest.raises(ModelLoadError, match="config field 'frontend' must be an object"):
+        checkpoint.load(tmp_path)
+
+
 def test_missing_files(tmp_path):
     with pytest.raises(ModelLoadError, match="does not exist"):
         checkpoint.load(tmp_path / "nope")

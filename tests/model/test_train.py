@@ -189,6 +189,29 @@ def test_finetune_on_one_voices_data_keeps_every_voice(tmp_path, dataset_factory
     assert ft.extra["frames_per_s"] > 0
 
 
+def test_the_model_records_the_datas_length_mark_rule(tmp_path, dataset_factory):
+    data = dataset_factory(tmp_path / "dataset")
+    vpath = data / "voices.json"
+    entries = json.loads(vpath.read_text())
+    assert {e["length_marks"] for e in entries} == {"double"}
+    # An older dataset (no field: assembled when the mark was dropped) teaches the old rule, and says so.
+    vpath.write_text(json.dumps([{k: v for k, v in e.items() if k != "length_marks"} for e in entries]))
+    assert _run(tmp_path, data, "--name", "old", "--max-steps", "1", "--export", str(tmp_path / "old")) == 0
+    assert checkpoint.load(tmp_path / "old").length_marks == "drop"
+    # Fine-tuning that model on data made with the current rule moves it to that rule.
+    vpath.write_text(json.dumps(entries))
+    assert (
+        _run(tmp_path, data, "--name", "new", "--init", str(tmp_path / "old"), "--max-steps", "1",
+             "--export", str(tmp_path / "new"))
+        == 0
+    )  # fmt: skip
+    assert checkpoint.load(tmp_path / "new").length_marks == "double"
+    # Two rules in one run would teach a long phone two ways: refused, naming the voices.
+    vpath.write_text(json.dumps([entries[0], {**entries[1], "length_marks": "drop"}]))
+    with pytest.raises(SystemExit, match=r"different length-mark rules .*'double': \['en_female_slt'\]"):
+        _run(tmp_path, data, "--name", "mixed", "--max-steps", "1")
+
+
 def test_delta_l1_measures_changes_not_offsets():
     gen = torch.Generator().manual_seed(0)
     ref = torch.randn(2, 6, 3, generator=gen)

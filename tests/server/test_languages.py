@@ -128,3 +128,36 @@ def test_language_switch_within_a_context_at_a_sentence_boundary(shipped):
     assert abs(switched - (alone_es + alone_en)) <= 2 * hop
     assert abs(switched - spanish) > 4 * hop
     assert bad["field"] == "language" and f"supported: {SUPPORTED}" in bad["message"]
+
+
+def _italian_model(path, length_marks: str):
+    """Random weights with an Italian voice; config.json says which length-mark rule the model learned."""
+    import torch
+
+    from model_server.model import checkpoint
+    from model_server.model.checkpoint import VoiceInfo
+    from model_server.model.runtime import SpeechRuntime
+
+    rt = SpeechRuntime.init_random(voices=[VoiceInfo("it_female_c", "C", "it", "female", "random")], seed=1)
+    with torch.no_grad():  # about 6 frames a phone, as make_model_dir
+        rt.ckpt.model.encoder.dur_out.bias.fill_(2.0)
+    rt.ckpt.length_marks = length_marks
+    checkpoint.save(rt.ckpt, path)
+    return path
+
+
+@pytest.mark.parametrize("rule", ["double", "drop"])
+def test_the_api_workers_phonemize_with_the_models_length_mark_rule(tmp_path, rule):
+    """Italian "fatto" has a geminate (espeak-ng "t:"). A model that learned long phones written twice hears
+    one phone more than in "fato"; a model trained when the mark was dropped hears the two alike, as it
+    learned. The API worker processes phonemize, so the rule has to reach them from the engine."""
+    model = _italian_model(tmp_path / "model", rule)
+    (tmp_path / "server").mkdir()
+    with ServerProcess(model, tmp_path / "server", MAX_STREAMS="2", STATESPEAK_WORKERS="2") as server:
+        lengths = {}
+        for word in ("fato", "fatto"):
+            r = httpx.post(server.base_url + "/tts/bytes", json=body("it_female_c", word), timeout=60)
+            assert r.status_code == 200, r.text
+            lengths[word] = len(r.content)
+    print(rule, lengths)
+    assert (lengths["fatto"] > lengths["fato"]) if rule == "double" else (lengths["fatto"] == lengths["fato"])
