@@ -127,7 +127,9 @@ def _render(voice: VoiceSpec, texts: list[str]):
 def teacher_phone_table(voice: VoiceSpec) -> list:
     """The table that maps the teacher's own phones to the inventory, as JSON-able data, for the cache keys:
     a cached utterance keeps the phones mapped when it was rendered, so a changed table must miss the cache.
-    (espeak-ng and Kokoro teachers take their phones from the frontend, whose changes bump CACHE_VERSION.)"""
+    (espeak-ng and Kokoro renders keep espeak-ng's own mnemonics, mapped to symbols when the dataset is
+    assembled, so a mapping change such as the length-mark rule reuses them; a change to what espeak-ng itself
+    says bumps CACHE_VERSION.)"""
     if voice.teacher_kind == "hibari":
         from model_server.data import hibari_teacher as h
 

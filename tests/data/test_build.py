@@ -157,4 +157,4 @@ def test_a_changed_teacher_phone_table_misses_the_cache(monkeypatch, voice_id, m
     monkeypatch.setattr(mod, table, edited)
     assert build.utterance_key(voice, "Hello there.") != before
     espeak_voice = ALL_VOICES["es_female_f3"]
-    assert build.teacher_phone_table(espeak_voice) == []  # phones from the frontend: CACHE_VERSION covers it
+    assert build.teacher_phone_table(espeak_voice) == []  # espeak-ng mnemonics, mapped at assembly
