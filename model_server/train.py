@@ -286,11 +286,21 @@ def delta_l1(out: torch.Tensor, ref: torch.Tensor, fmask: torch.Tensor) -> torch
 
 
 # -- model setup -----------------------------------------------------------------------------------------
-def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
+def dataset_voices(data_dir: Path, ids: list[str] | None) -> tuple[list[VoiceInfo], str]:
+    """The dataset's voices (those in `ids`, or all) and the frontend's length-mark rule their symbols were
+    made with, from one read of voices.json. The trained model's config records the rule so the server
+    phonemizes as the data did. One rule per run: data assembled under two would teach a long phone two ways."""
+    from model_server.frontend.symbols import length_marks_of
+
     path = data_dir / "voices.json"
     if not path.is_file():
         raise SystemExit(f"{path}: missing (run `make data` first)")
     entries = json.loads(path.read_text(encoding="utf-8"))
+    if ids:
+        unknown = sorted(set(ids) - {e["id"] for e in entries})
+        if unknown:
+            raise SystemExit(f"--voices: {unknown} not in {path}")
+        entries = [e for e in entries if e["id"] in ids]
     infos = [
         VoiceInfo(
             e["id"],
@@ -302,35 +312,18 @@ def voice_infos(data_dir: Path, ids: list[str] | None) -> list[VoiceInfo]:
         )
         for e in entries
     ]
-    if ids:
-        unknown = sorted(set(ids) - {v.id for v in infos})
-        if unknown:
-            raise SystemExit(f"--voices: {unknown} not in {path}")
-        infos = [v for v in infos if v.id in ids]
-    return infos
-
-
-def dataset_length_marks(data_dir: Path, ids: list[str]) -> str:
-    """The frontend's length-mark rule the training voices' symbols were made with (voices.json), which the
-    trained model's config records so the server phonemizes as the data did. One rule per run: data
-    assembled under two rules would teach a long phone two ways."""
-    from model_server.frontend.symbols import length_marks_of
-
-    path = data_dir / "voices.json"
     by_rule: dict[str, list[str]] = {}
-    for e in json.loads(path.read_text(encoding="utf-8")):
-        if e["id"] in ids:
-            try:
-                rule = length_marks_of(e, f"{path} voice {e['id']}")
-            except ValueError as exc:
-                raise SystemExit(str(exc)) from None
-            by_rule.setdefault(rule, []).append(e["id"])
+    for e in entries:
+        try:
+            by_rule.setdefault(length_marks_of(e, f"{path} voice {e['id']}"), []).append(e["id"])
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     if len(by_rule) > 1:
         raise SystemExit(
             f"{path}: voices were assembled under different length-mark rules {by_rule}; "
             "rerun `python -m model_server.data` for them with one frontend (it reuses the rendered audio)"
         )
-    return next(iter(by_rule))
+    return infos, next(iter(by_rule))
 
 
 def new_checkpoint(infos: list[VoiceInfo], overrides: dict) -> Checkpoint:
@@ -436,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     voice_ids = [v.strip() for v in args.voices.split(",") if v.strip()]
-    infos = voice_infos(args.data, voice_ids)
+    infos, length_marks = dataset_voices(args.data, voice_ids)
 
     state = None
     if args.resume:
@@ -460,7 +453,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         ckpt = new_checkpoint(infos, json.loads(args.model))
 
-    length_marks = dataset_length_marks(args.data, [v.id for v in infos])
     if length_marks != ckpt.length_marks:
         log.info(
             "length marks: the model learned %r, this data has %r: it learns the data's rule",

@@ -203,8 +203,11 @@ class Frontend:
         self.language = language
         self.voice = LANGUAGE_VOICES[language]
         self._mapper = SymbolMapper(language, length_marks)
-        self.length_marks = length_marks
         self._word_cache = lru_cache(maxsize=20000)(self._phonemize_word_uncached)
+
+    @property
+    def length_marks(self) -> LengthMarks:
+        return self._mapper.length_marks
 
     # -- phonemization -----------------------------------------------------------------------------
 

@@ -667,15 +667,17 @@ LENGTH_MARKS_LEGACY: LengthMarks = "drop"  # a model config or dataset entry tha
 LENGTH_MARKS_KEY = "length_marks"  # the field in a model's config.json "frontend" object and in voices.json
 
 
+def _checked_rule(rule, what: str) -> LengthMarks:
+    """`rule` if it is a LengthMarks value, else ValueError naming `what`."""
+    if rule not in get_args(LengthMarks):
+        raise ValueError(f"{what} must be one of {list(get_args(LengthMarks))}, got {rule!r}")
+    return rule
+
+
 def length_marks_of(record: dict, where: str) -> LengthMarks:
     """The length-mark rule `record` (a config "frontend" object, a voices.json entry) was made with;
     ValueError naming `where` for a value that is not a rule."""
-    rule = record.get(LENGTH_MARKS_KEY, LENGTH_MARKS_LEGACY)
-    if rule not in get_args(LengthMarks):
-        raise ValueError(
-            f"{where}: {LENGTH_MARKS_KEY!r} must be one of {list(get_args(LengthMarks))}, got {rule!r}"
-        )
-    return rule
+    return _checked_rule(record.get(LENGTH_MARKS_KEY, LENGTH_MARKS_LEGACY), f"{where}: {LENGTH_MARKS_KEY!r}")
 
 
 class InventoryMismatchError(ValueError):
@@ -755,12 +757,8 @@ class SymbolMapper:
             raise UnsupportedLanguageError(
                 f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}"
             )
-        if length_marks not in get_args(LengthMarks):
-            raise ValueError(
-                f"length_marks must be one of {list(get_args(LengthMarks))}, got {length_marks!r}"
-            )
         self.language = language
-        self.length_marks = length_marks
+        self.length_marks = _checked_rule(length_marks, "length_marks")
         self._cache: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def _lookup(self, lang: str, name: str) -> tuple[str, ...]:
