@@ -54,6 +54,12 @@ def test_set_postfilters_writes_config_only_and_validates(tmp_path):
     weights = (tmp_path / checkpoint.WEIGHTS_FILE).read_bytes()
     checkpoint.set_postfilters(tmp_path, {"a": Postfilter(0.5, 24)})
     assert checkpoint.load(tmp_path).voices[0].info.postfilter == Postfilter(0.5, 24)
+    edited = json.loads((tmp_path / "config.json").read_text())["voices"][0]
+    saved_dir = tmp_path / "saved"  # what `save` writes for the same voice: same keys, same order
+    checkpoint.save(sweep.with_postfilter(ckpt, "a", Postfilter(0.5, 24)), saved_dir)
+    assert list(edited.items()) == list(
+        json.loads((saved_dir / "config.json").read_text())["voices"][0].items()
+    )
     assert (tmp_path / checkpoint.WEIGHTS_FILE).read_bytes() == weights
     checkpoint.set_postfilters(tmp_path, {"a": None})
     assert "postfilter" not in json.loads((tmp_path / "config.json").read_text())["voices"][0]

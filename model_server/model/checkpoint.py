@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -142,15 +142,16 @@ def set_postfilters(model_dir: str | os.PathLike, settings: dict[str, Postfilter
     d = Path(model_dir)
     path = d / CONFIG_FILE
     config = json.loads(path.read_text(encoding="utf-8"))
-    entries = {e.get("id"): e for e in config.get("voices", [])}
-    unknown = sorted(set(settings) - set(entries))
+    raw_voices = config.get("voices", [])
+    index = {e.get("id"): i for i, e in enumerate(raw_voices) if isinstance(e, dict)}
+    unknown = sorted(set(settings) - set(index))
     if unknown:
         raise ModelLoadError(f"{path}: no voice(s) {unknown}")
     for voice_id, setting in settings.items():
-        if setting is None:
-            entries[voice_id].pop("postfilter", None)
-        else:
-            entries[voice_id]["postfilter"] = asdict(setting)
+        i = index[voice_id]
+        voice = _parse_voice(i, raw_voices[i])
+        # rewritten by the writer `save` uses, so an edited entry has the same keys in the same order
+        raw_voices[i] = _voice_to_json(replace(voice, info=replace(voice.info, postfilter=setting)))
     tmp = d / (CONFIG_FILE + ".tmp")
     tmp.write_text(json.dumps(config, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     os.chmod(tmp, 0o644)
