@@ -366,6 +366,9 @@ def render_section(doc: dict, model_label: str) -> str:
         "sides normalized alike: the project's normalizer for that language (numbers, dates, currencies to "
         "words), Unicode NFKC, lower case, punctuation removed; Japanese compared as katakana.",
         "- Intervals: 95% bootstrap over sentences (2,000 resamples, seed 0); the gap resamples sentences paired.",
+        f"- Teachers: what the judge heard from each teacher sentence is committed (`{TRANSCRIPT_CACHE.relative_to(ev.REPO_ROOT).as_posix()}`): "
+        "espeak-ng's audio differs from run to run, so every run compares the model against the same teacher "
+        "transcripts, and a teacher is rendered only for a sentence, teacher or judge not yet in the file.",
         f"- Status: a voice is **supported** when the model is at most {measured.SUPPORT_MARGIN:g} points behind "
         f"its teacher (the goal: {measured.GOAL_MARGIN:g}) and the judge understands the teacher (at most "
         f"{measured.JUDGE_CEILING:g} % errors: a teacher Whisper-base mostly fails on leaves nothing to compare); "

@@ -112,6 +112,7 @@ def test_the_section_is_replaced_and_carried_over(tmp_path):
         "| Italian (`it`) | `it_female_x` | `festival:it_lp_diphone` | WER | 5 | 20.0 [10.0, 30.0] | - |"
         in section
     )
+    assert "committed (`model_server/data/heldout/teacher-transcripts.json`)" in section  # the file it reads
     report = evaluate_languages.replace_section("# Evaluation\n\nbody\n", section)
     assert report.startswith("# Evaluation\n\nbody\n") and report.count(evaluate_languages.SECTION_START) == 1
     again = evaluate_languages.replace_section(report, section.replace("20.0 [", "21.0 ["))
