@@ -198,9 +198,8 @@ class TranscriptCache:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        text = json.dumps(
-            self.entries, ensure_ascii=False, indent=0, sort_keys=True
-        )  # a line an entry: small diffs
+        # one line an entry, sorted: the file is committed, and a new teacher is a small diff
+        text = json.dumps(self.entries, ensure_ascii=False, indent=0, sort_keys=True)
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(self.path)
 
@@ -454,10 +453,7 @@ JUDGE = (
     "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy at temperature 0, language forced, "
     f"no {ev.NO_REPEAT_NGRAM}-gram repeated)"
 )
-# What the judge heard from each teacher, kept in the repository next to the held-out sentences: espeak-ng's
-# audio of a sentence depends on what the process rendered before it (its wave generator carries state from one
-# synthesis to the next), and Whisper-base's transcript of it with that, so a teacher rendered afresh on another
-# machine can move across the 50 % ceiling (Spanish 48.0 % in one session, 59.3 % in the next). Every run on
-# every machine compares against the same teacher transcripts; only a sentence, teacher or judge not in the
-# file is rendered and heard anew.
+# What the judge heard from each teacher, committed next to the held-out sentences: espeak-ng's audio of a
+# sentence depends on what the process rendered before it, and Whisper-base's transcript with it, so teachers
+# heard afresh on another machine can cross the judge ceiling (docs/model.md, "Evaluation", has the numbers).
 TRANSCRIPT_CACHE = HELDOUT_DIR / "teacher-transcripts.json"
