@@ -1,4 +1,5 @@
-"""CLI: `python -m model_server.data [build options]` or `python -m model_server.data ljspeech DIR ...`."""
+"""CLI: `python -m model_server.data [build options]`, `python -m model_server.data ljspeech DIR ...` or
+`python -m model_server.data merge --out OUT IN IN ...`."""
 
 from __future__ import annotations
 
@@ -46,6 +47,34 @@ def _ljspeech_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, default=Path("data"), help="output root; writes OUT/dataset")
     p.add_argument("--no-progress", action="store_true")
     return p
+
+
+def _merge_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m model_server.data merge",
+                                description="Combine datasets into OUT/dataset: voices side by side; a voice in "
+                                            "several inputs (say, two --seed runs) gets all their utterances.")
+    p.add_argument("inputs", type=Path, nargs="+",
+                   help="dataset dirs (with voices.json) or output roots of `python -m model_server.data`")
+    p.add_argument("--out", type=Path, required=True, help="output root; writes OUT/dataset")
+    return p
+
+
+def main_merge(argv: list[str]) -> int:
+    args = _merge_parser().parse_args(argv)
+    from model_server.data.dataset import DatasetError, merge_datasets
+    from model_server.vocoder import FRAME_PERIOD_MS
+
+    inputs = [p / "dataset" if not (p / "voices.json").exists() and (p / "dataset").is_dir() else p
+              for p in args.inputs]
+    try:
+        stats = merge_datasets(inputs, args.out / "dataset")
+    except DatasetError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    print(f"merged {len(inputs)} datasets into {args.out / 'dataset'}")
+    for vid, st in stats.items():
+        print(f"  {vid:16s} {st['utterances']:6d} utts  {st['frames'] * FRAME_PERIOD_MS / 3.6e6:.2f} h  from input(s) "
+              + ",".join(map(str, st["inputs"])))
+    return 0
 
 
 def main_build(argv: list[str]) -> int:
@@ -116,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "ljspeech":
         return main_ljspeech(argv[1:])
+    if argv and argv[0] == "merge":
+        return main_merge(argv[1:])
     return main_build(argv)
 
 

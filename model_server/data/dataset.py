@@ -140,3 +140,68 @@ def load_dataset(dataset_dir: str | Path, voices: list[str] | None = None, mmap:
         if missing:
             raise DatasetError(f"{vpath}: voice(s) {missing} not in the dataset")
     return out
+
+
+def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]:
+    """Combine dataset directories into `out`: voices side by side, and a voice present in several inputs
+    gets all of their utterances (in input order), e.g. the same voice rendered with two `--seed`s.
+
+    Every input is read with the reader's checks first; a voice's `voices.json` entries must agree between
+    inputs (its teacher and `length_marks` decide what the features and symbols mean). An utterance id
+    already taken gets the input's position as a suffix (`<id>~2`). Features are copied through a
+    memory-mapped file, so a voice larger than memory merges too. Voices already in `out` and in no input
+    are kept. Returns {voice: {"utterances", "frames", "inputs"}}."""
+    paths = [Path(p) for p in inputs]
+    out = Path(out)
+    if not paths:
+        raise DatasetError("merge: no input datasets")
+    for p in paths:
+        if p.resolve() == out.resolve():
+            raise DatasetError(f"merge: the output {out} is also an input; write to a new directory")
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise DatasetError("merge: an input is given twice")
+    loaded = [(p, load_dataset(p)) for p in paths]
+    infos: dict[str, dict] = {}
+    for p, data in loaded:
+        for vid, vd in data.items():
+            info = {**vd.info}
+            info.setdefault(LENGTH_MARKS_KEY, "drop")  # the reader's rule for datasets older than the key
+            if vid in infos and infos[vid] != info:
+                fields_ = sorted(k for k in set(info) | set(infos[vid]) if info.get(k) != infos[vid].get(k))
+                raise DatasetError(f"merge: voice {vid} differs between inputs in voices.json ({', '.join(fields_)}) "
+                                   f"at {p}")
+            infos.setdefault(vid, info)
+    stats = {}
+    out.mkdir(parents=True, exist_ok=True)
+    for vid in sorted(infos):
+        parts = [(k, data[vid]) for k, (_, data) in enumerate(loaded, 1) if vid in data]
+        dims = {vd.features.shape[1] for _, vd in parts}
+        if len(dims) != 1:
+            raise DatasetError(f"merge: voice {vid} has features of different widths {sorted(dims)}")
+        total = sum(len(vd.features) for _, vd in parts)
+        vdir = out / vid
+        vdir.mkdir(parents=True, exist_ok=True)
+        tmp = vdir / "features.npy.tmp.npy"
+        feats = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(total, dims.pop()))
+        lines, seen, offset = [], set(), 0
+        for k, vd in parts:
+            for u in vd.utterances:
+                uid = u.id if u.id not in seen else f"{u.id}~{k}"
+                if uid in seen:
+                    raise DatasetError(f"merge: voice {vid}: utterance id {u.id} repeats within input {k}")
+                seen.add(uid)
+                row = {f: getattr(u, f) for f in _UTT_FIELDS}
+                lines.append(json.dumps({**row, "id": uid, "frame_offset": offset}, ensure_ascii=False) + "\n")
+                feats[offset:offset + u.n_frames] = vd.frames(u)
+                offset += u.n_frames
+        feats.flush()
+        del feats
+        os.replace(tmp, vdir / "features.npy")
+        _atomic_write_text(vdir / "utterances.jsonl", "".join(lines))
+        stats[vid] = {"utterances": len(lines), "frames": total, "inputs": [k for k, _ in parts]}
+    vpath = out / "voices.json"
+    kept = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
+    entries = [e for e in kept if e["id"] not in infos] + list(infos.values())
+    entries.sort(key=lambda e: e["id"])
+    _atomic_write_text(vpath, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+    return stats
