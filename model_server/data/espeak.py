@@ -7,10 +7,10 @@ soxr; phoneme boundaries are scaled by the same ratio.
 Determinism: libespeak-ng's audio is not reproducible sample for sample. Measured with espeakng-loader
 0.2.4: the same sentence synthesized twice differs in its noise, and in length by up to a few frames
 (4 frames, 50 ms, seen on a 1.5 s French sentence), depending on the process and on what it synthesized
-before; neither
-`espeak_ng_SetRandSeed`, libc `srand`, reselecting the voice nor a fresh process per batch makes it
-bit-exact. Texts, symbols and the utterance list are deterministic; the render cache keeps a dataset's
-espeak audio stable across resumed runs.
+before; neither `espeak_ng_SetRandSeed`, libc `srand`, reselecting the voice, `espeak_Terminate` +
+`espeak_Initialize` nor a fresh process per batch makes it bit-exact (the state lives in the library's
+statics; only a new process that renders the same sequence gets the same audio). Texts, symbols and the
+utterance list are deterministic; the render cache keeps a dataset's espeak audio stable across resumed runs.
 """
 
 from __future__ import annotations
