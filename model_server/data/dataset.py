@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -72,11 +72,16 @@ def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list
     os.replace(tmp, vdir / "features.npy")
     _atomic_write_text(vdir / "utterances.jsonl",
                        "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in utterances))
-    vpath = Path(dataset_dir) / "voices.json"
-    entries = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
-    entries = [e for e in entries if e["id"] != voice.id] + [{**voice.metadata(), LENGTH_MARKS_KEY: length_marks}]
-    entries.sort(key=lambda e: e["id"])
-    _atomic_write_text(vpath, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+    _update_voices_json(Path(dataset_dir), [{**voice.metadata(), LENGTH_MARKS_KEY: length_marks}])
+
+
+def _update_voices_json(dataset_dir: Path, entries: list[dict]) -> None:
+    """Put `entries` into the dataset's voices.json, replacing those of the same ids and keeping the others."""
+    vpath = dataset_dir / "voices.json"
+    ids = {e["id"] for e in entries}
+    kept = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
+    merged = sorted([e for e in kept if e["id"] not in ids] + entries, key=lambda e: e["id"])
+    _atomic_write_text(vpath, json.dumps(merged, indent=2, ensure_ascii=False) + "\n")
 
 
 _UTT_FIELDS = ("id", "text", "language", "voice", "symbols", "durations", "n_frames", "frame_offset")
@@ -190,8 +195,8 @@ def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]
                 if uid in seen:
                     raise DatasetError(f"merge: voice {vid}: utterance id {u.id} repeats within input {k}")
                 seen.add(uid)
-                row = {f: getattr(u, f) for f in _UTT_FIELDS}
-                lines.append(json.dumps({**row, "id": uid, "frame_offset": offset}, ensure_ascii=False) + "\n")
+                row = {**asdict(u), "id": uid, "frame_offset": offset}
+                lines.append(json.dumps(row, ensure_ascii=False) + "\n")
                 feats[offset:offset + u.n_frames] = vd.frames(u)
                 offset += u.n_frames
         feats.flush()
@@ -199,9 +204,5 @@ def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]
         os.replace(tmp, vdir / "features.npy")
         _atomic_write_text(vdir / "utterances.jsonl", "".join(lines))
         stats[vid] = {"utterances": len(lines), "frames": total, "inputs": [k for k, _ in parts]}
-    vpath = out / "voices.json"
-    kept = json.loads(vpath.read_text(encoding="utf-8")) if vpath.exists() else []
-    entries = [e for e in kept if e["id"] not in infos] + list(infos.values())
-    entries.sort(key=lambda e: e["id"])
-    _atomic_write_text(vpath, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+    _update_voices_json(out, list(infos.values()))
     return stats
