@@ -20,10 +20,13 @@ NEW = [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
 
 def test_every_catalog_language_has_a_voice():
     assert {v.language for v in {**VOICES, **CATALOG_VOICES}.values()} == set(CATALOG)
-    assert [v.id for v in voices_for_languages("zh,es")] == ["es_female_f3", "zh_female_f3"]
-    # an espeak-ng voice per new language but Italian, and the better teachers' voices beside theirs
+    assert [v.id for v in voices_for_languages("zh,es")] == ["es_female_f3", "zh_female_f3", "es_male_m3"]
+    # an espeak-ng voice per new language but Italian, the better teachers' voices beside theirs, and a male
+    # espeak-ng voice where the judge follows it (Spanish, Japanese)
     better = [c for c in NEW if not CATALOG[c].data_teacher.startswith("espeak:")]
-    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better)
+    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2
+    male = {v.id: v.teacher for v in voices_for_languages("es,ja") if v.gender == "male"}
+    assert male == {"es_male_m3": "espeak:es+m3", "ja_male_m3": "espeak:ja+m3"}
     with pytest.raises(ValueError, match="unknown language"):
         voices_for_languages("xx")
 
