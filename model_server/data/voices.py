@@ -66,12 +66,20 @@ VOICES: dict[str, VoiceSpec] = {
 # data` renders every voice those weights hold (a fine-tune without a voice's data drifts away from it).
 # Italian had Festival's voice from the start and no espeak-ng one.
 _NO_ESPEAK_VOICE = {"it"}
+
+
+def _espeak_voice(code: str, gender: str, variant: str, name: str, hours: float) -> VoiceSpec:
+    """`<code>_<gender>_<variant>`, taught by espeak-ng's voice for the language with that variant."""
+    lang = CATALOG[code]
+    return VoiceSpec(f"{code}_{gender}_{variant}", name, code, gender,
+                     f"{lang.name} {gender} voice (taught by espeak-ng {lang.espeak}+{variant}).",
+                     f"espeak:{lang.espeak}+{variant}", hours, 2.5)
+
+
 CATALOG_VOICES: dict[str, VoiceSpec] = {
-    f"{code}_female_f3": VoiceSpec(f"{code}_female_f3", lang.name, code, "female",
-                                   f"{lang.name} female voice (taught by espeak-ng {lang.espeak}+f3).",
-                                   f"espeak:{lang.espeak}+f3", 0.667, 2.5)
-    for code, lang in CATALOG.items()
-    if code not in {v.language for v in VOICES.values()} | _NO_ESPEAK_VOICE
+    v.id: v
+    for v in (_espeak_voice(code, "female", "f3", lang.name, 0.667) for code, lang in CATALOG.items()
+              if code not in {v.language for v in VOICES.values()} | _NO_ESPEAK_VOICE)
 }
 # Languages whose catalog entry names a Festival or Kokoro voice for the data (`Language.data_teacher`):
 # that voice too. language -> (voice id, name, gender, the teacher voice and where it comes from).
@@ -95,10 +103,7 @@ CATALOG_VOICES.update({
 # at --hours-scale 1: a new voice starts from the mean speaker row.
 _MALE_ESPEAK_VOICES = {"es": "Mateo", "ja": "Haruto"}
 CATALOG_VOICES.update({
-    f"{code}_male_m3": VoiceSpec(f"{code}_male_m3", name, code, "male",
-                                 f"{CATALOG[code].name} male voice (taught by espeak-ng {CATALOG[code].espeak}+m3).",
-                                 f"espeak:{CATALOG[code].espeak}+m3", 2.0, 2.5)
-    for code, name in _MALE_ESPEAK_VOICES.items()
+    v.id: v for v in (_espeak_voice(code, "male", "m3", name, 2.0) for code, name in _MALE_ESPEAK_VOICES.items())
 })
 ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
 
