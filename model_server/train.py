@@ -60,6 +60,72 @@ class Example:
     features: np.ndarray  # float32 [T, F] (a view into the voice's memory-mapped features)
 
 
+def parse_focus(spec: str) -> dict[str, float]:
+    """`--focus "a,b:3"` -> {"a": 1.0, "b": 3.0}; a weight is a positive finite number."""
+    weights: dict[str, float] = {}
+    for item in (x.strip() for x in spec.split(",")):
+        if not item:
+            continue
+        vid, _, w = item.partition(":")
+        try:
+            weight = float(w) if w else 1.0
+        except ValueError:
+            raise ValueError(f"weight {w!r} of {vid!r} is not a number") from None
+        if not (math.isfinite(weight) and weight > 0):
+            raise ValueError(f"weight of {vid!r} must be > 0, got {w}")
+        weights[vid.strip()] = weight
+    return weights
+
+
+class BatchSampler:
+    """Batches of distinct training utterances: uniform over all of them, or `share` of each batch from the
+    focus speakers (e.g. to spend a run on the voices that are evaluated, without dropping the others).
+    The focus part is uniform over the focus speakers' utterances, or with `per_voice` split among the
+    speakers in proportion to their weights, so that a voice with little data is not drowned by one with
+    much."""
+
+    def __init__(
+        self, train: list[Example], focus: dict[int, float], share: float, per_voice: bool, rng: random.Random
+    ) -> None:
+        self.train, self.share, self.per_voice, self.rng = train, share, per_voice, rng
+        self.pools: dict[int, list[Example]] = {s: [] for s in focus}
+        self.rest: list[Example] = []
+        for e in train:
+            (self.pools[e.speaker] if e.speaker in self.pools else self.rest).append(e)
+        self.weights = {s: w for s, w in focus.items() if self.pools[s]}
+        self.focus_pool = [e for pool in self.pools.values() for e in pool]
+
+    def expected_share(self, speaker: int) -> float:
+        """The share of a batch that `speaker` gets on average."""
+        n_all = max(1, len(self.train))
+        if not self.focus_pool or not self.rest:
+            return sum(e.speaker == speaker for e in self.train) / n_all
+        if speaker not in self.pools:
+            return (1 - self.share) * sum(e.speaker == speaker for e in self.rest) / len(self.rest)
+        if self.per_voice:
+            return self.share * self.weights.get(speaker, 0.0) / sum(self.weights.values())
+        return self.share * len(self.pools[speaker]) / len(self.focus_pool)
+
+    def __call__(self, batch: int) -> list[Example]:
+        n = min(batch, len(self.train))
+        if not self.focus_pool or not self.rest:
+            return self.rng.sample(self.train, n)
+        k = min(len(self.focus_pool), sum(self.rng.random() < self.share for _ in range(n)))
+        if not self.per_voice:
+            focus = self.rng.sample(self.focus_pool, k)
+        else:
+            speakers = list(self.weights)
+            counts = dict.fromkeys(speakers, 0)
+            for s in self.rng.choices(speakers, weights=[self.weights[s] for s in speakers], k=k):
+                counts[s] += 1
+            focus = [
+                e
+                for s, c in counts.items()
+                for e in self.rng.sample(self.pools[s], min(c, len(self.pools[s])))
+            ]
+        return focus + self.rng.sample(self.rest, min(len(self.rest), n - len(focus)))
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m model_server.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=Path("data/dataset"), help="dataset dir (make data)")
@@ -67,9 +133,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--focus",
         default="",
-        help="comma-separated voice ids sampled with --focus-share of each batch (the rest: the others)",
+        help="comma-separated voice ids sampled with --focus-share of each batch (the rest: the others); "
+        "with --focus-by voice an id may carry a weight, en_female_heart:3",
     )
     p.add_argument("--focus-share", type=float, default=0.75, help="share of each batch from --focus voices")
+    p.add_argument(
+        "--focus-by",
+        choices=["utterance", "voice"],
+        default="utterance",
+        help="how the focus share is split: uniform over the focus voices' utterances (a voice with more data "
+        "gets more), or per voice in proportion to its weight (default 1), whatever its amount of data",
+    )
     p.add_argument("--name", default="default", help="run name: checkpoints go to runs/<name>/")
     p.add_argument("--runs", type=Path, default=Path("runs"), help="runs root")
     p.add_argument(
@@ -116,6 +190,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--focus-share must be in (0, 1]")
     if args.max_steps < 0:
         p.error("--max-steps must be >= 0")
+    try:
+        args.focus_weights = parse_focus(args.focus)
+    except ValueError as e:
+        p.error(f"--focus: {e}")
+    if args.focus_by == "utterance" and any(w != 1.0 for w in args.focus_weights.values()):
+        p.error("--focus: voice weights need --focus-by voice")
     if args.delta_weight < 0 or not math.isfinite(args.delta_weight):
         p.error("--delta-weight must be >= 0")
     if args.lr <= 0 or args.checkpoint_minutes <= 0:
@@ -470,22 +550,21 @@ def main(argv: list[str] | None = None) -> int:
         n_val = max(1, int(len(exs) * HELD_OUT_FRACTION)) if len(exs) > 20 else 0
         val += [exs[i] for i in order[:n_val]]
         train += [exs[i] for i in order[n_val:]]
-    focus = [v.strip() for v in args.focus.split(",") if v.strip()]
-    unknown_focus = sorted(set(focus) - set(by_voice))
+    unknown_focus = sorted(set(args.focus_weights) - set(by_voice))
     if unknown_focus:
         raise SystemExit(f"--focus: {unknown_focus} are not among the training voices {sorted(by_voice)}")
-    focus_speakers = {speaker_of[v] for v in focus}
-    focus_pool = [e for e in train if e.speaker in focus_speakers]
-    rest_pool = [e for e in train if e.speaker not in focus_speakers]
-
-    def sample_batch() -> list[Example]:
-        """Uniform over utterances, or --focus-share of the batch from the --focus voices (e.g. to spend the
-        end of a run on the voices that are evaluated, without dropping the others)."""
-        n = min(args.batch, len(train))
-        if not focus_pool or not rest_pool:
-            return rng.sample(train, n)
-        k = min(len(focus_pool), sum(rng.random() < args.focus_share for _ in range(n)))
-        return rng.sample(focus_pool, k) + rng.sample(rest_pool, min(len(rest_pool), n - k))
+    sampler = BatchSampler(
+        train,
+        {speaker_of[v]: w for v, w in args.focus_weights.items()},
+        args.focus_share,
+        args.focus_by == "voice",
+        rng,
+    )
+    if args.focus_weights:
+        log.info(
+            "focus: %s",
+            ", ".join(f"{v} {sampler.expected_share(speaker_of[v]):.1%}" for v in args.focus_weights),
+        )
 
     n_frames = sum(len(e.features) for e in train)
     log.info(
@@ -555,7 +634,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = lr_at(step, elapsed / max(total_budget, 1e-9), args)
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = make_batch(sample_batch(), args.crop, rng, device)
+        batch = make_batch(sampler(args.batch), args.crop, rng, device)
         with torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
             losses = compute_loss(model, batch, args.crop, args.delta_weight)
         if not torch.isfinite(losses["loss"].detach()):

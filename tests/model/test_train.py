@@ -1,7 +1,10 @@
 """train.py end to end on a tiny synthetic dataset: train, checkpoint, resume, export, fine-tune a new voice."""
 
+import collections
 import json
+import random
 
+import numpy as np
 import pytest
 import torch
 
@@ -137,6 +140,53 @@ def test_focus_voices(tmp_path, dataset_factory):
         _run(tmp_path, data, "--name", "f2", "--focus", "zz", "--max-steps", "1")
     with pytest.raises(SystemExit):
         train.parse_args(["--focus-share", "1.5"])
+    assert _run(tmp_path, data, "--name", "f3", "--focus", "en_male_kal:2", "--focus-by", "voice",
+                "--max-steps", "1") == 0  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--focus", "a:3"], "voice weights need --focus-by voice"),
+        (["--focus", "a:0", "--focus-by", "voice"], "weight of 'a' must be > 0"),
+        (["--focus", "a:x", "--focus-by", "voice"], "weight 'x' of 'a' is not a number"),
+        (["--focus", "a:nan", "--focus-by", "voice"], "must be > 0"),
+    ],
+)
+def test_bad_focus(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        train.parse_args(argv)
+    assert message in capsys.readouterr().err
+
+
+def _examples(counts: dict[int, int]) -> list[train.Example]:
+    empty = np.zeros((0, 1), np.float32)
+    return [train.Example(s, np.zeros(1, np.int64), np.zeros(1, np.int64), empty)
+            for s, n in counts.items() for _ in range(n)]  # fmt: skip
+
+
+@pytest.mark.parametrize("per_voice", [False, True])
+def test_batch_sampler_shares(per_voice):
+    """Speaker 0 has 10x the data of speaker 1; both are focus voices, speaker 2 is the rest. By utterance,
+    speaker 0 takes 10/11 of the focus share; by voice with weights 1 and 3, a quarter against three quarters."""
+    examples = _examples({0: 1000, 1: 100, 2: 500})
+    sampler = train.BatchSampler(examples, {0: 1.0, 1: 3.0}, 0.8, per_voice, random.Random(0))
+    seen = collections.Counter()
+    for _ in range(2000):
+        batch = sampler(16)
+        assert len(batch) == 16 and len({id(e) for e in batch}) == 16  # distinct utterances
+        seen.update(e.speaker for e in batch)
+    total = sum(seen.values())
+    want = {0: 0.8 / 4, 1: 0.8 * 3 / 4, 2: 0.2} if per_voice else {0: 0.8 * 10 / 11, 1: 0.8 / 11, 2: 0.2}
+    for speaker, share in want.items():
+        assert sampler.expected_share(speaker) == pytest.approx(share)
+        assert seen[speaker] / total == pytest.approx(share, abs=0.01)
+
+
+def test_batch_sampler_without_focus_is_uniform():
+    sampler = train.BatchSampler(_examples({0: 300, 1: 100}), {}, 0.8, True, random.Random(1))
+    seen = collections.Counter(e.speaker for _ in range(500) for e in sampler(8))
+    assert seen[0] / sum(seen.values()) == pytest.approx(0.75, abs=0.02) == sampler.expected_share(0)
 
 
 def test_init_from_a_v1_model_grows_its_symbol_table():
