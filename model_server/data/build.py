@@ -112,7 +112,7 @@ def _render(voice: VoiceSpec, texts: list[str]):
     if voice.teacher_kind == "kokoro":
         from model_server.data import kokoro
 
-        return kokoro.render_batch(voice.teacher_voice, texts)
+        return kokoro.render_batch(voice.teacher_voice, texts, voice.language)
     if voice.teacher_kind == "espeak":
         from model_server.data import espeak
 

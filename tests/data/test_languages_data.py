@@ -20,13 +20,16 @@ NEW = [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
 
 def test_every_catalog_language_has_a_voice():
     assert {v.language for v in {**VOICES, **CATALOG_VOICES}.values()} == set(CATALOG)
-    assert [v.id for v in voices_for_languages("zh,es")] == ["es_female_f3", "zh_female_f3", "es_male_m3"]
-    # an espeak-ng voice per new language but Italian, the better teachers' voices beside theirs, and a male
-    # espeak-ng voice where the judge follows it (Spanish, Japanese)
+    assert [v.id for v in voices_for_languages("zh,es")] == [
+        "es_female_f3", "zh_female_f3", "es_male_m3", "es_male_kumo"]  # fmt: skip
+    # an espeak-ng voice per new language but Italian, the better teachers' voices beside theirs, a male
+    # espeak-ng voice where the judge follows it (Spanish, Japanese), and Kokoro's jm_kumo reading IPA in seven
     better = [c for c in NEW if not CATALOG[c].data_teacher.startswith("espeak:")]
-    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2
+    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2 + 7
     male = {v.id: v.teacher for v in voices_for_languages("es,ja") if v.gender == "male"}
-    assert male == {"es_male_m3": "espeak:es+m3", "ja_male_m3": "espeak:ja+m3"}
+    assert male == {"es_male_m3": "espeak:es+m3", "ja_male_m3": "espeak:ja+m3", "es_male_kumo": "kokoro:jm_kumo"}
+    kumo = {v.language for v in voices_for_languages("all") if v.teacher == "kokoro:jm_kumo"}
+    assert kumo == {"es", "it", "pt", "id", "de", "fr", "ru"}
     with pytest.raises(ValueError, match="unknown language"):
         voices_for_languages("xx")
 
@@ -127,3 +130,31 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
     assert r.audio is not None and r.audio.dtype == np.int16, r.error
     assert r.segments[-1][1] == pytest.approx(len(r.audio) / 16000, abs=0.02)
     assert kokoro.render_one("xx", "テスト").error.startswith("unknown Kokoro voice")
+
+
+def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
+    """Kokoro's jm_kumo reading espeak-ng IPA teaches es/it/pt/id/de/fr/ru: audio timed by DTW against
+    espeak-ng, failures reported per utterance, the real `make data` CLI."""
+    from model_server.data import kokoro
+
+    kokoro.ensure_deps()
+    # clause punctuation that espeak-ng drops comes back as commas; the sentence keeps its question mark;
+    # affricates become Kokoro's single letters
+    assert kokoro.ipa_for_kokoro("Hola, ¿cómo estás?", "es") == "ˈola, kˈomo estˈas?"
+    assert "ʧ" in kokoro.ipa_for_kokoro("Ciao.", "it") and "tʃ" not in kokoro.ipa_for_kokoro("Ciao.", "it")
+    assert kokoro.ipa_for_kokoro("   ", "es") == ""
+    r = kokoro.render_one("jm_kumo", "Son las cuatro y cuarenta y dos.", "es")
+    assert r.audio is not None and r.audio.dtype == np.int16, r.error
+    assert r.segments[-1][1] == pytest.approx(len(r.audio) / 16000, abs=0.02)
+    assert 1.0 < len(r.audio) / 16000 < 5.0
+    assert kokoro.render_one("jm_kumo", "Hola.", "xx").error == "unknown language 'xx' for Kokoro"
+    assert "more than Kokoro's 510" in kokoro.render_one("jm_kumo", "Hola, amigo. " * 80, "es").error
+    assert "nothing Kokoro can say" in kokoro.render_one("jm_kumo", "...", "es").error
+    assert cli.main(["--out", str(tmp_path), "--voices", "de_male_kumo", "--hours-scale", "0.01", "--workers", "1",
+                     "--no-progress"]) == 0  # fmt: skip
+    st = json.loads((tmp_path / "dataset" / "summary.json").read_text())["voices"]["de_male_kumo"]
+    total = st["utterances"] + st["dropped_alignment"]
+    assert total >= 8 and st["utterances"] >= 0.8 * total and st["dropped_render"] == 0, st
+    for u in load_dataset(tmp_path / "dataset")["de_male_kumo"].utterances:
+        assert all(s.startswith("de:") or s.startswith("<") for s in u.symbols)
+        assert int(np.sum(u.durations)) == u.n_frames

@@ -195,3 +195,13 @@ def test_many_voice_switches_do_not_disturb_synthesis_events():
     flat = [p for w in E.phonemize(sentence, "de") for p in w if not E.is_pause(p)]
     _, _, events = E.synthesize_with_phonemes(sentence, "de")
     assert flat == E.speech_phonemes(events)
+
+
+def test_ipa_one_string_per_clause_and_no_effect_on_phoneme_mode():
+    assert E.phonemize_ipa("Hola, ¿cómo estás?", "es") == ["ˈola", "kˈomo estˈas"]
+    assert E.phonemize_ipa("Guten Tag.", "de") == ["ɡˈuːtən tˈɑːk"]
+    assert E.phonemize_ipa("\x00 \x07 ", "es") == []
+    with pytest.raises(E.EspeakVoiceError):
+        E.phonemize_ipa("Hola", "no-such-voice")
+    # the IPA mode is per call: the mnemonics the frontend reads are unchanged after it
+    assert E.phonemize("Guten Tag", "de") == [["g", "u:", "t", "@", "n"], ["t", "A:", "k"]]
