@@ -93,6 +93,18 @@ FESTIVAL_TEACHERS = {
 }
 
 
+def _render_and_check(out: Path, which: list[str], voice: str, lang: str, hours: str, least_total: int,
+                      least_kept: float) -> None:
+    """`make data` through the real CLI; the voice's utterances are kept, in its language, and fully timed."""
+    assert cli.main(["--out", str(out), *which, "--hours-scale", hours, "--workers", "1", "--no-progress"]) == 0
+    st = json.loads((out / "dataset" / "summary.json").read_text())["voices"][voice]
+    total = st["utterances"] + st["dropped_alignment"]
+    assert total >= least_total and st["utterances"] >= least_kept * total and st["dropped_render"] == 0, st
+    utts = load_dataset(out / "dataset")[voice].utterances
+    assert all(s.startswith(f"{lang}:") or s.startswith("<") for u in utts for s in u.symbols)
+    assert all(int(np.sum(u.durations)) == u.n_frames for u in utts)
+
+
 @pytest.mark.parametrize("lang", FESTIVAL_TEACHERS)
 def test_festival_teaches_its_languages(tmp_path, lang):
     voice, folder, least_kept = FESTIVAL_TEACHERS[lang]
@@ -101,15 +113,7 @@ def test_festival_teaches_its_languages(tmp_path, lang):
         f"Festival voice {folder} not installed: run `make apt`"
     )
     assert CATALOG[lang].data_teacher == CATALOG_VOICES[voice].teacher
-    assert cli.main(["--out", str(tmp_path), "--languages", lang, "--hours-scale", "0.01", "--workers", "1",
-                     "--no-progress"]) == 0  # fmt: skip
-    summary = json.loads((tmp_path / "dataset" / "summary.json").read_text())
-    st = summary["voices"][voice]
-    total = st["utterances"] + st["dropped_alignment"]
-    assert total >= 8 and st["utterances"] >= least_kept * total and st["dropped_render"] == 0, st
-    utts = load_dataset(tmp_path / "dataset")[voice].utterances
-    assert all(s.startswith(f"{lang}:") or s.startswith("<") for u in utts for s in u.symbols)
-    assert all(int(np.sum(u.durations)) == u.n_frames for u in utts)
+    _render_and_check(tmp_path, ["--languages", lang], voice, lang, "0.01", 8, least_kept)
 
 
 def test_japanese_is_taught_by_kokoro(tmp_path):
@@ -117,14 +121,7 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
 
     kokoro.ensure_deps()  # first use installs requirements-kokoro.txt into .venv-kokoro
     assert CATALOG["ja"].data_teacher == CATALOG_VOICES["ja_female_alpha"].teacher == "kokoro:jf_alpha"
-    assert cli.main(["--out", str(tmp_path), "--languages", "ja", "--hours-scale", "0.004", "--workers", "1",
-                     "--no-progress"]) == 0  # fmt: skip
-    st = json.loads((tmp_path / "dataset" / "summary.json").read_text())["voices"]["ja_female_alpha"]
-    total = st["utterances"] + st["dropped_alignment"]
-    assert total >= 3 and st["utterances"] >= 0.8 * total and st["dropped_render"] == 0, st
-    for u in load_dataset(tmp_path / "dataset")["ja_female_alpha"].utterances:
-        assert all(s.startswith("ja:") or s.startswith("<") for s in u.symbols)
-        assert int(np.sum(u.durations)) == u.n_frames
+    _render_and_check(tmp_path, ["--languages", "ja"], "ja_female_alpha", "ja", "0.004", 3, 0.8)
     # Kokoro speaks at 24 kHz; the teacher audio is 16 kHz with espeak-ng phonemes timed onto it
     r = kokoro.render_one("jf_alpha", "キョーワ ヨンジューニ エンデス.")
     assert r.audio is not None and r.audio.dtype == np.int16, r.error
@@ -150,11 +147,4 @@ def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
     assert kokoro.render_one("jm_kumo", "Hola.", "xx").error == "unknown language 'xx' for Kokoro"
     assert "more than Kokoro's 510" in kokoro.render_one("jm_kumo", "Hola, amigo. " * 80, "es").error
     assert "nothing Kokoro can say" in kokoro.render_one("jm_kumo", "...", "es").error
-    assert cli.main(["--out", str(tmp_path), "--voices", "de_male_kumo", "--hours-scale", "0.01", "--workers", "1",
-                     "--no-progress"]) == 0  # fmt: skip
-    st = json.loads((tmp_path / "dataset" / "summary.json").read_text())["voices"]["de_male_kumo"]
-    total = st["utterances"] + st["dropped_alignment"]
-    assert total >= 8 and st["utterances"] >= 0.8 * total and st["dropped_render"] == 0, st
-    for u in load_dataset(tmp_path / "dataset")["de_male_kumo"].utterances:
-        assert all(s.startswith("de:") or s.startswith("<") for s in u.symbols)
-        assert int(np.sum(u.durations)) == u.n_frames
+    _render_and_check(tmp_path, ["--voices", "de_male_kumo"], "de_male_kumo", "de", "0.01", 8, 0.8)
