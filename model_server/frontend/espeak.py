@@ -223,37 +223,34 @@ class _Espeak:
         self.lib.espeak_Synth(empty, 1, 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None)
         self._chunks, self._events = [], []
 
-    def text_to_phonemes(self, text: str) -> list[list[Phone]]:
+    def _clauses(self, text: str, mode: int) -> list[str]:
+        """espeak_TextToPhonemes output for `text`, one decoded string per clause, in phoneme mode `mode`."""
         buf = ctypes.create_string_buffer(text.encode("utf-8"))
         ptr = ctypes.c_void_p(ctypes.addressof(buf))
-        words: list[list[Phone]] = []
+        clauses: list[str] = []
         # espeak_TextToPhonemes translates one clause per call and advances `ptr` (NULL at the end).
         while ptr.value:
             before = ptr.value
-            out = self.lib.espeak_TextToPhonemes(ctypes.byref(ptr), _CHARS_UTF8, _PHONEME_MODE)
+            out = self.lib.espeak_TextToPhonemes(ctypes.byref(ptr), _CHARS_UTF8, mode)
             if out:
-                for word in out.decode("utf-8", "replace").split(" "):
-                    phones = [Phone(*_split_stress(p)) for p in word.split(_SEP) if p]
-                    phones = [p for p in phones if p.name]
-                    if phones:
-                        words.append(phones)
+                clauses.append(out.decode("utf-8", "replace"))
             if ptr.value == before:  # defensive: never loop forever on a clause espeak cannot consume
                 break
+        return clauses
+
+    def text_to_phonemes(self, text: str) -> list[list[Phone]]:
+        words: list[list[Phone]] = []
+        for clause in self._clauses(text, _PHONEME_MODE):
+            for word in clause.split(" "):
+                phones = [Phone(*_split_stress(p)) for p in word.split(_SEP) if p]
+                phones = [p for p in phones if p.name]
+                if phones:
+                    words.append(phones)
         return words
 
     def text_to_ipa(self, text: str) -> list[str]:
         """One IPA string per clause; espeak-ng drops the clause punctuation."""
-        buf = ctypes.create_string_buffer(text.encode("utf-8"))
-        ptr = ctypes.c_void_p(ctypes.addressof(buf))
-        clauses: list[str] = []
-        while ptr.value:
-            before = ptr.value
-            out = self.lib.espeak_TextToPhonemes(ctypes.byref(ptr), _CHARS_UTF8, _IPA_MODE)
-            if out and out.strip():
-                clauses.append(out.decode("utf-8", "replace").strip())
-            if ptr.value == before:
-                break
-        return clauses
+        return [c.strip() for c in self._clauses(text, _IPA_MODE) if c.strip()]
 
     def synthesize(self, text: str, rate: int) -> tuple[np.ndarray, list[PhonemeEvent | WordEvent]]:
         self._chunks = []
