@@ -23,6 +23,8 @@ from functools import cache, lru_cache
 
 from num2words import num2words
 
+from . import agreement
+
 __all__ = ["LANGUAGES", "NormalizationError", "Segment", "normalize", "normalize_segments"]
 
 LANGUAGES = ("en", "es", "de", "fr")
@@ -581,15 +583,17 @@ def _currency(m: re.Match, lang: str) -> str:
     cents = int(cents_s or "0")
     parts = []
     if whole or not cents:
-        parts.append(f"{cardinal(whole, lang)} {one if whole == 1 else many}")
+        name = one if whole == 1 else many
+        parts.append(f"{_counting(cardinal(whole, lang), str(whole), lang, name.split()[0])} {name}")
     if cents and sub_one:
-        parts.append(f"{cardinal(cents, lang)} {sub_one if cents == 1 else sub_many}")
+        name = sub_one if cents == 1 else sub_many
+        parts.append(f"{_counting(cardinal(cents, lang), str(cents), lang, name.split()[0])} {name}")
     elif cents:
         parts = [f"{_number_words(amount, lang)} {many}"]
     return f" {_WORDS[lang]['and']} ".join(parts)
 
 
-def _day_month_year(day: int, month: int, yr: int | None, lang: str) -> str:
+def _day_month_year(day: int, month: int, yr: int | None, lang: str, before: list[str] | None = None) -> str:
     name = _MONTHS[lang][month - 1]
     y = f" {year(yr, lang)}" if yr is not None else ""
     if lang == "en":
@@ -597,8 +601,8 @@ def _day_month_year(day: int, month: int, yr: int | None, lang: str) -> str:
     if lang == "es":
         d = "primero" if day == 1 else cardinal(day, lang)
         return f"{d} de {name}" + (f" de {cardinal(yr, lang)}" if yr is not None else "")
-    if lang == "de":
-        return f"{ordinal(day, lang)}r {name}{y}"
+    if lang == "de":  # "der dritte Mai", "am dritten Mai", "Montag, dritter Mai"
+        return f"{agreement.german_ordinal(ordinal(day, lang), before or [], date=True)} {name}{y}"
     d = "premier" if day == 1 else cardinal(day, lang)
     return f"{d} {name}" + (f" {cardinal(yr, lang)}" if yr is not None else "")
 
@@ -609,7 +613,11 @@ def _valid_date(day: int, month: int) -> bool:
 
 def _iso_date(m: re.Match, lang: str) -> str | None:
     y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    return _day_month_year(d, mo, y, lang) if _valid_date(d, mo) else None
+    return (
+        _day_month_year(d, mo, y, lang, agreement.previous_words(m.string, m.start()))
+        if _valid_date(d, mo)
+        else None
+    )
 
 
 def _slash_date(m: re.Match, lang: str) -> str | None:
@@ -618,7 +626,8 @@ def _slash_date(m: re.Match, lang: str) -> str | None:
         y += 2000
     # US order in English, day first elsewhere.
     mo, d = (a, b) if lang == "en" else (b, a)
-    return _day_month_year(d, mo, y, lang) if _valid_date(d, mo) else None
+    before = agreement.previous_words(m.string, m.start())
+    return _day_month_year(d, mo, y, lang, before) if _valid_date(d, mo) else None
 
 
 def _month_name_date(m: re.Match, lang: str) -> str | None:
@@ -629,7 +638,9 @@ def _month_name_date(m: re.Match, lang: str) -> str | None:
     month = _month_index(month_word, lang)
     if month is None or not _valid_date(day, month):
         return None
-    return _day_month_year(day, month, int(yr) if yr else None, lang)
+    return _day_month_year(
+        day, month, int(yr) if yr else None, lang, agreement.previous_words(m.string, m.start())
+    )
 
 
 def _month_index(word: str, lang: str) -> int | None:
@@ -661,7 +672,8 @@ def _time(m: re.Match, lang: str) -> str | None:
         mins = f"{w['oh']} {cardinal(mi, lang)}" if mi < 10 else cardinal(mi, lang)
         return f"{cardinal(h, lang)} {mins}{suffix}"
     if lang == "de":
-        return f"{cardinal(h, lang)} Uhr" + (f" {cardinal(mi, lang)}" if mi else "") + suffix
+        hour = "ein" if h == 1 else cardinal(h, lang)  # "ein Uhr dreißig", not "eins Uhr"
+        return f"{hour} Uhr" + (f" {cardinal(mi, lang)}" if mi else "") + suffix
     if lang == "fr":
         hours = "une heure" if h == 1 else f"{cardinal(h, lang)} heures"
         return hours + (f" {cardinal(mi, lang)}" if mi else "") + suffix
@@ -802,13 +814,27 @@ def _percent(m: re.Match, lang: str) -> str:
 
 
 def _ordinal(m: re.Match, lang: str) -> str:
-    return ordinal(int(m.group(1)), lang)
+    n = int(m.group(1))
+    words = ordinal(n, lang)
+    suffix = m.group(0)[len(m.group(1)) :]
+    if lang == "de":  # "am dritten Mai", "der dritte Platz"
+        return agreement.german_ordinal(words, agreement.previous_words(m.string, m.start()))
+    if lang == "fr" and n == 1 and suffix == "re":
+        return "première"
+    if lang == "es":
+        if suffix.endswith(("ª", "a")):
+            return agreement.romance_feminine_ordinal(words)  # "la segunda planta"
+        noun = agreement.next_word(m.string, m.end())
+        if agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
+            return re.sub(r"(prim|terc)ero$", r"\1er", words)  # "el primer piso", "el tercer día"
+    return words
 
 
 def _unit(m: re.Match, lang: str) -> str:
     num, unit = m.group("num"), m.group("unit")
     one, many = _UNITS[lang][unit]
-    return f"{_number_words(num, lang)} {one if _plural_is_one(num) else many}"
+    name = one if _plural_is_one(num) else many
+    return f"{_counting(_number_words(num, lang), num, lang, name.split()[0])} {name}"
 
 
 def _decade(m: re.Match, lang: str) -> str:
@@ -825,6 +851,11 @@ _YEAR_CUE = re.compile(
     r"|\b(?:" + "|".join(_MONTHS["en"]) + r")\.?,?\s*$",
     re.IGNORECASE,
 )
+# German: "im Jahr 1999", "seit 1999", "von 1990 bis 1999"; a capitalised word after it is what it counts.
+_YEAR_CUE_DE = re.compile(
+    r"\b(?:Jahr|Jahre|Jahres|im|seit|bis|ab|von|vor|nach|um|Anfang|Ende|Mitte|Sommer|Winter|Frühjahr|Herbst)\s*$"
+    r"|\b(?:" + "|".join(_MONTHS["de"]) + r")\s*$"
+)
 
 
 def _year(m: re.Match, lang: str) -> str:
@@ -838,6 +869,10 @@ def _year(m: re.Match, lang: str) -> str:
     n = int(m.group(0))
     before = m.string[max(0, m.start() - 20) : m.start()]
     after = m.string[m.end() :]
+    if lang == "de":  # German years up to 1999 are read in hundreds: "neunzehnhundertneunundneunzig"
+        if n < 2000 and (_YEAR_CUE_DE.search(before) or not re.match(r"\s+[A-ZÄÖÜ]", after)):
+            return year(n, lang)
+        return _number(m, lang)
     if _YEAR_CUE.search(before) or not re.match(r"\s+[a-z]", after):
         return year(n, lang)
     return cardinal(n, lang)
@@ -848,7 +883,16 @@ def _long_digits(m: re.Match, lang: str) -> str:
 
 
 def _number(m: re.Match, lang: str) -> str:
-    return _number_words(m.group(0), lang)
+    words = _number_words(m.group(0), lang)
+    return _counting(words, m.group(0), lang, agreement.counted_noun(m.string, m.end(), lang), m)
+
+
+def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None = None) -> str:
+    """An integer's words in the form they take before the noun they count ("una noche", "eine Stunde")."""
+    if lang == "en" or not re.fullmatch(r"\d{1,3}(?:[.\u202f ]\d{3})*|\d+", written):
+        return words
+    before = agreement.previous_words(m.string, m.start()) if m is not None else []
+    return agreement.count_form(words, _int(written), noun, lang, before)
 
 
 def _fraction(m: re.Match, lang: str) -> str | None:
@@ -1060,7 +1104,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             ("n11", r"(?<![\w.,$€£¥-])[2-9]11(?![\w%]|[.,]\d)", _n11),
         ]
     table.append(("leading_zero", r"(?<![\w.,])0\d+(?![\w]|[.,]\d)", _leading_zero))
-    if lang == "en":
+    if lang in ("en", "de"):
         table.append(("year", r"(?<![\d])(?<!\d[.,])(?:1[1-9]\d\d|20\d\d)(?!\d|%|[.,]\d)", _year))
     table += [
         ("number", rf"(?<![\w.])-?(?:{num})|(?:{num})", _number),

@@ -39,6 +39,7 @@ from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol,
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
 
+from . import agreement
 from .languages import get
 from .normalize import NormalizationError, Segment
 
@@ -156,18 +157,30 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
     return int(whole or "0"), frac
 
 
-def _number(text: str, language: str) -> str:
+def _number(text: str, language: str, m: re.Match | None = None) -> str:
     whole, frac = _parse_amount(text, language)
     if not frac:
-        return spell_number(whole, language)
+        words = spell_number(whole, language)
+        if m is None or not words[:1].isalpha():
+            return words
+        noun = agreement.counted_noun(m.string, m.end(), language)
+        return agreement.count_form(
+            words, whole, noun, language, agreement.previous_words(m.string, m.start())
+        )
     # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
     return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
 
 
-def _currency(code: str, amount: str, language: str) -> str:
+def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
     name = get_currency_name(code, count=whole, locale=_locale(language))
-    words = f"{spell_number(whole, language)} {name}"
+    noun = (
+        name.split()[-1] if language == "ru" else name.split()[0]
+    )  # "российских рубля", "dólares americanos"
+    spoken = spell_number(whole, language)
+    if spoken[:1].isalpha():
+        spoken = agreement.count_form(spoken, whole, noun, language, before)
+    words = f"{spoken} {name}"
     if frac and len(frac) == 2 and int(frac):
         words += f" {spell_number(int(frac), language)}"
     elif frac and len(frac) != 2:
@@ -195,6 +208,8 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
         day = datetime.date(y, m, d)
     except ValueError:
         return None
+    if language == "ru":
+        return _russian_date(d, _RU_MONTHS[m - 1], y, [])
     written = format_date(day, format="long", locale=_locale(language))
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
@@ -205,6 +220,46 @@ def _time(h: int, m: int, language: str) -> str | None:
     if h > 23 or m > 59:
         return None
     return spell_number(h, language) + (f" {spell_number(m, language)}" if m else "")
+
+
+_RU_MONTHS = (
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+)
+
+
+def _russian_date(day: int, month: str, yr: int | None, before: list[str]) -> str | None:
+    """ "первого мая две тысячи двадцать четвёртого года": ordinals, in the case the phrase takes."""
+    if not 1 <= day <= 31:
+        return None
+    words = f"{agreement.russian_date(day, before)} {month}"
+    if yr is not None:
+        words += " " + " ".join(agreement.russian_year(yr, "года", []))
+    return words
+
+
+# Language-specific patterns tried before the common ones: Russian dates and years take ordinals in
+# their case ("первого мая", "в две тысячи двадцатом году"); Italian and Portuguese write ordinals 1º/1ª
+# (NFKC makes them 1o/1a).
+_EXTRA = {
+    "ru": (
+        rf"(?P<rudate>(?<!\d)(?P<rud>\d{{1,2}})\s+(?P<rum>{'|'.join(_RU_MONTHS)})\b"
+        r"(?:\s+(?P<ruy>\d{4})(?:\s*(?:года\b|г\.))?)?)"
+        r"|(?P<ruyear>(?<![\d.,])(?P<ryn>\d{3,4})\s*(?P<ryw>год(?:у|а|ом)?\b|г\.))"
+    ),
+    "it": r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))",
+    "pt": r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))",
+}
 
 
 @cache
@@ -218,8 +273,9 @@ def _master(language: str) -> re.Pattern:
     codes = "|".join(_ISO_CODES)
     # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
     time_sep = "[:.]" if ".mm" in get_time_format("short", locale=loc).pattern else ":"
+    extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
     return re.compile(
-        rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
+        extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
         rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d))"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         rf"|(?P<pct>(?P<pamt>{num})\s?%)"
@@ -273,7 +329,25 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
         segments.append(Segment(chunk, spoken, "text"))
 
 
+def _kept_stop(m: re.Match) -> str:
+    """ "." when the match ends in the abbreviation "г." that is also the sentence's full stop."""
+    rest = m.string[m.end() :]
+    return "." if m.group(0).endswith(".") and (not rest.strip() or re.match(r"\s+[A-ZА-ЯЁ]", rest)) else ""
+
+
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
+    groups = m.groupdict()
+    before = agreement.previous_words(m.string, m.start())
+    if groups.get("rudate"):
+        yr = int(m.group("ruy")) if m.group("ruy") else None
+        spoken = _russian_date(int(m.group("rud")), m.group("rum"), yr, before)
+        return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("ruyear"):
+        words, year_word = agreement.russian_year(int(m.group("ryn")), m.group("ryw"), before)
+        return "year", f"{words} {year_word}" + _kept_stop(m)
+    if groups.get("ord"):
+        words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
+        return "ordinal", agreement.romance_feminine_ordinal(words) if m.group("ords") == "a" else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("time"):
@@ -281,10 +355,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("cur"):
         sym = m.group("sym") or m.group("sym2")
         code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)
-        return "currency", _currency(code, m.group("amt") or m.group("amt2"), language)
+        return "currency", _currency(code, m.group("amt") or m.group("amt2"), language, before)
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
-    return "number", _number(m.group("num"), language)
+    return "number", _number(m.group("num"), language, m)
 
 
 def normalize_segments(text: str, language: str) -> list[Segment]:

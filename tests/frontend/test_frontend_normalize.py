@@ -213,7 +213,9 @@ OTHER = [
     ("de", "Es kostet 12,50 €.", "Es kostet zwölf Euro und fünfzig Cent."),
     ("de", "um 15:30 Uhr", "um fünfzehn Uhr dreißig"),
     ("de", "z.B. 3 km", "zum Beispiel drei Kilometer"),
-    ("de", "1999 kamen 21 Leute", "eintausendneunhundertneunundneunzig kamen einundzwanzig Leute"),
+    # a German year up to 1999 in hundreds (no noun after it); a count stays a cardinal
+    ("de", "1999 kamen 21 Leute", "neunzehnhundertneunundneunzig kamen einundzwanzig Leute"),
+    ("de", "Er zahlt 1999 Euro.", "Er zahlt eintausendneunhundertneunundneunzig Euro."),
     ("fr", "Ça coûte 12,50 €.", "Ça coûte douze euros et cinquante centimes."),
     ("fr", "M. Dupont a 1 000 000 euros.", "Monsieur Dupont a un million euros."),
     # amounts grouped with a space or CLDR's narrow no-break space (these raised ValueError)

@@ -1,0 +1,409 @@
+"""Number agreement: the spoken form of a number that depends on the words around it.
+
+num2words spells a number on its own ("uno", "eins", "один"). Before a noun, most languages inflect it:
+Spanish "un euro" / "una noche", German "ein Euro" / "eine Stunde", French "une heure", Portuguese "duas
+noites", Russian "одна минута" / "две ручки", and ordinals take the case of their phrase (German "am
+dritten Mai", Russian "в две тысячи двадцатом году"). The normalizers call these functions with the word
+after the number (and the text before it where case matters).
+
+Genders come from the noun's ending with a list of common exceptions per language (`_FEMININE_*`), not
+from a lexicon: the rules are right for the nouns voice agents count (hours, nights, minutes, euros,
+items, people) and for most others; a noun they get wrong keeps the masculine form, the one num2words
+gives. Grammatical case is only taken where the text marks it: a German article or preposition before an
+ordinal, a Russian preposition before a count, the Russian form of "год" after a year. What is not
+covered is listed in docs/model.md ("Text normalization").
+"""
+
+from __future__ import annotations
+
+import re
+
+from num2words import num2words
+
+__all__ = [
+    "count_form",
+    "counted_noun",
+    "german_ordinal",
+    "next_word",
+    "noun_gender",
+    "previous_words",
+    "romance_feminine_ordinal",
+    "russian_date",
+    "russian_year",
+]
+
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+# --- noun gender ------------------------------------------------------------------------------------
+
+# Feminine nouns whose ending says otherwise, and masculine ones whose ending says feminine; singular
+# and plural forms both listed where they differ in more than a final -s.
+_FEMININE_ES = frozenset(
+    (
+        "noche tarde mano clase calle gente llave parte muerte fuente leche carne imagen red sal piel "
+        "flor miel mujer vez veces luz luces paz voz voces cruz nariz ley leyes razón orden unidad nave "
+        "suerte base frase sede fe torre nube hambre sangre serie especie superficie moto foto radio"
+    ).split()
+)
+_MASCULINE_ES = frozenset(
+    (
+        "día mapa problema sistema programa tema idioma clima planeta sofá cometa dilema esquema poema "
+        "teorema diploma telegrama pijama panda"
+    ).split()
+)
+_FEMININE_ENDINGS_ES = ("a", "ción", "sión", "dad", "tad", "tud", "umbre", "ie")
+
+_FEMININE_IT = frozenset(
+    (
+        "notte parte classe chiave gente mente carne nave luce voce pace sede madre moglie fine fame sete "
+        "neve torre morte fonte arte frase base crisi analisi tesi ipotesi foto moto radio mano auto "
+        "serie specie superficie legge gru tribù virtù città università età volontà"
+    ).split()
+)
+_MASCULINE_IT = frozenset(
+    (
+        "problema sistema programma tema clima pigiama papà poema panorama diploma dramma pianeta poeta "
+        "collega cinema"
+    ).split()
+)
+_FEMININE_ENDINGS_IT = ("a", "zione", "sione", "tà", "tù", "trice", "ie")
+
+_FEMININE_PT = frozenset(
+    (
+        "noite tarde vez mulher mãe parte classe gente cor flor dor luz paz voz ordem imagem viagem "
+        "mensagem garagem margem nuvem chave rede sede fome morte fonte arte frase base lei foto moto "
+        "tribo pele febre neve torre série espécie superfície mão irmã manhã"
+    ).split()
+)
+_MASCULINE_PT = frozenset(
+    (
+        "dia mapa problema sistema programa tema clima planeta idioma telefonema cinema poema diploma "
+        "esquema sofá guarda"
+    ).split()
+)
+_FEMININE_ENDINGS_PT = ("a", "ção", "são", "dade", "tude", "agem", "ã", "ie")
+
+# livre: the pound sterling ("une livre"), which a voice agent counts more often than books
+_FEMININE_FR = frozenset(
+    (
+        "heure minute seconde semaine nuit fois personne place chambre commande facture étape page ligne "
+        "année journée soirée matinée carte lettre adresse table voiture maison fille femme mère sœur "
+        "porte salle ville rue boîte pièce part fin main mer eau clé clef dent forêt souris voix croix "
+        "paix loi foi peau faim soif gare plage image bouteille tasse entreprise banque livraison "
+        "réservation question option réponse demande offre valise photo radio moto auto étoile idée envie "
+        "vie partie sortie entrée fenêtre langue chose couleur fleur valeur erreur tâche note tranche "
+        "reprise date classe taille marque pomme unité livre une livre"
+    ).split()
+)
+_MASCULINE_FR = frozenset(
+    (
+        "été comité musée lycée trophée pâté côté thé café bébé arrêté siège groupe nombre membre monde "
+        "compte problème système programme thème modèle mètre kilomètre centimètre millimètre litre degré "
+        "kilo gramme euro dollar article billet colis jour an mois chiffre verre magazine service numéro "
+        "magasin message voyage fromage garage étage âge visage stage bagage passage centime rendez-vous "
+        "incendie génie parapluie sandwich"
+    ).split()
+)
+_FEMININE_ENDINGS_FR = (
+    "tion",
+    "sion",
+    "té",
+    "ure",
+    "ette",
+    "ence",
+    "ance",
+    "ée",
+    "ie",
+    "ise",
+    "ade",
+    "ude",
+    "elle",
+    "esse",
+    "ière",
+    "euse",
+    "rice",
+    "ine",
+)
+
+_FEMININE_DE = frozenset(
+    (
+        "nacht stadt hand zeit frau tür uhr nummer mail e-mail antwort art welt bank post fahrt nachricht "
+        "mutter tochter schwester kraft wand maus milch angst gans wurst kunst luft brust haut burg flut "
+        "not wahl zahl tat saat spur schicht sicht pflicht fracht schlacht macht form norm firma pizza "
+        "kamera villa tour couch box app sms cd dvd person"
+    ).split()
+)
+_NOT_FEMININE_DE = frozenset(
+    (
+        "junge name käse ende auge gebäude interesse kunde erbe deutsche gedanke glaube wille friede "
+        "funke buchstabe same affe löwe hase riese bote kollege experte zeuge franzose gebirge getränke "
+        "gemüse gelände prozent euro cent dollar kilometer meter zentimeter millimeter kilogramm gramm "
+        "liter grad tag monat jahr mal stück paket zimmer ticket konto auto team"
+    ).split()
+)
+_FEMININE_ENDINGS_DE = (
+    "ung",
+    "heit",
+    "keit",
+    "schaft",
+    "ion",
+    "tät",
+    "ei",
+    "ik",
+    "ur",
+    "enz",
+    "anz",
+    "ie",
+    "erin",
+    "e",
+    "age",
+)
+
+
+def _singular_fr(word: str) -> str:
+    if word.endswith(("aux",)) and len(word) > 4:
+        return word[:-3] + "al"
+    return word[:-1] if word.endswith(("s", "x")) and len(word) > 3 else word
+
+
+def noun_gender(word: str, language: str) -> str | None:
+    """ "f" or "m" (German: "f" or "mn") for a noun, by its ending and the exception lists; None when the
+    language has no gender rules here or the word is no noun-like word."""
+    if not word or not _WORD.fullmatch(word):
+        return None
+    w = word.lower()
+    if language == "de":
+        if not word[0].isupper():  # German nouns are capitalised: a lower-case word is no counted noun
+            return None
+        if w in _FEMININE_DE:
+            return "f"
+        if w in _NOT_FEMININE_DE or w.endswith(("chen", "lein", "ment", "um", "ling", "ismus")):
+            return "mn"
+        return "f" if w.endswith(_FEMININE_ENDINGS_DE) else "mn"
+    if language == "fr":
+        s = _singular_fr(w)
+        if w in _FEMININE_FR or s in _FEMININE_FR:
+            return "f"
+        if w in _MASCULINE_FR or s in _MASCULINE_FR:
+            return "m"
+        return "f" if s.endswith(_FEMININE_ENDINGS_FR) else "m"
+    tables = {
+        "es": (_FEMININE_ES, _MASCULINE_ES, _FEMININE_ENDINGS_ES),
+        "it": (_FEMININE_IT, _MASCULINE_IT, _FEMININE_ENDINGS_IT),
+        "pt": (_FEMININE_PT, _MASCULINE_PT, _FEMININE_ENDINGS_PT),
+    }
+    if language not in tables:
+        return None
+    fem, masc, endings = tables[language]
+    # Spanish and Portuguese count plurals too ("veintiuna noches", "duas noites"): try the singular.
+    # Italian numbers agree only in 1, before a singular.
+    forms = [w]
+    if language in ("es", "pt") and w.endswith("s"):
+        forms += [w[:-2], w[:-1]] if w.endswith("es") else [w[:-1]]
+        if language == "pt" and w.endswith(("ões", "ães")):
+            forms.append(w[:-3] + "ão")
+    for form in forms:
+        if form in fem:
+            return "f"
+        if form in masc:
+            return "m"
+    return "f" if forms[-1].endswith(endings) else "m"
+
+
+def next_word(text: str, pos: int) -> str:
+    """The word starting after the spaces at `pos` ("" when punctuation or the end comes first)."""
+    m = _WORD.match(text, len(text) - len(text[pos:].lstrip(" \u00a0\u202f")))
+    return m.group(0) if m else ""
+
+
+def counted_noun(text: str, pos: int, language: str) -> str:
+    """The word a number at `pos` counts: the next word, or in German the noun after one adjective
+    ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree."""
+    word = next_word(text, pos)
+    if language == "de" and word[:1].islower():
+        after = next_word(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" \u00a0\u202f")) + len(word))
+        if after[:1].isupper():
+            return after
+    return word
+
+
+def previous_words(text: str, pos: int, n: int = 2) -> list[str]:
+    """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it."""
+    before = re.split(r"[.,;:!?()\"]", text[:pos])[-1]
+    return [w.lower() for w in _WORD.findall(before)[-n:]]
+
+
+# --- cardinals before a noun --------------------------------------------------------------------------
+
+# Words after a number that are no counted noun: the number keeps num2words' form ("uno de los", "un sur
+# cinq", "eins bis drei").
+_NOT_NOUNS = {
+    "es": frozenset(
+        "de del a al y e o u en por para con sin que entre más menos hasta desde sobre como es son era fue".split()
+    ),
+    "it": frozenset("di del della a al e ed o in per con su da che tra fra più meno è sono non".split()),
+    "pt": frozenset(
+        "de do da a ao e ou em no na por para com sem que entre mais menos até é são não".split()
+    ),
+    "fr": frozenset(
+        "de du des à au et ou en par pour avec sans que sur entre plus moins jusqu est sont ne pas".split()
+    ),
+    "ru": frozenset("и или в на с со до по из от за что как это не а".split()),
+}
+
+_IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
+
+
+def count_form(words: str, n: int, noun: str, language: str, before: list[str] | None = None) -> str:
+    """`words` (num2words' spelling of `n`) as it is said before `noun`, counting it."""
+    if noun.lower() in _NOT_NOUNS.get(language, ()):
+        noun = ""
+    if language == "ru":
+        return _russian_count(n, noun, before or [], words)
+    if not noun:
+        return words
+    gender = noun_gender(noun, language)
+    if gender is None:
+        return words
+    if language == "de":
+        if n == 1 and noun.lower() == "uhr":
+            return "ein"  # "ein Uhr", the time of day, not a clock
+        return ("eine" if gender == "f" else "ein") if n == 1 else words
+    if language == "es":
+        if gender == "f":
+            words = re.sub(r"uno$", "una", words)
+            return re.sub(r"ientos\b", "ientas", words)  # "doscientas personas"
+        return re.sub(r"uno$", "ún" if words.endswith("veintiuno") else "un", words)
+    if language == "it":
+        if n % 100 == 1 and n != 11 and words.endswith("uno"):
+            if n != 1:
+                return words[:-1]  # "ventun giorni", "ventun notti": the plural takes the short form
+            if gender == "f":  # "un'ora" sounds as "un ora": the elision is only written
+                return "un" if noun[:1].lower() in "aeiouàèéìòù" else "una"
+            return "uno" if _IT_UNO.match(noun) else "un"
+        return words
+    if language == "pt":
+        if gender != "f":
+            return words
+        words = re.sub(r"\bum$", "uma", words)
+        words = re.sub(r"\bdois$", "duas", words)
+        return re.sub(r"entos\b", "entas", words)  # "duzentas", "trezentas"
+    if language == "fr":
+        if gender == "f" and re.search(r"\bun$", words) and n % 100 != 11:
+            return words[:-2] + "une"
+        return words
+    return words
+
+
+# Russian: a preposition before a count sets its case; the noun's ending, in the form the count gives it,
+# says the gender of 1 and 2 ("одна минута", "одну минуту", "две минуты", "два часа", "одно место").
+_RU_GENITIVE = frozenset(
+    "до от из без для около после кроме более менее свыше течение вместо среди у".split()
+)
+_RU_DATIVE = {"к", "по"}
+_RU_FEMININE_SOFT = frozenset(
+    (
+        "ночь дверь вещь часть площадь мышь очередь тетрадь лошадь помощь смерть соль боль цель роль "
+        "жизнь новость стоимость скорость возможность область запись карусель модель кровать"
+    ).split()
+)
+
+
+def _russian_gender(noun: str, form: str) -> str:
+    """ "f", "n" or "m" from the ending the noun has in `form`: "nom" (after 1), "gen_sg" (after 2-4 and
+    a genitive 1), "dat_sg"."""
+    w = noun.lower()
+    if form == "gen_sg":
+        return "f" if w.endswith(("ы", "и")) else "m"  # минуты, ночи / часа, рубля, места (m and n agree)
+    if form == "dat_sg":
+        return "f" if w.endswith(("е", "и")) else "m"  # встрече, ночи / дню, месту
+    if w in _RU_FEMININE_SOFT or w.endswith("ость"):
+        return "f"
+    if w.endswith(("а", "я", "у", "ю", "ая", "ую")):
+        return "f"  # минута, неделя; the accusative минуту, неделю
+    if w.endswith(("о", "е", "ё", "ое")):
+        return "n"
+    return "m"
+
+
+def _russian_count(n: int, noun: str, before: list[str], words: str) -> str:
+    prev = before[-1] if before else ""
+    case = "genitive" if prev in _RU_GENITIVE else "dative" if prev in _RU_DATIVE else "nominative"
+    last = n % 10 if n % 100 not in (11, 12) else 0
+    if case == "nominative":
+        if last == 1 and noun:
+            gender = _russian_gender(noun, "nom")
+            accusative = gender == "f" and noun.lower().endswith(("у", "ю"))
+            if gender == "m":
+                return words
+            return _ru_cardinal(n, "accusative" if accusative else "nominative", gender)
+        if last == 2 and noun and _russian_gender(noun, "gen_sg") == "f":
+            return _ru_cardinal(n, "nominative", "f")
+        return words
+    gender = "m"
+    if last == 1 and noun:
+        gender = _russian_gender(noun, "gen_sg" if case == "genitive" else "dat_sg")
+    return _ru_cardinal(n, case, gender)
+
+
+def _ru_cardinal(n: int, case: str, gender: str) -> str:
+    return " ".join(num2words(n, lang="ru", case=case, gender=gender).replace(",", "").split())
+
+
+# --- ordinals ----------------------------------------------------------------------------------------
+
+# German: after these words an ordinal is dative or accusative ("am dritten Mai", "für den ersten Platz").
+_DE_EN_ENDING = {"am", "im", "vom", "zum", "beim", "dem", "den", "des", "einem", "einen", "seit", "ab", "bis"}
+_DE_E_ENDING = {"der", "die", "das"}
+_DE_PREPOSITIONS = frozenset(
+    "an in auf bei mit nach von zu aus vor über unter hinter neben zwischen seit während wegen".split()
+)
+
+
+def german_ordinal(words: str, before: list[str], date: bool = False) -> str:
+    """num2words' "dritte" with the ending its phrase takes: "dritten" after "am"/"dem"/"zum" or a
+    preposition and its article, "dritte" after "der"/"die"/"das", else "dritter" in a date ("Montag, 3. Mai")
+    and "dritte" elsewhere."""
+    prev = before[-1] if before else ""
+    if prev in _DE_EN_ENDING or (prev in _DE_E_ENDING and len(before) > 1 and before[-2] in _DE_PREPOSITIONS):
+        return words + "n"
+    if prev in _DE_E_ENDING:
+        return words
+    return words + "r" if date else words
+
+
+def romance_feminine_ordinal(words: str) -> str:
+    """ "primero" / "vigésimo cuarto" / "primeiro" -> "primera" / "vigésima cuarta" / "primeira"."""
+    return " ".join(w[:-1] + "a" if w.endswith("o") else w for w in words.split())
+
+
+# Russian dates and years: ordinals in the case their phrase takes.
+_RU_NOMINATIVE_CUES = {"сегодня", "завтра", "вчера", "послезавтра", "позавчера"}
+_RU_YEAR_FORMS = {"год": "nominative", "году": "prepositional", "года": "genitive", "годом": "instrumental"}
+
+
+def _ru_ordinal(n: int, case: str, gender: str) -> str:
+    return " ".join(num2words(n, lang="ru", to="ordinal", case=case, gender=gender).replace(",", "").split())
+
+
+def russian_date(day: int, before: list[str]) -> str:
+    """The day of "1 мая": "первое" (nominative, at the start or after "сегодня"), "первому" after "к"/"по",
+    else "первого" (genitive: "встреча первого мая", "с первого мая")."""
+    prev = before[-1] if before else ""
+    if prev in _RU_DATIVE:
+        case = "dative"
+    elif not before or prev in _RU_NOMINATIVE_CUES:
+        case = "nominative"
+    else:
+        case = "genitive"
+    return _ru_ordinal(day, case, "n")
+
+
+def russian_year(n: int, year_word: str, before: list[str]) -> tuple[str, str]:
+    """("две тысячи двадцатом", "году") for 2020 before "году"; "г." takes the case of the preposition."""
+    w = year_word.lower().rstrip(".")
+    if w == "г":
+        prev = before[-1] if before else ""
+        w = "году" if prev in ("в", "во") else "года"
+    case = _RU_YEAR_FORMS.get(w, "genitive")
+    return _ru_ordinal(n, case, "m"), w

@@ -1,0 +1,142 @@
+"""Number agreement (model_server/frontend/agreement.py), through the normalizers' public `normalize`:
+a number before a noun takes the noun's gender, an ordinal the case of its phrase."""
+
+import pytest
+
+from model_server.frontend import agreement
+from model_server.frontend.normalize import normalize
+
+CASES = [
+    # Spanish: un / una / veintiún / doscientas, and ordinals
+    ("es", "Tengo 1 hermana y 1 perro.", "Tengo una hermana y un perro."),
+    ("es", "Reservé 1 habitación para 1 noche.", "Reservé una habitación para una noche."),
+    ("es", "Son 21 noches.", "Son veintiuna noches."),
+    ("es", "Son 21 días.", "Son veintiún días."),
+    ("es", "Cuesta 1 euro.", "Cuesta un euro."),
+    ("es", "Cuesta 1 €.", "Cuesta un euro."),
+    ("es", "Vinieron 200 personas.", "Vinieron doscientas personas."),
+    ("es", "Vinieron 500 clientes.", "Vinieron quinientos clientes."),
+    ("es", "En 1 h.", "En una hora."),
+    ("es", "Llega en 1 día.", "Llega en un día."),
+    ("es", "Tiene 1 problema.", "Tiene un problema."),
+    ("es", "El 1º piso, la 2ª planta.", "El primer piso, la segunda planta."),
+    ("es", "El 3º día.", "El tercer día."),
+    ("es", "Llegó 1 de cada 3.", "Llegó uno de cada tres."),
+    ("es", "Cuesta 1,5 kilos.", "Cuesta uno coma cinco kilos."),
+    # Italian: un / una / uno, ordinals with º and ª
+    ("it", "Ho 1 sorella e 1 fratello.", "Ho una sorella e un fratello."),
+    ("it", "C'è 1 studente.", "C'è uno studente."),
+    ("it", "Aspetti 1 ora.", "Aspetti un ora."),
+    ("it", "Costa 1 €.", "Costa un euro."),
+    ("it", "Il 1º maggio.", "Il primo maggio."),
+    ("it", "la 2ª volta", "la seconda volta"),
+    ("it", "Ha 1 problema.", "Ha un problema."),
+    ("it", "Resta 1 notte.", "Resta una notte."),
+    ("it", "Sono le 11.", "Sono le undici."),
+    # Portuguese: um / uma, dois / duas, duzentas, ordinals
+    ("pt", "Tenho 1 irmã e 2 casas.", "Tenho uma irmã e duas casas."),
+    ("pt", "São 2 noites e 2 dias.", "São duas noites e dois dias."),
+    ("pt", "Faltam 22 horas.", "Faltam vinte e duas horas."),
+    ("pt", "Vieram 200 pessoas.", "Vieram duzentas pessoas."),
+    ("pt", "Custa 1 €.", "Custa um euro."),
+    ("pt", "O 1º lugar, a 2ª vez.", "O primeiro lugar, a segunda vez."),
+    ("pt", "Em 2 estações.", "Em duas estações."),
+    ("pt", "Há 2 problemas.", "Há dois problemas."),
+    # French: une, vingt et une, première, 1 livre
+    ("fr", "Dans 1 heure.", "Dans une heure."),
+    ("fr", "Dans 21 minutes.", "Dans vingt et une minutes."),
+    ("fr", "Pendant 1 semaine.", "Pendant une semaine."),
+    ("fr", "Il a 1 chat.", "Il a un chat."),
+    ("fr", "Il reste 1 place.", "Il reste une place."),
+    ("fr", "Vous avez 1 nouvelle réservation.", "Vous avez une nouvelle réservation."),
+    ("fr", "la 1re fois", "la première fois"),
+    ("fr", "le 1er mai", "le premier mai"),
+    ("fr", "Ça coûte 1 £.", "Ça coûte une livre."),
+    ("fr", "En 1 h.", "En une heure."),
+    ("fr", "1 sur 5", "un sur cinq"),
+    # German: ein / eine, ordinal endings, ein Uhr, years in hundreds
+    ("de", "Es dauert 1 Stunde.", "Es dauert eine Stunde."),
+    ("de", "Das ist 1 Tag.", "Das ist ein Tag."),
+    ("de", "Es kostet 1 €.", "Es kostet ein Euro."),
+    ("de", "Nur 1 km.", "Nur ein Kilometer."),
+    ("de", "In 1 h.", "In eine Stunde."),
+    ("de", "Es ist 1 Uhr.", "Es ist ein Uhr."),
+    ("de", "um 1:30 Uhr", "um ein Uhr dreißig"),
+    ("de", "Sie haben 1 neue Nachricht.", "Sie haben eine neue Nachricht."),
+    ("de", "Es gibt 1 Termin.", "Es gibt ein Termin."),
+    ("de", "Ich zähle: 1, 2, 3.", "Ich zähle: eins, zwei, drei."),
+    ("de", "von 1 bis 3", "von eins bis drei"),
+    ("de", "Seit dem 1. Januar.", "Seit dem ersten Januar."),
+    ("de", "Am 3. Mai 2024.", "Am dritten Mai zweitausendvierundzwanzig."),
+    ("de", "bis zum 3. März", "bis zum dritten März"),
+    ("de", "Der 2. Mai ist frei.", "Der zweite Mai ist frei."),
+    ("de", "Montag, 3. Mai", "Montag, dritter Mai"),
+    ("de", "am 03.05.2024", "am dritten Mai zweitausendvierundzwanzig"),
+    ("de", "Der 1. Platz.", "Der erste Platz."),
+    ("de", "an der 3. Stelle", "an der dritten Stelle"),
+    ("de", "Im Jahr 1999.", "Im Jahr neunzehnhundertneunundneunzig."),
+    ("de", "am 3. Mai 1999", "am dritten Mai neunzehnhundertneunundneunzig"),
+    # Russian: gender of 1 and 2, case after a preposition, dates and years as ordinals
+    ("ru", "Я купил 1 книгу и 2 ручки.", "Я купил одну книгу и две ручки."),
+    ("ru", "Осталась 1 минута.", "Осталась одна минута."),
+    ("ru", "Это займёт 2 недели.", "Это займёт две недели."),
+    ("ru", "Это займёт 2 часа.", "Это займёт два часа."),
+    ("ru", "Свободно 1 место.", "Свободно одно место."),
+    ("ru", "Ждите 1 день.", "Ждите один день."),
+    ("ru", "Всего 21 минута.", "Всего двадцать одна минута."),
+    ("ru", "Посылка придёт в течение 5 рабочих дней.", "Посылка придёт в течение пяти рабочих дней."),
+    ("ru", "от 3 до 5 дней", "от трёх до пяти дней"),
+    ("ru", "Стоит 2 ₽.", "Стоит два российских рубля."),
+    ("ru", "Стоит 1 €.", "Стоит одно евро."),
+    ("ru", "Встреча 1 мая в 2020 году.", "Встреча первого мая в две тысячи двадцатом году."),
+    ("ru", "С 1 января 2024 года.", "С первого января две тысячи двадцать четвёртого года."),
+    ("ru", "Сегодня 8 марта.", "Сегодня восьмое марта."),
+    ("ru", "1 мая", "первое мая"),
+    ("ru", "К 5 мая.", "К пятому мая."),
+    ("ru", "Это было в 1999 г.", "Это было в тысяча девятьсот девяносто девятом году."),
+    ("ru", "Заказ от 1 марта 2024 г.", "Заказ от первого марта две тысячи двадцать четвёртого года."),
+    ("ru", "2024-03-15", "пятнадцатое марта две тысячи двадцать четвёртого года"),
+    ("ru", "Итого 1 234 рубля.", "Итого одна тысяча двести тридцать четыре рубля."),
+    ("ru", "В 2024 году было 11 заказов.", "В две тысячи двадцать четвёртом году было одиннадцать заказов."),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "expected"), CASES)
+def test_number_agrees_with_its_noun_and_phrase(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+def test_every_gendered_language_has_cases_for_masculine_and_feminine():
+    for lang in ("es", "it", "pt", "fr", "de", "ru"):
+        assert sum(1 for case in CASES if case[0] == lang) >= 8, lang
+
+
+@pytest.mark.parametrize(
+    ("word", "lang", "gender"),
+    [
+        ("noches", "es", "f"),
+        ("días", "es", "m"),
+        ("veces", "es", "f"),
+        ("habitación", "es", "f"),
+        ("problema", "it", "m"),
+        ("notte", "it", "f"),
+        ("estações", "pt", "f"),
+        ("dias", "pt", "m"),
+        ("heures", "fr", "f"),
+        ("musée", "fr", "m"),
+        ("Stunde", "de", "f"),
+        ("Termin", "de", "mn"),
+        ("Mädchen", "de", "mn"),
+        ("stunde", "de", None),  # lower case: no German noun
+        ("42", "es", None),
+        ("", "fr", None),
+        ("house", "en", None),
+    ],
+)
+def test_noun_gender(word, lang, gender):
+    assert agreement.noun_gender(word, lang) == gender
+
+
+def test_agreement_never_changes_english_or_decimals():
+    assert normalize("1 night and 21 days", "en") == "one night and twenty one days"
+    assert normalize("1,5 Stunden", "de") == "eins Komma fünf Stunden"
