@@ -26,6 +26,7 @@ __all__ = [
     "german_ordinal",
     "next_word",
     "noun_gender",
+    "polish_ordinal",
     "previous_words",
     "romance_feminine_ordinal",
     "russian_date",
@@ -407,3 +408,28 @@ def russian_year(n: int, year_word: str, before: list[str]) -> tuple[str, str]:
         w = "году" if prev in ("в", "во") else "года"
     case = _RU_YEAR_FORMS.get(w, "genitive")
     return _ru_ordinal(n, case, "m"), w
+
+
+# Polish: num2words gives the nominative masculine ordinal ("dwa tysiące dwudziesty czwarty"); its
+# adjectival words (-y, -i) take the case ending, the cardinal part before them stays.
+_PL_ENDINGS = {
+    ("genitive", "m"): ("ego", "ego"),  # "trzeciego maja", "dwudziestego czwartego roku"
+    ("locative", "m"): ("ym", "m"),  # "w dwa tysiące dwudziestym czwartym roku"
+    ("genitive", "f"): ("ej", "ej"),  # "o siedemnastej", "do drugiej" (locative and dative alike)
+    ("nominative", "f"): ("a", "a"),  # "jest siedemnasta"
+}
+
+
+def polish_ordinal(n: int, case: str, gender: str) -> str:
+    """Polish ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f")."""
+    y_end, i_end = _PL_ENDINGS[(case, gender)]
+    out = []
+    for w in num2words(n, lang="pl", to="ordinal").split():
+        if w.endswith("y"):
+            w = w[:-1] + y_end
+        elif w.endswith(("gi", "ki")) and i_end == "a":
+            w = w[:-1] + "a"  # "druga", not "drugia"
+        elif w.endswith("i"):
+            w = w + i_end
+        out.append(w)
+    return " ".join(out)

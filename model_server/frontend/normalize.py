@@ -1065,7 +1065,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # German "15:30 Uhr" is read "fünfzehn Uhr dreißig": the written "Uhr" is part of the time.
         (
             "time",
-            r"(?<![\d:])(?P<h>\d{1,2}):(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
+            r"(?<![\d:])(?P<h>\d{1,2})"
+            + (r"(?::|\s?h\s?)" if lang == "fr" else ":")  # French writes 14h30 and 9 h 05
+            + r"(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
             + (
                 r"(?:\s+Uhr\b)?"
                 if lang == "de"

@@ -63,6 +63,9 @@ _CURRENCY_SYMBOLS = {
     "₼": "AZN",
     "₾": "GEL",
     "৳": "BDT",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Ft": "HUF",
 }
 # "¥" is the yuan in Chinese text.
 _SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}}
@@ -208,57 +211,84 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
         day = datetime.date(y, m, d)
     except ValueError:
         return None
-    if language == "ru":
-        return _russian_date(d, _RU_MONTHS[m - 1], y, [])
+    if language in _MONTHS_GENITIVE:
+        return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, [])
     written = format_date(day, format="long", locale=_locale(language))
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
 
 
-def _time(h: int, m: int, language: str) -> str | None:
+def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if h > 23 or m > 59:
         return None
-    return spell_number(h, language) + (f" {spell_number(m, language)}" if m else "")
+    minutes = f" {spell_number(m, language)}" if m else ""
+    if language == "nl":  # "acht uur dertig"
+        return f"{spell_number(h, language)} uur{minutes}"
+    if language == "pl" and h:  # the hour is a feminine ordinal: "o siedemnastej dwadzieścia", "jest druga"
+        case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
+        minutes = f" zero {spell_number(m, language)}" if 0 < m < 10 else minutes
+        return agreement.polish_ordinal(h, case, "f") + minutes
+    return spell_number(h, language) + minutes
 
 
-_RU_MONTHS = (
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-)
+# Month names in the genitive, as a date writes them: the day before them is an ordinal in Russian and
+# Polish ("первого мая", "trzeciego maja").
+_MONTHS_GENITIVE = {
+    "ru": "января февраля марта апреля мая июня июля августа сентября октября ноября декабря".split(),
+    "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia".split(),
+}
+# Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
+_PL_NOMINATIVE_CUES = frozenset("jest dziś dzisiaj jutro wczoraj godzina".split())
 
 
-def _russian_date(day: int, month: str, yr: int | None, before: list[str]) -> str | None:
-    """ "первого мая две тысячи двадцать четвёртого года": ordinals, in the case the phrase takes."""
+def _day_month(day: int, month: str, yr: int | None, language: str, before: list[str]) -> str | None:
+    """Russian "первого мая две тысячи двадцать четвёртого года", Polish "trzeciego maja dwa tysiące
+    dwudziestego czwartego roku": ordinals, in the case the phrase takes."""
     if not 1 <= day <= 31:
         return None
-    words = f"{agreement.russian_date(day, before)} {month}"
-    if yr is not None:
-        words += " " + " ".join(agreement.russian_year(yr, "года", []))
-    return words
+    if language == "ru":
+        words = f"{agreement.russian_date(day, before)} {month}"
+        return words + (" " + " ".join(agreement.russian_year(yr, "года", [])) if yr is not None else "")
+    case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
+    day_words = (
+        num2words(day, lang="pl", to="ordinal")
+        if case == "nominative"
+        else agreement.polish_ordinal(day, "genitive", "m")
+    )
+    year = f" {agreement.polish_ordinal(yr, 'genitive', 'm')} roku" if yr is not None else ""
+    return f"{day_words} {month}{year}"
 
 
-# Language-specific patterns tried before the common ones: Russian dates and years take ordinals in
-# their case ("первого мая", "в две тысячи двадцатом году"); Italian and Portuguese write ordinals 1º/1ª
-# (NFKC makes them 1o/1a).
+def _polish_year(n: int, year_word: str, before: list[str]) -> str:
+    """ "w 2024 roku" -> "w dwa tysiące dwudziestym czwartym roku"; "2024 r." after "w" too; "od 2024 r."
+    -> genitive; "2024 rok" -> nominative."""
+    w = year_word.rstrip(".")
+    if w == "rok":
+        return f"{num2words(n, lang='pl', to='ordinal')} rok"
+    case = "locative" if before and before[-1] in ("w", "we") else "genitive"
+    return f"{agreement.polish_ordinal(n, case, 'm')} roku"
+
+
+def _slavic_patterns(language: str) -> str:
+    months = "|".join(_MONTHS_GENITIVE[language])
+    year_words = r"года\b|г\." if language == "ru" else r"roku\b|r\."
+    year_alone = r"год(?:у|а|ом)?\b|г\." if language == "ru" else r"roku\b|rok\b|r\."
+    return (
+        rf"(?P<sdate>(?<!\d)(?P<sd>\d{{1,2}})\s+(?P<sm>{months})\b(?:\s+(?P<sy>\d{{4}})(?:\s*(?:{year_words}))?)?)"
+        rf"|(?P<syear>(?<![\d.,])(?P<syn>\d{{3,4}})\s*(?P<syw>{year_alone}))"
+    )
+
+
+# Language-specific patterns tried before the common ones: Russian and Polish dates and years take
+# ordinals in their case ("первого мая", "w dwa tysiące dwudziestym czwartym roku"); Italian and Portuguese
+# write ordinals 1º/1ª (NFKC makes them 1o/1a).
+_ROMANCE_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))"
 _EXTRA = {
-    "ru": (
-        rf"(?P<rudate>(?<!\d)(?P<rud>\d{{1,2}})\s+(?P<rum>{'|'.join(_RU_MONTHS)})\b"
-        r"(?:\s+(?P<ruy>\d{4})(?:\s*(?:года\b|г\.))?)?)"
-        r"|(?P<ruyear>(?<![\d.,])(?P<ryn>\d{3,4})\s*(?P<ryw>год(?:у|а|ом)?\b|г\.))"
-    ),
-    "it": r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))",
-    "pt": r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))",
+    "ru": _slavic_patterns("ru"),
+    "pl": _slavic_patterns("pl"),
+    "it": _ROMANCE_ORDINAL,
+    "pt": _ROMANCE_ORDINAL,
 }
 
 
@@ -269,14 +299,21 @@ def _master(language: str) -> re.Pattern:
     group = get_group_symbol(loc)
     group_re = r"[ \u00a0\u202f]" if group.strip() in ("", "\u00a0", "\u202f") else re.escape(group)
     num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
-    syms = "|".join(re.escape(s) for s in _CURRENCY_SYMBOLS)
+    # Symbols written with letters (zł, Kč, Ft) only as whole words: "złotych" holds no "zł".
+    syms = "|".join(
+        rf"(?<!\w){re.escape(s)}(?!\w)" if s[-1].isalpha() else re.escape(s) for s in _CURRENCY_SYMBOLS
+    )
     codes = "|".join(_ISO_CODES)
     # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
     time_sep = "[:.]" if ".mm" in get_time_format("short", locale=loc).pattern else ":"
+    clock_word = ""
+    if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
+        time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
+        clock_word = r"(?:\s+uur\b)?"
     extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
     return re.compile(
         extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
-        rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d))"
+        rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d){clock_word})"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         rf"|(?P<num>{num})"
@@ -330,28 +367,32 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
 
 
 def _kept_stop(m: re.Match) -> str:
-    """ "." when the match ends in the abbreviation "г." that is also the sentence's full stop."""
+    """ "." when the match ends in an abbreviation ("г.", "r.") that is also the sentence's full stop."""
     rest = m.string[m.end() :]
-    return "." if m.group(0).endswith(".") and (not rest.strip() or re.match(r"\s+[A-ZА-ЯЁ]", rest)) else ""
+    ends = not rest.strip() or re.match(r"\s+[A-ZА-ЯЁŁŚŻŹĆ]", rest)
+    return "." if m.group(0).endswith(".") and ends else ""
 
 
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     groups = m.groupdict()
     before = agreement.previous_words(m.string, m.start())
-    if groups.get("rudate"):
-        yr = int(m.group("ruy")) if m.group("ruy") else None
-        spoken = _russian_date(int(m.group("rud")), m.group("rum"), yr, before)
+    if groups.get("sdate"):
+        yr = int(m.group("sy")) if m.group("sy") else None
+        spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
-    if groups.get("ruyear"):
-        words, year_word = agreement.russian_year(int(m.group("ryn")), m.group("ryw"), before)
-        return "year", f"{words} {year_word}" + _kept_stop(m)
+    if groups.get("syear"):
+        n, word = int(m.group("syn")), m.group("syw")
+        if language == "ru":
+            words, year_word = agreement.russian_year(n, word, before)
+            return "year", f"{words} {year_word}" + _kept_stop(m)
+        return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
         words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
         return "ordinal", agreement.romance_feminine_ordinal(words) if m.group("ords") == "a" else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("time"):
-        return "time", _time(int(m.group("h")), int(m.group("mi")), language)
+        return "time", _time(int(m.group("h")), int(m.group("mi")), language, before)
     if m.group("cur"):
         sym = m.group("sym") or m.group("sym2")
         code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)

@@ -1,5 +1,6 @@
 """Number agreement (model_server/frontend/agreement.py), through the normalizers' public `normalize`:
-a number before a noun takes the noun's gender, an ordinal the case of its phrase."""
+a number before a noun takes the noun's gender, an ordinal (a date, a year, a Polish hour) the case of its
+phrase; Dutch and French clock times as those languages write them."""
 
 import pytest
 
@@ -98,6 +99,25 @@ CASES = [
     ("ru", "2024-03-15", "пятнадцатое марта две тысячи двадцать четвёртого года"),
     ("ru", "Итого 1 234 рубля.", "Итого одна тысяча двести тридцать четыре рубля."),
     ("ru", "В 2024 году было 11 заказов.", "В две тысячи двадцать четвёртом году было одиннадцать заказов."),
+    # Polish: dates, years and hours are ordinals in the case of their phrase
+    ("pl", "Pociąg odjeżdża o 17:20.", "Pociąg odjeżdża o siedemnastej dwadzieścia."),
+    ("pl", "Jest 2:05.", "Jest druga zero pięć."),
+    ("pl", "o 0:30", "o zero trzydzieści"),
+    ("pl", "Dnia 3 maja 2024 r.", "Dnia trzeciego maja dwa tysiące dwudziestego czwartego roku."),
+    ("pl", "Dziś jest 3 maja.", "Dziś jest trzeci maja."),
+    ("pl", "W 2024 roku.", "W dwa tysiące dwudziestym czwartym roku."),
+    ("pl", "Od 2020 r. do dziś.", "Od dwa tysiące dwudziestego roku do dziś."),
+    ("pl", "2024-03-15", "piętnastego marca dwa tysiące dwudziestego czwartego roku"),
+    ("pl", "Zapłać 5 zł.", "Zapłać pięć złotych polskich."),
+    ("pl", "Kosztuje 150 złotych.", "Kosztuje sto pięćdziesiąt złotych."),  # no "zł" inside "złotych"
+    # Dutch and French clock times as they are written there
+    ("nl", "Om 14.30 uur.", "Om veertien uur dertig."),
+    ("nl", "vanaf 8:30", "vanaf acht uur dertig"),
+    ("nl", "Om 9:00 uur.", "Om negen uur."),
+    ("nl", "Het kost 14.300 euro.", "Het kost veertienduizenddriehonderd euro."),
+    ("fr", "Le rendez-vous est à 14h30.", "Le rendez-vous est à quatorze heures trente."),
+    ("fr", "à 9 h 05", "à neuf heures cinq"),
+    ("fr", "Il est 1h15.", "Il est une heure quinze."),
 ]
 
 
@@ -106,8 +126,8 @@ def test_number_agrees_with_its_noun_and_phrase(lang, text, expected):
     assert normalize(text, lang) == expected
 
 
-def test_every_gendered_language_has_cases_for_masculine_and_feminine():
-    for lang in ("es", "it", "pt", "fr", "de", "ru"):
+def test_every_inflecting_language_has_cases():
+    for lang in ("es", "it", "pt", "fr", "de", "ru", "pl"):
         assert sum(1 for case in CASES if case[0] == lang) >= 8, lang
 
 
