@@ -211,26 +211,32 @@ def noun_gender(word: str, language: str) -> str | None:
     return "f" if forms[-1].endswith(endings) else "m"
 
 
+_NEXT_WORD = re.compile(r"[ \u00a0\u202f]*([^\W\d_]+(?:-[^\W\d_]+)*)")
+_CONTEXT = 60  # characters before a number that its case can depend on (bounded: texts hold many numbers)
+
+
 def next_word(text: str, pos: int) -> str:
     """The word starting after the spaces at `pos` ("" when punctuation or the end comes first)."""
-    m = _WORD.match(text, len(text) - len(text[pos:].lstrip(" \u00a0\u202f")))
-    return m.group(0) if m else ""
+    m = _NEXT_WORD.match(text, pos)
+    return m.group(1) if m else ""
 
 
 def counted_noun(text: str, pos: int, language: str) -> str:
     """The word a number at `pos` counts: the next word, or in German the noun after one adjective
     ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree."""
-    word = next_word(text, pos)
-    if language == "de" and word[:1].islower():
-        after = next_word(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" \u00a0\u202f")) + len(word))
+    m = _NEXT_WORD.match(text, pos)
+    if m is None:
+        return ""
+    if language == "de" and m.group(1)[:1].islower():
+        after = next_word(text, m.end())
         if after[:1].isupper():
             return after
-    return word
+    return m.group(1)
 
 
 def previous_words(text: str, pos: int, n: int = 2) -> list[str]:
     """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it."""
-    before = re.split(r"[.,;:!?()\"]", text[:pos])[-1]
+    before = re.split(r"[.,;:!?()\"]", text[max(0, pos - _CONTEXT) : pos])[-1]
     return [w.lower() for w in _WORD.findall(before)[-n:]]
 
 
