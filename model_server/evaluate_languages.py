@@ -175,12 +175,15 @@ def _score(errors: np.ndarray) -> tuple[float, list[float]]:
 
 
 class TranscriptCache:
-    """What the judge heard from a teacher, per (judge, teacher, language, sentence), in a JSON file.
+    """What the judge heard from a teacher, per (judge, teacher, language, sentence, spoken form), in a
+    JSON file.
 
     The teacher side of the table does not depend on the model's weights, so a second model run (or a run
     resumed after a stop) renders and transcribes only what it has not heard before; None records a
     sentence the teacher failed on. The judge's description is part of the key: changing the judge's
-    settings starts afresh."""
+    settings starts afresh. So is the normalizer's spoken form, which is what the teacher reads: a
+    normalizer change re-hears exactly the sentences it changed, and no transcript is compared with a
+    reference the teacher never read."""
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -190,7 +193,7 @@ class TranscriptCache:
 
     @staticmethod
     def key(v: VoiceUnderTest, sentence: str) -> str:
-        raw = "\x1f".join((JUDGE, v.teacher, v.language, sentence))
+        raw = "\x1f".join((JUDGE, v.teacher, v.language, sentence, normalize(sentence, v.language)))
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
     def save(self) -> None:
@@ -367,7 +370,7 @@ def render_section(doc: dict, model_label: str) -> str:
         "- Intervals: 95% bootstrap over sentences (2,000 resamples, seed 0); the gap resamples sentences paired.",
         f"- Teachers: what the judge heard from each teacher sentence is committed (`{TRANSCRIPT_CACHE.relative_to(ev.REPO_ROOT).as_posix()}`): "
         "espeak-ng's audio differs from run to run, so every run compares the model against the same teacher "
-        "transcripts, and a teacher is rendered only for a sentence, teacher or judge not yet in the file.",
+        "transcripts, and a teacher is rendered only for a sentence, spoken form (the normalizer's output it reads), teacher or judge not yet in the file.",
         f"- Status: a voice is **supported** when the model is at most {measured.SUPPORT_MARGIN:g} points behind "
         f"its teacher (the goal: {measured.GOAL_MARGIN:g}) and the judge understands the teacher (at most "
         f"{measured.JUDGE_CEILING:g} % errors: a teacher Whisper-base mostly fails on leaves nothing to compare); "

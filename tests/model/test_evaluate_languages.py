@@ -2,6 +2,7 @@
 results are kept beside the weights, and one real run (teacher rendered, model synthesized, Whisper-base
 judging) on a random-weight model that has an Italian voice."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from model_server import evaluate, evaluate_languages
 from model_server.data.text import HELDOUT_DIR, canonical, generate_sentences, read_sentences
 from model_server.frontend.languages import CATALOG
+from model_server.frontend.normalize import normalize
 from model_server.model import checkpoint, measured
 from model_server.model.checkpoint import VoiceInfo
 from model_server.model.runtime import SpeechRuntime
@@ -213,6 +215,13 @@ def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path,
     assert evaluate_languages.TranscriptCache.key(
         other, sentences[0]
     ) != evaluate_languages.TranscriptCache.key(v, sentences[0])
+    # the spoken form the teacher reads is in the key: a normalizer change re-hears what it changed
+    spoken = normalize(sentences[0], "es")
+    raw = "\x1f".join((evaluate_languages.JUDGE, v.teacher, "es", sentences[0], spoken))
+    assert (
+        evaluate_languages.TranscriptCache.key(v, sentences[0])
+        == hashlib.sha256(raw.encode()).hexdigest()[:32]
+    )
 
 
 def test_the_section_counts_statuses_and_shows_cer_beside_wer():
