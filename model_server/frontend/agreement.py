@@ -134,12 +134,19 @@ _FEMININE_DE = frozenset(
         "kamera villa tour couch box app sms cd dvd person"
     ).split()
 )
-_NOT_FEMININE_DE = frozenset(
+_MASCULINE_DE = frozenset(
     (
-        "junge name käse ende auge gebäude interesse kunde erbe deutsche gedanke glaube wille friede "
-        "funke buchstabe same affe löwe hase riese bote kollege experte zeuge franzose gebirge getränke "
-        "gemüse gelände prozent euro cent dollar kilometer meter zentimeter millimeter kilogramm gramm "
-        "liter grad tag monat jahr mal stück paket zimmer ticket konto auto team"
+        "junge name käse gedanke glaube wille friede funke buchstabe same affe löwe hase riese bote kollege "
+        "experte zeuge franzose kunde euro cent dollar kilometer meter zentimeter millimeter liter grad tag "
+        "monat termin tisch platz preis betrag auftrag vertrag anruf brief schlüssel wagen zug flug bus "
+        "moment"
+    ).split()
+)
+_NEUTER_DE = frozenset(
+    (
+        "ende auge gebäude interesse erbe gebirge getränk gemüse gelände prozent kilogramm gramm jahr mal "
+        "stück paket zimmer ticket konto auto team büro hotel haus kind buch bett problem angebot formular "
+        "produkt gerät handy telefon passwort dokument datum"
     ).split()
 )
 _FEMININE_ENDINGS_DE = (
@@ -168,7 +175,7 @@ def _singular_fr(word: str) -> str:
 
 
 def noun_gender(word: str, language: str) -> str | None:
-    """ "f" or "m" (German: "f" or "mn") for a noun, by its ending and the exception lists; None when the
+    """ "f" or "m" (German also "n") for a noun, by its ending and the exception lists; None when the
     language has no gender rules here or the word is no noun-like word."""
     if not word or not _WORD.fullmatch(word):
         return None
@@ -178,9 +185,11 @@ def noun_gender(word: str, language: str) -> str | None:
             return None
         if w in _FEMININE_DE:
             return "f"
-        if w in _NOT_FEMININE_DE or w.endswith(("chen", "lein", "ment", "um", "ling", "ismus")):
-            return "mn"
-        return "f" if w.endswith(_FEMININE_ENDINGS_DE) else "mn"
+        if w in _MASCULINE_DE:
+            return "m"
+        if w in _NEUTER_DE or w.endswith(("chen", "lein", "ment", "um", "nis", "tum")):
+            return "n"
+        return "f" if w.endswith(_FEMININE_ENDINGS_DE) else "m"
     if language == "fr":
         s = _singular_fr(w)
         if w in _FEMININE_FR or s in _FEMININE_FR:
@@ -234,7 +243,7 @@ def counted_noun(text: str, pos: int, language: str) -> str:
     return m.group(1)
 
 
-def previous_words(text: str, pos: int, n: int = 2) -> list[str]:
+def previous_words(text: str, pos: int, n: int = 3) -> list[str]:
     """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it."""
     before = re.split(r"[.,;:!?()\"]", text[max(0, pos - _CONTEXT) : pos])[-1]
     return [w.lower() for w in _WORD.findall(before)[-n:]]
@@ -275,7 +284,7 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
     if language == "de":
         if n == 1 and noun.lower() == "uhr":
             return "ein"  # "ein Uhr", the time of day, not a clock
-        return ("eine" if gender == "f" else "ein") if n == 1 else words
+        return _GERMAN_ONE[(_german_case(before or []), gender)] if n == 1 else words
     if language == "es":
         if gender == "f":
             words = re.sub(r"uno$", "una", words)
@@ -300,6 +309,35 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
             return words[:-2] + "une"
         return words
     return words
+
+
+# German "ein" takes the case of its phrase: a preposition or a verb that takes an object before it (an
+# adverb such as "noch" in between is skipped). Anything else is read as the subject, in the nominative.
+_DE_DATIVE = frozenset(
+    "mit nach bei seit von vom zu zum zur aus in im vor an auf innerhalb binnen ab".split()
+)
+_DE_ACCUSATIVE = frozenset(
+    (
+        "für durch gegen ohne um habe hast hat haben habt brauche brauchst braucht brauchen gibt möchte "
+        "möchtest möchten bestelle bestellen buche buchen reserviere reservieren kaufe kaufen nehme nehmen "
+        "nimmt bekomme bekommen bekommt erhalte erhalten erhält suche suchen sucht sende senden schicke "
+        "schicken benötige benötigen vereinbaren dauert dauern kostet kosten warte warten bleibe bleiben"
+    ).split()
+)
+_DE_SKIPPED = frozenset(
+    "noch nur genau etwa ca circa ungefähr mindestens höchstens bereits schon mal".split()
+)
+_GERMAN_ONE = {
+    ("nominative", "m"): "ein", ("nominative", "n"): "ein", ("nominative", "f"): "eine",
+    ("accusative", "m"): "einen", ("accusative", "n"): "ein", ("accusative", "f"): "eine",
+    ("dative", "m"): "einem", ("dative", "n"): "einem", ("dative", "f"): "einer",
+}  # fmt: skip
+
+
+def _german_case(before: list[str]) -> str:
+    words = [w for w in before if w not in _DE_SKIPPED]
+    prev = words[-1] if words else ""
+    return "dative" if prev in _DE_DATIVE else "accusative" if prev in _DE_ACCUSATIVE else "nominative"
 
 
 # Russian: a preposition before a count sets its case; the noun's ending, in the form the count gives it,

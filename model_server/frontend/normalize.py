@@ -584,10 +584,10 @@ def _currency(m: re.Match, lang: str) -> str:
     parts = []
     if whole or not cents:
         name = one if whole == 1 else many
-        parts.append(f"{_counting(cardinal(whole, lang), str(whole), lang, name.split()[0])} {name}")
+        parts.append(f"{_counting(cardinal(whole, lang), str(whole), lang, name.split()[0], m)} {name}")
     if cents and sub_one:
         name = sub_one if cents == 1 else sub_many
-        parts.append(f"{_counting(cardinal(cents, lang), str(cents), lang, name.split()[0])} {name}")
+        parts.append(f"{_counting(cardinal(cents, lang), str(cents), lang, name.split()[0], m)} {name}")
     elif cents:
         parts = [f"{_number_words(amount, lang)} {many}"]
     return f" {_WORDS[lang]['and']} ".join(parts)
@@ -834,7 +834,7 @@ def _unit(m: re.Match, lang: str) -> str:
     num, unit = m.group("num"), m.group("unit")
     one, many = _UNITS[lang][unit]
     name = one if _plural_is_one(num) else many
-    return f"{_counting(_number_words(num, lang), num, lang, name.split()[0])} {name}"
+    return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
 
 
 def _decade(m: re.Match, lang: str) -> str:
