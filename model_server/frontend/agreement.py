@@ -85,6 +85,17 @@ _MASCULINE_PT = frozenset(
 _FEMININE_ENDINGS_PT = ("a", "ção", "são", "dade", "tude", "agem", "ã", "ie")
 
 # livre: the pound sterling ("une livre"), which a voice agent counts more often than books
+_FEMININE_CA = frozenset(
+    (
+        "mà nit flor llum pau veu gent part classe font carn mort sang set fam neu imatge llet tarda "
+        "vegada clau xarxa ràdio foto moto sèrie espècie superfície lliçó raó"
+    ).split()
+)
+_MASCULINE_CA = frozenset(
+    "dia mapa problema sistema programa tema clima idioma planeta poema esquema".split()
+)
+_FEMININE_ENDINGS_CA = ("a", "ció", "sió", "tat", "tud", "ie")
+
 _FEMININE_FR = frozenset(
     (
         "heure minute seconde semaine nuit fois personne place chambre commande facture étape page ligne "
@@ -201,6 +212,7 @@ def noun_gender(word: str, language: str) -> str | None:
         "es": (_FEMININE_ES, _MASCULINE_ES, _FEMININE_ENDINGS_ES),
         "it": (_FEMININE_IT, _MASCULINE_IT, _FEMININE_ENDINGS_IT),
         "pt": (_FEMININE_PT, _MASCULINE_PT, _FEMININE_ENDINGS_PT),
+        "ca": (_FEMININE_CA, _MASCULINE_CA, _FEMININE_ENDINGS_CA),
     }
     if language not in tables:
         return None
@@ -208,6 +220,10 @@ def noun_gender(word: str, language: str) -> str | None:
     # Spanish and Portuguese count plurals too ("veintiuna noches", "duas noites"): try the singular.
     # Italian numbers agree only in 1, before a singular.
     forms = [w]
+    if language == "ca" and w.endswith("es"):
+        forms += [w[:-2] + "a", w[:-1]]  # "hores" / "persones" -> "hora" / "persona"; "classes" -> "classe"
+    elif language == "ca" and w.endswith("s"):
+        forms.append(w[:-1])  # "nits" -> "nit", "dies" is listed as "dia" through the -es rule
     if language in ("es", "pt") and w.endswith("s"):
         forms += [w[:-2], w[:-1]] if w.endswith("es") else [w[:-1]]
         if language == "pt" and w.endswith(("ões", "ães")):
@@ -217,7 +233,7 @@ def noun_gender(word: str, language: str) -> str | None:
             return "f"
         if form in masc:
             return "m"
-    return "f" if forms[-1].endswith(endings) else "m"
+    return "f" if any(form.endswith(endings) for form in forms[1:] or forms) else "m"
 
 
 _NEXT_WORD = re.compile(r"[ \u00a0\u202f]*([^\W\d_]+(?:-[^\W\d_]+)*)")
@@ -254,6 +270,7 @@ def previous_words(text: str, pos: int, n: int = 3) -> list[str]:
 # Words after a number that are no counted noun: the number keeps num2words' form ("uno de los", "un sur
 # cinq", "eins bis drei").
 _NOT_NOUNS = {
+    "ca": frozenset("de del a al i o en per amb sense que entre més menys fins és són no".split()),
     "es": frozenset(
         "de del a al y e o u en por para con sin que entre más menos hasta desde sobre como es son era fue".split()
     ),
@@ -304,6 +321,12 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
         words = re.sub(r"\bum$", "uma", words)
         words = re.sub(r"\bdois$", "duas", words)
         return re.sub(r"entos\b", "entas", words)  # "duzentas", "trezentas"
+    if language == "ca":
+        if gender != "f":
+            return words
+        words = re.sub(r"\bun$", "una", words)  # "vint-i-una places"
+        words = re.sub(r"\bdos(?=$|-cent)", "dues", words)  # "dues hores", "dues-centes persones"
+        return re.sub(r"cents\b", "centes", words)
     if language == "fr":
         if gender == "f" and re.search(r"\bun$", words) and n % 100 != 11:
             return words[:-2] + "une"
@@ -417,8 +440,11 @@ def german_ordinal(words: str, before: list[str], date: bool = False) -> str:
     return words + "r" if date else words
 
 
-def romance_feminine_ordinal(words: str) -> str:
-    """ "primero" / "vigésimo cuarto" / "primeiro" -> "primera" / "vigésima cuarta" / "primeira"."""
+def romance_feminine_ordinal(words: str, language: str = "es") -> str:
+    """ "primero" / "vigésimo cuarto" / "primeiro" -> "primera" / "vigésima cuarta" / "primeira"; Catalan
+    "primer" / "segon" / "cinquè" -> "primera" / "segona" / "cinquena"."""
+    if language == "ca":
+        return " ".join(w[:-1] + "ena" if w.endswith("è") else w + "a" for w in words.split())
     return " ".join(w[:-1] + "a" if w.endswith("o") else w for w in words.split())
 
 

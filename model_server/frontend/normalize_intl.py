@@ -282,13 +282,16 @@ def _slavic_patterns(language: str) -> str:
 
 # Language-specific patterns tried before the common ones: Russian and Polish dates and years take
 # ordinals in their case ("первого мая", "w dwa tysiące dwudziestym czwartym roku"); Italian and Portuguese
-# write ordinals 1º/1ª (NFKC makes them 1o/1a).
+# write ordinals 1º/1ª (NFKC makes them 1o/1a), Catalan 1r/2n/1a.
 _ROMANCE_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))"
+# Catalan: 1r, 2n, 3r, 4t, 5è and the feminine 1a, 2a.
+_CATALAN_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})(?P<ords>r|n|t|è|a)(?!\w))"
 _EXTRA = {
     "ru": _slavic_patterns("ru"),
     "pl": _slavic_patterns("pl"),
     "it": _ROMANCE_ORDINAL,
     "pt": _ROMANCE_ORDINAL,
+    "ca": _CATALAN_ORDINAL,
 }
 
 
@@ -388,7 +391,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
         words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
-        return "ordinal", agreement.romance_feminine_ordinal(words) if m.group("ords") == "a" else words
+        feminine = m.group("ords") == "a"
+        return "ordinal", agreement.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("time"):

@@ -24,6 +24,17 @@ CASES = [
     ("es", "El 3º día.", "El tercer día."),
     ("es", "Llegó 1 de cada 3.", "Llegó uno de cada tres."),
     ("es", "Cuesta 1,5 kilos.", "Cuesta uno coma cinco kilos."),
+    # Catalan: una / dues / dues-centes, ordinals 1r, 2a, 5è
+    ("ca", "Tinc 1 germana i 2 cases.", "Tinc una germana i dues cases."),
+    ("ca", "Arriba en 2 hores.", "Arriba en dues hores."),
+    ("ca", "Són 200 persones.", "Són dues-centes persones."),
+    ("ca", "Queden 21 places.", "Queden vint-i-una places."),
+    ("ca", "Fa 2 nits.", "Fa dues nits."),
+    ("ca", "Són 22 dies.", "Són vint-i-dos dies."),
+    ("ca", "Costa 1 €.", "Costa un euro."),
+    ("ca", "El 1r pis, la 2a planta.", "El primer pis, la segona planta."),
+    ("ca", "la 5a vegada, el 5è pis", "la cinquena vegada, el cinquè pis"),
+    ("ca", "Queden 2 de 3.", "Queden dos de tres."),
     # Italian: un / una / uno, ordinals with º and ª
     ("it", "Ho 1 sorella e 1 fratello.", "Ho una sorella e un fratello."),
     ("it", "C'è 1 studente.", "C'è uno studente."),
@@ -133,7 +144,7 @@ def test_number_agrees_with_its_noun_and_phrase(lang, text, expected):
 
 
 def test_every_inflecting_language_has_cases():
-    for lang in ("es", "it", "pt", "fr", "de", "ru", "pl"):
+    for lang in ("es", "ca", "it", "pt", "fr", "de", "ru", "pl"):
         assert sum(1 for case in CASES if case[0] == lang) >= 8, lang
 
 
@@ -148,6 +159,8 @@ def test_every_inflecting_language_has_cases():
         ("notte", "it", "f"),
         ("estações", "pt", "f"),
         ("dias", "pt", "m"),
+        ("hores", "ca", "f"),
+        ("dies", "ca", "m"),
         ("heures", "fr", "f"),
         ("musée", "fr", "m"),
         ("Stunde", "de", "f"),
