@@ -143,8 +143,14 @@ def judge():
 def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
     # Greedy Whisper-base heard this espeak-ng Afrikaans sentence as "U mo, u mo, u mo, ..." for 445
     # characters: the WER then counted the loop, not the voice.
+    # espeak-ng's audio depends on what its process rendered before (docs/model.md, "Evaluation"): render in a
+    # fresh process, so the test hears the same audio whatever ran earlier in this one.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     sentence = evaluate_languages.heldout("af")[0]
-    (audio,) = evaluate_languages.render_teacher("espeak:af+f3", "af", [sentence])
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        (audio,) = pool.submit(evaluate_languages.render_teacher, "espeak:af+f3", "af", [sentence]).result()
     heard = judge(audio, "af").split()
     assert 0 < len(heard) <= 2 * len(sentence.split()), heard
 
