@@ -282,6 +282,9 @@ _NOT_NOUNS = {
         "de du des à au et ou en par pour avec sans que sur entre plus moins jusqu est sont ne pas".split()
     ),
     "ru": frozenset("и или в на с со до по из от за что как это не а".split()),
+    "uk": frozenset("і й та в у на з зі із до по від за або чи що як це не а".split()),
+    "pl": frozenset("i a w we na z ze do od po za o lub albo czy że jak to nie jest są".split()),
+    "cs": frozenset("a i v ve na z ze do od po za o k ke s se u pro při nebo až je jsou ne".split()),
 }
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
@@ -293,6 +296,8 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
         noun = ""
     if language == "ru":
         return _russian_count(n, noun, before or [], words)
+    if language in _SLAVIC_ONE:
+        return _slavic_count(n, noun, language, words) if noun else words
     if not noun:
         return words
     gender = noun_gender(noun, language)
@@ -416,6 +421,117 @@ def _russian_count(n: int, noun: str, before: list[str], words: str) -> str:
 
 def _ru_cardinal(n: int, case: str, gender: str) -> str:
     return " ".join(num2words(n, lang="ru", case=case, gender=gender).replace(",", "").split())
+
+
+# Polish, Czech and Ukrainian: 1 and 2 take the noun's gender ("jedna godzina", "dvě hodiny", "одна хвилина",
+# "одне замовлення"), and 1 before a feminine noun in the accusative takes the accusative ("przez jedną
+# godzinę", "za jednu hodinu", "за одну годину"). Only Ukrainian inflects the 1 of 21, 31... ("двадцять одна
+# хвилина"); Polish and Czech say "dwadzieścia jeden", "dvacet jedna". After 2 the noun is plural, and plural
+# endings do not tell the genders apart ("godziny" is feminine, "pokoje" masculine; "hodiny" / "roky";
+# "години" / "роки"), so only listed feminine plurals and a few sure endings take "dwie", "dvě", "дві";
+# Czech neuter plurals (-a: "dvě auta", "dvě eura") too. Cases other than these are not covered.
+_SLAVIC_ONE = {
+    "pl": {"m": "jeden", "f": "jedna", "fa": "jedną", "n": "jedno"},
+    "cs": {"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
+    "uk": {"m": "один", "f": "одна", "fa": "одну", "n": "одне"},
+}
+_SLAVIC_TWO = {"pl": ("dwa", "dwie"), "cs": ("dva", "dvě"), "uk": ("два", "дві")}
+
+_FEMININE_PL = frozenset(
+    "noc rzecz twarz sól krew wieś mysz podróż pomoc moc odpowiedź łódź dłoń sieć pamięć śmierć brew".split()
+)
+_MASCULINE_A_PL = frozenset("mężczyzna kolega tata poeta artysta turysta kierowca sędzia".split())
+_NEUTER_E_PL = frozenset("imię zwierzę ramię plemię".split())
+_FEMININE_PLURAL_PL = frozenset(
+    (
+        "godziny minuty sekundy osoby doby noce sztuki rzeczy strony karty paczki przesyłki butelki kawy "
+        "herbaty pizze wizyty kobiety córki siostry dziewczyny matki zmiany tabletki złotówki korony linie "
+        "trasy ulice płyty książki porcje raty faktury wersje kategorie firmy lekcje sesje opcje stacje "
+        "rezerwacje walizki torby szklanki filiżanki kawałki"
+    ).split()
+)
+
+_FEMININE_CS = frozenset(
+    (
+        "noc věc píseň kost řeč moc pomoc zeď loď tvář postel sůl myš láhev mrkev čtvrť paměť smrt síť krev "
+        "odpověď obec paní"
+    ).split()
+)
+_MASCULINE_CS = frozenset("táta kolega hrdina předseda turista soudce správce průvodce".split())
+_NEUTER_E_CS = frozenset("moře pole slunce srdce letiště hřiště vejce kuře dítě menu taxi".split())
+_FEMININE_PLURAL_CS = frozenset(
+    (
+        "hodiny minuty sekundy koruny osoby noci věci ženy dcery sestry karty zprávy kávy pizzy cesty ceny "
+        "stránky lekce ulice tašky láhve položky objednávky zastávky vstupenky jízdenky vteřiny"
+    ).split()
+)
+
+_FEMININE_UK = frozenset("ніч річ сіль мить любов осінь тінь подорож мідь піч".split())
+_MASCULINE_O_UK = frozenset("тато батько дядько".split())
+_FEMININE_PLURAL_UK = frozenset(
+    (
+        "години хвилини секунди гривні особи ночі речі картки посилки сторінки пляшки копійки заявки жінки "
+        "доньки сестри зустрічі відповіді кави піци машини кімнати квартири послуги знижки ціни поїздки"
+    ).split()
+)
+_NEUTER_ENDINGS_UK = ("о", "е", "ння", "ття", "сся", "лля", "ззя", "ччя", "жжя", "цтво")
+
+
+def _slavic_gender(noun: str, language: str) -> str:
+    """The gender of a singular noun after 1: "m", "f", "n", or "fa" (feminine, accusative)."""
+    w = noun.lower()
+    if language == "pl":
+        if w in _MASCULINE_A_PL:
+            return "m"
+        if w in _FEMININE_PL or w.endswith("ść"):
+            return "f"
+        if w in _NEUTER_E_PL or w.endswith(("o", "e", "um")):
+            return "n"
+        return "fa" if w.endswith("ę") else "f" if w.endswith("a") else "m"
+    if language == "cs":
+        if w in _MASCULINE_CS:
+            return "m"
+        if w in _NEUTER_E_CS or w.endswith(("o", "í", "um")):
+            return "n"
+        if w in _FEMININE_CS or w.endswith(("a", "e", "ě", "ost")):
+            return "f"
+        return "fa" if w.endswith(("u", "i")) else "m"  # hodinu, ulici: the accusative of -a and -e
+    if w in _MASCULINE_O_UK:
+        return "m"
+    if w in _FEMININE_UK or w.endswith("ість"):
+        return "f"
+    if w.endswith(_NEUTER_ENDINGS_UK) or w in ("ім'я", "ім’я"):
+        return "n"
+    return "f" if w.endswith(("а", "я")) else "fa" if w.endswith(("у", "ю")) else "m"
+
+
+def _slavic_feminine_plural(noun: str, language: str) -> bool:
+    """Whether the plural noun after 2 takes the feminine (Czech: also the neuter) form of 2."""
+    w = noun.lower()
+    if language == "pl":
+        return w in _FEMININE_PLURAL_PL or w.endswith(("ości", "ści", "cje", "sje", "zje"))
+    if language == "cs":
+        return w in _FEMININE_PLURAL_CS or w.endswith(("osti", "a"))
+    return w in _FEMININE_PLURAL_UK or w.endswith("ості")
+
+
+def _slavic_count(n: int, noun: str, language: str, words: str) -> str:
+    last, tens = n % 10, n % 100
+    if (n == 1 or (language == "uk" and last == 1 and tens != 11)) and words.split()[-1] in (
+        "jeden",
+        "jedna",
+        "один",
+    ):
+        return " ".join(words.split()[:-1] + [_SLAVIC_ONE[language][_slavic_gender(noun, language)]])
+    masculine, feminine = _SLAVIC_TWO[language]
+    if (
+        last == 2
+        and tens != 12
+        and words.split()[-1] == masculine
+        and _slavic_feminine_plural(noun, language)
+    ):
+        return " ".join(words.split()[:-1] + [feminine])
+    return words
 
 
 # --- ordinals ----------------------------------------------------------------------------------------

@@ -178,8 +178,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
     name = get_currency_name(code, count=whole, locale=_locale(language))
     noun = (
-        name.split()[-1] if language == "ru" else name.split()[0]
-    )  # "российских рубля", "dólares americanos"
+        name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
+    )  # "российских рубля", "české koruny", "dólares americanos"
     spoken = spell_number(whole, language)
     if spoken[:1].isalpha():
         spoken = agreement.count_form(spoken, whole, noun, language, before)

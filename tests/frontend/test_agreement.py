@@ -127,6 +127,41 @@ CASES = [
     ("pl", "2024-03-15", "piętnastego marca dwa tysiące dwudziestego czwartego roku"),
     ("pl", "Zapłać 5 zł.", "Zapłać pięć złotych polskich."),
     ("pl", "Kosztuje 150 złotych.", "Kosztuje sto pięćdziesiąt złotych."),  # no "zł" inside "złotych"
+    # Polish counts: jeden / jedna / jedno / jedną, dwa / dwie
+    ("pl", "Mam 1 siostrę i 2 godziny.", "Mam jedną siostrę i dwie godziny."),
+    ("pl", "Została 1 godzina.", "Została jedna godzina."),
+    ("pl", "Wolne jest 1 miejsce.", "Wolne jest jedno miejsce."),
+    ("pl", "Czekaj 1 dzień albo 2 dni.", "Czekaj jeden dzień albo dwa dni."),
+    ("pl", "Przyjdą 22 osoby.", "Przyjdą dwadzieścia dwie osoby."),
+    ("pl", "Przyszło 21 osób.", "Przyszło dwadzieścia jeden osób."),
+    ("pl", "Jest 1 wiadomość i 2 wiadomości.", "Jest jedna wiadomość i dwie wiadomości."),
+    ("pl", "Kosztuje 1 zł lub 2 zł.", "Kosztuje jeden złoty polski lub dwa złote polskie."),
+    ("pl", "Kosztuje 1 €.", "Kosztuje jedno euro."),
+    ("pl", "Mam 2 pokoje.", "Mam dwa pokoje."),
+    ("pl", "Wygrał 1 z 3.", "Wygrał jeden z trzy."),  # the genitive of "z trzech" is not covered
+    # Czech counts: jeden / jedna / jedno / jednu, dva / dvě
+    ("cs", "Mám 1 sestru a 2 hodiny.", "Mám jednu sestru a dvě hodiny."),
+    ("cs", "Zbývá 1 minuta.", "Zbývá jedna minuta."),
+    ("cs", "Trvá to 1 den nebo 2 dny.", "Trvá to jeden den nebo dva dny."),
+    ("cs", "Máme 1 auto a 2 auta.", "Máme jedno auto a dvě auta."),
+    ("cs", "Přijde za 22 minuty.", "Přijde za dvacet dvě minuty."),
+    ("cs", "Stojí 1 Kč.", "Stojí jedna česká koruna."),
+    ("cs", "Stojí 2 Kč.", "Stojí dvě české koruny."),
+    ("cs", "Stojí 2 €.", "Stojí dvě eura."),
+    ("cs", "Je to 1 noc.", "Je to jedna noc."),
+    ("cs", "Počítám 1 a 2.", "Počítám jedna a dva."),
+    ("cs", "Za 42 dní.", "Za čtyřicet dva dní."),
+    # Ukrainian counts: один / одна / одне / одну, два / дві, 21 as 1
+    ("uk", "Залишилась 1 хвилина.", "Залишилась одна хвилина."),
+    ("uk", "Зачекайте 2 години.", "Зачекайте дві години."),
+    ("uk", "У вас 1 замовлення.", "У вас одне замовлення."),
+    ("uk", "Це коштує 2 ₴.", "Це коштує дві українські гривні."),
+    ("uk", "Ще 21 хвилина.", "Ще двадцять одна хвилина."),
+    ("uk", "Минуло 1 день і 2 роки.", "Минуло один день і два роки."),
+    ("uk", "Коштує 1 €.", "Коштує одне євро."),
+    ("uk", "Приїде за 1 годину.", "Приїде за одну годину."),
+    ("uk", "Залишилось 11 хвилин.", "Залишилось одинадцять хвилин."),
+    ("uk", "Вільне 1 місце.", "Вільне одне місце."),
     # Dutch and French clock times as they are written there
     ("nl", "Om 14.30 uur.", "Om veertien uur dertig."),
     ("nl", "vanaf 8:30", "vanaf acht uur dertig"),
@@ -144,7 +179,7 @@ def test_number_agrees_with_its_noun_and_phrase(lang, text, expected):
 
 
 def test_every_inflecting_language_has_cases():
-    for lang in ("es", "ca", "it", "pt", "fr", "de", "ru", "pl"):
+    for lang in ("es", "ca", "it", "pt", "fr", "de", "ru", "pl", "cs", "uk"):
         assert sum(1 for case in CASES if case[0] == lang) >= 8, lang
 
 
