@@ -259,7 +259,7 @@ def counted_noun(text: str, pos: int, language: str) -> str:
     return m.group(1)
 
 
-def previous_words(text: str, pos: int, n: int = 3) -> list[str]:
+def previous_words(text: str, pos: int, n: int = 5) -> list[str]:
     """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it."""
     before = re.split(r"[.,;:!?()\"]", text[max(0, pos - _CONTEXT) : pos])[-1]
     return [w.lower() for w in _WORD.findall(before)[-n:]]
@@ -362,9 +362,28 @@ _GERMAN_ONE = {
 }  # fmt: skip
 
 
+_DE_CONJUNCTIONS = frozenset("und oder sowie bzw".split())
+_DE_ARTICLE_CASE = {
+    "einem": "dative",
+    "einer": "dative",
+    "einen": "accusative",
+    "dem": "dative",
+    "den": "accusative",
+}
+
+
 def _german_case(before: list[str]) -> str:
     words = [w for w in before if w not in _DE_SKIPPED]
     prev = words[-1] if words else ""
+    if prev in _DE_CONJUNCTIONS:  # "mit einem Kind und 1 Hund": the first conjunct's case carries over
+        for w in reversed(words[:-1]):
+            if w in _DE_ARTICLE_CASE:
+                return _DE_ARTICLE_CASE[w]
+            if w in _DE_DATIVE:
+                return "dative"
+            if w in _DE_ACCUSATIVE:
+                return "accusative"
+        return "nominative"
     return "dative" if prev in _DE_DATIVE else "accusative" if prev in _DE_ACCUSATIVE else "nominative"
 
 

@@ -127,6 +127,11 @@ CASES = [
     ("pl", "2024-03-15", "piętnastego marca dwa tysiące dwudziestego czwartego roku"),
     ("pl", "Zapłać 5 zł.", "Zapłać pięć złotych polskich."),
     ("pl", "Kosztuje 150 złotych.", "Kosztuje sto pięćdziesiąt złotych."),  # no "zł" inside "złotych"
+    # German: a second conjunct takes the first one's case
+    ("de", "Ich komme mit einem Kind und 1 Hund.", "Ich komme mit einem Kind und einem Hund."),
+    ("de", "Es gibt 1 Tisch und 1 Stuhl.", "Es gibt einen Tisch und einen Stuhl."),
+    ("de", "Ein Mann und 1 Frau kamen.", "Ein Mann und eine Frau kamen."),
+    ("de", "Der Hund und 1 Katze schlafen.", "Der Hund und eine Katze schlafen."),
     # Polish counts: jeden / jedna / jedno / jedną, dwa / dwie
     ("pl", "Mam 1 siostrę i 2 godziny.", "Mam jedną siostrę i dwie godziny."),
     ("pl", "Została 1 godzina.", "Została jedna godzina."),
