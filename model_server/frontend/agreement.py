@@ -17,6 +17,7 @@ covered is listed in docs/model.md ("Text normalization").
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from num2words import num2words
 
@@ -285,6 +286,9 @@ _NOT_NOUNS = {
     "uk": frozenset("і й та в у на з зі із до по від за або чи що як це не а".split()),
     "pl": frozenset("i a w we na z ze do od po za o lub albo czy że jak to nie jest są".split()),
     "cs": frozenset("a i v ve na z ze do od po za o k ke s se u pro při nebo až je jsou ne".split()),
+    "sk": frozenset("a i v vo na z zo do od po za o k ku s so u pre pri alebo až je sú nie".split()),
+    "sl": frozenset("in ali v na z s iz do od po za o k h pri je so ne".split()),
+    "sr": frozenset("i a ili u na sa s iz do od po za o k ka pri je su ne".split()),
 }
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
@@ -296,7 +300,7 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
         noun = ""
     if language == "ru":
         return _russian_count(n, noun, before or [], words)
-    if language in _SLAVIC_ONE:
+    if language in _SLAVIC:
         return _slavic_count(n, noun, language, words) if noun else words
     if not noun:
         return words
@@ -442,114 +446,154 @@ def _ru_cardinal(n: int, case: str, gender: str) -> str:
     return " ".join(num2words(n, lang="ru", case=case, gender=gender).replace(",", "").split())
 
 
-# Polish, Czech and Ukrainian: 1 and 2 take the noun's gender ("jedna godzina", "dvě hodiny", "одна хвилина",
-# "одне замовлення"), and 1 before a feminine noun in the accusative takes the accusative ("przez jedną
-# godzinę", "za jednu hodinu", "за одну годину"). Only Ukrainian inflects the 1 of 21, 31... ("двадцять одна
-# хвилина"); Polish and Czech say "dwadzieścia jeden", "dvacet jedna". After 2 the noun is plural, and plural
-# endings do not tell the genders apart ("godziny" is feminine, "pokoje" masculine; "hodiny" / "roky";
-# "години" / "роки"), so only listed feminine plurals and a few sure endings take "dwie", "dvě", "дві";
-# Czech neuter plurals (-a: "dvě auta", "dvě eura") too. Cases other than these are not covered.
-_SLAVIC_ONE = {
-    "pl": {"m": "jeden", "f": "jedna", "fa": "jedną", "n": "jedno"},
-    "cs": {"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
-    "uk": {"m": "один", "f": "одна", "fa": "одну", "n": "одне"},
+# West and South Slavic languages and Ukrainian: 1 and 2 take the noun's gender ("jedna godzina", "dvě
+# hodiny", "одна хвилина", "одне замовлення", "en dan" / "eno uro", "dve minute"), and 1 before a feminine noun
+# in the accusative takes the accusative ("przez jedną godzinę", "za jednu hodinu", "за одну годину"). After 2
+# the noun is plural (Slovenian: dual; Serbian: paucal), whose endings tell the genders apart in Slovenian
+# ("dve uri" / "dva dneva") and Serbian ("dve minute" / "dva dana") but not in Polish ("godziny" is feminine,
+# "pokoje" masculine), Czech, Slovak or Ukrainian: there only listed feminine plurals and sure endings take the
+# feminine 2. Cases other than these, and masculine-personal forms ("dwóch", "dvaja"), are not covered.
+@dataclass(frozen=True)
+class _SlavicCounts:
+    one: dict[str, str]  # the form of 1 for "m", "f", "n" and "fa" (a feminine noun in the accusative)
+    two: tuple[str, str]  # 2 before a masculine / a feminine (Czech, Slovak, Slovenian: also neuter) plural
+    compounds: (
+        bool  # whether 21, 22, 31... inflect their last word too (separate words, and the grammar says so)
+    )
+    masculine: frozenset[str] = frozenset()  # singulars whose ending says otherwise
+    feminine: frozenset[str] = frozenset()
+    neuter: frozenset[str] = frozenset()
+    feminine_sure: tuple[str, ...] = ()  # endings checked before the neuter ones (-ść, -ost, -ість)
+    neuter_endings: tuple[str, ...] = ("o", "e")
+    feminine_endings: tuple[str, ...] = ("a",)
+    accusative_endings: tuple[str, ...] = ()
+    feminine_plurals: frozenset[str] = frozenset()  # plurals after 2 that take the feminine form
+    feminine_plural_endings: tuple[str, ...] = ()
+
+    def gender(self, noun: str) -> str:
+        w = noun.lower()
+        if w in self.masculine:
+            return "m"
+        if w in self.feminine or w.endswith(self.feminine_sure):
+            return "f"
+        if w in self.neuter or w.endswith(self.neuter_endings):
+            return "n"
+        if w.endswith(self.feminine_endings):
+            return "f"
+        return "fa" if self.accusative_endings and w.endswith(self.accusative_endings) else "m"
+
+    def feminine_plural(self, noun: str) -> bool:
+        w = noun.lower()
+        return w in self.feminine_plurals or w.endswith(self.feminine_plural_endings)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_SLAVIC = {
+    "pl": _SlavicCounts(
+        one={"m": "jeden", "f": "jedna", "fa": "jedną", "n": "jedno"},
+        two=("dwa", "dwie"),
+        compounds=True,
+        masculine=_words("mężczyzna kolega tata poeta artysta turysta kierowca sędzia"),
+        feminine=_words(
+            "noc rzecz twarz sól krew wieś mysz podróż pomoc moc odpowiedź łódź dłoń sieć pamięć śmierć"
+        ),
+        neuter=_words("imię zwierzę ramię plemię"),
+        feminine_sure=("ść",),
+        neuter_endings=("o", "e", "um"),
+        accusative_endings=("ę",),
+        feminine_plurals=_words(
+            "godziny minuty sekundy osoby doby noce sztuki rzeczy strony karty paczki przesyłki butelki kawy "
+            "herbaty pizze wizyty kobiety córki siostry dziewczyny matki zmiany tabletki złotówki korony linie "
+            "trasy ulice płyty książki porcje raty faktury wersje kategorie firmy lekcje sesje opcje stacje "
+            "rezerwacje walizki torby szklanki filiżanki kawałki"
+        ),
+        feminine_plural_endings=("ości", "ści", "cje", "sje", "zje"),
+    ),
+    "cs": _SlavicCounts(
+        one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
+        two=("dva", "dvě"),
+        compounds=True,
+        masculine=_words("táta kolega hrdina předseda turista soudce správce průvodce"),
+        feminine=_words(
+            "noc věc píseň kost řeč moc pomoc zeď loď tvář postel sůl myš láhev mrkev čtvrť paměť smrt síť krev "
+            "odpověď obec paní"
+        ),
+        neuter=_words("moře pole slunce srdce letiště hřiště vejce kuře dítě menu taxi"),
+        feminine_sure=("ost",),
+        neuter_endings=("o", "í", "um"),
+        feminine_endings=("a", "e", "ě"),
+        accusative_endings=("u", "i"),  # hodinu, ulici: the accusative of -a and -e
+        feminine_plurals=_words(
+            "hodiny minuty sekundy koruny osoby noci věci ženy dcery sestry karty zprávy kávy pizzy cesty ceny "
+            "stránky lekce ulice tašky láhve položky objednávky zastávky vstupenky jízdenky vteřiny"
+        ),
+        feminine_plural_endings=("osti", "a"),  # the neuter plural: auta, eura, místa
+    ),
+    "sk": _SlavicCounts(
+        one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
+        two=("dva", "dve"),
+        compounds=False,  # num2words writes 21 and 22 as one word: "dvadsaťjeden"
+        masculine=_words("hrdina kolega turista sudca"),
+        feminine=_words("noc vec reč pieseň kosť pomoc moc soľ myš tvár posteľ obec jeseň"),
+        feminine_sure=("osť",),
+        neuter_endings=("o", "e", "ie", "um"),
+        accusative_endings=("u",),
+        feminine_plurals=_words(
+            "hodiny minúty sekundy koruny osoby noci veci ženy dcéry sestry karty správy kávy cesty ceny "
+            "stránky ulice tašky fľaše položky objednávky zastávky vstupenky"
+        ),
+        feminine_plural_endings=("osti", "á", "ia"),  # the neuter plural: autá, eurá, miesta
+    ),
+    "sl": _SlavicCounts(
+        one={"m": "en", "f": "ena", "fa": "eno", "n": "eno"},
+        two=("dva", "dve"),
+        compounds=False,  # "enaindvajset", "dvaindvajset": one word
+        masculine=_words("evro euro avto radio kino studio foto"),
+        accusative_endings=("o",),
+        feminine_plural_endings=("i",),  # the dual: dve uri, dve minuti, dve mesti / dva dneva, dva evra
+    ),
+    "sr": _SlavicCounts(
+        one={"m": "jedan", "f": "jedna", "fa": "jednu", "n": "jedno"},
+        two=("dva", "dve"),
+        compounds=True,
+        masculine=_words("evro euro auto radio kilo metro studio tata kolega sudija"),
+        feminine=_words("noć stvar reč ljubav so krv glad"),
+        accusative_endings=("u",),
+        feminine_plurals=_words("noći stvari reči"),
+        feminine_plural_endings=("e",),  # the paucal: dve minute, dve osobe / dva dana, dva mesta
+    ),
+    "uk": _SlavicCounts(
+        one={"m": "один", "f": "одна", "fa": "одну", "n": "одне"},
+        two=("два", "дві"),
+        compounds=True,
+        masculine=_words("тато батько дядько"),
+        feminine=_words("ніч річ сіль мить любов осінь тінь подорож мідь піч"),
+        neuter=_words("ім'я ім’я"),
+        feminine_sure=("ість",),
+        neuter_endings=("о", "е", "ння", "ття", "сся", "лля", "ззя", "ччя", "жжя"),
+        feminine_endings=("а", "я"),
+        accusative_endings=("у", "ю"),
+        feminine_plurals=_words(
+            "години хвилини секунди гривні особи ночі речі картки посилки сторінки пляшки копійки заявки жінки "
+            "доньки сестри зустрічі відповіді кави піци машини кімнати квартири послуги знижки ціни поїздки"
+        ),
+        feminine_plural_endings=("ості",),
+    ),
 }
-_SLAVIC_TWO = {"pl": ("dwa", "dwie"), "cs": ("dva", "dvě"), "uk": ("два", "дві")}
-
-_FEMININE_PL = frozenset(
-    "noc rzecz twarz sól krew wieś mysz podróż pomoc moc odpowiedź łódź dłoń sieć pamięć śmierć brew".split()
-)
-_MASCULINE_A_PL = frozenset("mężczyzna kolega tata poeta artysta turysta kierowca sędzia".split())
-_NEUTER_E_PL = frozenset("imię zwierzę ramię plemię".split())
-_FEMININE_PLURAL_PL = frozenset(
-    (
-        "godziny minuty sekundy osoby doby noce sztuki rzeczy strony karty paczki przesyłki butelki kawy "
-        "herbaty pizze wizyty kobiety córki siostry dziewczyny matki zmiany tabletki złotówki korony linie "
-        "trasy ulice płyty książki porcje raty faktury wersje kategorie firmy lekcje sesje opcje stacje "
-        "rezerwacje walizki torby szklanki filiżanki kawałki"
-    ).split()
-)
-
-_FEMININE_CS = frozenset(
-    (
-        "noc věc píseň kost řeč moc pomoc zeď loď tvář postel sůl myš láhev mrkev čtvrť paměť smrt síť krev "
-        "odpověď obec paní"
-    ).split()
-)
-_MASCULINE_CS = frozenset("táta kolega hrdina předseda turista soudce správce průvodce".split())
-_NEUTER_E_CS = frozenset("moře pole slunce srdce letiště hřiště vejce kuře dítě menu taxi".split())
-_FEMININE_PLURAL_CS = frozenset(
-    (
-        "hodiny minuty sekundy koruny osoby noci věci ženy dcery sestry karty zprávy kávy pizzy cesty ceny "
-        "stránky lekce ulice tašky láhve položky objednávky zastávky vstupenky jízdenky vteřiny"
-    ).split()
-)
-
-_FEMININE_UK = frozenset("ніч річ сіль мить любов осінь тінь подорож мідь піч".split())
-_MASCULINE_O_UK = frozenset("тато батько дядько".split())
-_FEMININE_PLURAL_UK = frozenset(
-    (
-        "години хвилини секунди гривні особи ночі речі картки посилки сторінки пляшки копійки заявки жінки "
-        "доньки сестри зустрічі відповіді кави піци машини кімнати квартири послуги знижки ціни поїздки"
-    ).split()
-)
-_NEUTER_ENDINGS_UK = ("о", "е", "ння", "ття", "сся", "лля", "ззя", "ччя", "жжя", "цтво")
-
-
-def _slavic_gender(noun: str, language: str) -> str:
-    """The gender of a singular noun after 1: "m", "f", "n", or "fa" (feminine, accusative)."""
-    w = noun.lower()
-    if language == "pl":
-        if w in _MASCULINE_A_PL:
-            return "m"
-        if w in _FEMININE_PL or w.endswith("ść"):
-            return "f"
-        if w in _NEUTER_E_PL or w.endswith(("o", "e", "um")):
-            return "n"
-        return "fa" if w.endswith("ę") else "f" if w.endswith("a") else "m"
-    if language == "cs":
-        if w in _MASCULINE_CS:
-            return "m"
-        if w in _NEUTER_E_CS or w.endswith(("o", "í", "um")):
-            return "n"
-        if w in _FEMININE_CS or w.endswith(("a", "e", "ě", "ost")):
-            return "f"
-        return "fa" if w.endswith(("u", "i")) else "m"  # hodinu, ulici: the accusative of -a and -e
-    if w in _MASCULINE_O_UK:
-        return "m"
-    if w in _FEMININE_UK or w.endswith("ість"):
-        return "f"
-    if w.endswith(_NEUTER_ENDINGS_UK) or w in ("ім'я", "ім’я"):
-        return "n"
-    return "f" if w.endswith(("а", "я")) else "fa" if w.endswith(("у", "ю")) else "m"
-
-
-def _slavic_feminine_plural(noun: str, language: str) -> bool:
-    """Whether the plural noun after 2 takes the feminine (Czech: also the neuter) form of 2."""
-    w = noun.lower()
-    if language == "pl":
-        return w in _FEMININE_PLURAL_PL or w.endswith(("ości", "ści", "cje", "sje", "zje"))
-    if language == "cs":
-        return w in _FEMININE_PLURAL_CS or w.endswith(("osti", "a"))
-    return w in _FEMININE_PLURAL_UK or w.endswith("ості")
 
 
 def _slavic_count(n: int, noun: str, language: str, words: str) -> str:
+    rules = _SLAVIC[language]
+    *head, tail = words.split()
     last, tens = n % 10, n % 100
-    if (n == 1 or (language == "uk" and last == 1 and tens != 11)) and words.split()[-1] in (
-        "jeden",
-        "jedna",
-        "один",
-    ):
-        return " ".join(words.split()[:-1] + [_SLAVIC_ONE[language][_slavic_gender(noun, language)]])
-    masculine, feminine = _SLAVIC_TWO[language]
-    if (
-        last == 2
-        and tens != 12
-        and words.split()[-1] == masculine
-        and _slavic_feminine_plural(noun, language)
-    ):
-        return " ".join(words.split()[:-1] + [feminine])
+    inflects = n in (1, 2) or (rules.compounds and tens not in (11, 12))
+    if inflects and last == 1 and tail in rules.one.values():
+        return " ".join([*head, rules.one[rules.gender(noun)]])
+    if inflects and last == 2 and tail in rules.two:
+        return " ".join([*head, rules.two[rules.feminine_plural(noun)]])
     return words
 
 

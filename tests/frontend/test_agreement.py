@@ -156,6 +156,33 @@ CASES = [
     ("cs", "Je to 1 noc.", "Je to jedna noc."),
     ("cs", "Počítám 1 a 2.", "Počítám jedna a dva."),
     ("cs", "Za 42 dní.", "Za čtyřicet dva dní."),
+    # Slovak counts: jeden / jedna / jedno / jednu, dva / dve
+    ("sk", "Mám 1 hodinu a 2 minúty.", "Mám jednu hodinu a dve minúty."),
+    ("sk", "Zostáva 1 minúta.", "Zostáva jedna minúta."),
+    ("sk", "Trvá to 1 deň alebo 2 dni.", "Trvá to jeden deň alebo dva dni."),
+    ("sk", "Máme 1 auto a 2 autá.", "Máme jedno auto a dve autá."),
+    ("sk", "Stojí 1 € alebo 2 €.", "Stojí jedno euro alebo dve eurá."),
+    ("sk", "Je to 1 noc.", "Je to jedna noc."),
+    ("sk", "Prídu 2 osoby.", "Prídu dve osoby."),
+    ("sk", "Bolo ich 21.", "Bolo ich dvadsaťjeden."),
+    # Slovenian counts: en / ena / eno, dva / dve (the dual's -i)
+    ("sl", "Imam 1 uro in 2 minuti.", "Imam eno uro in dve minuti."),
+    ("sl", "Počakajte 1 dan ali 2 dneva.", "Počakajte en dan ali dva dneva."),
+    ("sl", "Stane 1 € ali 2 €.", "Stane en evro ali dva evra."),
+    ("sl", "Prosto je 1 mesto.", "Prosto je eno mesto."),
+    ("sl", "Ostala je 1 minuta.", "Ostala je ena minuta."),
+    ("sl", "Imamo 2 mesti.", "Imamo dve mesti."),
+    ("sl", "Še 21 dni.", "Še enaindvajset dni."),
+    ("sl", "Štejem 1 in 2.", "Štejem ena in dve."),
+    # Serbian counts: jedan / jedna / jedno / jednu, dva / dve (the paucal's -e), 21 and 22 too
+    ("sr", "Imam 1 sat i 2 minute.", "Imam jedan sat i dve minute."),
+    ("sr", "Ostala je 1 minuta.", "Ostala je jedna minuta."),
+    ("sr", "Još 21 minuta.", "Još dvadeset jedna minuta."),
+    ("sr", "Dolaze 22 osobe.", "Dolaze dvadeset dve osobe."),
+    ("sr", "Čekajte 2 dana.", "Čekajte dva dana."),
+    ("sr", "Košta 1 € ili 2 €.", "Košta jedan evro ili dva evra."),
+    ("sr", "Za 1 minutu.", "Za jednu minutu."),
+    ("sr", "Slobodno je 1 mesto.", "Slobodno je jedno mesto."),
     # Ukrainian counts: один / одна / одне / одну, два / дві, 21 as 1
     ("uk", "Залишилась 1 хвилина.", "Залишилась одна хвилина."),
     ("uk", "Зачекайте 2 години.", "Зачекайте дві години."),
@@ -184,7 +211,7 @@ def test_number_agrees_with_its_noun_and_phrase(lang, text, expected):
 
 
 def test_every_inflecting_language_has_cases():
-    for lang in ("es", "ca", "it", "pt", "fr", "de", "ru", "pl", "cs", "uk"):
+    for lang in ("es", "ca", "it", "pt", "fr", "de", "ru", "pl", "cs", "sk", "sl", "sr", "uk"):
         assert sum(1 for case in CASES if case[0] == lang) >= 8, lang
 
 

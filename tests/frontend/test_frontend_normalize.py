@@ -338,5 +338,16 @@ def test_random_junk_never_crashes():
         for lang in ("en", "es", "de", "fr"):
             out = normalize(s, lang)
             assert not any(ch.isdigit() for ch in out), (s, lang, out)
-        for lang in ("it", "pt", "ru", "pl", "nl"):  # the CLDR rules and number agreement: no exception
+        for lang in (
+            "it",
+            "pt",
+            "ru",
+            "pl",
+            "cs",
+            "sk",
+            "sl",
+            "sr",
+            "uk",
+            "nl",
+        ):  # CLDR rules, agreement: no exception
             assert isinstance(normalize(s, lang), str)
