@@ -457,9 +457,10 @@ def _ru_cardinal(n: int, case: str, gender: str) -> str:
 class _SlavicCounts:
     one: dict[str, str]  # the form of 1 for "m", "f", "n" and "fa" (a feminine noun in the accusative)
     two: tuple[str, str]  # 2 before a masculine / a feminine (Czech, Slovak, Slovenian: also neuter) plural
-    compounds: (
-        bool  # whether 21, 22, 31... inflect their last word too (separate words, and the grammar says so)
-    )
+    # Whether the 1 of 21, 31... and the 2 of 22, 32... inflect too (as separate words, and where the grammar
+    # says so: "dwadzieścia dwie", but "dwadzieścia jeden osób").
+    one_in_compounds: bool
+    two_in_compounds: bool
     masculine: frozenset[str] = frozenset()  # singulars whose ending says otherwise
     feminine: frozenset[str] = frozenset()
     neuter: frozenset[str] = frozenset()
@@ -495,7 +496,8 @@ _SLAVIC = {
     "pl": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jedną", "n": "jedno"},
         two=("dwa", "dwie"),
-        compounds=True,
+        one_in_compounds=False,
+        two_in_compounds=True,
         masculine=_words("mężczyzna kolega tata poeta artysta turysta kierowca sędzia"),
         feminine=_words(
             "noc rzecz twarz sól krew wieś mysz podróż pomoc moc odpowiedź łódź dłoń sieć pamięć śmierć"
@@ -515,7 +517,8 @@ _SLAVIC = {
     "cs": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
         two=("dva", "dvě"),
-        compounds=True,
+        one_in_compounds=False,
+        two_in_compounds=True,
         masculine=_words("táta kolega hrdina předseda turista soudce správce průvodce"),
         feminine=_words(
             "noc věc píseň kost řeč moc pomoc zeď loď tvář postel sůl myš láhev mrkev čtvrť paměť smrt síť krev "
@@ -535,7 +538,8 @@ _SLAVIC = {
     "sk": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
         two=("dva", "dve"),
-        compounds=False,  # num2words writes 21 and 22 as one word: "dvadsaťjeden"
+        one_in_compounds=False,
+        two_in_compounds=False,  # num2words writes 21 and 22 as one word: "dvadsaťjeden"
         masculine=_words("hrdina kolega turista sudca"),
         feminine=_words("noc vec reč pieseň kosť pomoc moc soľ myš tvár posteľ obec jeseň"),
         feminine_sure=("osť",),
@@ -550,7 +554,8 @@ _SLAVIC = {
     "sl": _SlavicCounts(
         one={"m": "en", "f": "ena", "fa": "eno", "n": "eno"},
         two=("dva", "dve"),
-        compounds=False,  # "enaindvajset", "dvaindvajset": one word
+        one_in_compounds=False,
+        two_in_compounds=False,  # "enaindvajset", "dvaindvajset": one word
         masculine=_words("evro euro avto radio kino studio foto"),
         accusative_endings=("o",),
         feminine_plural_endings=("i",),  # the dual: dve uri, dve minuti, dve mesti / dva dneva, dva evra
@@ -558,7 +563,8 @@ _SLAVIC = {
     "sr": _SlavicCounts(
         one={"m": "jedan", "f": "jedna", "fa": "jednu", "n": "jedno"},
         two=("dva", "dve"),
-        compounds=True,
+        one_in_compounds=True,
+        two_in_compounds=True,
         masculine=_words("evro euro auto radio kilo metro studio tata kolega sudija"),
         feminine=_words("noć stvar reč ljubav so krv glad"),
         accusative_endings=("u",),
@@ -568,7 +574,8 @@ _SLAVIC = {
     "uk": _SlavicCounts(
         one={"m": "один", "f": "одна", "fa": "одну", "n": "одне"},
         two=("два", "дві"),
-        compounds=True,
+        one_in_compounds=True,
+        two_in_compounds=True,
         masculine=_words("тато батько дядько"),
         feminine=_words("ніч річ сіль мить любов осінь тінь подорож мідь піч"),
         neuter=_words("ім'я ім’я"),
@@ -589,10 +596,9 @@ def _slavic_count(n: int, noun: str, language: str, words: str) -> str:
     rules = _SLAVIC[language]
     *head, tail = words.split()
     last, tens = n % 10, n % 100
-    inflects = n in (1, 2) or (rules.compounds and tens not in (11, 12))
-    if inflects and last == 1 and tail in rules.one.values():
+    if last == 1 and tail in rules.one.values() and (n == 1 or rules.one_in_compounds and tens != 11):
         return " ".join([*head, rules.one[rules.gender(noun)]])
-    if inflects and last == 2 and tail in rules.two:
+    if last == 2 and tail in rules.two and (n == 2 or rules.two_in_compounds and tens != 12):
         return " ".join([*head, rules.two[rules.feminine_plural(noun)]])
     return words
 

@@ -156,6 +156,7 @@ CASES = [
     ("cs", "Je to 1 noc.", "Je to jedna noc."),
     ("cs", "Počítám 1 a 2.", "Počítám jedna a dva."),
     ("cs", "Za 42 dní.", "Za čtyřicet dva dní."),
+    ("cs", "Zbývá 21 minut.", "Zbývá dvacet jedna minut."),  # 1 inflects only alone
     # Slovak counts: jeden / jedna / jedno / jednu, dva / dve
     ("sk", "Mám 1 hodinu a 2 minúty.", "Mám jednu hodinu a dve minúty."),
     ("sk", "Zostáva 1 minúta.", "Zostáva jedna minúta."),
