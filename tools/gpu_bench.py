@@ -12,7 +12,8 @@ prepares that environment. It prints one JSON document on stdout (progress goes 
    `torch`: the fallback) with the reason when it is the fallback, and where mamba_ssm was imported from.
 3. `parity`: the pure torch Mamba-2 path (model_server/ssm/mamba2.py) against the mamba-ssm kernels
    (model_server/ssm/cuda.py) on the shipped weights: each mixer's sequence path and one-step path, and
-   the whole frame decoder; max absolute and relative error against a stated tolerance.
+   the whole frame decoder; and the whole step (decoder and vocoder) replayed from CUDA graphs against the
+   same step run eagerly; max absolute and relative error against a stated tolerance.
 4. `decode`: time of one batched engine step (`SpeechRuntime.step`: decoder, vocoder, copy to host) per
    batch bucket (1 to 4096 streams) and chunk length, with and without CUDA graphs, and how many times
    real time that is; plotted into `<out stem>-decode.png`.
@@ -308,6 +309,18 @@ def parity(torch, model_dir: str | None, seconds: float) -> dict[str, Any]:
         _set_kernels(True)
         feats_k, _ = rt.decode(cond, states)
         record("decoder.features", feats_ref, feats_k, DECODER_TOLERANCE)
+
+    # The whole step (decoder and vocoder) from CUDA graphs against the same step run eagerly: 3 streams
+    # padded to the bucket of 4, 10 frames split into the captured 8 + 2, state carried over four steps.
+    graphed = SpeechRuntime(rt.ckpt, "cuda", use_cuda_graphs=True)
+    pool_g, pool_e = graphed.new_pool(4), rt.new_pool(4)
+    steps_g, steps_e = [], []
+    for _ in range(4):
+        cond = torch.randn(3, 10, rt.config.cond_dim, device="cuda", generator=gen)
+        steps_g.append(graphed.step(pool_g, [0, 1, 2], cond))
+        steps_e.append(rt.step(pool_e, [0, 1, 2], cond))
+    record("step.cuda_graph_vs_eager.audio", torch.cat(steps_e, 1), torch.cat(steps_g, 1), DECODER_TOLERANCE)
+    checks[-1]["graphs_captured"] = len(graphed._graphs.graphs) if graphed._graphs is not None else 0
     done = [c for c in checks if "ok" in c]
     return {
         "ok": bool(done) and all(c["ok"] for c in done),

@@ -9,13 +9,15 @@ cache do: when a step's slots are one contiguous run (in any order; the engine's
 streams on the lowest free slots so a tick's streams usually are), the model reads the pool's slots as
 views and the new state is written straight back into them; no copy of the batch's state is gathered.
 Other slot sets gather the listed slots and scatter them back. A pool holds per decoder layer one conv
-state and one SSM state plus the vocoder's few tensors, whatever the streams' lengths. On CUDA the decoder runs
-from graphs captured per (batch bucket, chunk length) before readiness (`warmup`).
+state and one SSM state plus the vocoder's few tensors, whatever the streams' lengths. On CUDA the whole step,
+decoder and vocoder, runs from graphs captured per (batch bucket, chunk length) before readiness (`warmup`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import torch
 
@@ -60,16 +62,27 @@ def warmup_shapes(max_streams: int, max_chunk_frames: int, graphs: bool) -> tupl
 class Executor:
     """Owns the acoustic model's decoder and the vocoder on the device, and steps slots of a pool."""
 
-    def __init__(self, model: AcousticModel, config, device: torch.device, use_cuda_graphs: bool = True):
+    def __init__(
+        self,
+        model: AcousticModel,
+        config,
+        device: torch.device,
+        use_cuda_graphs: bool = True,
+        graph_backend: GraphBackend | None = None,
+    ):
+        """graph_backend: what captures and replays the step (default: `CudaGraphs` on CUDA with
+        use_cuda_graphs, none elsewhere); tests pass `ReplayByRerun` to run the graph plumbing on a CPU."""
         self.device = device
         self.model = model
         self.config = config
         self.synth = vocoder.HarmonicNoiseSynth().to(device).eval()
-        self._graphs = _GraphCache(self) if (device.type == "cuda" and use_cuda_graphs) else None
         self._voc_init = self.synth.init_state(1, device)
-        # On a GPU the vocoder runs with fixed shapes and no host synchronization (the only sync of a step
-        # is the copy of its audio back); on a CPU the adaptive harmonic count is cheaper.
-        self._fixed_vocoder = device.type == "cuda"
+        if graph_backend is None and device.type == "cuda" and use_cuda_graphs:
+            graph_backend = CudaGraphs()
+        self._graphs = _GraphCache(self, graph_backend) if graph_backend is not None else None
+        # On a GPU (and in any graph) the vocoder runs with fixed shapes and no host synchronization (the
+        # only sync of a step is the copy of its audio back); on a CPU the adaptive harmonic count is cheaper.
+        self._fixed_vocoder = device.type == "cuda" or self._graphs is not None
         self._pinned: torch.Tensor | None = None  # host buffer for the int16 audio coming back (CUDA)
 
     def new_pool(self, max_streams: int) -> StatePool:
@@ -133,6 +146,13 @@ class Executor:
         out, new_states = self.model.decoder(cond, states)
         return self.model.denormalize(out), new_states
 
+    def forward(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
+        """One step, eager: cond [B, L, D] -> (audio [B, L * hop], new decoder states, new vocoder state).
+        What a graph captures."""
+        feats, new_states = self.decode(cond, states)
+        audio, voc_new = self.synth(feats, voc_state, fixed_shape=self._fixed_vocoder)
+        return audio, new_states, voc_new
+
     def step(self, pool: StatePool, slot_ids, cond: torch.Tensor, *, pcm16: bool = False) -> torch.Tensor:
         """Advance the listed streams by L frames: cond [B, L, cond_dim] -> audio [B, L * hop] on the CPU,
         float32 in [-1, 1], or with pcm16 int16 (rounded, clipped; converted on the device, so half the
@@ -155,12 +175,11 @@ class Executor:
             cond = cond[torch.tensor(order, device=self.device)]
         with torch.inference_mode():
             slots = _Slots(pool, run if run is not None else self._slot_index(pool, ids))
-            states = slots.read_layers()
+            states, voc_state = slots.read_layers(), slots.read_vocoder()
             if self._graphs is not None:
-                feats, new_states = self._graphs.decode(cond, states)
+                audio, new_states, voc_new = self._graphs.forward(cond, states, voc_state)
             else:
-                feats, new_states = self.decode(cond, states)
-            audio, voc_new = self.synth(feats, slots.read_vocoder(), fixed_shape=self._fixed_vocoder)
+                audio, new_states, voc_new = self.forward(cond, states, voc_state)
             slots.write(new_states, voc_new)
             if order is not None:  # back to the caller's row order
                 inverse = [0] * len(order)
@@ -223,58 +242,113 @@ class _Slots:
             self._write(t, vocoder_state[k])
 
 
-class _GraphCache:
-    """CUDA graphs of the decoder for bucketed batch sizes and power-of-two chunk lengths.
+class GraphBackend(Protocol):
+    """Captures a function of static input buffers once; replaying re-runs it on whatever those buffers hold
+    and leaves the result in the same output tensors."""
 
-    A batch is padded up to the next bucket; a chunk length that is not a captured one is run as a sum of
-    captured lengths (8 + 2 for 10), carrying the state, which is exact because the scan is. The vocoder
-    runs after the graph, eagerly, in its fixed-shape form (no host synchronization).
+    def capture(self, fn: Callable[[], Any]) -> tuple[Callable[[], None], Any]: ...
+
+
+class CudaGraphs:
+    """torch.cuda graphs, all drawing on one memory pool. Each output is cloned right after its replay, so
+    graphs replayed in any order may share the pool's memory."""
+
+    def __init__(self) -> None:
+        self.mempool = torch.cuda.graph_pool_handle()
+
+    def capture(self, fn: Callable[[], Any]) -> tuple[Callable[[], None], Any]:
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.inference_mode():
+            for _ in range(3):  # warm up (Triton autotuning, allocator) before capture
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.mempool), torch.inference_mode():
+            out = fn()
+        return graph.replay, out
+
+
+class ReplayByRerun:
+    """A graph stand-in for devices without graphs: replay runs the function again and copies its result
+    into the captured output tensors, which is what a replay does. It lets the CPU tests cover the static
+    buffers, the padding to buckets and the split into captured lengths; `CudaGraphs` is tested on a GPU."""
+
+    def capture(self, fn: Callable[[], Any]) -> tuple[Callable[[], None], Any]:
+        out = fn()
+
+        def replay() -> None:
+            for static, fresh in zip(_flat(out), _flat(fn()), strict=True):
+                static.copy_(fresh)
+
+        return replay, out
+
+
+def _flat(tree) -> list[torch.Tensor]:
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    items = tree.values() if isinstance(tree, dict) else tree
+    return [t for item in items for t in _flat(item)]
+
+
+class _GraphCache:
+    """Graphs of the whole step (decoder and vocoder) for bucketed batch sizes and power-of-two chunk lengths.
+
+    A batch is padded up to the next bucket (padding rows hold zeros for the decoder and a fresh vocoder
+    state, and are dropped); a chunk length that is not a captured one is run as a sum of captured lengths
+    (8 + 2 for 10), carrying both states, which is exact because the scan and the vocoder are
+    chunking-invariant. The vocoder runs in its fixed-shape form: no host synchronization inside a graph.
     """
 
-    def __init__(self, rt: Executor):
+    def __init__(self, rt: Executor, backend: GraphBackend):
         self.rt = rt
+        self.backend = backend
         self.graphs: dict[tuple[int, int], tuple] = {}
-        self.mempool = torch.cuda.graph_pool_handle()
 
     def _capture(self, batch: int, length: int):
         rt = self.rt
         d = rt.device
         cond = torch.zeros(batch, length, rt.config.cond_dim, device=d)
         states = [layer.mixer.allocate_state(batch, device=d) for layer in rt.model.decoder.layers]
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side), torch.inference_mode():
-            for _ in range(3):  # warm up (Triton autotuning, allocator) before capture
-                rt.decode(cond, states)
-        torch.cuda.current_stream().wait_stream(side)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.mempool), torch.inference_mode():
-            feats, new_states = rt.decode(cond, states)
-        entry = (graph, cond, states, feats, new_states)
+        fresh = {k: v.expand(batch, *v.shape[1:]).clone() for k, v in rt._voc_init.items()}
+        voc = {k: v.clone() for k, v in fresh.items()}
+        with torch.inference_mode():
+            replay, out = self.backend.capture(lambda: rt.forward(cond, states, voc))
+        entry = (replay, cond, states, voc, fresh, out)
         self.graphs[(batch, length)] = entry
         return entry
 
-    def _run(self, cond: torch.Tensor, states):
+    def _run(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
         b, length, _ = cond.shape
         bucket = graph_bucket(b)
         entry = self.graphs.get((bucket, length)) or self._capture(bucket, length)
-        graph, s_cond, s_states, feats, new_states = entry
-        s_cond.zero_()
+        replay, s_cond, s_states, s_voc, fresh, (audio, new_states, voc_new) = entry
+        if b < bucket:
+            s_cond.zero_()
+            for sc, ss in s_states:
+                sc.zero_()
+                ss.zero_()
+            for k, t in s_voc.items():
+                t.copy_(fresh[k])
         s_cond[:b].copy_(cond)
         for (sc, ss), (c, s) in zip(s_states, states, strict=True):
-            sc.zero_()
-            ss.zero_()
             sc[:b].copy_(c)
             ss[:b].copy_(s)
-        graph.replay()
-        return feats[:b].clone(), [(c[:b].clone(), s[:b].clone()) for c, s in new_states]
+        for k, t in s_voc.items():
+            t[:b].copy_(voc_state[k])
+        replay()
+        return (
+            audio[:b].clone(),
+            [(c[:b].clone(), s[:b].clone()) for c, s in new_states],
+            {k: v[:b].clone() for k, v in voc_new.items()},
+        )
 
-    def decode(self, cond: torch.Tensor, states):
+    def forward(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
         length = cond.shape[1]
         parts, pos = [], 0
         for g in sorted(GRAPH_LENGTHS, reverse=True):
             while length - pos >= g:
-                feats, states = self._run(cond[:, pos : pos + g], states)
-                parts.append(feats)
+                audio, states, voc_state = self._run(cond[:, pos : pos + g], states, voc_state)
+                parts.append(audio)
                 pos += g
-        return torch.cat(parts, dim=1), states
+        return torch.cat(parts, dim=1), states, voc_state
