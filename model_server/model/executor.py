@@ -15,6 +15,7 @@ decoder and vocoder, runs from graphs captured per (batch bucket, chunk length) 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -25,6 +26,8 @@ from model_server import vocoder
 from model_server.model.acoustic import AcousticModel
 
 GRAPH_LENGTHS = (1, 2, 4, 8, 16, 32, 64)
+
+log = logging.getLogger("statespeak.executor")
 
 
 def graph_bucket(batch: int) -> int:
@@ -138,6 +141,7 @@ class Executor:
             "batches": batches,
             "lengths": lengths,
             "cuda_graphs": len(self._graphs.graphs) if self._graphs is not None else 0,
+            "graph_failures": len(self._graphs.failed) if self._graphs is not None else 0,
         }
 
     # the batched step --------------------------------------------------------------------------------------
@@ -304,6 +308,7 @@ class _GraphCache:
         self.rt = rt
         self.backend = backend
         self.graphs: dict[tuple[int, int], tuple] = {}
+        self.failed: dict[tuple[int, int], str] = {}  # shapes whose capture raised: they run eagerly
 
     def _capture(self, batch: int, length: int):
         rt = self.rt
@@ -312,8 +317,15 @@ class _GraphCache:
         states = [layer.mixer.allocate_state(batch, device=d) for layer in rt.model.decoder.layers]
         fresh = {k: v.expand(batch, *v.shape[1:]).clone() for k, v in rt._voc_init.items()}
         voc = {k: v.clone() for k, v in fresh.items()}
-        with torch.inference_mode():
-            replay, out = self.backend.capture(lambda: rt.forward(cond, states, voc))
+        try:
+            with torch.inference_mode():
+                replay, out = self.backend.capture(lambda: rt.forward(cond, states, voc))
+        except RuntimeError as exc:
+            # A step that cannot be captured still serves, eagerly and slower; the warm-up log says so.
+            self.failed[(batch, length)] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            log.warning("graph capture failed: this shape runs eagerly",
+                        extra={"batch": batch, "frames": length, "error": self.failed[(batch, length)]})  # fmt: skip
+            return None
         entry = (replay, cond, states, voc, fresh, out)
         self.graphs[(batch, length)] = entry
         return entry
@@ -321,7 +333,11 @@ class _GraphCache:
     def _run(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
         b, length, _ = cond.shape
         bucket = graph_bucket(b)
-        entry = self.graphs.get((bucket, length)) or self._capture(bucket, length)
+        entry = self.graphs.get((bucket, length))
+        if entry is None and (bucket, length) not in self.failed:
+            entry = self._capture(bucket, length)
+        if entry is None:
+            return self.rt.forward(cond, states, voc_state)
         replay, s_cond, s_states, s_voc, fresh, (audio, new_states, voc_new) = entry
         if b < bucket:
             s_cond.zero_()

@@ -184,6 +184,26 @@ def test_graph_plumbing_equals_eager(rt, slots):
     assert sorted(graphed._graphs.graphs) == [(4, 1), (4, 2), (4, 8), (4, 16)]  # 3 streams pad to bucket 4
 
 
+class _CaptureFails:
+    def capture(self, fn):
+        raise RuntimeError("operation not permitted when stream is capturing")
+
+
+def test_a_shape_that_cannot_be_captured_runs_eagerly(rt, caplog):
+    """A capture that raises (an op a graph cannot hold) leaves that shape eager, logged, and the audio
+    right; it is not tried again."""
+    graphed = Executor(rt.model, rt.config, rt.device, graph_backend=_CaptureFails())
+    pg, pe = graphed.new_pool(2), rt.executor.new_pool(2)
+    for i in range(2):
+        cond = _cond(rt, 2, 8, seed=i)
+        torch.testing.assert_close(
+            graphed.step(pg, [0, 1], cond), rt.executor.step(pe, [0, 1], cond), rtol=1e-4, atol=1e-5
+        )
+    assert graphed._graphs.failed == {(2, 8): "operation not permitted when stream is capturing"}
+    assert not graphed._graphs.graphs
+    assert [r.message for r in caplog.records].count("graph capture failed: this shape runs eagerly") == 1
+
+
 def test_warmup_leaves_no_trace(rt):
     rt.warmup(3)
     pool = rt.new_pool(3)

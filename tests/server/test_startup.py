@@ -86,4 +86,4 @@ def test_warmup_shapes_cover_every_bucket_and_length_the_engine_uses():
 def test_runtime_warmup_on_cpu_runs_its_steps_and_captures_nothing():
     rt = SpeechRuntime.init_random(seed=0)
     info = rt.warmup(3, 4)
-    assert info == {"batches": [1, 3], "lengths": [4], "cuda_graphs": 0}
+    assert info == {"batches": [1, 3], "lengths": [4], "cuda_graphs": 0, "graph_failures": 0}
