@@ -268,8 +268,12 @@ class CudaGraphs:
                 fn()
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.mempool), torch.inference_mode():
-            out = fn()
+        # Our own stream context around the capture: when the capture fails, torch.cuda.graph's exit raises
+        # before it restores the stream, and this outer context still does.
+        with torch.cuda.stream(side):
+            with torch.cuda.graph(graph, pool=self.mempool, stream=side), torch.inference_mode():
+                out = fn()
+        torch.cuda.current_stream().wait_stream(side)
         return graph.replay, out
 
 
@@ -308,7 +312,9 @@ class _GraphCache:
         self.rt = rt
         self.backend = backend
         self.graphs: dict[tuple[int, int], tuple] = {}
-        self.failed: dict[tuple[int, int], str] = {}  # shapes whose capture raised: they run eagerly
+        # The shape whose capture raised. After it every step runs eagerly: a failed capture can leave the
+        # allocator's capture bookkeeping behind, so no other capture or replay is trusted.
+        self.failed: dict[tuple[int, int], str] = {}
 
     def _capture(self, batch: int, length: int):
         rt = self.rt
@@ -320,10 +326,14 @@ class _GraphCache:
         try:
             with torch.inference_mode():
                 replay, out = self.backend.capture(lambda: rt.forward(cond, states, voc))
+        except torch.OutOfMemoryError:
+            raise  # not a capture problem: the warm-up fails, as MAX_STREAMS does not fit
         except RuntimeError as exc:
-            # A step that cannot be captured still serves, eagerly and slower; the warm-up log says so.
-            self.failed[(batch, length)] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            log.warning("graph capture failed: this shape runs eagerly",
+            # The step still serves, eagerly and slower; the warm-up log says so. The cause of a broken
+            # capture is the exception capture_end's own error was raised from.
+            cause = exc.__context__ or exc
+            self.failed[(batch, length)] = (str(cause).splitlines() or [type(cause).__name__])[0]
+            log.warning("graph capture failed: every step runs eagerly",
                         extra={"batch": batch, "frames": length, "error": self.failed[(batch, length)]})  # fmt: skip
             return None
         entry = (replay, cond, states, voc, fresh, out)
@@ -333,9 +343,9 @@ class _GraphCache:
     def _run(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
         b, length, _ = cond.shape
         bucket = graph_bucket(b)
-        entry = self.graphs.get((bucket, length))
-        if entry is None and (bucket, length) not in self.failed:
-            entry = self._capture(bucket, length)
+        if self.failed:
+            return self.rt.forward(cond, states, voc_state)
+        entry = self.graphs.get((bucket, length)) or self._capture(bucket, length)
         if entry is None:
             return self.rt.forward(cond, states, voc_state)
         replay, s_cond, s_states, s_voc, fresh, (audio, new_states, voc_new) = entry
