@@ -260,9 +260,15 @@ def counted_noun(text: str, pos: int, language: str) -> str:
     return m.group(1)
 
 
-def previous_words(text: str, pos: int, n: int = 5) -> list[str]:
-    """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it."""
+_WORD_OR_NUMBER = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|\d+")
+
+
+def previous_words(text: str, pos: int, n: int = 5, numbers: bool = False) -> list[str]:
+    """Up to `n` words right before `pos`, lower-cased, nearest last; a clause mark in between stops it.
+    With `numbers`, a number written in digits is one word, "#"."""
     before = re.split(r"[.,;:!?()\"]", text[max(0, pos - _CONTEXT) : pos])[-1]
+    if numbers:
+        return ["#" if w[0].isdigit() else w.lower() for w in _WORD_OR_NUMBER.findall(before)[-n:]]
     return [w.lower() for w in _WORD.findall(before)[-n:]]
 
 
@@ -301,7 +307,7 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
     if language == "ru":
         return _russian_count(n, noun, before or [], words)
     if language in _SLAVIC:
-        return _slavic_count(n, noun, language, words) if noun else words
+        return _slavic_count(n, noun, language, words, before or []) if noun else words
     if not noun:
         return words
     gender = noun_gender(noun, language)
@@ -379,16 +385,24 @@ _DE_ARTICLE_CASE = {
 def _german_case(before: list[str]) -> str:
     words = [w for w in before if w not in _DE_SKIPPED]
     prev = words[-1] if words else ""
-    if prev in _DE_CONJUNCTIONS:  # "mit einem Kind und 1 Hund": the first conjunct's case carries over
-        for w in reversed(words[:-1]):
-            if w in _DE_ARTICLE_CASE:
-                return _DE_ARTICLE_CASE[w]
-            if w in _DE_DATIVE:
-                return "dative"
-            if w in _DE_ACCUSATIVE:
-                return "accusative"
-        return "nominative"
+    if prev in _DE_CONJUNCTIONS:
+        return _german_conjunct_case(words[:-1])
     return "dative" if prev in _DE_DATIVE else "accusative" if prev in _DE_ACCUSATIVE else "nominative"
+
+
+def _german_conjunct_case(first: list[str]) -> str:
+    """The case a second conjunct takes from the first one ("mit einem Kind und 1 Hund", "es gibt 1 Tisch
+    und 1 Stuhl"): the first conjunct's article, or the case of what comes before its count ("#"); the
+    article or count stands before its noun, or before one adjective and its noun. Anything else (a bare
+    noun: "in Berlin und 1 Freund") leaves the nominative."""
+    for at in (len(first) - 2, len(first) - 3):
+        if at < 0:
+            break
+        if first[at] in _DE_ARTICLE_CASE:
+            return _DE_ARTICLE_CASE[first[at]]
+        if first[at] == "#":
+            return _german_case(first[:at])
+    return "nominative"
 
 
 # Russian: a preposition before a count sets its case; the noun's ending, in the form the count gives it,
@@ -470,9 +484,20 @@ class _SlavicCounts:
     accusative_endings: tuple[str, ...] = ()
     feminine_plurals: frozenset[str] = frozenset()  # plurals after 2 that take the feminine form
     feminine_plural_endings: tuple[str, ...] = ()
+    masculine_plurals: frozenset[str] = frozenset()  # plurals with a feminine ending that are masculine
+    # Prepositions that put the count in the genitive ("do 1 roku", "během 1 týdne", "протягом 1 дня"): a
+    # masculine genitive ends in -a/-u like a feminine nominative or accusative, so the count keeps its
+    # num2words form there (the genitive of the count is not covered).
+    genitive_prepositions: frozenset[str] = frozenset()
+    # Masculine animate nouns in the accusative, which ends in -a ("mam 1 kota", "mám 1 syna"), and the
+    # form of 1 before them.
+    animate_accusatives: frozenset[str] = frozenset()
+    animate_one: str = ""
 
     def gender(self, noun: str) -> str:
         w = noun.lower()
+        if w in self.animate_accusatives:
+            return "ma"
         if w in self.masculine:
             return "m"
         if w in self.feminine or w.endswith(self.feminine_sure):
@@ -485,6 +510,8 @@ class _SlavicCounts:
 
     def feminine_plural(self, noun: str) -> bool:
         w = noun.lower()
+        if w in self.masculine_plurals:
+            return False
         return w in self.feminine_plurals or w.endswith(self.feminine_plural_endings)
 
 
@@ -513,6 +540,12 @@ _SLAVIC = {
             "rezerwacje walizki torby szklanki filiżanki kawałki"
         ),
         feminine_plural_endings=("ości", "ści", "cje", "sje", "zje"),
+        genitive_prepositions=_words("do od z ze bez dla około u podczas według zamiast wśród obok koło"),
+        animate_accusatives=_words(
+            "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "
+            "kolegę pacjenta technika kuriera"
+        ),
+        animate_one="jednego",
     ),
     "cs": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
@@ -531,9 +564,15 @@ _SLAVIC = {
         accusative_endings=("u", "i"),  # hodinu, ulici: the accusative of -a and -e
         feminine_plurals=_words(
             "hodiny minuty sekundy koruny osoby noci věci ženy dcery sestry karty zprávy kávy pizzy cesty ceny "
-            "stránky lekce ulice tašky láhve položky objednávky zastávky vstupenky jízdenky vteřiny"
+            "stránky lekce ulice tašky láhve položky objednávky zastávky vstupenky jízdenky vteřiny děti"
         ),
         feminine_plural_endings=("osti", "a"),  # the neuter plural: auta, eura, místa
+        genitive_prepositions=_words("do od z ze bez u během kromě podle místo okolo kolem vedle"),
+        animate_accusatives=_words(
+            "syna bratra klienta psa kocoura pracovníka lékaře technika kurýra pacienta zákazníka otce muže "
+            "přítele kamaráda"
+        ),
+        animate_one="jednoho",
     ),
     "sk": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jednu", "n": "jedno"},
@@ -549,7 +588,12 @@ _SLAVIC = {
             "hodiny minúty sekundy koruny osoby noci veci ženy dcéry sestry karty správy kávy cesty ceny "
             "stránky ulice tašky fľaše položky objednávky zastávky vstupenky"
         ),
-        feminine_plural_endings=("osti", "á", "ia"),  # the neuter plural: autá, eurá, miesta
+        feminine_plural_endings=("osti", "á", "a", "ia"),  # the neuter plural: autá, eurá, miesta, čísla
+        genitive_prepositions=_words("do od z zo bez u počas okrem podľa namiesto okolo vedľa"),
+        animate_accusatives=_words(
+            "syna brata klienta psa pracovníka lekára technika kuriéra pacienta zákazníka otca muža priateľa"
+        ),
+        animate_one="jedného",
     ),
     "sl": _SlavicCounts(
         one={"m": "en", "f": "ena", "fa": "eno", "n": "eno"},
@@ -557,8 +601,15 @@ _SLAVIC = {
         one_in_compounds=False,
         two_in_compounds=False,  # "enaindvajset", "dvaindvajset": one word
         masculine=_words("evro euro avto radio kino studio foto"),
+        feminine=_words("noč stvar pomoč moč misel pesem ljubezen bolezen smrt kri sol perut"),
+        masculine_plurals=_words("dni"),  # "dva dni" beside the dual "dva dneva"
         accusative_endings=("o",),
         feminine_plural_endings=("i",),  # the dual: dve uri, dve minuti, dve mesti / dva dneva, dva evra
+        genitive_prepositions=_words("do od iz z s brez pri med zaradi blizu okoli"),
+        animate_accusatives=_words(
+            "brata sina klienta psa delavca zdravnika tehnika pacienta očeta moža prijatelja"
+        ),
+        animate_one="enega",
     ),
     "sr": _SlavicCounts(
         one={"m": "jedan", "f": "jedna", "fa": "jednu", "n": "jedno"},
@@ -566,10 +617,16 @@ _SLAVIC = {
         one_in_compounds=True,
         two_in_compounds=True,
         masculine=_words("evro euro auto radio kilo metro studio tata kolega sudija"),
+        masculine_plurals=_words("kolege sudije tate"),
         feminine=_words("noć stvar reč ljubav so krv glad"),
         accusative_endings=("u",),
         feminine_plurals=_words("noći stvari reči"),
         feminine_plural_endings=("e",),  # the paucal: dve minute, dve osobe / dva dana, dva mesta
+        genitive_prepositions=_words("do od iz sa s bez kod posle pre tokom umesto oko pored"),
+        animate_accusatives=_words(
+            "brata sina klijenta psa radnika lekara tehničara pacijenta kupca oca muža prijatelja"
+        ),
+        animate_one="jednog",
     ),
     "uk": _SlavicCounts(
         one={"m": "один", "f": "одна", "fa": "одну", "n": "одне"},
@@ -578,7 +635,6 @@ _SLAVIC = {
         two_in_compounds=True,
         masculine=_words("тато батько дядько"),
         feminine=_words("ніч річ сіль мить любов осінь тінь подорож мідь піч"),
-        neuter=_words("ім'я ім’я"),
         feminine_sure=("ість",),
         neuter_endings=("о", "е", "ння", "ття", "сся", "лля", "ззя", "ччя", "жжя"),
         feminine_endings=("а", "я"),
@@ -588,16 +644,24 @@ _SLAVIC = {
             "доньки сестри зустрічі відповіді кави піци машини кімнати квартири послуги знижки ціни поїздки"
         ),
         feminine_plural_endings=("ості",),
+        genitive_prepositions=_words("до від з із без для біля після протягом замість серед крім"),
+        animate_accusatives=_words(
+            "сина брата клієнта кота пса працівника лікаря техніка пацієнта батька чоловіка друга"
+        ),
+        animate_one="одного",
     ),
 }
 
 
-def _slavic_count(n: int, noun: str, language: str, words: str) -> str:
+def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str]) -> str:
     rules = _SLAVIC[language]
+    if not words.strip() or (before and before[-1] in rules.genitive_prepositions):
+        return words
     *head, tail = words.split()
     last, tens = n % 10, n % 100
     if last == 1 and tail in rules.one.values() and (n == 1 or rules.one_in_compounds and tens != 11):
-        return " ".join([*head, rules.one[rules.gender(noun)]])
+        gender = rules.gender(noun)
+        return " ".join([*head, rules.animate_one if gender == "ma" else rules.one[gender]])
     if last == 2 and tail in rules.two and (n == 2 or rules.two_in_compounds and tens != 12):
         return " ".join([*head, rules.two[rules.feminine_plural(noun)]])
     return words

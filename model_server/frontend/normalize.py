@@ -891,7 +891,8 @@ def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None
     """An integer's words in the form they take before the noun they count ("una noche", "eine Stunde")."""
     if lang == "en" or not re.fullmatch(r"\d{1,3}(?:[.\u202f ]\d{3})*|\d+", written):
         return words
-    before = agreement.previous_words(m.string, m.start()) if m is not None else []
+    # German reads a count's digits before it too: a second conjunct takes the first count's case.
+    before = agreement.previous_words(m.string, m.start(), numbers=lang == "de") if m is not None else []
     return agreement.count_form(words, _int(written), noun, lang, before)
 
 

@@ -132,6 +132,9 @@ CASES = [
     ("de", "Es gibt 1 Tisch und 1 Stuhl.", "Es gibt einen Tisch und einen Stuhl."),
     ("de", "Ein Mann und 1 Frau kamen.", "Ein Mann und eine Frau kamen."),
     ("de", "Der Hund und 1 Katze schlafen.", "Der Hund und eine Katze schlafen."),
+    ("de", "Ich wohne in Berlin und 1 Freund wohnt hier.", "Ich wohne in Berlin und ein Freund wohnt hier."),
+    ("de", "Ich habe Zeit und 1 Freund kommt.", "Ich habe Zeit und ein Freund kommt."),
+    ("de", "mit einem kleinen Kind und 1 Hund", "mit einem kleinen Kind und einem Hund"),
     # Polish counts: jeden / jedna / jedno / jedną, dwa / dwie
     ("pl", "Mam 1 siostrę i 2 godziny.", "Mam jedną siostrę i dwie godziny."),
     ("pl", "Została 1 godzina.", "Została jedna godzina."),
@@ -144,6 +147,8 @@ CASES = [
     ("pl", "Kosztuje 1 €.", "Kosztuje jedno euro."),
     ("pl", "Mam 2 pokoje.", "Mam dwa pokoje."),
     ("pl", "Wygrał 1 z 3.", "Wygrał jeden z trzy."),  # the genitive of "z trzech" is not covered
+    ("pl", "Mam 1 kota.", "Mam jednego kota."),  # a masculine animate accusative, not a feminine -a
+    ("pl", "Do 1 roku.", "Do jeden roku."),  # after a genitive preposition: num2words' form, no feminine
     # Czech counts: jeden / jedna / jedno / jednu, dva / dvě
     ("cs", "Mám 1 sestru a 2 hodiny.", "Mám jednu sestru a dvě hodiny."),
     ("cs", "Zbývá 1 minuta.", "Zbývá jedna minuta."),
@@ -156,6 +161,8 @@ CASES = [
     ("cs", "Je to 1 noc.", "Je to jedna noc."),
     ("cs", "Počítám 1 a 2.", "Počítám jedna a dva."),
     ("cs", "Za 42 dní.", "Za čtyřicet dva dní."),
+    ("cs", "Mám 1 syna a 2 děti.", "Mám jednoho syna a dvě děti."),
+    ("cs", "Během 1 roku.", "Během jedna roku."),  # after a genitive preposition: num2words' form
     ("cs", "Zbývá 21 minut.", "Zbývá dvacet jedna minut."),  # 1 inflects only alone
     # Slovak counts: jeden / jedna / jedno / jednu, dva / dve
     ("sk", "Mám 1 hodinu a 2 minúty.", "Mám jednu hodinu a dve minúty."),
@@ -166,6 +173,7 @@ CASES = [
     ("sk", "Je to 1 noc.", "Je to jedna noc."),
     ("sk", "Prídu 2 osoby.", "Prídu dve osoby."),
     ("sk", "Bolo ich 21.", "Bolo ich dvadsaťjeden."),
+    ("sk", "Sú 2 miesta.", "Sú dve miesta."),
     # Slovenian counts: en / ena / eno, dva / dve (the dual's -i)
     ("sl", "Imam 1 uro in 2 minuti.", "Imam eno uro in dve minuti."),
     ("sl", "Počakajte 1 dan ali 2 dneva.", "Počakajte en dan ali dva dneva."),
@@ -175,6 +183,9 @@ CASES = [
     ("sl", "Imamo 2 mesti.", "Imamo dve mesti."),
     ("sl", "Še 21 dni.", "Še enaindvajset dni."),
     ("sl", "Štejem 1 in 2.", "Štejem ena in dve."),
+    ("sl", "Imam 1 brata.", "Imam enega brata."),
+    ("sl", "Ostala je 1 noč.", "Ostala je ena noč."),
+    ("sl", "Čez 2 dni.", "Čez dva dni."),
     # Serbian counts: jedan / jedna / jedno / jednu, dva / dve (the paucal's -e), 21 and 22 too
     ("sr", "Imam 1 sat i 2 minute.", "Imam jedan sat i dve minute."),
     ("sr", "Ostala je 1 minuta.", "Ostala je jedna minuta."),
@@ -184,6 +195,8 @@ CASES = [
     ("sr", "Košta 1 € ili 2 €.", "Košta jedan evro ili dva evra."),
     ("sr", "Za 1 minutu.", "Za jednu minutu."),
     ("sr", "Slobodno je 1 mesto.", "Slobodno je jedno mesto."),
+    ("sr", "Imam 1 brata.", "Imam jednog brata."),
+    ("sr", "Došla su 2 kolege.", "Došla su dva kolege."),
     # Ukrainian counts: один / одна / одне / одну, два / дві, 21 as 1
     ("uk", "Залишилась 1 хвилина.", "Залишилась одна хвилина."),
     ("uk", "Зачекайте 2 години.", "Зачекайте дві години."),
@@ -195,6 +208,8 @@ CASES = [
     ("uk", "Приїде за 1 годину.", "Приїде за одну годину."),
     ("uk", "Залишилось 11 хвилин.", "Залишилось одинадцять хвилин."),
     ("uk", "Вільне 1 місце.", "Вільне одне місце."),
+    ("uk", "Протягом 1 дня.", "Протягом один дня."),  # after a genitive preposition: num2words' form
+    ("uk", "Маю 1 сина.", "Маю одного сина."),
     # Dutch and French clock times as they are written there
     ("nl", "Om 14.30 uur.", "Om veertien uur dertig."),
     ("nl", "vanaf 8:30", "vanaf acht uur dertig"),
@@ -243,6 +258,10 @@ def test_every_inflecting_language_has_cases():
 )
 def test_noun_gender(word, lang, gender):
     assert agreement.noun_gender(word, lang) == gender
+
+
+def test_count_form_of_nothing_is_nothing():
+    assert agreement.count_form("", 1, "kot", "pl") == ""
 
 
 def test_agreement_never_changes_english_or_decimals():
