@@ -260,7 +260,7 @@ def counted_noun(text: str, pos: int, language: str) -> str:
     return m.group(1)
 
 
-_WORD_OR_NUMBER = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*|\d+")
+_WORD_OR_NUMBER = re.compile(_WORD.pattern + r"|\d+")
 
 
 def previous_words(text: str, pos: int, n: int = 5, numbers: bool = False) -> list[str]:

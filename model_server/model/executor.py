@@ -74,7 +74,7 @@ class Executor:
         graph_backend: GraphBackend | None = None,
     ):
         """graph_backend: what captures and replays the step (default: `CudaGraphs` on CUDA with
-        use_cuda_graphs, none elsewhere); tests pass `ReplayByRerun` to run the graph plumbing on a CPU."""
+        use_cuda_graphs, none elsewhere); the CPU tests pass a stand-in that replays by running the step again."""
         self.device = device
         self.model = model
         self.config = config
@@ -277,28 +277,6 @@ class CudaGraphs:
         return graph.replay, out
 
 
-class ReplayByRerun:
-    """A graph stand-in for devices without graphs: replay runs the function again and copies its result
-    into the captured output tensors, which is what a replay does. It lets the CPU tests cover the static
-    buffers, the padding to buckets and the split into captured lengths; `CudaGraphs` is tested on a GPU."""
-
-    def capture(self, fn: Callable[[], Any]) -> tuple[Callable[[], None], Any]:
-        out = fn()
-
-        def replay() -> None:
-            for static, fresh in zip(_flat(out), _flat(fn()), strict=True):
-                static.copy_(fresh)
-
-        return replay, out
-
-
-def _flat(tree) -> list[torch.Tensor]:
-    if isinstance(tree, torch.Tensor):
-        return [tree]
-    items = tree.values() if isinstance(tree, dict) else tree
-    return [t for item in items for t in _flat(item)]
-
-
 class _GraphCache:
     """Graphs of the whole step (decoder and vocoder) for bucketed batch sizes and power-of-two chunk lengths.
 
@@ -343,10 +321,8 @@ class _GraphCache:
     def _run(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
         b, length, _ = cond.shape
         bucket = graph_bucket(b)
-        if self.failed:
-            return self.rt.forward(cond, states, voc_state)
-        entry = self.graphs.get((bucket, length)) or self._capture(bucket, length)
-        if entry is None:
+        entry = None if self.failed else self.graphs.get((bucket, length)) or self._capture(bucket, length)
+        if entry is None:  # a capture failed, now or before: every step runs eagerly
             return self.rt.forward(cond, states, voc_state)
         replay, s_cond, s_states, s_voc, fresh, (audio, new_states, voc_new) = entry
         if b < bucket:
