@@ -29,6 +29,7 @@ __all__ = [
     "noun_gender",
     "polish_ordinal",
     "previous_words",
+    "range_end",
     "romance_feminine_ordinal",
     "russian_date",
     "russian_year",
@@ -247,9 +248,34 @@ def next_word(text: str, pos: int) -> str:
     return m.group(1) if m else ""
 
 
+# A count and a second count joined by these share the noun after the second ("1 oder 2 Nächte", "1 o 2
+# noches", "1 à 3 jours"), in the languages whose gender rules read a plural noun.
+_RANGE_WORDS = {
+    "de": frozenset("oder bis und".split()),
+    "es": frozenset("o u a y".split()),
+    "pt": frozenset("ou a e".split()),
+    "ca": frozenset("o a i".split()),
+    "fr": frozenset("ou à et".split()),
+}
+_RANGE_NUMBER = re.compile(r"[ \u00a0\u202f]*\d+(?=[ \u00a0\u202f]+[^\W\d_])")
+
+
+def range_end(text: str, pos: int, language: str) -> int | None:
+    """Where the second count of a range starting after `pos` ends ("1 oder 2 Nächte"), or None."""
+    m = _NEXT_WORD.match(text, pos)
+    if m is None or m.group(1).lower() not in _RANGE_WORDS.get(language, ()):
+        return None
+    second = _RANGE_NUMBER.match(text, m.end())
+    return second.end() if second else None
+
+
 def counted_noun(text: str, pos: int, language: str) -> str:
     """The word a number at `pos` counts: the next word, or in German the noun after one adjective
-    ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree."""
+    ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree.
+    The first count of a range counts the noun after the second ("1 o 2 noches" -> "noches")."""
+    end = range_end(text, pos, language)
+    if end is not None:
+        return counted_noun(text, end, language)
     m = _NEXT_WORD.match(text, pos)
     if m is None:
         return ""
@@ -300,8 +326,12 @@ _NOT_NOUNS = {
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
 
 
-def count_form(words: str, n: int, noun: str, language: str, before: list[str] | None = None) -> str:
-    """`words` (num2words' spelling of `n`) as it is said before `noun`, counting it."""
+def count_form(
+    words: str, n: int, noun: str, language: str, before: list[str] | None = None, ranged: bool = False
+) -> str:
+    """`words` (num2words' spelling of `n`) as it is said before `noun`, counting it; `ranged`: `n` is the
+    first count of a range ("1 bis 2 Tage"), where German says an uninflected "ein" and Spanish
+    "uno o dos días"."""
     if noun.lower() in _NOT_NOUNS.get(language, ()):
         noun = ""
     if language == "ru":
@@ -314,13 +344,15 @@ def count_form(words: str, n: int, noun: str, language: str, before: list[str] |
     if gender is None:
         return words
     if language == "de":
-        if n == 1 and noun.lower() == "uhr":
-            return "ein"  # "ein Uhr", the time of day, not a clock
+        if n == 1 and (ranged or noun.lower() == "uhr"):
+            return "ein"  # "ein bis zwei Tage"; "ein Uhr", the time of day, not a clock
         return _GERMAN_ONE[(_german_case(before or []), gender)] if n == 1 else words
     if language == "es":
         if gender == "f":
             words = re.sub(r"uno$", "una", words)
             return re.sub(r"ientos\b", "ientas", words)  # "doscientas personas"
+        if ranged:
+            return words  # "uno o dos días": "un" only right before its noun
         return re.sub(r"uno$", "ún" if words.endswith("veintiuno") else "un", words)
     if language == "it":
         if n % 100 == 1 and n != 11 and words.endswith("uno"):

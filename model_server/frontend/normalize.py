@@ -893,7 +893,8 @@ def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None
         return words
     # German reads a count's digits before it too: a second conjunct takes the first count's case.
     before = agreement.previous_words(m.string, m.start(), numbers=lang == "de") if m is not None else []
-    return agreement.count_form(words, _int(written), noun, lang, before)
+    ranged = m is not None and agreement.range_end(m.string, m.end(), lang) is not None
+    return agreement.count_form(words, _int(written), noun, lang, before, ranged)
 
 
 def _fraction(m: re.Match, lang: str) -> str | None:
