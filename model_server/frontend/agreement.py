@@ -517,10 +517,20 @@ class _SlavicCounts:
     feminine_plurals: frozenset[str] = frozenset()  # plurals after 2 that take the feminine form
     feminine_plural_endings: tuple[str, ...] = ()
     masculine_plurals: frozenset[str] = frozenset()  # plurals with a feminine ending that are masculine
-    # Prepositions that put the count in the genitive ("do 1 roku", "během 1 týdne", "протягом 1 дня"): a
-    # masculine genitive ends in -a/-u like a feminine nominative or accusative, so the count keeps its
-    # num2words form there (the genitive of the count is not covered).
+    # Prepositions that put the count in the genitive ("do 1 roku", "během 1 týdne", "протягом 1 дня").
+    # There 1 takes the gender of the noun's genitive ending ("do jednego roku", "od jednej godziny"),
+    # which a masculine -a/-u would confuse with a feminine nominative, and 2 has one genitive for every
+    # gender ("do dwóch dni"). A noun with neither ending keeps num2words' form.
     genitive_prepositions: frozenset[str] = frozenset()
+    genitive_one: tuple[str, str] = ("", "")  # 1 before a masculine or neuter / a feminine genitive
+    genitive_masculine_endings: tuple[str, ...] = ()
+    genitive_feminine_endings: tuple[str, ...] = ()
+    genitive_masculine: frozenset[str] = frozenset()  # masculine genitives with a feminine ending
+    genitive_two: str = ""
+    # Those of the genitive prepositions that also take the instrumental ("z dwoma", "з двома"): 2 after
+    # them keeps its form; 1 is still told by the noun's ending, which the instrumental does not share.
+    instrumental_too: frozenset[str] = frozenset()
+    instrumental_endings: tuple[str, ...] = ()  # "з 1 людиною": the count keeps its form
     # Masculine animate nouns in the accusative, which ends in -a ("mam 1 kota", "mám 1 syna"), and the
     # form of 1 before them.
     animate_accusatives: frozenset[str] = frozenset()
@@ -539,6 +549,22 @@ class _SlavicCounts:
         if w.endswith(self.feminine_endings):
             return "f"
         return "fa" if self.accusative_endings and w.endswith(self.accusative_endings) else "m"
+
+    def genitive(self, n: int, noun: str, preposition: str, words: str) -> str:
+        """The count after a preposition that takes the genitive; only 1 and 2 change."""
+        w = noun.lower()
+        if w.endswith(self.instrumental_endings):
+            return words
+        if n == 1 and self.genitive_one[0]:
+            if w in self.genitive_masculine or w in self.neuter:
+                return self.genitive_one[0]
+            if w.endswith(self.genitive_feminine_endings):
+                return self.genitive_one[1]
+            if w.endswith(self.genitive_masculine_endings):
+                return self.genitive_one[0]
+        if n == 2 and self.genitive_two and preposition not in self.instrumental_too:
+            return self.genitive_two
+        return words
 
     def feminine_plural(self, noun: str) -> bool:
         w = noun.lower()
@@ -573,6 +599,12 @@ _SLAVIC = {
         ),
         feminine_plural_endings=("ości", "ści", "cje", "sje", "zje"),
         genitive_prepositions=_words("do od z ze bez dla około u podczas według zamiast wśród obok koło"),
+        genitive_one=("jednego", "jednej"),
+        genitive_masculine_endings=("a", "u"),
+        genitive_feminine_endings=("y", "i"),
+        genitive_two="dwóch",
+        instrumental_too=_words("z ze"),
+        instrumental_endings=("ą", "em", "ami"),
         animate_accusatives=_words(
             "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "
             "kolegę pacjenta technika kuriera"
@@ -600,6 +632,11 @@ _SLAVIC = {
         ),
         feminine_plural_endings=("osti", "a"),  # the neuter plural: auta, eura, místa
         genitive_prepositions=_words("do od z ze bez u během kromě podle místo okolo kolem vedle"),
+        genitive_one=("jednoho", "jedné"),
+        genitive_masculine_endings=("a", "u", "í"),
+        genitive_feminine_endings=("y", "i", "e", "ě"),
+        genitive_masculine=_words("dne týdne měsíce pokoje muže stroje čaje lékaře otce konce"),
+        genitive_two="dvou",
         animate_accusatives=_words(
             "syna bratra klienta psa kocoura pracovníka lékaře technika kurýra pacienta zákazníka otce muže "
             "přítele kamaráda"
@@ -622,6 +659,10 @@ _SLAVIC = {
         ),
         feminine_plural_endings=("osti", "á", "a", "ia"),  # the neuter plural: autá, eurá, miesta, čísla
         genitive_prepositions=_words("do od z zo bez u počas okrem podľa namiesto okolo vedľa"),
+        genitive_one=("jedného", "jednej"),
+        genitive_masculine_endings=("a", "u"),
+        genitive_feminine_endings=("y", "e", "i"),
+        genitive_two="dvoch",
         animate_accusatives=_words(
             "syna brata klienta psa pracovníka lekára technika kuriéra pacienta zákazníka otca muža priateľa"
         ),
@@ -637,7 +678,13 @@ _SLAVIC = {
         masculine_plurals=_words("dni"),  # "dva dni" beside the dual "dva dneva"
         accusative_endings=("o",),
         feminine_plural_endings=("i",),  # the dual: dve uri, dve minuti, dve mesti / dva dneva, dva evra
-        genitive_prepositions=_words("do od iz z s brez pri med zaradi blizu okoli"),
+        genitive_prepositions=_words("do od iz z s brez zaradi blizu okoli"),
+        genitive_one=("enega", "ene"),
+        genitive_masculine_endings=("a",),
+        genitive_feminine_endings=("e", "i"),
+        genitive_two="dveh",
+        instrumental_too=_words("z s"),
+        instrumental_endings=("o", "om", "em", "ami"),
         animate_accusatives=_words(
             "brata sina klienta psa delavca zdravnika tehnika pacienta očeta moža prijatelja"
         ),
@@ -655,6 +702,11 @@ _SLAVIC = {
         feminine_plurals=_words("noći stvari reči"),
         feminine_plural_endings=("e",),  # the paucal: dve minute, dve osobe / dva dana, dva mesta
         genitive_prepositions=_words("do od iz sa s bez kod posle pre tokom umesto oko pored"),
+        genitive_one=("jednog", "jedne"),
+        genitive_masculine_endings=("a",),
+        genitive_feminine_endings=("e", "i"),
+        instrumental_too=_words("sa s"),
+        instrumental_endings=("om", "em", "ama"),
         animate_accusatives=_words(
             "brata sina klijenta psa radnika lekara tehničara pacijenta kupca oca muža prijatelja"
         ),
@@ -677,6 +729,12 @@ _SLAVIC = {
         ),
         feminine_plural_endings=("ості",),
         genitive_prepositions=_words("до від з із без для біля після протягом замість серед крім"),
+        genitive_one=("одного", "однієї"),
+        genitive_masculine_endings=("а", "я", "у", "ю"),
+        genitive_feminine_endings=("и", "і"),
+        genitive_two="двох",
+        instrumental_too=_words("з із"),
+        instrumental_endings=("ою", "ею", "єю", "ом", "ем", "єм", "ами", "ями"),
         animate_accusatives=_words(
             "сина брата клієнта кота пса працівника лікаря техніка пацієнта батька чоловіка друга"
         ),
@@ -687,8 +745,10 @@ _SLAVIC = {
 
 def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str]) -> str:
     rules = _SLAVIC[language]
-    if not words.strip() or (before and before[-1] in rules.genitive_prepositions):
+    if not words.strip():
         return words
+    if before and before[-1] in rules.genitive_prepositions:
+        return rules.genitive(n, noun, before[-1], words)
     *head, tail = words.split()
     last, tens = n % 10, n % 100
     if last == 1 and tail in rules.one.values() and (n == 1 or rules.one_in_compounds and tens != 11):
@@ -782,5 +842,70 @@ def polish_ordinal(n: int, case: str, gender: str) -> str:
             w = w[:-1] + "a"  # "druga", not "drugia"
         elif w.endswith("i"):
             w = w + i_end
+        out.append(w)
+    return " ".join(out)
+
+
+# The day of a date written with an ordinal dot ("3. května", "3. toukokuuta") is an ordinal; Czech, Slovak,
+# Slovenian, Serbian and Croatian say it in the genitive ("třetího května", "tretieho mája", "tretjega
+# maja", "trećeg maja"). num2words has no Czech, Slovak, Serbian or Croatian ordinals, so the 1st to the
+# 19th and the tens are listed; a compound is the tens and the unit ("dvacátý první"; in Serbian and
+# Croatian the tens stay cardinal: "dvadeset prvi").
+_DAY_ORDINALS = {
+    "cs": (
+        "první druhý třetí čtvrtý pátý šestý sedmý osmý devátý desátý jedenáctý dvanáctý třináctý čtrnáctý "
+        "patnáctý šestnáctý sedmnáctý osmnáctý devatenáctý".split(),
+        {20: "dvacátý", 30: "třicátý"},
+    ),
+    "sk": (
+        "prvý druhý tretí štvrtý piaty šiesty siedmy ôsmy deviaty desiaty jedenásty dvanásty trinásty štrnásty "
+        "pätnásty šestnásty sedemnásty osemnásty devätnásty".split(),
+        {20: "dvadsiaty", 30: "tridsiaty"},
+    ),
+    "sr": (
+        "prvi drugi treći četvrti peti šesti sedmi osmi deveti deseti jedanaesti dvanaesti trinaesti "
+        "četrnaesti petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split(),
+        {20: "dvadeseti", 30: "trideseti"},
+    ),
+}
+_DAY_ORDINALS["hr"] = _DAY_ORDINALS["sr"]
+_TENS_IN_COMPOUNDS = {"sr": {20: "dvadeset", 30: "trideset"}, "hr": {20: "dvadeset", 30: "trideset"}}
+# (ending, genitive ending) of the masculine ordinal, tried in order.
+_GENITIVE_ORDINAL = {
+    "cs": (("ý", "ého"), ("í", "ího")),
+    "sk": (("ý", "ého"), ("y", "eho"), ("í", "ieho")),
+    "sl": (("i", "ega"),),
+    "sr": (("ći", "ćeg"), ("či", "čeg"), ("ji", "jeg"), ("ši", "šeg"), ("ži", "žeg"), ("i", "og")),
+}
+_GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
+DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no"))
+
+
+def _ordinal_words(n: int, language: str) -> list[str]:
+    if language not in _DAY_ORDINALS:
+        words = num2words(n, lang=language, to="ordinal")
+        if language == "da":
+            words = words.replace("divete", "divte")  # num2words writes "tredivete" for "tredivte"
+        return words.split()
+    units, tens = _DAY_ORDINALS[language]
+    if n < 20:
+        return [units[n - 1]]
+    ten, unit = n - n % 10, n % 10
+    if not unit:
+        return [tens[ten]]
+    return [_TENS_IN_COMPOUNDS.get(language, tens).get(ten, tens[ten]), units[unit - 1]]
+
+
+def day_ordinal(day: int, language: str) -> str:
+    """The day of a date, 1-31, as it is said before the month: "třetího" (cs), "kolmas" (fi), "tredje"
+    (da, no); see `DAY_ORDINAL_LANGUAGES`."""
+    if not 1 <= day <= 31 or language not in DAY_ORDINAL_LANGUAGES:
+        raise ValueError(f"no day ordinal for {day!r} in {language!r}")
+    out = []
+    for w in _ordinal_words(day, language):
+        for ending, genitive in _GENITIVE_ORDINAL.get(language, ()):
+            if w.endswith(ending):
+                w = w[: -len(ending)] + genitive
+                break
         out.append(w)
     return " ".join(out)

@@ -34,7 +34,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 from babel import Locale
-from babel.dates import format_date, get_time_format
+from babel.dates import format_date, get_month_names, get_time_format
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
@@ -214,6 +214,10 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
     if language in _MONTHS_GENITIVE:
         return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, [])
     written = format_date(day, format="long", locale=_locale(language))
+    if language in agreement.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
+        if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
+            written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
+        written = _dot_date(language).sub(lambda dm: agreement.day_ordinal(d, language), written, count=1)
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
@@ -238,6 +242,37 @@ _MONTHS_GENITIVE = {
     "ru": "января февраля марта апреля мая июня июля августа сентября октября ноября декабря".split(),
     "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia".split(),
 }
+# Slovenian and Serbian dates are said with the month in the genitive, which CLDR does not write.
+_MONTHS_SPOKEN_GENITIVE = {
+    "sl": "januarja februarja marca aprila maja junija julija avgusta septembra oktobra novembra decembra".split(),
+    "sr": "januara februara marta aprila maja juna jula avgusta septembra oktobra novembra decembra".split(),
+}
+
+
+@cache
+def _month_names(language: str) -> tuple[str, ...]:
+    """The month names a date may be written with: CLDR's (format and stand-alone) and the genitives."""
+    loc = _locale(language)
+    names = {
+        name.lower()
+        for context in ("format", "stand-alone")
+        for name in get_month_names("wide", context, loc).values()
+    }
+    names.update(_MONTHS_SPOKEN_GENITIVE.get(language, ()))
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+def _dot_date_pattern(language: str) -> str:
+    """The day of a date written with an ordinal dot before a month name ("3. května", "3. toukokuuta")."""
+    months = "|".join(map(re.escape, _month_names(language)))
+    return rf"(?P<ddate>(?<![\d.,])(?P<dd>\d{{1,2}})\.(?=\s*(?:{months})\b))"
+
+
+@cache
+def _dot_date(language: str) -> re.Pattern:
+    return re.compile(_dot_date_pattern(language), re.IGNORECASE)
+
+
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
 _PL_NOMINATIVE_CUES = frozenset("jest dziś dzisiaj jutro wczoraj godzina".split())
 
@@ -314,6 +349,8 @@ def _master(language: str) -> re.Pattern:
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
     extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
+    if language in agreement.DAY_ORDINAL_LANGUAGES:
+        extra += _dot_date_pattern(language) + "|"
     return re.compile(
         extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
         rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d){clock_word})"
@@ -383,6 +420,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("ddate"):
+        day = int(m.group("dd"))
+        return "date", agreement.day_ordinal(day, language) if 1 <= day <= 31 else None
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":

@@ -132,6 +132,39 @@ CASES = [
     ("pl", "o 0:30", "o zero trzydzieści"),
     ("pl", "Dnia 3 maja 2024 r.", "Dnia trzeciego maja dwa tysiące dwudziestego czwartego roku."),
     ("pl", "Dziś jest 3 maja.", "Dziś jest trzeci maja."),
+    # after a preposition that takes the genitive, 1 takes the genitive's gender and 2 its one genitive
+    ("pl", "Od 1 godziny.", "Od jednej godziny."),
+    ("pl", "Do 2 dni.", "Do dwóch dni."),
+    ("pl", "Z 1 miastem.", "Z jeden miastem."),
+    ("cs", "Do 1 týdne.", "Do jednoho týdne."),
+    ("cs", "Během 1 hodiny.", "Během jedné hodiny."),
+    ("cs", "Do 2 dnů.", "Do dvou dnů."),
+    ("sk", "Počas 1 hodiny.", "Počas jednej hodiny."),
+    ("sk", "Do 2 dní.", "Do dvoch dní."),
+    ("sl", "Do 1 ure.", "Do ene ure."),
+    ("sl", "Od 1 dneva.", "Od enega dneva."),
+    ("sl", "Do 2 dni.", "Do dveh dni."),
+    ("sr", "Posle 1 nedelje.", "Posle jedne nedelje."),
+    ("sr", "Do 1 sata.", "Do jednog sata."),
+    ("uk", "До 1 години.", "До однієї години."),
+    ("uk", "До 2 годин.", "До двох годин."),
+    ("uk", "З 1 людиною.", "З один людиною."),
+    # a day written with an ordinal dot is an ordinal, in the genitive in cs/sk/sl/sr/hr
+    ("cs", "Přijďte 3. května.", "Přijďte třetího května."),
+    ("cs", "Do 21. června 2025.", "Do dvacátého prvního června dva tisíce dvacet pět."),
+    ("cs", "Termín je 2024-05-03.", "Termín je třetího května dva tisíce dvacet čtyři."),
+    ("cs", "Máme 45. května", "Máme 45. května"),
+    ("sk", "Príďte 3. mája.", "Príďte tretieho mája."),
+    ("sk", "Od 11. júla.", "Od jedenásteho júla."),
+    ("sl", "Pridite 3. maja.", "Pridite tretjega maja."),
+    ("sl", "Rok je 2024-05-03.", "Rok je tretjega maja dva tisoč štiriindvajset."),
+    ("sr", "Dođite 3. maja.", "Dođite trećeg maja."),
+    ("sr", "Do 22. jula.", "Do dvadeset drugog jula."),
+    ("hr", "Dođite 3. svibnja.", "Dođite trećeg svibnja."),
+    ("fi", "Tule 3. toukokuuta.", "Tule kolmas toukokuuta."),
+    ("da", "Kom den 31. maj.", "Kom den enogtredivte maj."),
+    ("no", "Kom 3. mai.", "Kom tredje mai."),
+    ("no", "Fristen er 2024-05-03.", "Fristen er tredje mai to tusen og tjuefire."),
     ("pl", "W 2024 roku.", "W dwa tysiące dwudziestym czwartym roku."),
     ("pl", "Od 2020 r. do dziś.", "Od dwa tysiące dwudziestego roku do dziś."),
     ("pl", "2024-03-15", "piętnastego marca dwa tysiące dwudziestego czwartego roku"),
@@ -158,7 +191,7 @@ CASES = [
     ("pl", "Mam 2 pokoje.", "Mam dwa pokoje."),
     ("pl", "Wygrał 1 z 3.", "Wygrał jeden z trzy."),  # the genitive of "z trzech" is not covered
     ("pl", "Mam 1 kota.", "Mam jednego kota."),  # a masculine animate accusative, not a feminine -a
-    ("pl", "Do 1 roku.", "Do jeden roku."),  # after a genitive preposition: num2words' form, no feminine
+    ("pl", "Do 1 roku.", "Do jednego roku."),  # after a genitive preposition: num2words' form, no feminine
     # Czech counts: jeden / jedna / jedno / jednu, dva / dvě
     ("cs", "Mám 1 sestru a 2 hodiny.", "Mám jednu sestru a dvě hodiny."),
     ("cs", "Zbývá 1 minuta.", "Zbývá jedna minuta."),
@@ -172,7 +205,7 @@ CASES = [
     ("cs", "Počítám 1 a 2.", "Počítám jedna a dva."),
     ("cs", "Za 42 dní.", "Za čtyřicet dva dní."),
     ("cs", "Mám 1 syna a 2 děti.", "Mám jednoho syna a dvě děti."),
-    ("cs", "Během 1 roku.", "Během jedna roku."),  # after a genitive preposition: num2words' form
+    ("cs", "Během 1 roku.", "Během jednoho roku."),  # after a genitive preposition: num2words' form
     ("cs", "Zbývá 21 minut.", "Zbývá dvacet jedna minut."),  # 1 inflects only alone
     # Slovak counts: jeden / jedna / jedno / jednu, dva / dve
     ("sk", "Mám 1 hodinu a 2 minúty.", "Mám jednu hodinu a dve minúty."),
@@ -218,7 +251,7 @@ CASES = [
     ("uk", "Приїде за 1 годину.", "Приїде за одну годину."),
     ("uk", "Залишилось 11 хвилин.", "Залишилось одинадцять хвилин."),
     ("uk", "Вільне 1 місце.", "Вільне одне місце."),
-    ("uk", "Протягом 1 дня.", "Протягом один дня."),  # after a genitive preposition: num2words' form
+    ("uk", "Протягом 1 дня.", "Протягом одного дня."),  # after a genitive preposition: num2words' form
     ("uk", "Маю 1 сина.", "Маю одного сина."),
     # Dutch and French clock times as they are written there
     ("nl", "Om 14.30 uur.", "Om veertien uur dertig."),
@@ -277,3 +310,28 @@ def test_count_form_of_nothing_is_nothing():
 def test_agreement_never_changes_english_or_decimals():
     assert normalize("1 night and 21 days", "en") == "one night and twenty one days"
     assert normalize("1,5 Stunden", "de") == "eins Komma fünf Stunden"
+
+
+@pytest.mark.parametrize("lang", sorted(agreement.DAY_ORDINAL_LANGUAGES))
+def test_day_ordinals_are_distinct_words(lang):
+    days = [agreement.day_ordinal(d, lang) for d in range(1, 32)]
+    assert len(set(days)) == 31
+    assert all(w.isalpha() for day in days for w in day.split())
+
+
+@pytest.mark.parametrize(("day", "lang"), [(0, "cs"), (32, "fi"), (3, "en"), (3, "pl")])
+def test_day_ordinal_rejects_what_it_cannot_say(day, lang):
+    with pytest.raises(ValueError, match="no day ordinal"):
+        agreement.day_ordinal(day, lang)
+
+
+@pytest.mark.parametrize("lang", sorted(agreement.DAY_ORDINAL_LANGUAGES))
+def test_every_day_of_every_month_is_an_ordinal(lang):
+    """Each day 1-31 before each ISO month is said in words; an impossible day stays as written."""
+    for month in range(1, 13):
+        spoken = normalize(f"2024-{month:02d}-01", lang)
+        month_name = spoken.split()[1]
+        for day in (1, 2, 3, 11, 22, 31):
+            out = normalize(f"{day}. {month_name}", lang)
+            assert not any(ch.isdigit() for ch in out) and "." not in out, (lang, day, month_name, out)
+        assert normalize(f"45. {month_name}", lang).startswith("45.")
