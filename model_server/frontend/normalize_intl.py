@@ -5,6 +5,9 @@
 a few rules, each in the language's own conventions from CLDR (Babel) and num2words:
 
 * ISO dates (2024-03-15): CLDR's long date format ("15 marca 2024", "2024年3月15日"), numbers spoken.
+* dates whose day is an ordinal: Russian and Polish "3 мая" / "3 maja" in the phrase's case, a day with an
+  ordinal dot before a month ("3. května" -> "třetího května", `agreement.day_ordinal`), Hungarian "május 3-án".
+* numbers with an ending written after them ("3:lle", "10-kor", "3'te", "3:e"): one word (`suffixes`).
 * times (14:30): hour and minutes as numbers.
 * amounts with a currency symbol or ISO code (12,50 €, $5, 100 EUR): the amount, then CLDR's currency
   name in the plural form for that amount ("dwanaście euro pięćdziesiąt").
@@ -39,7 +42,7 @@ from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol,
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
 
-from . import agreement
+from . import agreement, suffixes
 from .languages import get
 from .normalize import NormalizationError, Segment
 
@@ -213,6 +216,9 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
         return None
     if language in _MONTHS_GENITIVE:
         return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, [])
+    if language == "hu":  # "2024. május 3." -> "kétezer-huszonnégy május harmadika"
+        month = get_month_names("wide", "format", _locale(language))[m]
+        return f"{spell_number(y, language)} {month} {suffixes.hungarian_day(d)}"
     written = format_date(day, format="long", locale=_locale(language))
     if language in agreement.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
@@ -265,12 +271,12 @@ def _month_names(language: str) -> tuple[str, ...]:
 def _dot_date_pattern(language: str) -> str:
     """The day of a date written with an ordinal dot before a month name ("3. května", "3. toukokuuta")."""
     months = "|".join(map(re.escape, _month_names(language)))
-    return rf"(?P<ddate>(?<![\d.,])(?P<dd>\d{{1,2}})\.(?=\s*(?:{months})\b))"
+    return rf"(?P<ddate>(?<![\d.,])(?P<dd>\d{{1,2}})\.(?=\s*(?i:{months})\b))"
 
 
 @cache
 def _dot_date(language: str) -> re.Pattern:
-    return re.compile(_dot_date_pattern(language), re.IGNORECASE)
+    return re.compile(_dot_date_pattern(language))
 
 
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
@@ -351,6 +357,15 @@ def _master(language: str) -> re.Pattern:
     extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
     if language in agreement.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
+    if language == "hu":  # "(2024.) május 3.", "május 3-án"
+        months = "|".join(map(re.escape, _month_names(language)))
+        extra += (
+            rf"(?P<hdate>(?<![\d.,])(?:(?P<hy>\d{{4}})\.\s+)?(?P<hm>(?i:{months}))\s+(?P<hd>\d{{1,2}})"
+            rf"(?:-(?P<hs>[^\W\d_]+)|\.)(?!\w))|"
+        )
+    if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
+        sep = re.escape(suffixes.SEPARATORS[language])
+        extra += rf"(?P<sfx>(?<![\w.,:'-])(?P<sfxn>\d{{1,9}}){sep}(?P<sfxs>[^\W\d_]+)(?!\w))|"
     return re.compile(
         extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
         rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d){clock_word})"
@@ -420,6 +435,15 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("hdate"):
+        day = int(m.group("hd"))
+        if not 1 <= day <= 31:
+            return "date", None
+        year = f"{spell_number(int(m.group('hy')), language)} " if m.group("hy") else ""
+        spoken = f"{year}{m.group('hm')} {suffixes.hungarian_day(day, (m.group('hs') or '').lower())}"
+        return "date", spoken + _kept_stop(m)
+    if groups.get("sfx"):
+        return "number", suffixes.with_ending(int(m.group("sfxn")), m.group("sfxs"), language)
     if groups.get("ddate"):
         day = int(m.group("dd"))
         return "date", agreement.day_ordinal(day, language) if 1 <= day <= 31 else None

@@ -114,7 +114,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Ho pagato dodici euro cinquanta il quindici marzo duemilaventiquattro.",
         ),
         ("pl", "Rabat 42 %.", "Rabat czterdzieści dwa procent."),
-        ("hu", "2024-03-15 napon.", "kétezer-huszonnégy március tizenöt napon."),
+        ("hu", "2024-03-15 napon.", "kétezer-huszonnégy március tizenötödike napon."),
         ("ru", "Итого 1 234 рубля.", "Итого одна тысяча двести тридцать четыре рубля."),
         ("pt", "Às 14:30.", "Às catorze trinta."),
         ("zh", "你好，世界！", "你好,世界!"),

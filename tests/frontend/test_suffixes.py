@@ -1,0 +1,68 @@
+"""Numbers with an ending written after them (model_server/frontend/suffixes.py), through `normalize`."""
+
+import random
+
+import pytest
+
+from model_server.frontend import suffixes
+from model_server.frontend.normalize import normalize
+
+CASES = [
+    # Finnish: the ending names a case, num2words inflects the number (and ordinals) in it
+    ("fi", "Soita 3:lle.", "Soita kolmelle."),
+    ("fi", "Maksoin 5:llä eurolla.", "Maksoin viidellä eurolla."),
+    ("fi", "Kello 10:een asti.", "Kello kymmeneen asti."),
+    ("fi", "Yli 24:ään maahan.", "Yli kahteenkymmeneenneljään maahan."),
+    ("fi", "Hinta 1:n euron.", "Hinta yhden euron."),
+    ("fi", "Odota 2:ta tuntia.", "Odota kahta tuntia."),
+    ("fi", "3:nnella kerralla", "kolmannella kerralla"),
+    ("fi", "3:s kerta", "kolmas kerta"),
+    ("fi", "2:ssa päivässä", "kahdessa päivässä"),
+    ("fi", "klo 14:30", "klo neljätoista kolmekymmentä"),
+    # Hungarian: the ending joins the number, stems change before a vowel; days after a month
+    ("hu", "Találkozzunk 10-kor.", "Találkozzunk tízkor."),
+    ("hu", "Kérek 3-at.", "Kérek hármat."),
+    ("hu", "Gyere 7-re.", "Gyere hétre."),
+    ("hu", "Gyere május 3-án.", "Gyere május harmadikán."),
+    ("hu", "Május 1-jén zárva.", "Május elsején zárva."),
+    ("hu", "május 2-án", "május másodikán"),
+    ("hu", "május 4-étől", "május negyedikétől"),
+    ("hu", "Nyitva május 21-ig.", "Nyitva május huszonegyedikéig."),
+    ("hu", "A május 3-i ülés.", "A május harmadikai ülés."),
+    ("hu", "2024. május 3.", "kétezer-huszonnégy május harmadika."),
+    ("hu", "Ma 2024. május 3. van.", "Ma kétezer-huszonnégy május harmadika van."),
+    ("hu", "Időpont: 2024-05-10.", "Időpont: kétezer-huszonnégy május tizedike."),
+    ("hu", "május 45.", "május 45."),
+    # Turkish writes the ending as said
+    ("tr", "Saat 3'te gel.", "Saat üçte gel."),
+    ("tr", "Saat 10'da.", "Saat onda."),
+    # Swedish ordinal marks
+    ("sv", "den 3:e maj", "den tredje maj"),
+    ("sv", "Vi kom 1:a.", "Vi kom första."),
+]
+
+
+@pytest.mark.parametrize(("lang", "text", "expected"), CASES)
+def test_number_and_its_ending_are_one_word(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang", sorted(suffixes.SEPARATORS))
+def test_random_endings_never_crash_and_leave_no_digits(lang):
+    rng = random.Random(3)
+    sep = suffixes.SEPARATORS[lang]
+    for _ in range(300):
+        ending = "".join(rng.choice("aäeéiklnorstuáő") for _ in range(rng.randint(1, 6)))
+        n = rng.choice([0, 1, 2, 3, 5, 7, 10, 21, 100, 1000, 123456])
+        out = normalize(f"x {n}{sep}{ending} y", lang)
+        assert not any(ch.isdigit() for ch in out), (lang, n, ending, out)
+
+
+@pytest.mark.parametrize("day", range(1, 32))
+def test_every_hungarian_day_takes_the_possessive_and_the_ending(day):
+    base = suffixes.hungarian_day(day)
+    assert base.endswith(("a", "e")) and " " not in base
+    assert (
+        suffixes.hungarian_day(day, "án" if base.endswith("a") else "én")
+        == base[:-1] + base[-1].replace("a", "á").replace("e", "é") + "n"
+    )
