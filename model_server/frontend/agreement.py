@@ -2,16 +2,16 @@
 
 num2words spells a number on its own ("uno", "eins", "один"). Before a noun, most languages inflect it:
 Spanish "un euro" / "una noche", German "ein Euro" / "eine Stunde", French "une heure", Portuguese "duas
-noites", Russian "одна минута" / "две ручки", and ordinals take the case of their phrase (German "am
-dritten Mai", Russian "в две тысячи двадцатом году"). The normalizers call these functions with the word
-after the number (and the text before it where case matters).
+noites", Russian "одна минута" / "две ручки", Czech "do jednoho týdne". The normalizers call these
+functions with the word after the number (and the text before it where case matters). Ordinals, which
+take the case of their phrase, are in `ordinals`.
 
 Genders come from the noun's ending with a list of common exceptions per language (`_FEMININE_*`), not
 from a lexicon: the rules are right for the nouns voice agents count (hours, nights, minutes, euros,
 items, people) and for most others; a noun they get wrong keeps the masculine form, the one num2words
-gives. Grammatical case is only taken where the text marks it: a German article or preposition before an
-ordinal, a Russian preposition before a count, the Russian form of "год" after a year. What is not
-covered is listed in docs/model.md ("Text normalization").
+gives. Grammatical case is only taken where the text marks it: a German article, preposition or verb
+before a count, a Russian or other Slavic preposition before it. What is not covered is listed in
+docs/model.md ("Text normalization").
 """
 
 from __future__ import annotations
@@ -22,17 +22,13 @@ from dataclasses import dataclass
 from num2words import num2words
 
 __all__ = [
+    "RUSSIAN_DATIVE_PREPOSITIONS",
     "count_form",
     "counted_noun",
-    "german_ordinal",
     "next_word",
     "noun_gender",
-    "polish_ordinal",
     "previous_words",
     "range_end",
-    "romance_feminine_ordinal",
-    "russian_date",
-    "russian_year",
 ]
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -442,7 +438,7 @@ def _german_conjunct_case(first: list[str]) -> str:
 _RU_GENITIVE = frozenset(
     "до от из без для около после кроме более менее свыше течение вместо среди у".split()
 )
-_RU_DATIVE = {"к", "по"}
+RUSSIAN_DATIVE_PREPOSITIONS = {"к", "по"}
 _RU_FEMININE_SOFT = frozenset(
     (
         "ночь дверь вещь часть площадь мышь очередь тетрадь лошадь помощь смерть соль боль цель роль "
@@ -470,7 +466,13 @@ def _russian_gender(noun: str, form: str) -> str:
 
 def _russian_count(n: int, noun: str, before: list[str], words: str) -> str:
     prev = before[-1] if before else ""
-    case = "genitive" if prev in _RU_GENITIVE else "dative" if prev in _RU_DATIVE else "nominative"
+    case = (
+        "genitive"
+        if prev in _RU_GENITIVE
+        else "dative"
+        if prev in RUSSIAN_DATIVE_PREPOSITIONS
+        else "nominative"
+    )
     last = n % 10 if n % 100 not in (11, 12) else 0
     if case == "nominative":
         if last == 1 and noun:
@@ -757,155 +759,3 @@ def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str
     if last == 2 and tail in rules.two and (n == 2 or rules.two_in_compounds and tens != 12):
         return " ".join([*head, rules.two[rules.feminine_plural(noun)]])
     return words
-
-
-# --- ordinals ----------------------------------------------------------------------------------------
-
-# German: after these words an ordinal is dative or accusative ("am dritten Mai", "für den ersten Platz").
-_DE_EN_ENDING = {"am", "im", "vom", "zum", "beim", "dem", "den", "des", "einem", "einen", "seit", "ab", "bis"}
-_DE_E_ENDING = {"der", "die", "das"}
-_DE_PREPOSITIONS = frozenset(
-    "an in auf bei mit nach von zu aus vor über unter hinter neben zwischen seit während wegen".split()
-)
-
-
-def german_ordinal(words: str, before: list[str], date: bool = False) -> str:
-    """num2words' "dritte" with the ending its phrase takes: "dritten" after "am"/"dem"/"zum" or a
-    preposition and its article, "dritte" after "der"/"die"/"das", else "dritter" in a date ("Montag, 3. Mai")
-    and "dritte" elsewhere."""
-    prev = before[-1] if before else ""
-    if prev in _DE_EN_ENDING or (prev in _DE_E_ENDING and len(before) > 1 and before[-2] in _DE_PREPOSITIONS):
-        return words + "n"
-    if prev in _DE_E_ENDING:
-        return words
-    return words + "r" if date else words
-
-
-def romance_feminine_ordinal(words: str, language: str = "es") -> str:
-    """ "primero" / "vigésimo cuarto" / "primeiro" -> "primera" / "vigésima cuarta" / "primeira"; Catalan
-    "primer" / "segon" / "cinquè" -> "primera" / "segona" / "cinquena"."""
-    if language == "ca":
-        return " ".join(w[:-1] + "ena" if w.endswith("è") else w + "a" for w in words.split())
-    return " ".join(w[:-1] + "a" if w.endswith("o") else w for w in words.split())
-
-
-# Russian dates and years: ordinals in the case their phrase takes.
-_RU_NOMINATIVE_CUES = {"сегодня", "завтра", "вчера", "послезавтра", "позавчера"}
-_RU_YEAR_FORMS = {"год": "nominative", "году": "prepositional", "года": "genitive", "годом": "instrumental"}
-
-
-def _ru_ordinal(n: int, case: str, gender: str) -> str:
-    return " ".join(num2words(n, lang="ru", to="ordinal", case=case, gender=gender).replace(",", "").split())
-
-
-def russian_date(day: int, before: list[str]) -> str:
-    """The day of "1 мая": "первое" (nominative, at the start or after "сегодня"), "первому" after "к"/"по",
-    else "первого" (genitive: "встреча первого мая", "с первого мая")."""
-    prev = before[-1] if before else ""
-    if prev in _RU_DATIVE:
-        case = "dative"
-    elif not before or prev in _RU_NOMINATIVE_CUES:
-        case = "nominative"
-    else:
-        case = "genitive"
-    return _ru_ordinal(day, case, "n")
-
-
-def russian_year(n: int, year_word: str, before: list[str]) -> tuple[str, str]:
-    """("две тысячи двадцатом", "году") for 2020 before "году"; "г." takes the case of the preposition."""
-    w = year_word.lower().rstrip(".")
-    if w == "г":
-        prev = before[-1] if before else ""
-        w = "году" if prev in ("в", "во") else "года"
-    case = _RU_YEAR_FORMS.get(w, "genitive")
-    return _ru_ordinal(n, case, "m"), w
-
-
-# Polish: num2words gives the nominative masculine ordinal ("dwa tysiące dwudziesty czwarty"); its
-# adjectival words (-y, -i) take the case ending, the cardinal part before them stays.
-_PL_ENDINGS = {
-    ("genitive", "m"): ("ego", "ego"),  # "trzeciego maja", "dwudziestego czwartego roku"
-    ("locative", "m"): ("ym", "m"),  # "w dwa tysiące dwudziestym czwartym roku"
-    ("genitive", "f"): ("ej", "ej"),  # "o siedemnastej", "do drugiej" (locative and dative alike)
-    ("nominative", "f"): ("a", "a"),  # "jest siedemnasta"
-}
-
-
-def polish_ordinal(n: int, case: str, gender: str) -> str:
-    """Polish ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f")."""
-    y_end, i_end = _PL_ENDINGS[(case, gender)]
-    out = []
-    for w in num2words(n, lang="pl", to="ordinal").split():
-        if w.endswith("y"):
-            w = w[:-1] + y_end
-        elif w.endswith(("gi", "ki")) and i_end == "a":
-            w = w[:-1] + "a"  # "druga", not "drugia"
-        elif w.endswith("i"):
-            w = w + i_end
-        out.append(w)
-    return " ".join(out)
-
-
-# The day of a date written with an ordinal dot ("3. května", "3. toukokuuta") is an ordinal; Czech, Slovak,
-# Slovenian, Serbian and Croatian say it in the genitive ("třetího května", "tretieho mája", "tretjega
-# maja", "trećeg maja"). num2words has no Czech, Slovak, Serbian or Croatian ordinals, so the 1st to the
-# 19th and the tens are listed; a compound is the tens and the unit ("dvacátý první"; in Serbian and
-# Croatian the tens stay cardinal: "dvadeset prvi").
-_DAY_ORDINALS = {
-    "cs": (
-        "první druhý třetí čtvrtý pátý šestý sedmý osmý devátý desátý jedenáctý dvanáctý třináctý čtrnáctý "
-        "patnáctý šestnáctý sedmnáctý osmnáctý devatenáctý".split(),
-        {20: "dvacátý", 30: "třicátý"},
-    ),
-    "sk": (
-        "prvý druhý tretí štvrtý piaty šiesty siedmy ôsmy deviaty desiaty jedenásty dvanásty trinásty štrnásty "
-        "pätnásty šestnásty sedemnásty osemnásty devätnásty".split(),
-        {20: "dvadsiaty", 30: "tridsiaty"},
-    ),
-    "sr": (
-        "prvi drugi treći četvrti peti šesti sedmi osmi deveti deseti jedanaesti dvanaesti trinaesti "
-        "četrnaesti petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split(),
-        {20: "dvadeseti", 30: "trideseti"},
-    ),
-}
-_DAY_ORDINALS["hr"] = _DAY_ORDINALS["sr"]
-_TENS_IN_COMPOUNDS = {"sr": {20: "dvadeset", 30: "trideset"}, "hr": {20: "dvadeset", 30: "trideset"}}
-# (ending, genitive ending) of the masculine ordinal, tried in order.
-_GENITIVE_ORDINAL = {
-    "cs": (("ý", "ého"), ("í", "ího")),
-    "sk": (("ý", "ého"), ("y", "eho"), ("í", "ieho")),
-    "sl": (("i", "ega"),),
-    "sr": (("ći", "ćeg"), ("či", "čeg"), ("ji", "jeg"), ("ši", "šeg"), ("ži", "žeg"), ("i", "og")),
-}
-_GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
-DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no"))
-
-
-def _ordinal_words(n: int, language: str) -> list[str]:
-    if language not in _DAY_ORDINALS:
-        words = num2words(n, lang=language, to="ordinal")
-        if language == "da":
-            words = words.replace("divete", "divte")  # num2words writes "tredivete" for "tredivte"
-        return words.split()
-    units, tens = _DAY_ORDINALS[language]
-    if n < 20:
-        return [units[n - 1]]
-    ten, unit = n - n % 10, n % 10
-    if not unit:
-        return [tens[ten]]
-    return [_TENS_IN_COMPOUNDS.get(language, tens).get(ten, tens[ten]), units[unit - 1]]
-
-
-def day_ordinal(day: int, language: str) -> str:
-    """The day of a date, 1-31, as it is said before the month: "třetího" (cs), "kolmas" (fi), "tredje"
-    (da, no); see `DAY_ORDINAL_LANGUAGES`."""
-    if not 1 <= day <= 31 or language not in DAY_ORDINAL_LANGUAGES:
-        raise ValueError(f"no day ordinal for {day!r} in {language!r}")
-    out = []
-    for w in _ordinal_words(day, language):
-        for ending, genitive in _GENITIVE_ORDINAL.get(language, ()):
-            if w.endswith(ending):
-                w = w[: -len(ending)] + genitive
-                break
-        out.append(w)
-    return " ".join(out)

@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 
 from num2words import num2words
 
-from . import agreement
+from . import agreement, ordinals
 
 __all__ = ["LANGUAGES", "NormalizationError", "Segment", "normalize", "normalize_segments"]
 
@@ -602,7 +602,7 @@ def _day_month_year(day: int, month: int, yr: int | None, lang: str, before: lis
         d = "primero" if day == 1 else cardinal(day, lang)
         return f"{d} de {name}" + (f" de {cardinal(yr, lang)}" if yr is not None else "")
     if lang == "de":  # "der dritte Mai", "am dritten Mai", "Montag, dritter Mai"
-        return f"{agreement.german_ordinal(ordinal(day, lang), before or [], date=True)} {name}{y}"
+        return f"{ordinals.german_ordinal(ordinal(day, lang), before or [], date=True)} {name}{y}"
     d = "premier" if day == 1 else cardinal(day, lang)
     return f"{d} {name}" + (f" {cardinal(yr, lang)}" if yr is not None else "")
 
@@ -818,12 +818,12 @@ def _ordinal(m: re.Match, lang: str) -> str:
     words = ordinal(n, lang)
     suffix = m.group(0)[len(m.group(1)) :]
     if lang == "de":  # "am dritten Mai", "der dritte Platz"
-        return agreement.german_ordinal(words, agreement.previous_words(m.string, m.start()))
+        return ordinals.german_ordinal(words, agreement.previous_words(m.string, m.start()))
     if lang == "fr" and n == 1 and suffix == "re":
         return "première"
     if lang == "es":
         if suffix.endswith(("ª", "a")):
-            return agreement.romance_feminine_ordinal(words)  # "la segunda planta"
+            return ordinals.romance_feminine_ordinal(words)  # "la segunda planta"
         noun = agreement.next_word(m.string, m.end())
         if agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
             return re.sub(r"(prim|terc)ero$", r"\1er", words)  # "el primer piso", "el tercer día"

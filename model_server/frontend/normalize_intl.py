@@ -6,7 +6,7 @@ a few rules, each in the language's own conventions from CLDR (Babel) and num2wo
 
 * ISO dates (2024-03-15): CLDR's long date format ("15 marca 2024", "2024年3月15日"), numbers spoken.
 * dates whose day is an ordinal: Russian and Polish "3 мая" / "3 maja" in the phrase's case, a day with an
-  ordinal dot before a month ("3. května" -> "třetího května", `agreement.day_ordinal`), Hungarian "május 3-án".
+  ordinal dot before a month ("3. května" -> "třetího května", `ordinals.day_ordinal`), Hungarian "május 3-án".
 * numbers with an ending written after them ("3:lle", "10-kor", "3'te", "3:e"): one word (`suffixes`).
 * times (14:30): hour and minutes as numbers.
 * amounts with a currency symbol or ISO code (12,50 €, $5, 100 EUR): the amount, then CLDR's currency
@@ -42,7 +42,7 @@ from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol,
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
 
-from . import agreement, suffixes
+from . import agreement, ordinals, suffixes
 from .languages import get
 from .normalize import NormalizationError, Segment
 
@@ -220,10 +220,10 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
         month = get_month_names("wide", "format", _locale(language))[m]
         return f"{spell_number(y, language)} {month} {suffixes.hungarian_day(d)}"
     written = format_date(day, format="long", locale=_locale(language))
-    if language in agreement.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
+    if language in ordinals.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
-        written = _dot_date(language).sub(lambda dm: agreement.day_ordinal(d, language), written, count=1)
+        written = _dot_date(language).sub(lambda dm: ordinals.day_ordinal(d, language), written, count=1)
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
@@ -238,7 +238,7 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if language == "pl" and h:  # the hour is a feminine ordinal: "o siedemnastej dwadzieścia", "jest druga"
         case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
         minutes = f" zero {spell_number(m, language)}" if 0 < m < 10 else minutes
-        return agreement.polish_ordinal(h, case, "f") + minutes
+        return ordinals.polish_ordinal(h, case, "f") + minutes
     return spell_number(h, language) + minutes
 
 
@@ -289,15 +289,15 @@ def _day_month(day: int, month: str, yr: int | None, language: str, before: list
     if not 1 <= day <= 31:
         return None
     if language == "ru":
-        words = f"{agreement.russian_date(day, before)} {month}"
-        return words + (" " + " ".join(agreement.russian_year(yr, "года", [])) if yr is not None else "")
+        words = f"{ordinals.russian_date(day, before)} {month}"
+        return words + (" " + " ".join(ordinals.russian_year(yr, "года", [])) if yr is not None else "")
     case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
     day_words = (
         num2words(day, lang="pl", to="ordinal")
         if case == "nominative"
-        else agreement.polish_ordinal(day, "genitive", "m")
+        else ordinals.polish_ordinal(day, "genitive", "m")
     )
-    year = f" {agreement.polish_ordinal(yr, 'genitive', 'm')} roku" if yr is not None else ""
+    year = f" {ordinals.polish_ordinal(yr, 'genitive', 'm')} roku" if yr is not None else ""
     return f"{day_words} {month}{year}"
 
 
@@ -308,7 +308,7 @@ def _polish_year(n: int, year_word: str, before: list[str]) -> str:
     if w == "rok":
         return f"{num2words(n, lang='pl', to='ordinal')} rok"
     case = "locative" if before and before[-1] in ("w", "we") else "genitive"
-    return f"{agreement.polish_ordinal(n, case, 'm')} roku"
+    return f"{ordinals.polish_ordinal(n, case, 'm')} roku"
 
 
 def _slavic_patterns(language: str) -> str:
@@ -355,7 +355,7 @@ def _master(language: str) -> re.Pattern:
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
     extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
-    if language in agreement.DAY_ORDINAL_LANGUAGES:
+    if language in ordinals.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
         months = "|".join(map(re.escape, _month_names(language)))
@@ -446,17 +446,17 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "number", suffixes.with_ending(int(m.group("sfxn")), m.group("sfxs"), language)
     if groups.get("ddate"):
         day = int(m.group("dd"))
-        return "date", agreement.day_ordinal(day, language) if 1 <= day <= 31 else None
+        return "date", ordinals.day_ordinal(day, language) if 1 <= day <= 31 else None
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":
-            words, year_word = agreement.russian_year(n, word, before)
+            words, year_word = ordinals.russian_year(n, word, before)
             return "year", f"{words} {year_word}" + _kept_stop(m)
         return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
         words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
         feminine = m.group("ords") == "a"
-        return "ordinal", agreement.romance_feminine_ordinal(words, language) if feminine else words
+        return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("time"):

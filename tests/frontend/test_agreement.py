@@ -4,7 +4,7 @@ phrase; Dutch and French clock times as those languages write them."""
 
 import pytest
 
-from model_server.frontend import agreement
+from model_server.frontend import agreement, ordinals
 from model_server.frontend.normalize import normalize
 
 CASES = [
@@ -312,9 +312,9 @@ def test_agreement_never_changes_english_or_decimals():
     assert normalize("1,5 Stunden", "de") == "eins Komma fünf Stunden"
 
 
-@pytest.mark.parametrize("lang", sorted(agreement.DAY_ORDINAL_LANGUAGES))
+@pytest.mark.parametrize("lang", sorted(ordinals.DAY_ORDINAL_LANGUAGES))
 def test_day_ordinals_are_distinct_words(lang):
-    days = [agreement.day_ordinal(d, lang) for d in range(1, 32)]
+    days = [ordinals.day_ordinal(d, lang) for d in range(1, 32)]
     assert len(set(days)) == 31
     assert all(w.isalpha() for day in days for w in day.split())
 
@@ -322,10 +322,10 @@ def test_day_ordinals_are_distinct_words(lang):
 @pytest.mark.parametrize(("day", "lang"), [(0, "cs"), (32, "fi"), (3, "en"), (3, "pl")])
 def test_day_ordinal_rejects_what_it_cannot_say(day, lang):
     with pytest.raises(ValueError, match="no day ordinal"):
-        agreement.day_ordinal(day, lang)
+        ordinals.day_ordinal(day, lang)
 
 
-@pytest.mark.parametrize("lang", sorted(agreement.DAY_ORDINAL_LANGUAGES))
+@pytest.mark.parametrize("lang", sorted(ordinals.DAY_ORDINAL_LANGUAGES))
 def test_every_day_of_every_month_is_an_ordinal(lang):
     """Each day 1-31 before each ISO month is said in words; an impossible day stays as written."""
     for month in range(1, 13):

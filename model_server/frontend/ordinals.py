@@ -1,0 +1,172 @@
+"""Ordinals in the form their phrase gives them: German "am dritten Mai", Spanish "primera", Russian
+"первого мая" / "в две тысячи двадцатом году", Polish "trzeciego maja" / "o siedemnastej", and the day of a
+date written with an ordinal dot ("3. května" -> "třetího května", "3. toukokuuta" -> "kolmas").
+
+num2words gives the nominative (masculine) ordinal; the case comes from the words before it, which the
+normalizers pass in (`agreement.previous_words`). Cardinals that agree with their noun are in `agreement`.
+"""
+
+from __future__ import annotations
+
+from num2words import num2words
+
+from .agreement import RUSSIAN_DATIVE_PREPOSITIONS
+
+__all__ = [
+    "DAY_ORDINAL_LANGUAGES",
+    "day_ordinal",
+    "german_ordinal",
+    "polish_ordinal",
+    "romance_feminine_ordinal",
+    "russian_date",
+    "russian_year",
+]
+
+# German: after these words an ordinal is dative or accusative ("am dritten Mai", "für den ersten Platz").
+_DE_EN_ENDING = {"am", "im", "vom", "zum", "beim", "dem", "den", "des", "einem", "einen", "seit", "ab", "bis"}
+_DE_E_ENDING = {"der", "die", "das"}
+_DE_PREPOSITIONS = frozenset(
+    "an in auf bei mit nach von zu aus vor über unter hinter neben zwischen seit während wegen".split()
+)
+
+
+def german_ordinal(words: str, before: list[str], date: bool = False) -> str:
+    """num2words' "dritte" with the ending its phrase takes: "dritten" after "am"/"dem"/"zum" or a
+    preposition and its article, "dritte" after "der"/"die"/"das", else "dritter" in a date ("Montag, 3. Mai")
+    and "dritte" elsewhere."""
+    prev = before[-1] if before else ""
+    if prev in _DE_EN_ENDING or (prev in _DE_E_ENDING and len(before) > 1 and before[-2] in _DE_PREPOSITIONS):
+        return words + "n"
+    if prev in _DE_E_ENDING:
+        return words
+    return words + "r" if date else words
+
+
+def romance_feminine_ordinal(words: str, language: str = "es") -> str:
+    """ "primero" / "vigésimo cuarto" / "primeiro" -> "primera" / "vigésima cuarta" / "primeira"; Catalan
+    "primer" / "segon" / "cinquè" -> "primera" / "segona" / "cinquena"."""
+    if language == "ca":
+        return " ".join(w[:-1] + "ena" if w.endswith("è") else w + "a" for w in words.split())
+    return " ".join(w[:-1] + "a" if w.endswith("o") else w for w in words.split())
+
+
+# Russian dates and years: ordinals in the case their phrase takes.
+_RU_NOMINATIVE_CUES = {"сегодня", "завтра", "вчера", "послезавтра", "позавчера"}
+_RU_YEAR_FORMS = {"год": "nominative", "году": "prepositional", "года": "genitive", "годом": "instrumental"}
+
+
+def _ru_ordinal(n: int, case: str, gender: str) -> str:
+    return " ".join(num2words(n, lang="ru", to="ordinal", case=case, gender=gender).replace(",", "").split())
+
+
+def russian_date(day: int, before: list[str]) -> str:
+    """The day of "1 мая": "первое" (nominative, at the start or after "сегодня"), "первому" after "к"/"по",
+    else "первого" (genitive: "встреча первого мая", "с первого мая")."""
+    prev = before[-1] if before else ""
+    if prev in RUSSIAN_DATIVE_PREPOSITIONS:
+        case = "dative"
+    elif not before or prev in _RU_NOMINATIVE_CUES:
+        case = "nominative"
+    else:
+        case = "genitive"
+    return _ru_ordinal(day, case, "n")
+
+
+def russian_year(n: int, year_word: str, before: list[str]) -> tuple[str, str]:
+    """("две тысячи двадцатом", "году") for 2020 before "году"; "г." takes the case of the preposition."""
+    w = year_word.lower().rstrip(".")
+    if w == "г":
+        prev = before[-1] if before else ""
+        w = "году" if prev in ("в", "во") else "года"
+    case = _RU_YEAR_FORMS.get(w, "genitive")
+    return _ru_ordinal(n, case, "m"), w
+
+
+# Polish: num2words gives the nominative masculine ordinal ("dwa tysiące dwudziesty czwarty"); its
+# adjectival words (-y, -i) take the case ending, the cardinal part before them stays.
+_PL_ENDINGS = {
+    ("genitive", "m"): ("ego", "ego"),  # "trzeciego maja", "dwudziestego czwartego roku"
+    ("locative", "m"): ("ym", "m"),  # "w dwa tysiące dwudziestym czwartym roku"
+    ("genitive", "f"): ("ej", "ej"),  # "o siedemnastej", "do drugiej" (locative and dative alike)
+    ("nominative", "f"): ("a", "a"),  # "jest siedemnasta"
+}
+
+
+def polish_ordinal(n: int, case: str, gender: str) -> str:
+    """Polish ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f")."""
+    y_end, i_end = _PL_ENDINGS[(case, gender)]
+    out = []
+    for w in num2words(n, lang="pl", to="ordinal").split():
+        if w.endswith("y"):
+            w = w[:-1] + y_end
+        elif w.endswith(("gi", "ki")) and i_end == "a":
+            w = w[:-1] + "a"  # "druga", not "drugia"
+        elif w.endswith("i"):
+            w = w + i_end
+        out.append(w)
+    return " ".join(out)
+
+
+# The day of a date written with an ordinal dot ("3. května", "3. toukokuuta") is an ordinal; Czech, Slovak,
+# Slovenian, Serbian and Croatian say it in the genitive ("třetího května", "tretieho mája", "tretjega
+# maja", "trećeg maja"). num2words has no Czech, Slovak, Serbian or Croatian ordinals, so the 1st to the
+# 19th and the tens are listed; a compound is the tens and the unit ("dvacátý první"; in Serbian and
+# Croatian the tens stay cardinal: "dvadeset prvi").
+_DAY_ORDINALS = {
+    "cs": (
+        "první druhý třetí čtvrtý pátý šestý sedmý osmý devátý desátý jedenáctý dvanáctý třináctý čtrnáctý "
+        "patnáctý šestnáctý sedmnáctý osmnáctý devatenáctý".split(),
+        {20: "dvacátý", 30: "třicátý"},
+    ),
+    "sk": (
+        "prvý druhý tretí štvrtý piaty šiesty siedmy ôsmy deviaty desiaty jedenásty dvanásty trinásty štrnásty "
+        "pätnásty šestnásty sedemnásty osemnásty devätnásty".split(),
+        {20: "dvadsiaty", 30: "tridsiaty"},
+    ),
+    "sr": (
+        "prvi drugi treći četvrti peti šesti sedmi osmi deveti deseti jedanaesti dvanaesti trinaesti "
+        "četrnaesti petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split(),
+        {20: "dvadeseti", 30: "trideseti"},
+    ),
+}
+_DAY_ORDINALS["hr"] = _DAY_ORDINALS["sr"]
+_TENS_IN_COMPOUNDS = {"sr": {20: "dvadeset", 30: "trideset"}, "hr": {20: "dvadeset", 30: "trideset"}}
+# (ending, genitive ending) of the masculine ordinal, tried in order.
+_GENITIVE_ORDINAL = {
+    "cs": (("ý", "ého"), ("í", "ího")),
+    "sk": (("ý", "ého"), ("y", "eho"), ("í", "ieho")),
+    "sl": (("i", "ega"),),
+    "sr": (("ći", "ćeg"), ("či", "čeg"), ("ji", "jeg"), ("ši", "šeg"), ("ži", "žeg"), ("i", "og")),
+}
+_GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
+DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no"))
+
+
+def _ordinal_words(n: int, language: str) -> list[str]:
+    if language not in _DAY_ORDINALS:
+        words = num2words(n, lang=language, to="ordinal")
+        if language == "da":
+            words = words.replace("divete", "divte")  # num2words writes "tredivete" for "tredivte"
+        return words.split()
+    units, tens = _DAY_ORDINALS[language]
+    if n < 20:
+        return [units[n - 1]]
+    ten, unit = n - n % 10, n % 10
+    if not unit:
+        return [tens[ten]]
+    return [_TENS_IN_COMPOUNDS.get(language, tens).get(ten, tens[ten]), units[unit - 1]]
+
+
+def day_ordinal(day: int, language: str) -> str:
+    """The day of a date, 1-31, as it is said before the month: "třetího" (cs), "kolmas" (fi), "tredje"
+    (da, no); see `DAY_ORDINAL_LANGUAGES`."""
+    if not 1 <= day <= 31 or language not in DAY_ORDINAL_LANGUAGES:
+        raise ValueError(f"no day ordinal for {day!r} in {language!r}")
+    out = []
+    for w in _ordinal_words(day, language):
+        for ending, genitive in _GENITIVE_ORDINAL.get(language, ()):
+            if w.endswith(ending):
+                w = w[: -len(ending)] + genitive
+                break
+        out.append(w)
+    return " ".join(out)
