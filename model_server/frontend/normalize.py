@@ -658,7 +658,7 @@ def _time(m: re.Match, lang: str) -> str | None:
         return None
     w = _WORDS[lang]
     suffix = f" {w['am'] if ampm == 'am' else w['pm']}" if ampm else ""
-    if (m.group("ampm") or "").endswith(".") and _ends_sentence(m):
+    if (m.group("ampm") or "").endswith(".") and ends_sentence(m):
         suffix += "."  # "3 p.m." at the end of a sentence: the dot is also the full stop
     if lang == "en":
         noon = m.groupdict().get("noon")
@@ -688,7 +688,7 @@ def _time_hour(m: re.Match, lang: str) -> str | None:
         return None
     ampm = m.group("ampm").lower().replace(".", "").replace(" ", "")
     # "at 3 p.m. Now": the written dot is also the full stop; the frontend needs to see both.
-    stop = "." if m.group("ampm").endswith(".") and _ends_sentence(m) else ""
+    stop = "." if m.group("ampm").endswith(".") and ends_sentence(m) else ""
     return f"{cardinal(h, lang)} {_WORDS[lang][ampm]}{stop}"
 
 
@@ -1128,15 +1128,19 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
     key = m.group(0)
     spoken = table[key]
-    if key in _SENTENCE_FINAL[lang] and _ends_sentence(m):
+    if key in _SENTENCE_FINAL[lang] and ends_sentence(m):
         spoken += "."
     return spoken
 
 
-def _ends_sentence(m: re.Match) -> bool:
-    """True when the text after a match that ends in a period ends, or goes on with a capital."""
+def ends_sentence(m: re.Match) -> bool:
+    """True when the text after a match that ends in a period ends, or goes on with a capital (of any
+    script: "г. Москва", "r. Źródło")."""
     rest = m.string[m.end() :]
-    return not rest.strip() or re.match(r"\s+[A-Z]", rest) is not None
+    if not rest.strip():
+        return True
+    nxt = re.match(r"\s+(\w)", rest)
+    return nxt is not None and nxt.group(1).isupper()
 
 
 @cache

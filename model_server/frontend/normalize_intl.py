@@ -44,7 +44,7 @@ from num2words import num2words
 
 from . import agreement, ordinals, suffixes
 from .languages import get
-from .normalize import NormalizationError, Segment
+from .normalize import NormalizationError, Segment, ends_sentence
 
 __all__ = ["normalize_segments", "spell_number"]
 
@@ -423,9 +423,7 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
 
 def _kept_stop(m: re.Match) -> str:
     """ "." when the match ends in an abbreviation ("г.", "r.") that is also the sentence's full stop."""
-    rest = m.string[m.end() :]
-    ends = not rest.strip() or re.match(r"\s+[A-ZА-ЯЁŁŚŻŹĆ]", rest)
-    return "." if m.group(0).endswith(".") and ends else ""
+    return "." if m.group(0).endswith(".") and ends_sentence(m) else ""
 
 
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:

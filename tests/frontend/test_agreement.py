@@ -132,6 +132,7 @@ CASES = [
     ("pl", "o 0:30", "o zero trzydzieści"),
     ("pl", "Dnia 3 maja 2024 r.", "Dnia trzeciego maja dwa tysiące dwudziestego czwartego roku."),
     ("pl", "Dziś jest 3 maja.", "Dziś jest trzeci maja."),
+    ("pl", "W 2020 r. Ósmy raz.", "W dwa tysiące dwudziestym roku. Ósmy raz."),  # a capital of any script
     # after a preposition that takes the genitive, 1 takes the genitive's gender and 2 its one genitive
     ("pl", "Od 1 godziny.", "Od jednej godziny."),
     ("pl", "Do 2 dni.", "Do dwóch dni."),
