@@ -23,6 +23,7 @@ from num2words import num2words
 
 __all__ = [
     "RUSSIAN_DATIVE_PREPOSITIONS",
+    "after_genitive_preposition",
     "count_form",
     "counted_noun",
     "next_word",
@@ -224,6 +225,8 @@ def noun_gender(word: str, language: str) -> str | None:
         forms.append(w[:-1])  # "nits" -> "nit", "dies" is listed as "dia" through the -es rule
     if language in ("es", "pt") and w.endswith("s"):
         forms += [w[:-2], w[:-1]] if w.endswith("es") else [w[:-1]]
+        if language == "es" and w.endswith("ones"):
+            forms.append(w[:-4] + "ón")  # "habitaciones" -> "habitación": the plural drops the accent
         if language == "pt" and w.endswith(("ões", "ães")):
             forms.append(w[:-3] + "ão")
     for form in forms:
@@ -528,11 +531,10 @@ class _SlavicCounts:
     genitive_masculine_endings: tuple[str, ...] = ()
     genitive_feminine_endings: tuple[str, ...] = ()
     genitive_masculine: frozenset[str] = frozenset()  # masculine genitives with a feminine ending
-    genitive_two: str = ""
-    # Those of the genitive prepositions that also take the instrumental ("z dwoma", "з двома"): 2 after
-    # them keeps its form; 1 is still told by the noun's ending, which the instrumental does not share.
-    instrumental_too: frozenset[str] = frozenset()
-    instrumental_endings: tuple[str, ...] = ()  # "з 1 людиною": the count keeps its form
+    genitive_two: str = ""  # none: 2 takes the gender of its plural as elsewhere ("do dve nedelje")
+    # Some of the genitive prepositions also take the instrumental ("z 1 miastem", "з 1 людиною", "z 2
+    # osobami"): a noun with an instrumental ending keeps the count's form.
+    instrumental_endings: tuple[str, ...] = ()
     # Masculine animate nouns in the accusative, which ends in -a ("mam 1 kota", "mám 1 syna"), and the
     # form of 1 before them.
     animate_accusatives: frozenset[str] = frozenset()
@@ -552,20 +554,23 @@ class _SlavicCounts:
             return "f"
         return "fa" if self.accusative_endings and w.endswith(self.accusative_endings) else "m"
 
-    def genitive(self, n: int, noun: str, preposition: str, words: str) -> str:
+    def genitive(self, n: int, noun: str, words: str) -> str:
         """The count after a preposition that takes the genitive; only 1 and 2 change."""
         w = noun.lower()
         if w.endswith(self.instrumental_endings):
             return words
         if n == 1 and self.genitive_one[0]:
+            # `neuter` holds nominatives: this catches the indeclinable ones ("do 1 menu", "od 1 moře").
             if w in self.genitive_masculine or w in self.neuter:
                 return self.genitive_one[0]
             if w.endswith(self.genitive_feminine_endings):
                 return self.genitive_one[1]
             if w.endswith(self.genitive_masculine_endings):
                 return self.genitive_one[0]
-        if n == 2 and self.genitive_two and preposition not in self.instrumental_too:
+        if n == 2 and self.genitive_two:
             return self.genitive_two
+        if n == 2:
+            return self.two[self.feminine_plural(noun)]
         return words
 
     def feminine_plural(self, noun: str) -> bool:
@@ -605,8 +610,7 @@ _SLAVIC = {
         genitive_masculine_endings=("a", "u"),
         genitive_feminine_endings=("y", "i"),
         genitive_two="dwóch",
-        instrumental_too=_words("z ze"),
-        instrumental_endings=("ą", "em", "ami"),
+        instrumental_endings=("ą", "em", "ami", "mi"),
         animate_accusatives=_words(
             "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "
             "kolegę pacjenta technika kuriera"
@@ -637,7 +641,10 @@ _SLAVIC = {
         genitive_one=("jednoho", "jedné"),
         genitive_masculine_endings=("a", "u", "í"),
         genitive_feminine_endings=("y", "i", "e", "ě"),
-        genitive_masculine=_words("dne týdne měsíce pokoje muže stroje čaje lékaře otce konce"),
+        genitive_masculine=_words(
+            "dne týdne měsíce pokoje muže stroje čaje lékaře otce konce tisíce kraje počítače klíče nože "
+            "dítěte kuřete zvířete"
+        ),
         genitive_two="dvou",
         animate_accusatives=_words(
             "syna bratra klienta psa kocoura pracovníka lékaře technika kurýra pacienta zákazníka otce muže "
@@ -685,7 +692,6 @@ _SLAVIC = {
         genitive_masculine_endings=("a",),
         genitive_feminine_endings=("e", "i"),
         genitive_two="dveh",
-        instrumental_too=_words("z s"),
         instrumental_endings=("o", "om", "em", "ami"),
         animate_accusatives=_words(
             "brata sina klienta psa delavca zdravnika tehnika pacienta očeta moža prijatelja"
@@ -707,7 +713,6 @@ _SLAVIC = {
         genitive_one=("jednog", "jedne"),
         genitive_masculine_endings=("a",),
         genitive_feminine_endings=("e", "i"),
-        instrumental_too=_words("sa s"),
         instrumental_endings=("om", "em", "ama"),
         animate_accusatives=_words(
             "brata sina klijenta psa radnika lekara tehničara pacijenta kupca oca muža prijatelja"
@@ -733,10 +738,9 @@ _SLAVIC = {
         genitive_prepositions=_words("до від з із без для біля після протягом замість серед крім"),
         genitive_one=("одного", "однієї"),
         genitive_masculine_endings=("а", "я", "у", "ю"),
-        genitive_feminine_endings=("и", "і"),
+        genitive_feminine_endings=("и", "і", "ї"),
         genitive_two="двох",
-        instrumental_too=_words("з із"),
-        instrumental_endings=("ою", "ею", "єю", "ом", "ем", "єм", "ами", "ями"),
+        instrumental_endings=("ою", "ею", "єю", "ом", "ем", "єм", "ами", "ями", "ми"),
         animate_accusatives=_words(
             "сина брата клієнта кота пса працівника лікаря техніка пацієнта батька чоловіка друга"
         ),
@@ -745,12 +749,17 @@ _SLAVIC = {
 }
 
 
+def after_genitive_preposition(before: list[str], language: str) -> bool:
+    """Whether the words before a count end in a preposition that puts it in the genitive (Slavic)."""
+    return language in _SLAVIC and bool(before) and before[-1] in _SLAVIC[language].genitive_prepositions
+
+
 def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str]) -> str:
     rules = _SLAVIC[language]
     if not words.strip():
         return words
     if before and before[-1] in rules.genitive_prepositions:
-        return rules.genitive(n, noun, before[-1], words)
+        return rules.genitive(n, noun, words)
     *head, tail = words.split()
     last, tens = n % 10, n % 100
     if last == 1 and tail in rules.one.values() and (n == 1 or rules.one_in_compounds and tens != 11):

@@ -184,6 +184,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
     )  # "российских рубля", "české koruny", "dólares americanos"
     spoken = spell_number(whole, language)
+    if agreement.after_genitive_preposition(before, language):
+        before = []  # CLDR's currency name is a nominative ("bez 1 Kč"): the count agrees with that
     if spoken[:1].isalpha():
         spoken = agreement.count_form(spoken, whole, noun, language, before)
     words = f"{spoken} {name}"
@@ -223,7 +225,7 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
     if language in ordinals.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
-        written = _dot_date(language).sub(lambda dm: ordinals.day_ordinal(d, language), written, count=1)
+        written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
@@ -268,15 +270,43 @@ def _month_names(language: str) -> tuple[str, ...]:
     return tuple(sorted(names, key=len, reverse=True))
 
 
+@cache
+def _genitive_months(language: str) -> frozenset[str]:
+    """Month names in the genitive: CLDR's format names where they differ from the stand-alone (nominative)
+    ones ("května" / "květen"), and the Slovenian and Serbian genitives CLDR does not write."""
+    if language in _MONTHS_SPOKEN_GENITIVE:
+        return frozenset(_MONTHS_SPOKEN_GENITIVE[language])
+    loc = _locale(language)
+    standalone = {n.lower() for n in get_month_names("wide", "stand-alone", loc).values()}
+    return frozenset(n.lower() for n in get_month_names("wide", "format", loc).values()) - standalone
+
+
+# Between the two days of a range of dates ("od 3. do 5. května", "3.–5. května", "3. og 4. mai").
+_DAY_RANGE_LINK = r"(?:[-–]|do|až|a|in|i|ili|nebo|alebo|til|og|eller|ja|tai)"
+
+
 def _dot_date_pattern(language: str) -> str:
-    """The day of a date written with an ordinal dot before a month name ("3. května", "3. toukokuuta")."""
+    """The day of a date written with an ordinal dot before a month name ("3. května", "3. toukokuuta"), or
+    before a second such day ("3. do 5. května"). Months are written in lower case in these languages: a
+    capital after "5." starts a sentence."""
     months = "|".join(map(re.escape, _month_names(language)))
-    return rf"(?P<ddate>(?<![\d.,])(?P<dd>\d{{1,2}})\.(?=\s*(?i:{months})\b))"
+    return (
+        rf"(?P<dot_day>(?<![\d.,])(?P<dot_day_n>\d{{1,2}})\.(?=\s*(?:{_DAY_RANGE_LINK}\s*\d{{1,2}}\.\s*)?"
+        rf"(?P<dot_day_month>{months})\b))"
+    )
 
 
 @cache
 def _dot_date(language: str) -> re.Pattern:
     return re.compile(_dot_date_pattern(language))
+
+
+def _dot_day(m: re.Match, language: str) -> str:
+    """ "třetího" before "května", "třetí" before "květen"; a day past 31 is read as a number."""
+    day = int(m.group("dot_day_n"))
+    if not 1 <= day <= 31:
+        return f"{spell_number(day, language)}."
+    return ordinals.day_ordinal(day, language, m.group("dot_day_month") in _genitive_months(language))
 
 
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
@@ -360,12 +390,12 @@ def _master(language: str) -> re.Pattern:
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
         months = "|".join(map(re.escape, _month_names(language)))
         extra += (
-            rf"(?P<hdate>(?<![\d.,])(?:(?P<hy>\d{{4}})\.\s+)?(?P<hm>(?i:{months}))\s+(?P<hd>\d{{1,2}})"
-            rf"(?:-(?P<hs>[^\W\d_]+)|\.)(?!\w))|"
+            rf"(?P<hu_date>(?<![\d.,])(?:(?P<hu_year>\d{{4}})\.\s+)?(?P<hu_month>(?i:{months}))\s+"
+            rf"(?P<hu_day>\d{{1,2}})(?:-(?P<hu_ending>[^\W\d_]+)|\.)(?!\w))|"
         )
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
-        extra += rf"(?P<sfx>(?<![\w.,:'-])(?P<sfxn>\d{{1,9}}){sep}(?P<sfxs>[^\W\d_]+)(?!\w))|"
+        extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
     return re.compile(
         extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
         rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d){clock_word})"
@@ -433,18 +463,23 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
-    if groups.get("hdate"):
-        day = int(m.group("hd"))
-        if not 1 <= day <= 31:
-            return "date", None
-        year = f"{spell_number(int(m.group('hy')), language)} " if m.group("hy") else ""
-        spoken = f"{year}{m.group('hm')} {suffixes.hungarian_day(day, (m.group('hs') or '').lower())}"
+    if groups.get("hu_date"):
+        day, ending = int(m.group("hu_day")), (m.group("hu_ending") or "").lower()
+        year = f"{spell_number(int(m.group('hu_year')), language)} " if m.group("hu_year") else ""
+        if not 1 <= day <= 31:  # no day: the number as it is written
+            said = (
+                suffixes.with_ending(day, ending, language) if ending else f"{spell_number(day, language)}."
+            )
+            return "date", f"{year}{m.group('hu_month')} {said}"
+        spoken = f"{year}{m.group('hu_month')} {suffixes.hungarian_day(day, ending)}"
         return "date", spoken + _kept_stop(m)
-    if groups.get("sfx"):
-        return "number", suffixes.with_ending(int(m.group("sfxn")), m.group("sfxs"), language)
-    if groups.get("ddate"):
-        day = int(m.group("dd"))
-        return "date", ordinals.day_ordinal(day, language) if 1 <= day <= 31 else None
+    if groups.get("ended"):
+        n, ending = int(m.group("ended_n")), m.group("ending")
+        if not (ending.islower() or ending.isupper()):  # "1:Öppna appen": a new sentence, not an ending
+            return "number", f"{spell_number(n, language)} {suffixes.SEPARATORS[language]}{ending}"
+        return "number", suffixes.with_ending(n, ending, language)
+    if groups.get("dot_day"):
+        return "date", _dot_day(m, language)
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":

@@ -16,6 +16,7 @@ __all__ = [
     "DAY_ORDINAL_LANGUAGES",
     "day_ordinal",
     "german_ordinal",
+    "num2words_ordinal",
     "polish_ordinal",
     "romance_feminine_ordinal",
     "russian_date",
@@ -142,12 +143,25 @@ _GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
 DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no"))
 
 
+# num2words misspells these ordinals (num2words 0.5): Norwegian 13th, Swedish 20th, Danish 30th and 31st.
+_NUM2WORDS_FIXES = {
+    "no": {"trettførste": "trettende"},
+    "sv": {"tjugode": "tjugonde"},
+    "da": {"divete": "divte"},
+}
+
+
+def num2words_ordinal(n: int, language: str) -> str:
+    """num2words' ordinal of `n`, with its known misspellings corrected."""
+    words = num2words(n, lang=language, to="ordinal")
+    for wrong, right in _NUM2WORDS_FIXES.get(language, {}).items():
+        words = words.replace(wrong, right)
+    return words
+
+
 def _ordinal_words(n: int, language: str) -> list[str]:
     if language not in _DAY_ORDINALS:
-        words = num2words(n, lang=language, to="ordinal")
-        if language == "da":
-            words = words.replace("divete", "divte")  # num2words writes "tredivete" for "tredivte"
-        return words.split()
+        return num2words_ordinal(n, language).split()
     units, tens = _DAY_ORDINALS[language]
     if n < 20:
         return [units[n - 1]]
@@ -157,16 +171,17 @@ def _ordinal_words(n: int, language: str) -> list[str]:
     return [_TENS_IN_COMPOUNDS.get(language, tens).get(ten, tens[ten]), units[unit - 1]]
 
 
-def day_ordinal(day: int, language: str) -> str:
-    """The day of a date, 1-31, as it is said before the month: "třetího" (cs), "kolmas" (fi), "tredje"
-    (da, no); see `DAY_ORDINAL_LANGUAGES`."""
+def day_ordinal(day: int, language: str, genitive: bool = True) -> str:
+    """The day of a date, 1-31, as it is said before the month: "třetího" (cs, before a month in the
+    genitive: "3. května"), "třetí" (`genitive=False`, before a month in the nominative: "3. květen"),
+    "kolmas" (fi), "tredje" (da, no); see `DAY_ORDINAL_LANGUAGES`."""
     if not 1 <= day <= 31 or language not in DAY_ORDINAL_LANGUAGES:
         raise ValueError(f"no day ordinal for {day!r} in {language!r}")
     out = []
     for w in _ordinal_words(day, language):
-        for ending, genitive in _GENITIVE_ORDINAL.get(language, ()):
+        for ending, genitive_ending in _GENITIVE_ORDINAL.get(language, ()) if genitive else ():
             if w.endswith(ending):
-                w = w[: -len(ending)] + genitive
+                w = w[: -len(ending)] + genitive_ending
                 break
         out.append(w)
     return " ".join(out)

@@ -7,18 +7,21 @@ ending often changes the number's stem (Finnish "viisi" -> "viidellä", Hungaria
 
 * Finnish: the ending names a case, and num2words inflects the number in it ("3:lle" -> "kolmelle",
   "5:llä" -> "viidellä", "3:nnella" -> "kolmannella", the ordinal; "3:s" -> "kolmas").
-* Hungarian: the ending is joined to the number's word, with the stems that change before a vowel
-  ("10-kor" -> "tízkor", "3-at" -> "hármat"); a day after a month name is an ordinal in the possessive
-  ("május 3." -> "május harmadika", "május 3-án" -> "május harmadikán", "május 1-jén" -> "május
-  elsején").
+* Hungarian: the ending is joined to the number's word, with the stems that change before a linking vowel
+  ("10-kor" -> "tízkor", "3-at" -> "hármat", but "3-ig" -> "háromig") and "két" before a suffix that makes
+  a word ("2-szer" -> "kétszer"); "-ik"/"-edik" make an ordinal ("3-ik" -> "harmadik"); a day, after a month
+  name or with a date's ending, is an ordinal in the possessive ("május 3." -> "május harmadika", "május
+  3-án" -> "május harmadikán", "1-jén" -> "elsején").
 * Turkish writes the ending as it is said after the number ("3'te" -> "üçte", "10'da" -> "onda"), so it is
   joined as written; so is any ending the rules above do not know.
-* Swedish ":e" and ":a" mark an ordinal ("den 3:e maj" -> "den tredje maj", "1:a" -> "första").
+* Swedish ":e", ":a", ":dra"... mark an ordinal ("den 3:e maj" -> "den tredje maj", "1:a" -> "första").
 """
 
 from __future__ import annotations
 
 from num2words import num2words
+
+from .ordinals import num2words_ordinal
 
 __all__ = ["SEPARATORS", "hungarian_day", "with_ending"]
 
@@ -57,19 +60,33 @@ def _finnish(n: int, ending: str) -> str | None:
     return None
 
 
-# Hungarian number stems that drop or shorten a vowel before an ending that starts with one.
-_HU_VOWEL_STEMS = {"három": "hárm", "hét": "het", "ezer": "ezr"}
-_HU_VOWELS = "aáeéiíoóöőuúüű"
+# Hungarian: endings that start with a linking vowel change some stems ("hármat", "hetet", "ezret", "tizet",
+# "hárman"); the case endings that start with a vowel of their own do not ("háromig", "hétért", "háromon").
+_HU_LINKING = ("at", "et", "ot", "öt", "an", "en", "as", "es", "os", "ös", "ak", "ek", "ok", "ök")
+_HU_LINKING_STEMS = {"három": "hárm", "hét": "het", "ezer": "ezr", "tíz": "tiz", "kettő": "kett"}
+# "kettő" is "két" before a suffix that makes a word ("kétszer", "kétféle", "kétszobás").
+_HU_KET = ("szer", "szor", "féle", "szeres", "szobás", "napos", "órás", "éves", "fős", "személyes", "ágyas")
+_HU_ORDINAL = ("ik", "dik", "adik", "edik", "odik", "ödik")
+# Endings of a date's day ("3-án", "1-jén", "5-étől", "10-éig", "3-a", "3-i"): the day is an ordinal.
+_HU_DAY = frozenset("a e je ja án én jén ától étől jétől áig éig jéig ára ére jére ai ei jei i".split())
 _HU_BACK = "aáoóuú"
 _HU_FRONT = "eéöőüű"
 
 
 def _hungarian(n: int, ending: str) -> str:
+    if ending in _HU_ORDINAL:
+        return num2words(n, lang="hu", to="ordinal")
+    if ending in _HU_DAY and 1 <= n <= 31:
+        return hungarian_day(n, ending)
     words = num2words(n, lang="hu")
-    if ending[0] in _HU_VOWELS:
-        for word, stem in _HU_VOWEL_STEMS.items():
+    if words.endswith("kettő") and ending.startswith(_HU_KET):
+        return words[:-5] + "két" + ending
+    if ending.startswith(_HU_LINKING):
+        for word, stem in _HU_LINKING_STEMS.items():
             if words.endswith(word):
                 return words[: -len(word)] + stem + ending
+    if words.endswith("gy") and ending.startswith("gy"):  # egy + gyel -> eggyel
+        return words[:-2] + "ggy" + ending[2:]
     return words + ending
 
 
@@ -102,6 +119,10 @@ def hungarian_day(day: int, ending: str = "") -> str:
     return base[:-1] + ("á" if base.endswith("a") else "é") + core
 
 
+# Swedish ordinal marks: 3:e, 1:a, 1:sta, 2:dra, 4:de, 20:nde, 5:te.
+_SV_ORDINAL = frozenset("e a sta dra de nde te onde".split())
+
+
 def with_ending(n: int, ending: str, language: str) -> str:
     """`n` said with the ending written after it, as one word. An ending this does not know is joined to
     the number's own word ("3:kin" -> "kolmekin")."""
@@ -112,6 +133,6 @@ def with_ending(n: int, ending: str, language: str) -> str:
             return inflected
     if language == "hu":
         return _hungarian(n, ending)
-    if language == "sv" and ending in ("e", "a"):
-        return num2words(n, lang="sv", to="ordinal")
+    if language == "sv" and ending in _SV_ORDINAL:
+        return num2words_ordinal(n, "sv")
     return num2words(n, lang=language) + ending

@@ -4,7 +4,7 @@ phrase; Dutch and French clock times as those languages write them."""
 
 import pytest
 
-from model_server.frontend import agreement, ordinals
+from model_server.frontend import agreement, languages, ordinals
 from model_server.frontend.normalize import normalize
 
 CASES = [
@@ -150,11 +150,22 @@ CASES = [
     ("uk", "До 1 години.", "До однієї години."),
     ("uk", "До 2 годин.", "До двох годин."),
     ("uk", "З 1 людиною.", "З один людиною."),
+    ("uk", "Від 1 порції.", "Від однієї порції."),
+    ("cs", "Od 1 počítače.", "Od jednoho počítače."),
+    ("pl", "Z 2 tygodni.", "Z dwóch tygodni."),
+    ("pl", "Z 2 dziećmi.", "Z dwa dziećmi."),
+    ("sr", "Do 2 nedelje.", "Do dve nedelje."),
+    (
+        "cs",
+        "Bez 1 Kč.",
+        "Bez jedna česká koruna.",
+    ),  # CLDR's currency name is a nominative: it agrees with that
+    ("es", "Hay 1 o 2 habitaciones.", "Hay una o dos habitaciones."),
     # a day written with an ordinal dot is an ordinal, in the genitive in cs/sk/sl/sr/hr
     ("cs", "Přijďte 3. května.", "Přijďte třetího května."),
     ("cs", "Do 21. června 2025.", "Do dvacátého prvního června dva tisíce dvacet pět."),
     ("cs", "Termín je 2024-05-03.", "Termín je třetího května dva tisíce dvacet čtyři."),
-    ("cs", "Máme 45. května", "Máme 45. května"),
+    ("cs", "Máme 45. května", "Máme čtyřicet pět. května"),  # no day: a number, as before
     ("sk", "Príďte 3. mája.", "Príďte tretieho mája."),
     ("sk", "Od 11. júla.", "Od jedenásteho júla."),
     ("sl", "Pridite 3. maja.", "Pridite tretjega maja."),
@@ -162,6 +173,16 @@ CASES = [
     ("sr", "Dođite 3. maja.", "Dođite trećeg maja."),
     ("sr", "Do 22. jula.", "Do dvadeset drugog jula."),
     ("hr", "Dođite 3. svibnja.", "Dođite trećeg svibnja."),
+    # a month in the nominative takes the nominative ordinal; ranges; a capital starts a sentence
+    ("cs", "Je to 3. květen.", "Je to třetí květen."),
+    ("sk", "Dnes je 1. máj.", "Dnes je prvý máj."),
+    ("sr", "Praznik je 1. maj.", "Praznik je prvi maj."),
+    ("sl", "Izid je 3. maj.", "Izid je tretji maj."),
+    ("hr", "Dobili smo 3. studeni.", "Dobili smo treći studeni."),
+    ("cs", "Od 3. do 5. května.", "Od třetího do pátého května."),
+    ("no", "Fra 3. til 5. mai.", "Fra tredje til femte mai."),
+    ("cs", "Máme 5. Květen bude.", "Máme pět. Květen bude."),
+    ("no", "Den 13. mai.", "Den trettende mai."),  # num2words writes "trettførste"
     ("fi", "Tule 3. toukokuuta.", "Tule kolmas toukokuuta."),
     ("da", "Kom den 31. maj.", "Kom den enogtredivte maj."),
     ("no", "Kom 3. mai.", "Kom tredje mai."),
@@ -328,11 +349,12 @@ def test_day_ordinal_rejects_what_it_cannot_say(day, lang):
 
 @pytest.mark.parametrize("lang", sorted(ordinals.DAY_ORDINAL_LANGUAGES))
 def test_every_day_of_every_month_is_an_ordinal(lang):
-    """Each day 1-31 before each ISO month is said in words; an impossible day stays as written."""
+    """Each day 1-31 before each ISO month is said in words, and so is an impossible day (as a number)."""
     for month in range(1, 13):
         spoken = normalize(f"2024-{month:02d}-01", lang)
         month_name = spoken.split()[1]
         for day in (1, 2, 3, 11, 22, 31):
             out = normalize(f"{day}. {month_name}", lang)
             assert not any(ch.isdigit() for ch in out) and "." not in out, (lang, day, month_name, out)
-        assert normalize(f"45. {month_name}", lang).startswith("45.")
+        if languages.get(lang).num2words:  # Croatian numbers are left to espeak-ng
+            assert not any(ch.isdigit() for ch in normalize(f"45. {month_name}", lang))

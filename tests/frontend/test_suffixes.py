@@ -32,13 +32,27 @@ CASES = [
     ("hu", "2024. május 3.", "kétezer-huszonnégy május harmadika."),
     ("hu", "Ma 2024. május 3. van.", "Ma kétezer-huszonnégy május harmadika van."),
     ("hu", "Időpont: 2024-05-10.", "Időpont: kétezer-huszonnégy május tizedike."),
-    ("hu", "május 45.", "május 45."),
+    ("hu", "május 45.", "május negyvenöt."),
+    ("hu", "Nyitva 8-tól 17-ig.", "Nyitva nyolctól tizenhétig."),
+    ("hu", "3-ért és 1000-ig", "háromért és ezerig"),
+    ("hu", "Találkozzunk 15-én.", "Találkozzunk tizenötödikén."),
+    ("hu", "1-jén fizet.", "elsején fizet."),
+    ("hu", "A 2-es busz.", "A kettes busz."),
+    ("hu", "12-szer", "tizenkétszer"),
+    ("hu", "A 3-ik emelet.", "A harmadik emelet."),
+    ("hu", "1-gyel több.", "eggyel több."),
+    ("hu", "10-et kérek.", "tizet kérek."),
     # Turkish writes the ending as said
     ("tr", "Saat 3'te gel.", "Saat üçte gel."),
     ("tr", "Saat 10'da.", "Saat onda."),
     # Swedish ordinal marks
     ("sv", "den 3:e maj", "den tredje maj"),
     ("sv", "Vi kom 1:a.", "Vi kom första."),
+    ("sv", "Den 20:e maj.", "Den tjugonde maj."),
+    ("sv", "Den 2:dra.", "Den andra."),
+    # a capital after the mark starts something new
+    ("sv", "Steg 1:Öppna appen.", "Steg ett :Öppna appen."),
+    ("fi", "Vaihe 1:Avaa.", "Vaihe yksi :Avaa."),
 ]
 
 
