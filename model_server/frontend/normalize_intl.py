@@ -226,6 +226,8 @@ def _date(y: int, m: int, d: int, language: str) -> str | None:
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
         written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
+    if language in _YEAR_CUES:
+        written = written.replace(str(y), _year(y, language))
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
@@ -307,6 +309,21 @@ def _dot_day(m: re.Match, language: str) -> str:
     if not 1 <= day <= 31:
         return f"{spell_number(day, language)}."
     return ordinals.day_ordinal(day, language, m.group("dot_day_month") in _genitive_months(language))
+
+
+# Danish, Norwegian and Dutch say years before 2000 in hundreds ("nitten hundrede femogfirs", "negentien
+# honderd vijfentachtig"), num2words' `to="year"`: after a month name, or after one of these words.
+_YEAR_CUES = {
+    "da": frozenset("i år året siden fra til født før efter omkring anno".split()),
+    "no": frozenset("i år året siden fra til født før etter rundt anno".split()),
+    "nl": frozenset("in jaar sinds van tot geboren voor na rond anno".split()),
+}
+
+
+def _year(y: int, language: str) -> str:
+    if language in _YEAR_CUES and 1100 <= y <= 1999:
+        return num2words(y, lang=get(language).num2words, to="year")
+    return spell_number(y, language)
 
 
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
@@ -500,6 +517,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "currency", _currency(code, m.group("amt") or m.group("amt2"), language, before)
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
+    if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
+        if before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language)):
+            return "year", _year(int(m.group("num")), language)
     return "number", _number(m.group("num"), language, m)
 
 

@@ -183,6 +183,14 @@ CASES = [
     ("no", "Fra 3. til 5. mai.", "Fra tredje til femte mai."),
     ("cs", "Máme 5. Květen bude.", "Máme pět. Květen bude."),
     ("no", "Den 13. mai.", "Den trettende mai."),  # num2words writes "trettførste"
+    # Danish, Norwegian and Dutch years before 2000 in hundreds, after a month or a cue
+    ("da", "Født 1985-03-15.", "Født femtende marts nitten hundrede femogfirs."),
+    ("da", "Jeg er født i 1985.", "Jeg er født i nitten hundrede femogfirs."),
+    ("da", "Det koster 1500 kroner.", "Det koster ettusinde og femhundrede kroner."),
+    ("no", "Født i 1985.", "Født i nitten hundre og åttifem."),
+    ("nl", "Geboren op 15 maart 1985.", "Geboren op vijftien maart negentien honderd vijfentachtig."),
+    ("nl", "Dat kost 1985 euro.", "Dat kost duizendnegenhonderdvijfentachtig euro."),
+    ("nl", "Sinds 2024.", "Sinds tweeduizendvierentwintig."),
     ("fi", "Tule 3. toukokuuta.", "Tule kolmas toukokuuta."),
     ("da", "Kom den 31. maj.", "Kom den enogtredivte maj."),
     ("no", "Kom 3. mai.", "Kom tredje mai."),
