@@ -97,6 +97,8 @@ _WORDS: dict[str, dict[str, str]] = {
         # as the word "am", which the voices learned to blur into "and").
         "am": "a.m.",
         "pm": "p.m.",
+        "to": "to",
+        "per": "per",
     },
     "es": {
         "minus": "menos",
@@ -108,6 +110,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "oh": "cero",
         "am": "de la mañana",
         "pm": "de la tarde",
+        "to": "a",
+        "per": "por",
     },
     "de": {
         "minus": "minus",
@@ -119,6 +123,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "oh": "null",
         "am": "morgens",
         "pm": "nachmittags",
+        "to": "bis",
+        "per": "pro",
     },
     "fr": {
         "minus": "moins",
@@ -130,6 +136,30 @@ _WORDS: dict[str, dict[str, str]] = {
         "oh": "zéro",
         "am": "du matin",
         "pm": "de l'après-midi",
+        "to": "à",
+        "per": "par",
+    },
+}
+
+# What a rate is per, written after a slash ("$20/hr", "3,50 €/Monat"): the written word -> the spoken one.
+_PER: dict[str, dict[str, str]] = {
+    "en": {
+        **{w: w for w in "month week day year hour night person minute user seat".split()},
+        **{"mo": "month", "wk": "week", "yr": "year", "hr": "hour", "h": "hour", "min": "minute"},
+    },
+    "es": {
+        **{w: w for w in "mes semana día año hora noche persona minuto".split()},
+        "h": "hora",
+        "min": "minuto",
+    },
+    "de": {
+        **{w: w for w in "Monat Woche Tag Jahr Stunde Nacht Person Minute".split()},
+        **{"Std": "Stunde", "h": "Stunde", "Min": "Minute"},
+    },
+    "fr": {
+        **{w: w for w in "mois semaine jour an heure nuit personne minute".split()},
+        "h": "heure",
+        "min": "minute",
     },
 }
 
@@ -519,6 +549,7 @@ _PRE_NFKC = str.maketrans(
     }
 )
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
+_DIGIT_DASH = re.compile(r"(?<=\d)\s?[\u2013\u2012]\s?(?=\d)")
 _TRANSLATE = str.maketrans(
     {
         "\u2018": "'",
@@ -887,6 +918,25 @@ def _number(m: re.Match, lang: str) -> str:
     return _counting(words, m.group(0), lang, agreement.counted_noun(m.string, m.end(), lang), m)
 
 
+def _range(m: re.Match, lang: str) -> str:
+    """The first number of a range and the word for the dash: "three to", "uno a", "ein bis", "une à"."""
+    lo, hi = m.group("lo"), m.group("hi")
+    if lang in ("en", "de") and len(lo) == 4 and len(hi) in (2, 4) and 1100 <= int(lo) <= 2099:
+        return f"{year(int(lo), lang)} {_WORDS[lang]['to']}"  # "1990-1995", "2024-25"
+    words = _number_words(lo, lang)
+    if lang != "en":
+        noun = agreement.counted_noun(m.string, m.end("hi"), lang)
+        before = agreement.previous_words(m.string, m.start(), numbers=lang == "de")
+        words = agreement.count_form(words, _int(lo), noun, lang, before, ranged=True)
+    return f"{words} {_WORDS[lang]['to']}"
+
+
+def _per(m: re.Match, lang: str) -> str:
+    """ "/month" -> "per month", "/user/month" -> "per user per month"."""
+    per = _WORDS[lang]["per"]
+    return " ".join(f"{per} {_PER[lang][w.strip()]}" for w in m.group(0).split("/")[1:])
+
+
 def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None = None) -> str:
     """An integer's words in the form they take before the noun they count ("una noche", "eine Stunde")."""
     if lang == "en" or not re.fullmatch(r"\d{1,3}(?:[.\u202f ]\d{3})*|\d+", written):
@@ -1091,6 +1141,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             + (r"|(?<![\w.,-])\d{3}-\d{4}(?!\w|[.,-]\d)" if lang == "en" else ""),
             _phone,
         ),
+        # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.
+        ("range", r"(?<![\w.,/-])(?P<lo>\d{1,4})\s?[-–]\s?(?=(?P<hi>\d{1,4})(?![\d/-]|[.,]\d))", _range),
+        ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?:{_alt(_PER[lang])})\b)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
@@ -1200,7 +1253,7 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
         parts = _VULGAR.split(text.translate(_PRE_NFKC))
         # "½" stays a symbol (NFKC would make it "1⁄2"); everything else is folded.
         text = "".join(p if k % 2 else unicodedata.normalize("NFKC", p) for k, p in enumerate(parts))
-        text = text.translate(_TRANSLATE)
+        text = _DIGIT_DASH.sub("-", text).translate(_TRANSLATE)  # "10–20" is a range, not a pause
     rules = _rules(language)
     master = _master(language)
     segments: list[Segment] = []

@@ -173,6 +173,22 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("2.4 GHz", "two point four gigahertz"),
         ("5 kWh", "five kilowatt hours"),
     ],
+    "range": [
+        ("3-5 business days", "three to five business days"),
+        ("open 9-5", "open nine to five"),
+        ("10–20%", "ten to twenty percent"),
+        ("2-3 kg", "two to three kilograms"),
+        ("every 4-6 hours", "every four to six hours"),
+        ("from 1990-1995", "from nineteen ninety to nineteen ninety five"),
+        ("the 2024-25 season", "the twenty twenty four to twenty five season"),
+    ],
+    "per": [
+        ("€3.50/month", "three euros and fifty cents per month"),
+        ("$20/hr", "twenty dollars per hour"),
+        ("$99/night", "ninety nine dollars per night"),
+        ("$12/user/month", "twelve dollars per user per month"),
+        ("£8/hour", "eight pounds per hour"),
+    ],
     "abbr": [
         ("Dr. Smith", "Doctor Smith"),
         ("Elm Dr.", "Elm Drive."),
@@ -207,6 +223,11 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
 
 OTHER = [
     ("es", "Cuesta 12,50 €.", "Cuesta doce euros con cincuenta céntimos."),
+    ("es", "Tarda 1-2 días.", "Tarda uno a dos días."),
+    ("es", "Por 1-2 noches, 80 €/noche.", "Por una a dos noches, ochenta euros por noche."),
+    ("de", "Für 1-2 Nächte.", "Für ein bis zwei Nächte."),
+    ("de", "Es kostet 3,50 €/Monat.", "Es kostet drei Euro und fünfzig Cent pro Monat."),
+    ("fr", "Pour 1-2 nuits, 20 €/nuit.", "Pour une à deux nuits, vingt euros par nuit."),
     ("es", "El 5 de marzo de 1999.", "El cinco de marzo de mil novecientos noventa y nueve."),
     ("es", "El 12,5 % de 1.000.000", "El doce coma cinco por ciento de un millón"),
     ("es", "El Sr. García", "El señor García"),
@@ -265,6 +286,11 @@ def test_at_least_100_spoken_form_cases_across_the_classes():
 )
 def test_each_new_class_is_its_own_rule(text, rule):
     assert [s.rule for s in normalize_segments(text, "en")] == [rule]
+
+
+def test_a_range_is_its_first_number_and_the_dash_then_the_second_by_its_own_rule():
+    assert [s.rule for s in normalize_segments("3-5 kg", "en")] == ["range", "unit"]
+    assert [s.rule for s in normalize_segments("555-0142", "en")] == ["phone"]
 
 
 @pytest.mark.parametrize(("lang", "text", "expected"), OTHER)
