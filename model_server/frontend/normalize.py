@@ -144,22 +144,28 @@ _WORDS: dict[str, dict[str, str]] = {
 # What a rate is per, written after a slash ("$20/hr", "3,50 €/Monat"): the written word -> the spoken one.
 _PER: dict[str, dict[str, str]] = {
     "en": {
-        **{w: w for w in "month week day year hour night person minute user seat".split()},
+        **{w: w for w in "month week day year hour night person minute user seat room head unit".split()},
         **{"mo": "month", "wk": "week", "yr": "year", "hr": "hour", "h": "hour", "min": "minute"},
+        **{"pp": "person", "gb": "gigabyte", "kwh": "kilowatt hour", "kg": "kilogram", "lb": "pound"},
     },
     "es": {
-        **{w: w for w in "mes semana día año hora noche persona minuto".split()},
-        "h": "hora",
-        "min": "minuto",
+        **{w: w for w in "mes semana día año hora noche persona minuto habitación".split()},
+        **{"h": "hora", "min": "minuto", "kg": "kilo", "kwh": "kilovatio hora"},
     },
     "de": {
-        **{w: w for w in "Monat Woche Tag Jahr Stunde Nacht Person Minute".split()},
-        **{"Std": "Stunde", "h": "Stunde", "Min": "Minute"},
+        **{w.lower(): w for w in "Monat Woche Tag Jahr Stunde Nacht Person Minute Kopf Zimmer".split()},
+        **{
+            "std": "Stunde",
+            "h": "Stunde",
+            "min": "Minute",
+            "kg": "Kilo",
+            "kwh": "Kilowattstunde",
+            "pers": "Person",
+        },
     },
     "fr": {
-        **{w: w for w in "mois semaine jour an heure nuit personne minute".split()},
-        "h": "heure",
-        "min": "minute",
+        **{w: w for w in "mois semaine jour an heure nuit personne minute chambre".split()},
+        **{"h": "heure", "min": "minute", "pers": "personne", "kg": "kilo", "kwh": "kilowattheure"},
     },
 }
 
@@ -918,23 +924,74 @@ def _number(m: re.Match, lang: str) -> str:
     return _counting(words, m.group(0), lang, agreement.counted_noun(m.string, m.end(), lang), m)
 
 
-def _range(m: re.Match, lang: str) -> str:
-    """The first number of a range and the word for the dash: "three to", "uno a", "ein bis", "une à"."""
-    lo, hi = m.group("lo"), m.group("hi")
-    if lang in ("en", "de") and len(lo) == 4 and len(hi) in (2, 4) and 1100 <= int(lo) <= 2099:
-        return f"{year(int(lo), lang)} {_WORDS[lang]['to']}"  # "1990-1995", "2024-25"
-    words = _number_words(lo, lang)
+# Words before a dashed number that make it an identifier or a phone number, not a range ("order 1234-5678",
+# "Llame al 555-1234", "Room 5-201").
+_ID_CUE = re.compile(
+    r"\b(?:room|model|item|flight|gate|platform|line|tel|phone|call|dial|fax|"
+    r"pedido|c[oó]digo|n[uú]mero|tel[eé]fono|llame|llamar|habitaci[oó]n|vuelo|"
+    r"nummer|bestellung|telefon|anrufen|zimmer|flug|"
+    r"num[eé]ro|commande|t[eé]l[eé]phone|appelez|chambre|vol)\b\.?\s*(?:#|:|no\.?|nr\.?|al)?\s*$",
+    re.IGNORECASE,
+)
+_HOURS_CUE = re.compile(
+    r"\b(?:open|hours|abierto|abre|horario|geöffnet|öffnungszeiten|ouvert|horaires)\b\W*$", re.IGNORECASE
+)
+# "between 2-3 pm": "between two and three".
+_BETWEEN = {"en": "between", "es": "entre", "de": "zwischen", "fr": "entre"}
+
+
+def _is_range(lo: int, hi: int, before: str, lang: str) -> bool:
+    """Whether "lo-hi" is a range: rising, of like size (not a phone number "555-1234" or an identifier
+    "1234-5678"), and not after a word that names an identifier. Scores ("3-1"), sums ("15-7"), year-months
+    ("2024-03") do not rise or do not match in size and keep their dash."""
+    if _CODE_CUE.search(before) or _ID_CUE.search(before):
+        return False
+    if hi <= lo:  # a score or a sum keeps its dash; opening hours fall ("open 9-5")
+        return hi < lo <= 12 and _HOURS_CUE.search(before) is not None
+    if lang == "en" and re.search(r"[^\s.!?]\s+[A-Z][a-z]*\s*$", before):
+        return False  # after a name inside a sentence: a model or a room ("Boeing 737-800", "Gate B 5-7")
+    if len(str(hi)) - len(str(lo)) > 1 or (len(str(lo)), len(str(hi))) == (3, 4):
+        return False
+    if len(str(lo)) == 4:  # round amounts ("1200-1500 sq ft"); years are `_year_range`'s
+        return lo % 100 == 0 and hi % 100 == 0
+    return True
+
+
+def _year_range(m: re.Match, lang: str) -> str | None:
+    """ "1990-1995" -> "nineteen ninety to nineteen ninety five", "the 2024-25 season" -> "... to twenty
+    five"; a falling pair or one after an identifier's cue ("Invoice 2024-0012") is no range."""
+    y1, y2 = int(m.group("y1")), m.group("y2")
+    full = int(y2) if len(y2) == 4 else y1 - y1 % 100 + int(y2)
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    if full <= y1 or full - y1 > 99 or _CODE_CUE.search(before) or _ID_CUE.search(before):
+        return None
+    second = year(full, lang) if len(y2) == 4 else cardinal(int(y2), lang)
+    return f"{year(y1, lang)} {_WORDS[lang]['to']} {second}"
+
+
+def _range(m: re.Match, lang: str) -> str | None:
+    """The first number of a range and the word for the dash: "three to", "uno a", "ein bis", "une à"; the
+    second number is read by its own rule (a unit, a currency...). Years are read together: "nineteen ninety
+    to nineteen ninety five"."""
+    lo, hi = int(m.group("lo")), int(m.group("hi"))
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    if not _is_range(lo, hi, before, lang):
+        return None
+    link = _WORDS[lang]["to"]
+    if agreement.previous_words(m.string, m.start(), n=1) == [_BETWEEN[lang]]:
+        link = {"en": "and", "es": "y", "de": "und", "fr": "et"}[lang]
+    words = _number_words(str(lo), lang)
     if lang != "en":
         noun = agreement.counted_noun(m.string, m.end("hi"), lang)
-        before = agreement.previous_words(m.string, m.start(), numbers=lang == "de")
-        words = agreement.count_form(words, _int(lo), noun, lang, before, ranged=True)
-    return f"{words} {_WORDS[lang]['to']}"
+        words_before = agreement.previous_words(m.string, m.start(), numbers=lang == "de")
+        words = agreement.count_form(words, lo, noun, lang, words_before, ranged=True)
+    return f"{words} {link}"
 
 
 def _per(m: re.Match, lang: str) -> str:
-    """ "/month" -> "per month", "/user/month" -> "per user per month"."""
+    """ "/month" -> "per month", "/user/month" -> "per user per month", "/hr. plus" -> "per hour plus"."""
     per = _WORDS[lang]["per"]
-    return " ".join(f"{per} {_PER[lang][w.strip()]}" for w in m.group(0).split("/")[1:])
+    return " ".join(f"{per} {_PER[lang][w.strip().rstrip('.').lower()]}" for w in m.group(0).split("/")[1:])
 
 
 def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None = None) -> str:
@@ -1142,8 +1199,17 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             _phone,
         ),
         # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.
-        ("range", r"(?<![\w.,/-])(?P<lo>\d{1,4})\s?[-–]\s?(?=(?P<hi>\d{1,4})(?![\d/-]|[.,]\d))", _range),
-        ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?:{_alt(_PER[lang])})\b)+", _per),
+        (
+            "year_range",
+            r"(?<![\w.,/+*=-])(?P<y1>1[1-9]\d\d|20\d\d)\s?[-–]\s?(?P<y2>1[1-9]\d\d|20\d\d|\d\d)(?![\d-]|[.,]\d)",
+            _year_range,
+        ),
+        (
+            "range",
+            r"(?<![\w.,/+*=-])(?P<lo>[1-9]\d{0,3})\s?[-–]\s?(?=(?P<hi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=))",
+            _range,
+        ),
+        ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),

@@ -313,16 +313,22 @@ def _dot_day(m: re.Match, language: str) -> str:
 
 # Danish, Norwegian and Dutch say years before 2000 in hundreds ("nitten hundrede femogfirs", "negentien
 # honderd vijfentachtig"), num2words' `to="year"`: after a month name, or after one of these words.
+# "til"/"tot" are left out: "ring til 1813", "open tot 1800" are a hotline and a time.
 _YEAR_CUES = {
-    "da": frozenset("i år året siden fra til født før efter omkring anno".split()),
-    "no": frozenset("i år året siden fra til født før etter rundt anno".split()),
-    "nl": frozenset("in jaar sinds van tot geboren voor na rond anno".split()),
+    "da": frozenset("i år året siden fra født før efter omkring anno".split()),
+    "no": frozenset("i år året siden fra født før etter rundt anno".split()),
+    "nl": frozenset("in jaar sinds van geboren voor na rond anno".split()),
 }
+_NOT_AFTER_YEAR = frozenset(
+    "euro eur kr kroner krone dollar procent prosent meter km kilometer kg gram uur timer minutter minuten "
+    "personer mensen stuks styk stk".split()
+)
 
 
 def _year(y: int, language: str) -> str:
     if language in _YEAR_CUES and 1100 <= y <= 1999:
-        return num2words(y, lang=get(language).num2words, to="year")
+        words = num2words(y, lang=get(language).num2words, to="year")
+        return words.replace(" ", "") if language == "nl" else words  # "negentienhonderdvijfentachtig"
     return spell_number(y, language)
 
 
@@ -518,7 +524,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
     if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
-        if before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language)):
+        cued = before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))
+        after = agreement.next_word(m.string, m.end())
+        # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
+        if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
     return "number", _number(m.group("num"), language, m)
 

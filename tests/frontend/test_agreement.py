@@ -188,9 +188,12 @@ CASES = [
     ("da", "Jeg er født i 1985.", "Jeg er født i nitten hundrede femogfirs."),
     ("da", "Det koster 1500 kroner.", "Det koster ettusinde og femhundrede kroner."),
     ("no", "Født i 1985.", "Født i nitten hundre og åttifem."),
-    ("nl", "Geboren op 15 maart 1985.", "Geboren op vijftien maart negentien honderd vijfentachtig."),
+    ("nl", "Geboren op 15 maart 1985.", "Geboren op vijftien maart negentienhonderdvijfentachtig."),
     ("nl", "Dat kost 1985 euro.", "Dat kost duizendnegenhonderdvijfentachtig euro."),
     ("nl", "Sinds 2024.", "Sinds tweeduizendvierentwintig."),
+    ("da", "Ring til 1813.", "Ring til ettusinde og ottehundrede og tretten."),  # a hotline, no year
+    ("da", "Sendes i 1799 København.", "Sendes i ettusinde og syvhundrede og nioghalvfems København."),
+    ("nl", "Bel voor 1700 uur.", "Bel voor duizendzevenhonderd uur."),
     ("fi", "Tule 3. toukokuuta.", "Tule kolmas toukokuuta."),
     ("da", "Kom den 31. maj.", "Kom den enogtredivte maj."),
     ("no", "Kom 3. mai.", "Kom tredje mai."),

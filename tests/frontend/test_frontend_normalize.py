@@ -181,6 +181,16 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("every 4-6 hours", "every four to six hours"),
         ("from 1990-1995", "from nineteen ninety to nineteen ninety five"),
         ("the 2024-25 season", "the twenty twenty four to twenty five season"),
+        ("the 2024-2025 season", "the twenty twenty four to twenty twenty five season"),
+        ("Between 2-3 pm", "Between two and three p.m."),
+        ("We are open 9-5", "We are open nine to five"),
+        # not ranges: identifiers, phone numbers, scores, sums, year-months keep digits or their dash
+        ("your code is 4829-1173", "your code is four eight two nine, one one seven three"),
+        ("Invoice 2024-0012", "Invoice two zero two four, zero zero one two"),
+        ("Call 555-1234", "Call five five five, one two three four"),
+        ("The score was 3-1", "The score was three - one"),
+        ("10-5=5", "ten - five equals five"),
+        ("Room 5-201", "Room five - two hundred and one"),
     ],
     "per": [
         ("€3.50/month", "three euros and fifty cents per month"),
@@ -224,6 +234,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
 OTHER = [
     ("es", "Cuesta 12,50 €.", "Cuesta doce euros con cincuenta céntimos."),
     ("es", "Tarda 1-2 días.", "Tarda uno a dos días."),
+    ("es", "Llame al 555-1234.", "Llame al quinientos cincuenta y cinco - mil doscientos treinta y cuatro."),
+    ("de", "Bayern gewann 3-1.", "Bayern gewann drei - eins."),
+    ("de", "Von 2020-2024.", "Von zweitausendzwanzig bis zweitausendvierundzwanzig."),
     ("es", "Por 1-2 noches, 80 €/noche.", "Por una a dos noches, ochenta euros por noche."),
     ("de", "Für 1-2 Nächte.", "Für ein bis zwei Nächte."),
     ("de", "Es kostet 3,50 €/Monat.", "Es kostet drei Euro und fünfzig Cent pro Monat."),
