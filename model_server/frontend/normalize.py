@@ -950,8 +950,10 @@ def _is_range(lo: int, hi: int, before: str, lang: str) -> bool:
         return hi < lo <= 12 and _HOURS_CUE.search(before) is not None
     if lang == "en" and re.search(r"[^\s.!?]\s+[A-Z][a-z]*\s*$", before):
         return False  # after a name inside a sentence: a model or a room ("Boeing 737-800", "Gate B 5-7")
-    if len(str(hi)) - len(str(lo)) > 1 or (len(str(lo)), len(str(hi))) == (3, 4):
+    if len(str(hi)) - len(str(lo)) > 1:
         return False
+    if (len(str(lo)), len(str(hi))) == (3, 4):  # a phone number, unless round ("100-1000")
+        return lo % 100 == 0 and hi % 100 == 0
     if len(str(lo)) == 4:  # round amounts ("1200-1500 sq ft"); years are `_year_range`'s
         return lo % 100 == 0 and hi % 100 == 0
     return True
@@ -1195,7 +1197,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "phone",
             r"(?<![\w.,])\+?(?:(?:\d{1,3}[-. ]?)?\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}"
             r"(?:(?P<extword>,?\s*(?:ext\.?|x|extension)\s?)(?P<ext>\d{1,6}))?(?!\w|[.,]\d)"
-            + (r"|(?<![\w.,-])\d{3}-\d{4}(?!\w|[.,-]\d)" if lang == "en" else ""),
+            # 555-0142 (a round "100-1000" is a range)
+            + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)",
             _phone,
         ),
         # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.

@@ -234,7 +234,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
 OTHER = [
     ("es", "Cuesta 12,50 €.", "Cuesta doce euros con cincuenta céntimos."),
     ("es", "Tarda 1-2 días.", "Tarda uno a dos días."),
-    ("es", "Llame al 555-1234.", "Llame al quinientos cincuenta y cinco - mil doscientos treinta y cuatro."),
+    ("es", "Llame al 555-1234.", "Llame al cinco cinco cinco, uno dos tres cuatro."),
+    ("de", "Von 100-1000 Euro.", "Von einhundert bis eintausend Euro."),
     ("de", "Bayern gewann 3-1.", "Bayern gewann drei - eins."),
     ("de", "Von 2020-2024.", "Von zweitausendzwanzig bis zweitausendvierundzwanzig."),
     ("es", "Por 1-2 noches, 80 €/noche.", "Por una a dos noches, ochenta euros por noche."),
