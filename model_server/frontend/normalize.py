@@ -555,7 +555,10 @@ _PRE_NFKC = str.maketrans(
     }
 )
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
-_DIGIT_DASH = re.compile(r"(?<=\d)\s?[\u2013\u2012]\s?(?=\d)")
+# A dash joining the ends of a range ("10–20", "9am–5pm", "Mon–Fri") is a range's hyphen, not a pause.
+_DIGIT_DASH = re.compile(
+    r"(?:(?<=[\d.])|(?<=[aApP][mM]))\s?[\u2013\u2012]\s?(?=\d)|(?<=\w)[\u2013\u2012](?=\w)"
+)
 _TRANSLATE = str.maketrans(
     {
         "\u2018": "'",
@@ -971,6 +974,20 @@ def _year_range(m: re.Match, lang: str) -> str | None:
     return f"{year(y1, lang)} {_WORDS[lang]['to']} {second}"
 
 
+_BETWEEN_AND = {"en": "and", "es": "y", "de": "und", "fr": "et"}
+# "del 3-5 de mayo" -> "del tres al cinco", "du 3-5 mai" -> "du trois au cinq"
+_CONTRACTED_LINK = {("es", "del"): "al", ("fr", "du"): "au"}
+
+
+def _range_link(m: re.Match, lang: str) -> str:
+    """The word a range's dash is read as: "to", "a", "bis", "à"; "and" after "between"; "al"/"au" after
+    Spanish "del" / French "du"."""
+    prev = agreement.previous_words(m.string, m.start(), n=1)
+    if prev == [_BETWEEN[lang]]:
+        return _BETWEEN_AND[lang]
+    return _CONTRACTED_LINK.get((lang, prev[0] if prev else ""), _WORDS[lang]["to"])
+
+
 def _range(m: re.Match, lang: str) -> str | None:
     """The first number of a range and the word for the dash: "three to", "uno a", "ein bis", "une à"; the
     second number is read by its own rule (a unit, a currency...). Years are read together: "nineteen ninety
@@ -979,15 +996,104 @@ def _range(m: re.Match, lang: str) -> str | None:
     before = m.string[max(0, m.start() - 40) : m.start()]
     if not _is_range(lo, hi, before, lang):
         return None
-    link = _WORDS[lang]["to"]
-    if agreement.previous_words(m.string, m.start(), n=1) == [_BETWEEN[lang]]:
-        link = {"en": "and", "es": "y", "de": "und", "fr": "et"}[lang]
+    link = _range_link(m, lang)
     words = _number_words(str(lo), lang)
     if lang != "en":
         noun = agreement.counted_noun(m.string, m.end("hi"), lang)
         words_before = agreement.previous_words(m.string, m.start(), numbers=lang == "de")
         words = agreement.count_form(words, lo, noun, lang, words_before, ranged=True)
     return f"{words} {link}"
+
+
+def _amount(text: str, lang: str) -> float:
+    """The value of a written amount: "1,250.5" (English) or "1.250,5" / "1 250,5" (es, de, fr)."""
+    if lang == "en":
+        return float(text.replace(",", ""))
+    return float(re.sub(r"[.\s]", "", text).replace(",", "."))
+
+
+def _number_range(m: re.Match, lang: str) -> str | None:
+    """A range with a decimal or grouped number: "2.5-3 kg" -> "two point five to", "1,000-2,000" -> "one
+    thousand to"; the second number is read by its own rule. Plain integers are `_range`'s (which declines
+    phone numbers and identifiers, so this rule does too)."""
+    lo, hi = m.group("lo"), m.group("hi")
+    if (lo + hi).isdigit():
+        return None
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    if _CODE_CUE.search(before) or _ID_CUE.search(before) or not _amount(lo, lang) < _amount(hi, lang):
+        return None
+    return f"{_number_words(lo, lang)} {_range_link(m, lang)}"
+
+
+def _time_range(m: re.Match, lang: str) -> str:
+    """The first time of a span and its dash: "9am-5pm" -> "nine a.m. to", "9:00-18:00 Uhr" -> "neun Uhr bis",
+    "9h-17h" -> "neuf heures à" (not "moins"); the second time is read by its own rule. Times may fall
+    ("10pm-2am"): two times joined by a dash are always a span."""
+    return f"{normalize(m.group('a'), lang)} {_range_link(m, lang)}"
+
+
+def _currency_range(m: re.Match, lang: str) -> str | None:
+    """ "$10-$20" / "$5-10 per month" / "10-20 €" -> "ten to twenty dollars": whole amounts name the
+    currency once, after the second; amounts with cents are read in full on both sides."""
+    g = m.groupdict()
+    sym = g["sym"] or g["sym_after"]
+    lo, hi = g["lo"] or g["lo_after"], g["hi"] or g["hi_after"]
+    if not _amount(lo, lang) < _amount(re.match(r"[\d.,\s]*\d", hi).group(0), lang):
+        return None
+    if g["sym"]:
+        first, second = f"{sym}{lo}", f"{sym}{hi}"
+    else:
+        first, second = f"{lo} {sym}", f"{hi} {sym}"
+    link = _range_link(m, lang)
+    if not lo.isdigit():
+        return f"{normalize(first, lang)} {link} {normalize(second, lang)}"
+    words = _number_words(lo, lang)
+    if lang != "en":
+        noun = _CURRENCIES[lang][sym][1].split()[0]
+        words = agreement.count_form(
+            words, int(lo), noun, lang, agreement.previous_words(m.string, m.start()), ranged=True
+        )
+    return f"{words} {link} {normalize(second, lang)}"
+
+
+@cache
+def _weekdays(lang: str) -> dict[str, str]:
+    """Written weekday -> its full name, from CLDR (Babel): full and abbreviated, with or without the
+    abbreviation's dot, as CLDR writes it and capitalised ("Mon" / "lun." / "Lun" / "Mo")."""
+    from babel.dates import get_day_names
+
+    full = get_day_names("wide", locale=lang)
+    names: dict[str, str] = {}
+    for width in ("wide", "abbreviated"):
+        for context in ("format", "stand-alone"):
+            for i, name in get_day_names(width, context=context, locale=lang).items():
+                for form in (name, name.rstrip(".")):
+                    names[form] = names[form[:1].upper() + form[1:]] = full[i]
+    return names
+
+
+def _weekday_range(m: re.Match, lang: str) -> str:
+    """ "Mon-Fri" -> "Monday to Friday", "Mo.-Fr." -> "Montag bis Freitag", "lun-vie" -> "lunes a viernes",
+    "lundi-vendredi" -> "lundi au vendredi"."""
+    days = _weekdays(lang)
+    link = _range_link(m, lang)
+    if lang == "fr" and link == "à":
+        link = "au"
+    stop = "." if m.group("d2").endswith(".") and ends_sentence(m) else ""  # "Mo.-Fr." ends a sentence
+    return f"{days[m.group('d1')]} {link} {days[m.group('d2')]}{stop}"
+
+
+def _german_date_range(m: re.Match, lang: str) -> str | None:
+    """ "vom 3.-5. Mai" -> "vom dritten bis fünften Mai", "3.-5. Mai" -> "dritter bis fünfter Mai": both
+    days take the ending of the phrase before the first."""
+    lo, hi = int(m.group("lo")), int(m.group("hi"))
+    month = _month_index(m.group("mon"), lang)
+    if month is None or not (_valid_date(lo, month) and _valid_date(hi, month)) or hi <= lo:
+        return None
+    before = agreement.previous_words(m.string, m.start())
+    days = [ordinals.german_ordinal(ordinal(d, lang), before, date=True) for d in (lo, hi)]
+    yr = f" {year(int(m.group('yr')), lang)}" if m.group("yr") else ""
+    return f"{days[0]} {_range_link(m, lang)} {days[1]} {_MONTHS[lang][month - 1]}{yr}"
 
 
 def _per(m: re.Match, lang: str) -> str:
@@ -1008,6 +1114,8 @@ def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None
 
 def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))
+    if (num, den) == (24, 7):  # "open 24/7": "twenty four seven", not sevenths
+        return f"{cardinal(24, lang)} {cardinal(7, lang)}"
     if lang != "en" or den < 2 or den > 10:
         return None
     if den == 2:
@@ -1146,6 +1254,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     abbr = {k: v for k, v in _ABBREVIATIONS[lang].items()}
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
     scale = r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
+    scale_text = r"(?:\s?(?:thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
+    time_item = {
+        "en": r"\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w)|\d{1,2}:\d{2}(?![\d:])",
+        "es": r"\d{1,2}:\d{2}(?![\d:])",
+        "de": r"\d{1,2}:\d{2}(?![\d:])",
+        "fr": r"\d{1,2}(?::\d{2}(?![\d:])|\s?h(?:\s?\d{2})?(?!\w))",
+    }[lang]
+    weekdays = _alt(_weekdays(lang))
     table: list[tuple[str, str, Handler]] = [
         (
             "address",
@@ -1153,6 +1269,29 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w.-]*)*"
             r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
             _address,
+        ),
+        # Spans whose two ends are amounts or times: "$10-$20", "9am-5pm", "9h-17h" (before the rules that
+        # would read each end alone and the dash as a pause or a minus).
+        (
+            "currency_range",
+            rf"(?<![\w.,])(?:(?P<sym>{syms})\s?(?P<lo>{num})\s?[-–]\s?(?:(?:{syms})\s?)?(?P<hi>{num}{scale_text})"
+            rf"|(?P<lo_after>{num})\s?(?:(?:{syms})\s?)?[-–]\s?(?P<hi_after>{num})\s?(?P<sym_after>{syms}))"
+            r"(?![\w.,]\d|\w)",
+            _currency_range,
+        ),
+        ("time_range", rf"(?<![\w.,:])(?P<a>{time_item})\s?[-–]\s?(?={time_item})", _time_range),
+        ("weekday_range", rf"(?<!\w)(?P<d1>{weekdays})\s?[-–]\s?(?P<d2>{weekdays})(?!\w)", _weekday_range),
+        *(
+            [
+                (
+                    "date_range",
+                    rf"(?<![\w.])(?P<lo>\d{{1,2}})\.\s?[-–]\s?(?P<hi>\d{{1,2}})\.\s+(?P<mon>{months})"
+                    r"(?:\s+(?P<yr>\d{4})\b)?",
+                    _german_date_range,
+                )
+            ]
+            if lang == "de"
+            else []
         ),
         (
             "currency",
@@ -1184,6 +1323,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 if lang == "de"
                 else r"(?:\s+(?P<noon>noon|midnight)\b)?"
                 if lang == "en"
+                else r"(?:\s?(?:h|hrs?|horas)\b)?"  # "18:00 h": the hours' sign is read in the time
+                if lang == "es"
                 else ""
             ),
             _time,
@@ -1211,6 +1352,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "range",
             r"(?<![\w.,/+*=-])(?P<lo>[1-9]\d{0,3})\s?[-–]\s?(?=(?P<hi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=))",
             _range,
+        ),
+        (
+            "number_range",
+            rf"(?<![\w.,/+*=-])(?P<lo>{num})\s?[-–]\s?(?=(?P<hi>{num})(?![\w-]|[.,]\d|\s*=))",
+            _number_range,
         ),
         ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),

@@ -184,7 +184,24 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("the 2024-2025 season", "the twenty twenty four to twenty twenty five season"),
         ("Between 2-3 pm", "Between two and three p.m."),
         ("We are open 9-5", "We are open nine to five"),
+        # spans of times, amounts, decimals and weekdays: the dash is "to", never "minus" or a pause
+        ("We're open 9am-5pm, Monday-Friday.", "We're open nine a.m. to five p.m., Monday to Friday."),
+        ("Open Mon–Fri, 9 a.m. - 5 p.m.", "Open Monday to Friday, nine a.m. to five p.m."),
+        ("Hours: 8:30am–6pm.", "Hours: eight thirty a.m. to six p.m."),
+        ("from 10:30-11:30am", "from ten thirty to eleven thirty a.m."),
+        ("between 9am-5pm", "between nine a.m. and five p.m."),
+        ("the night shift is 10pm-2am", "the night shift is ten p.m. to two a.m."),
+        ("It costs $10-$20.", "It costs ten to twenty dollars."),
+        ("$5-10 per month", "five to ten dollars per month"),
+        ("$5-10 million", "five to ten million dollars"),
+        ("$10.50-$20", "ten dollars and fifty cents to twenty dollars"),
+        ("Add 2.5-3 kg of flour.", "Add two point five to three kilograms of flour."),
+        ("1,000-2,000 people", "one thousand to two thousand people"),
+        ("support 24/7", "support twenty four seven"),
         # not ranges: identifiers, phone numbers, scores, sums, year-months keep digits or their dash
+        ("invoice 2.5-3", "invoice two point five - three"),
+        ("$20-$10", "twenty dollars - ten dollars"),
+        ("Sun-dried tomatoes", "Sun-dried tomatoes"),
         ("your code is 4829-1173", "your code is four eight two nine, one one seven three"),
         ("Invoice 2024-0012", "Invoice two zero two four, zero zero one two"),
         ("Call 555-1234", "Call five five five, one two three four"),
@@ -261,6 +278,23 @@ OTHER = [
     ("es", "Código 0987", "Código cero nueve ocho siete"),
     ("de", "PIN 0042", "PIN null null vier zwei"),
     ("fr", "Code 007", "Code zéro zéro sept"),
+    # spans: times, amounts, weekdays, days of a month ("moins" read a French time span as a subtraction)
+    ("fr", "Ouvert de 9h-17h.", "Ouvert de neuf heures à dix-sept heures."),
+    ("fr", "lun.-ven. 9h30-18h", "lundi au vendredi neuf heures trente à dix-huit heures"),
+    ("fr", "entre 9h-17h", "entre neuf heures et dix-sept heures"),
+    ("fr", "du 3-5 mai", "du trois au cinq mai"),
+    ("fr", "10-20 €", "dix à vingt euros"),
+    ("fr", "1,5-2 kg", "un virgule cinq à deux kilos"),
+    ("es", "del 3-5 de mayo", "del tres al cinco de mayo"),
+    ("es", "de lunes-viernes", "de lunes a viernes"),
+    ("es", "lun-vie 9:00-18:00 h", "lunes a viernes nueve en punto a dieciocho en punto"),
+    ("es", "1-2 €", "uno a dos euros"),
+    ("de", "vom 3.-5. Mai", "vom dritten bis fünften Mai"),
+    ("de", "3.-5. Mai 2025", "dritter bis fünfter Mai zweitausendfünfundzwanzig"),
+    ("de", "Mo.-Fr. 9:00-18:00 Uhr", "Montag bis Freitag neun Uhr bis achtzehn Uhr"),
+    ("de", "Geöffnet Mo-Fr.", "Geöffnet Montag bis Freitag."),
+    ("de", "1-2 €", "ein bis zwei Euro"),
+    ("de", "rund um die Uhr, 24/7", "rund um die Uhr, vierundzwanzig sieben"),
 ]
 
 
@@ -304,6 +338,11 @@ def test_each_new_class_is_its_own_rule(text, rule):
 
 def test_a_range_is_its_first_number_and_the_dash_then_the_second_by_its_own_rule():
     assert [s.rule for s in normalize_segments("3-5 kg", "en")] == ["range", "unit"]
+    assert [s.rule for s in normalize_segments("9am-5pm", "en")] == ["time_range", "time_hour"]
+    assert [s.rule for s in normalize_segments("2.5-3 kg", "en")] == ["number_range", "unit"]
+    # an amount span is one segment: the currency is named once, after the second amount
+    assert [s.rule for s in normalize_segments("$5-10", "en")] == ["currency_range"]
+    assert [s.rule for s in normalize_segments("Mon-Fri", "en")] == ["weekday_range"]
     assert [s.rule for s in normalize_segments("555-0142", "en")] == ["phone"]
 
 
