@@ -380,11 +380,13 @@ def _slavic_patterns(language: str) -> str:
 _ROMANCE_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))"
 # Catalan: 1r, 2n, 3r, 4t, 5è and the feminine 1a, 2a.
 _CATALAN_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})(?P<ords>r|n|t|è|a)(?!\w))"
+# Portuguese clock times written with "h": "9h", "17h30" (the "h" was read as a letter).
+_PT_CLOCK = r"(?P<hclock>(?<![\w.,:])(?P<hc_h>\d{1,2})h(?P<hc_m>\d{2})?(?!\w))"
 _EXTRA = {
     "ru": _slavic_patterns("ru"),
     "pl": _slavic_patterns("pl"),
     "it": _ROMANCE_ORDINAL,
-    "pt": _ROMANCE_ORDINAL,
+    "pt": _ROMANCE_ORDINAL + "|" + _PT_CLOCK,
     "ca": _CATALAN_ORDINAL,
 }
 
@@ -501,6 +503,16 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if not (ending.islower() or ending.isupper()):  # "1:Öppna appen": a new sentence, not an ending
             return "number", f"{spell_number(n, language)} {suffixes.SEPARATORS[language]}{ending}"
         return "number", suffixes.with_ending(n, ending, language)
+    if groups.get("hclock"):
+        h, mi = int(m.group("hc_h")), int(m.group("hc_m") or 0)
+        if h > 23 or mi > 59:  # no clock time: the numbers as written
+            return "number", f"{spell_number(h, language)} h" + (
+                f" {spell_number(mi, language)}" if mi else ""
+            )
+        # hours are feminine: "uma hora", "duas horas", "às vinte e duas horas e trinta"
+        noun = "hora" if h == 1 else "horas"
+        hours = agreement.count_form(spell_number(h, language), h, noun, language, before)
+        return "time", f"{hours} {noun}" + (f" e {spell_number(mi, language)}" if mi else "")
     if groups.get("dot_day"):
         return "date", _dot_day(m, language)
     if groups.get("syear"):

@@ -51,6 +51,10 @@ CASES = [
     ("pt", "Faltam 22 horas.", "Faltam vinte e duas horas."),
     ("pt", "Vieram 200 pessoas.", "Vieram duzentas pessoas."),
     ("pt", "Custa 1 €.", "Custa um euro."),
+    # clock times written with "h": feminine hours, the "h" no longer read as a letter
+    ("pt", "Suporte das 9h às 17h30.", "Suporte das nove horas às dezassete horas e trinta."),
+    ("pt", "Abre às 1h.", "Abre às uma hora."),
+    ("pt", "Às 21h45, tenho 2h livres.", "Às vinte e uma horas e quarenta e cinco, tenho duas horas livres."),
     ("pt", "O 1º lugar, a 2ª vez.", "O primeiro lugar, a segunda vez."),
     ("pt", "Em 2 estações.", "Em duas estações."),
     ("pt", "Há 2 problemas.", "Há dois problemas."),
