@@ -320,6 +320,10 @@ _NOT_NOUNS = {
     "sk": frozenset("a i v vo na z zo do od po za o k ku s so u pre pri alebo až je sú nie".split()),
     "sl": frozenset("in ali v na z s iz do od po za o k h pri je so ne".split()),
     "sr": frozenset("i a ili u na sa s iz do od po za o k ka pri je su ne".split()),
+    # and Hungarian's common verbs: "kettő van" (there are two), but "két alma"
+    "hu": frozenset(
+        "és vagy meg a az is de hogy mint plusz mínusz van volt lesz nincs kell maradt lett".split()
+    ),
 }
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
@@ -339,6 +343,8 @@ def count_form(
         return _slavic_count(n, noun, language, words, before or []) if noun else words
     if not noun:
         return words
+    if language == "hu":  # a count before its noun says two short: "két alma", "tizenkét óra"
+        return re.sub(r"kettő$", "két", words)
     gender = noun_gender(noun, language)
     if gender is None:
         return words

@@ -4,14 +4,18 @@
 `normalize_segments` here; en/es/de/fr keep their own rules in normalize.py. One left-to-right scan with
 a few rules, each in the language's own conventions from CLDR (Babel) and num2words:
 
-* ISO dates (2024-03-15): CLDR's long date format ("15 marca 2024", "2024年3月15日"), numbers spoken.
+* dates in digits (2024-03-15, and 15/03/2024, 15.03.2024, 15. 3. 2024 day first, as every catalog locale
+  that starts its short date with a number writes them): CLDR's long date format ("15 marca 2024",
+  "2024年3月15日"), numbers spoken.
 * dates whose day is an ordinal: Russian and Polish "3 мая" / "3 maja" in the phrase's case, a day with an
   ordinal dot before a month ("3. května" -> "třetího května", `ordinals.day_ordinal`), Hungarian "május 3-án".
 * numbers with an ending written after them ("3:lle", "10-kor", "3'te", "3:e"): one word (`suffixes`).
-* times (14:30): hour and minutes as numbers.
+* times (14:30, and 9.30 where the dot is no decimal symbol): hour and minutes as numbers.
 * amounts with a currency symbol or ISO code (12,50 €, $5, 100 EUR): the amount, then CLDR's currency
   name in the plural form for that amount ("dwanaście euro pięćdziesiąt").
 * percentages (42 %): the number and CLDR's long unit name for percent ("42 procent").
+* amounts with a unit symbol (5 km, 2 h, 21 °C): the number and CLDR's long unit name in its plural form
+  for that amount ("pięć kilometrów", "dwie godziny").
 * numbers, grouped and separated the locale's way (CLDR decimal and group symbols; "1 234 567", "3,5").
 
 Integers are spelt with num2words where it has the language (`Language.num2words`); elsewhere, and for
@@ -37,7 +41,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 from babel import Locale
-from babel.dates import format_date, get_month_names, get_time_format
+from babel.dates import format_date, get_date_format, get_month_names, get_time_format
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
@@ -211,13 +215,69 @@ def _percent(amount: str, language: str) -> str:
     return written.replace(shown, f" {spoken} ", 1)
 
 
-def _date(y: int, m: int, d: int, language: str) -> str | None:
+# Unit symbols and their CLDR unit ids: "5 km" is read with CLDR's long name in its plural form for that
+# amount ("cinque chilometri", "pięć kilometrów", "dwie godziny"). No "s" (a preposition in cs/sk/sl/hr/sr).
+UNITS = {
+    "km/h": "speed-kilometer-per-hour",
+    "kWh": "energy-kilowatt-hour",
+    "km": "length-kilometer",
+    "cm": "length-centimeter",
+    "mm": "length-millimeter",
+    "m": "length-meter",
+    "kg": "mass-kilogram",
+    "mg": "mass-milligram",
+    "g": "mass-gram",
+    "ml": "volume-milliliter",
+    "l": "volume-liter",
+    "L": "volume-liter",
+    "h": "duration-hour",
+    "min": "duration-minute",
+    "°C": "temperature-celsius",
+    "GB": "digital-gigabyte",
+    "MB": "digital-megabyte",
+    # Cyrillic symbols (ru, uk, bg, sr, kk); not "г", which is also "год"/"година" (year)
+    "км": "length-kilometer",
+    "см": "length-centimeter",
+    "мм": "length-millimeter",
+    "м": "length-meter",
+    "кг": "mass-kilogram",
+    "мл": "volume-milliliter",
+    "л": "volume-liter",
+    "ч": "duration-hour",
+    "мин": "duration-minute",
+}
+
+
+def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
+    """ "5 km" -> "cinque chilometri"; where CLDR has no long name for the language, the number and the
+    symbol as written."""
+    whole, frac = _parse_amount(amount, language)
+    spoken = _number(amount, language)
+    loc = _locale(language)
+    unit = UNITS[symbol]
+    try:
+        value = float(f"{whole}.{frac}") if frac else whole
+        written = format_unit(value, unit, length="long", locale=loc)
+        shown = format_decimal(value, locale=loc)
+    except UnknownUnitError:
+        return f"{spoken} {symbol}"
+    if shown not in written or unit in written:  # Babel's fallback is the unit's id
+        return f"{spoken} {symbol}"
+    name = written.replace(shown, " ", 1).split()
+    if not frac and spoken[:1].isalpha() and name:
+        # the count agrees with the unit's name, whose first word is its noun: "dwie godziny", "двадцать
+        # один градус Цельсия"
+        spoken = agreement.count_form(spoken, whole, name[0], language, before)
+    return written.replace(shown, f" {spoken} ", 1)
+
+
+def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None) -> str | None:
     try:
         day = datetime.date(y, m, d)
     except ValueError:
         return None
     if language in _MONTHS_GENITIVE:
-        return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, [])
+        return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, before or [])
     if language == "hu":  # "2024. május 3." -> "kétezer-huszonnégy május harmadika"
         month = get_month_names("wide", "format", _locale(language))[m]
         return f"{spell_number(y, language)} {month} {suffixes.hungarian_day(d)}"
@@ -391,6 +451,20 @@ _EXTRA = {
 }
 
 
+def _numeric_date_pattern(language: str) -> str:
+    """Dates in digits: "03/12/2024", "3.12.2024", "3. 12. 2024", "03-12-24", day first where the locale's
+    CLDR short date starts with the day (every catalog language that starts with a number), and a year of
+    four digits first anywhere ("2024/12/03"). A two-digit year is this century's."""
+    sep = r"(?:[/-]|\.\s?)"
+    year_first = rf"(?P<ny1>\d{{4}}){sep}(?P<nm1>\d{{1,2}}){sep}(?P<nd1>\d{{1,2}})"
+    day_first = rf"(?P<nd>\d{{1,2}}){sep}(?P<nm>\d{{1,2}}){sep}(?P<ny>\d{{4}}|\d{{2}})"
+    starts_with_day = get_date_format("short", locale=_locale(language)).pattern.lstrip("'").startswith("d")
+    both = f"{year_first}|{day_first}" if starts_with_day else year_first
+    # "03.12.2024 г.": the year's abbreviation is in the spoken date ("... года")
+    year_word = r"(?:\s?г\.)?" if language in ("ru", "bg") else r"(?:\s?р\.)?" if language == "uk" else ""
+    return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"
+
+
 @cache
 def _master(language: str) -> re.Pattern:
     loc = _locale(language)
@@ -403,8 +477,12 @@ def _master(language: str) -> re.Pattern:
         rf"(?<!\w){re.escape(s)}(?!\w)" if s[-1].isalpha() else re.escape(s) for s in _CURRENCY_SYMBOLS
     )
     codes = "|".join(_ISO_CODES)
+    units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
     # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
-    time_sep = "[:.]" if ".mm" in get_time_format("short", locale=loc).pattern else ":"
+    # Where a dot cannot be the decimal symbol, "9.30" is a time too ("ore 9.30", "kl. 9.30"): a group of
+    # thousands has three digits.
+    dot_time = ".mm" in get_time_format("short", locale=loc).pattern or get_decimal_symbol(loc) != "."
+    time_sep = "[:.]" if dot_time else ":"
     clock_word = ""
     if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
@@ -422,10 +500,14 @@ def _master(language: str) -> re.Pattern:
         sep = re.escape(suffixes.SEPARATORS[language])
         extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
     return re.compile(
-        extra + rf"(?P<date>(?<!\d)(?P<y>\d{{4}})-(?P<mo>\d{{2}})-(?P<d>\d{{2}})(?!\d))"
-        rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d){clock_word})"
+        extra
+        + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
+        + _numeric_date_pattern(language)
+        + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
+        rf"(?!\s?(?:{syms}|%)){clock_word})"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         rf"|(?P<pct>(?P<pamt>{num})\s?%)"
+        rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]))"
         rf"|(?P<num>{num})"
     )
 
@@ -527,6 +609,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
+    if m.group("ndate"):
+        y, mo, d = (
+            int(m.group(g)) for g in (("ny1", "nm1", "nd1") if m.group("ny1") else ("ny", "nm", "nd"))
+        )
+        if len(m.groupdict().get("ny") or "yyyy") == 2:
+            y += 2000
+        spoken = _date(y, mo, d, language, before)
+        return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
     if m.group("time"):
         return "time", _time(int(m.group("h")), int(m.group("mi")), language, before)
     if m.group("cur"):
@@ -535,6 +625,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "currency", _currency(code, m.group("amt") or m.group("amt2"), language, before)
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
+    if m.group("unit"):
+        return "unit", _unit(m.group("uamt"), m.group("usym"), language, before)
     if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
         cued = before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))
         after = agreement.next_word(m.string, m.end())
