@@ -557,7 +557,8 @@ _PRE_NFKC = str.maketrans(
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
 # A dash joining the ends of a range ("10–20", "9am–5pm", "Mon–Fri") is a range's hyphen, not a pause.
 _DIGIT_DASH = re.compile(
-    r"(?:(?<=[\d.])|(?<=[aApP][mM]))\s?[\u2013\u2012]\s?(?=\d)|(?<=\w)[\u2013\u2012](?=\w)"
+    r"(?:(?<=\d)|(?<=\d[aApP][mM])|(?<=\d\s[aApP][mM]))\s?[\u2013\u2012]\s?(?=\d)"  # "10 – 20", "9am – 5pm"
+    r"|(?:(?<=[aApP]\.[mM]\.)|(?<=\d[hH]))[\u2013\u2012](?=\d)"  # "9 a.m.–5 p.m.", "9h–17h"
 )
 _TRANSLATE = str.maketrans(
     {
@@ -979,13 +980,14 @@ _BETWEEN_AND = {"en": "and", "es": "y", "de": "und", "fr": "et"}
 _CONTRACTED_LINK = {("es", "del"): "al", ("fr", "du"): "au"}
 
 
-def _range_link(m: re.Match, lang: str) -> str:
-    """The word a range's dash is read as: "to", "a", "bis", "à"; "and" after "between"; "al"/"au" after
-    Spanish "del" / French "du"."""
+def _range_link(m: re.Match, lang: str, contract: bool = True) -> str:
+    """The word a range's dash is read as: "to", "a", "bis", "à"; "and" after "between"; with `contract`
+    (days and counts, not times or amounts) "al"/"au" after Spanish "del" / French "du"."""
     prev = agreement.previous_words(m.string, m.start(), n=1)
     if prev == [_BETWEEN[lang]]:
         return _BETWEEN_AND[lang]
-    return _CONTRACTED_LINK.get((lang, prev[0] if prev else ""), _WORDS[lang]["to"])
+    link = _WORDS[lang]["to"]
+    return _CONTRACTED_LINK.get((lang, prev[0] if prev else ""), link) if contract else link
 
 
 def _range(m: re.Match, lang: str) -> str | None:
@@ -1029,7 +1031,7 @@ def _time_range(m: re.Match, lang: str) -> str:
     """The first time of a span and its dash: "9am-5pm" -> "nine a.m. to", "9:00-18:00 Uhr" -> "neun Uhr bis",
     "9h-17h" -> "neuf heures à" (not "moins"); the second time is read by its own rule. Times may fall
     ("10pm-2am"): two times joined by a dash are always a span."""
-    return f"{normalize(m.group('a'), lang)} {_range_link(m, lang)}"
+    return f"{normalize(m.group('a'), lang)} {_range_link(m, lang, contract=False)}"
 
 
 def _currency_range(m: re.Match, lang: str) -> str | None:
@@ -1044,11 +1046,12 @@ def _currency_range(m: re.Match, lang: str) -> str | None:
         first, second = f"{sym}{lo}", f"{sym}{hi}"
     else:
         first, second = f"{lo} {sym}", f"{hi} {sym}"
-    link = _range_link(m, lang)
-    if not lo.isdigit():
+    link = _range_link(m, lang, contract=False)
+    dec_sep = "." if lang == "en" else ","
+    if dec_sep in lo and len(lo.rsplit(dec_sep, 1)[1]) == 2:  # cents: "ten dollars and fifty cents to"
         return f"{normalize(first, lang)} {link} {normalize(second, lang)}"
-    words = _number_words(lo, lang)
-    if lang != "en":
+    words = _number_words(lo, lang)  # "$1.5-2M": "one point five to two million dollars"
+    if lang != "en" and lo.isdigit():
         noun = _CURRENCIES[lang][sym][1].split()[0]
         words = agreement.count_form(
             words, int(lo), noun, lang, agreement.previous_words(m.string, m.start()), ranged=True
@@ -1072,10 +1075,20 @@ def _weekdays(lang: str) -> dict[str, str]:
     return names
 
 
-def _weekday_range(m: re.Match, lang: str) -> str:
+@cache
+def _weekday_dash(lang: str) -> re.Pattern:
+    """An en dash between two weekdays ("Mon–Fri", "Mo.–Fr."): it joins a range, where between other words
+    it is a pause."""
+    days = _alt(_weekdays(lang)) if lang in LANGUAGES else "(?!)"
+    return re.compile(rf"(?<![\w-])({days})\s?[\u2013\u2012]\s?(?=(?:{days})(?!\w))")
+
+
+def _weekday_range(m: re.Match, lang: str) -> str | None:
     """ "Mon-Fri" -> "Monday to Friday", "Mo.-Fr." -> "Montag bis Freitag", "lun-vie" -> "lunes a viernes",
     "lundi-vendredi" -> "lundi au vendredi"."""
     days = _weekdays(lang)
+    if days[m.group("d1")] == days[m.group("d2")]:  # "So-So": no range
+        return None
     link = _range_link(m, lang)
     if lang == "fr" and link == "à":
         link = "au"
@@ -1276,11 +1289,16 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "currency_range",
             rf"(?<![\w.,])(?:(?P<sym>{syms})\s?(?P<lo>{num})\s?[-–]\s?(?:(?:{syms})\s?)?(?P<hi>{num}{scale_text})"
             rf"|(?P<lo_after>{num})\s?(?:(?:{syms})\s?)?[-–]\s?(?P<hi_after>{num})\s?(?P<sym_after>{syms}))"
-            r"(?![\w.,]\d|\w)",
+            r"(?![\w.,]\d|\w|\s?%)",  # "$20-30% off" is a discount, not an amount
             _currency_range,
         ),
         ("time_range", rf"(?<![\w.,:])(?P<a>{time_item})\s?[-–]\s?(?={time_item})", _time_range),
-        ("weekday_range", rf"(?<!\w)(?P<d1>{weekdays})\s?[-–]\s?(?P<d2>{weekdays})(?!\w)", _weekday_range),
+        # not in a chain of days ("Mon-Wed-Fri" stays three days)
+        (
+            "weekday_range",
+            rf"(?<![\w-])(?P<d1>{weekdays})\s?[-–]\s?(?P<d2>{weekdays})(?!\w|\s?[-–]\s?\w)",
+            _weekday_range,
+        ),
         *(
             [
                 (
@@ -1468,7 +1486,8 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
         parts = _VULGAR.split(text.translate(_PRE_NFKC))
         # "½" stays a symbol (NFKC would make it "1⁄2"); everything else is folded.
         text = "".join(p if k % 2 else unicodedata.normalize("NFKC", p) for k, p in enumerate(parts))
-        text = _DIGIT_DASH.sub("-", text).translate(_TRANSLATE)  # "10–20" is a range, not a pause
+        text = _DIGIT_DASH.sub("-", text)  # "10–20" is a range, not a pause
+        text = _weekday_dash(language).sub(r"\1-", text).translate(_TRANSLATE)  # "Mon–Fri" too
     rules = _rules(language)
     master = _master(language)
     segments: list[Segment] = []

@@ -202,6 +202,15 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("invoice 2.5-3", "invoice two point five - three"),
         ("$20-$10", "twenty dollars - ten dollars"),
         ("Sun-dried tomatoes", "Sun-dried tomatoes"),
+        ("Mon-Wed-Fri classes", "Mon-Wed-Fri classes"),  # a chain of days, not a range
+        ("$1.5-2M", "one point five to two million dollars"),
+        ("$1,000-2,000", "one thousand to two thousand dollars"),
+        # an en dash between words is still a pause ("Adam" ends in "am" but is no time)
+        ("Ask for Adam – 3rd floor.", "Ask for Adam, third floor."),
+        ("2019–present", "twenty nineteen, present"),
+        ("5–star service", "five, star service"),
+        ("We close at 5 p.m. – 2 hours early", "We close at five p.m., two hours early"),
+        ("9 a.m.–5 p.m.", "nine a.m. to five p.m."),
         ("your code is 4829-1173", "your code is four eight two nine, one one seven three"),
         ("Invoice 2024-0012", "Invoice two zero two four, zero zero one two"),
         ("Call 555-1234", "Call five five five, one two three four"),
@@ -294,6 +303,9 @@ OTHER = [
     ("de", "Mo.-Fr. 9:00-18:00 Uhr", "Montag bis Freitag neun Uhr bis achtzehn Uhr"),
     ("de", "Geöffnet Mo-Fr.", "Geöffnet Montag bis Freitag."),
     ("de", "1-2 €", "ein bis zwei Euro"),
+    ("de", "Mo.–Fr. geöffnet", "Montag bis Freitag geöffnet"),
+    ("fr", "Lun.–Ven. 9h–17h", "lundi au vendredi neuf heures à dix-sept heures"),
+    ("fr", "Du 9h-17h", "Du neuf heures à dix-sept heures"),  # "du" contracts days, not hours
     ("de", "rund um die Uhr, 24/7", "rund um die Uhr, vierundzwanzig sieben"),
 ]
 
