@@ -78,7 +78,7 @@ _FEMININE_PT = frozenset(
 _MASCULINE_PT = frozenset(
     (
         "dia mapa problema sistema programa tema clima planeta idioma telefonema cinema poema diploma "
-        "esquema sofá guarda"
+        "esquema sofá guarda quilograma grama miligrama quilowatt quilowatts quilowatt-hora quilowatts-hora"
     ).split()
 )
 _FEMININE_ENDINGS_PT = ("a", "ção", "são", "dade", "tude", "agem", "ã", "ie")
@@ -91,7 +91,11 @@ _FEMININE_CA = frozenset(
     ).split()
 )
 _MASCULINE_CA = frozenset(
-    "dia mapa problema sistema programa tema clima idioma planeta poema esquema".split()
+    (
+        "dia mapa problema sistema programa tema clima idioma planeta poema esquema quilòmetre quilòmetres "
+        "metre metres centímetre centímetres mil·límetre mil·límetres litre litres mil·lilitre mil·lilitres "
+        "gigabyte gigabytes megabyte megabytes quilowatt quilowatts"
+    ).split()
 )
 _FEMININE_ENDINGS_CA = ("a", "ció", "sió", "tat", "tud", "ie")
 
@@ -322,7 +326,10 @@ _NOT_NOUNS = {
     "sr": frozenset("i a ili u na sa s iz do od po za o k ka pri je su ne".split()),
     # and Hungarian's common verbs: "kettő van" (there are two), but "két alma"
     "hu": frozenset(
-        "és vagy meg a az is de hogy mint plusz mínusz van volt lesz nincs kell maradt lett".split()
+        (
+            "és vagy meg a az is de hogy mint plusz mínusz van volt lesz nincs kell maradt lett nem sem se már "
+            "még pedig csak sőt után előtt óta közül között körül szerint helyett felett alatt miatt nélkül jó"
+        ).split()
     ),
 }
 
@@ -758,6 +765,14 @@ _SLAVIC = {
 def after_genitive_preposition(before: list[str], language: str) -> bool:
     """Whether the words before a count end in a preposition that puts it in the genitive (Slavic)."""
     return language in _SLAVIC and bool(before) and before[-1] in _SLAVIC[language].genitive_prepositions
+
+
+def genitive_count(before: list[str], language: str) -> bool:
+    """Whether a count after these words and its noun are in the genitive (Slavic and Russian: "do 2 km",
+    "до 2 км")."""
+    if language == "ru":
+        return bool(before) and before[-1] in _RU_GENITIVE
+    return after_genitive_preposition(before, language)
 
 
 def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str]) -> str:

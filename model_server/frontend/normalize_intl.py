@@ -208,7 +208,7 @@ def _percent(amount: str, language: str) -> str:
         value = float(f"{whole}.{frac}") if frac else whole
         written = format_unit(value, "concentr-percent", length="long", locale=loc)
         shown = format_decimal(value, locale=loc)
-    except UnknownUnitError:
+    except (UnknownUnitError, ArithmeticError):
         return f"{spoken} %"
     if shown not in written or "concentr" in written:  # Babel's fallback is the unit's id (zh)
         return f"{spoken} %"
@@ -228,8 +228,7 @@ UNITS = {
     "mg": "mass-milligram",
     "g": "mass-gram",
     "ml": "volume-milliliter",
-    "l": "volume-liter",
-    "L": "volume-liter",
+    "l": "volume-liter",  # not "L": a clothing size
     "h": "duration-hour",
     "min": "duration-minute",
     "°C": "temperature-celsius",
@@ -250,16 +249,20 @@ UNITS = {
 
 def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     """ "5 km" -> "cinque chilometri"; where CLDR has no long name for the language, the number and the
-    symbol as written."""
+    symbol as written. After a genitive preposition (Slavic, Russian) the name is a genitive, which CLDR
+    writes as the form for 5 (plural: "do dwóch kilometrów") or for 1.5 (singular: "до одного километра")."""
     whole, frac = _parse_amount(amount, language)
     spoken = _number(amount, language)
     loc = _locale(language)
     unit = UNITS[symbol]
     try:
         value = float(f"{whole}.{frac}") if frac else whole
-        written = format_unit(value, unit, length="long", locale=loc)
-        shown = format_decimal(value, locale=loc)
-    except UnknownUnitError:
+        form = value
+        if not frac and agreement.genitive_count(before, language):
+            form = 1.5 if whole % 10 == 1 and whole % 100 != 11 else 5
+        written = format_unit(form, unit, length="long", locale=loc)
+        shown = format_decimal(form, locale=loc)
+    except (UnknownUnitError, ArithmeticError):  # ArithmeticError: a number beyond Decimal's precision
         return f"{spoken} {symbol}"
     if shown not in written or unit in written:  # Babel's fallback is the unit's id
         return f"{spoken} {symbol}"
@@ -394,6 +397,8 @@ def _year(y: int, language: str) -> str:
 
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
 _PL_NOMINATIVE_CUES = frozenset("jest dziś dzisiaj jutro wczoraj godzina".split())
+# Words before "9.30" that make it a clock time in Polish (the colon form is one anywhere)
+_PL_CLOCK_CUES = _PL_NOMINATIVE_CUES | frozenset("o od do godz około między przed po".split())
 
 
 def _day_month(day: int, month: str, yr: int | None, language: str, before: list[str]) -> str | None:
@@ -457,11 +462,16 @@ def _numeric_date_pattern(language: str) -> str:
     four digits first anywhere ("2024/12/03"). A two-digit year is this century's."""
     sep = r"(?:[/-]|\.\s?)"
     year_first = rf"(?P<ny1>\d{{4}}){sep}(?P<nm1>\d{{1,2}}){sep}(?P<nd1>\d{{1,2}})"
-    day_first = rf"(?P<nd>\d{{1,2}}){sep}(?P<nm>\d{{1,2}}){sep}(?P<ny>\d{{4}}|\d{{2}})"
+    # a two-digit year only after slashes or dots: "06-12-34" is more often a phone number or a code
+    day_first = (
+        rf"(?P<nd>\d{{1,2}}){sep}(?P<nm>\d{{1,2}}){sep}(?P<ny>\d{{4}})"
+        rf"|(?P<nd2>\d{{1,2}})(?:/|\.\s?)(?P<nm2>\d{{1,2}})(?:/|\.\s?)(?P<ny2>\d{{2}})"
+    )
     starts_with_day = get_date_format("short", locale=_locale(language)).pattern.lstrip("'").startswith("d")
     both = f"{year_first}|{day_first}" if starts_with_day else year_first
     # "03.12.2024 г.": the year's abbreviation is in the spoken date ("... года")
-    year_word = r"(?:\s?г\.)?" if language in ("ru", "bg") else r"(?:\s?р\.)?" if language == "uk" else ""
+    year_word = {"ru": r"(?:\s?г\.)?", "bg": r"(?:\s?г\.)?", "uk": r"(?:\s?р\.)?", "pl": r"(?:\s?r\.)?"}
+    year_word = year_word.get(language, "")
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"
 
 
@@ -504,10 +514,11 @@ def _master(language: str) -> re.Pattern:
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
-        rf"(?!\s?(?:{syms}|%)){clock_word})"
+        rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         rf"|(?P<pct>(?P<pamt>{num})\s?%)"
-        rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]))"
+        # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
+        rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]|[-:.]\w))"
         rf"|(?P<num>{num})"
     )
 
@@ -610,14 +621,23 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("ndate"):
-        y, mo, d = (
-            int(m.group(g)) for g in (("ny1", "nm1", "nd1") if m.group("ny1") else ("ny", "nm", "nd"))
+        g = m.groupdict()
+        fields = (
+            ("ny1", "nm1", "nd1")
+            if g["ny1"]
+            else ("ny", "nm", "nd")
+            if g.get("ny")
+            else ("ny2", "nm2", "nd2")
         )
-        if len(m.groupdict().get("ny") or "yyyy") == 2:
-            y += 2000
+        y, mo, d = (int(g[f]) for f in fields)
+        if fields[0] == "ny2":  # "12/05/98" is a birth date, not 2098; "03/12/24" this century's
+            y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
     if m.group("time"):
+        dotted = m.group("time")[len(m.group("h"))] == "."
+        if dotted and language == "pl" and not (before and before[-1] in _PL_CLOCK_CUES):
+            return "time", None  # "wersja 2.10", "art. 5.12": no hour (a Polish hour is an ordinal)
         return "time", _time(int(m.group("h")), int(m.group("mi")), language, before)
     if m.group("cur"):
         sym = m.group("sym") or m.group("sym2")

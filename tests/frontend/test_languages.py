@@ -128,6 +128,17 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ("fi", "Matka 5 km.", "Matka viisi kilometriä."),
         ("hu", "2 kg és 2 alma, de kettő van.", "két kilogramm és két alma, de kettő van."),
         ("ja", "2 h", "2 h"),
+        # the unit's gender and, after a genitive preposition, its genitive (CLDR's form for 5 or 1.5)
+        ("pt", "2 kg e 22 kWh", "dois quilogramas e vinte e dois quilowatts-hora"),
+        ("ca", "2 km i 2 l", "dos quilòmetres i dos litres"),
+        ("ru", "до 2 км, около 1 ч", "до двух километров, около одного часа"),
+        ("pl", "do 2 km, do 1 km", "do dwóch kilometrów, do jednego kilometra"),
+        ("cs", "do 2 km", "do dvou kilometrů"),
+        ("hu", "Mind a 2 jó.", "Mind a kettő jó."),
+        # no unit: a size, an ending, an abbreviation
+        ("it", "taglia 42 L", "taglia quarantadue L"),
+        ("fi", "5 km:n", "viisi km:n"),
+        ("ru", "5 л.с.", "пять л.с."),
         ("sl", "Pet s prijatelji", "Pet s prijatelji"),  # "s" is a preposition, not seconds
         # dates in digits, day first where the locale writes them so, a four-digit year first anywhere
         ("it", "Il 03/12/2024.", "Il tre dicembre duemilaventiquattro."),
@@ -137,9 +148,21 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ("ja", "2024/12/03", "2024ネン12ガツ3ニチ"),
         ("it", "Il 31/02/2024", "Il 31 02 2024"),  # no such day: the digits as written
         ("sv", "3/12/2024", "tre tolv tvåtusentjugofyra"),  # Swedish dates start with the year
+        ("it", "Nato il 12/05/98", "Nato il dodici maggio millenovecentonovantotto"),  # a two-digit year
+        (
+            "pl",
+            "Dnia 03.12.2024 r. Potem",
+            "Dnia trzeciego grudnia dwa tysiące dwudziestego czwartego roku. Potem",
+        ),
+        ("it", "Chiama 06-12-34", "Chiama sei - dodici - trentaquattro"),  # dashes and two digits: no date
         # a dot before two digits is a clock time where the dot is no decimal symbol
         ("it", "Alle 9.30.", "Alle nove trenta."),
         ("sv", "Kl. 9.30 i dag.", "Kl. nio trettio i dag."),
+        (
+            "pl",
+            "O 9.30, wersja 2.10.",
+            "O dziewiątej trzydzieści, wersja 2.10.",
+        ),  # a Polish hour needs its cue
         ("hi", "ठीक है। धन्यवाद", "ठीक है. धन्यवाद"),
     ],
 )
@@ -151,6 +174,11 @@ def test_an_amount_before_a_currency_is_no_clock_time():
     # "1.50 €" is a mistyped amount in Italian, not half past one: its currency is still said
     assert "euro" in normalize("Costa 1.50 €.", "it")
     assert "trenta" in normalize("Alle 9.30 arriva.", "it")
+
+
+def test_numbers_beyond_decimal_precision_before_a_unit_or_percent_do_not_fail():
+    assert normalize("1" * 30 + " km", "pl") == "1" * 30 + " km"
+    assert "1" * 30 in normalize("1" * 30 + " %", "it")
 
 
 @pytest.mark.parametrize(
