@@ -324,6 +324,10 @@ _NOT_NOUNS = {
     "sk": frozenset("a i v vo na z zo do od po za o k ku s so u pre pri alebo až je sú nie".split()),
     "sl": frozenset("in ali v na z s iz do od po za o k h pri je so ne".split()),
     "sr": frozenset("i a ili u na sa s iz do od po za o k ka pri je su ne".split()),
+    "sv": frozenset("och eller av till i på med för om som är var än".split()),
+    "da": frozenset("og eller af til i på med for om som er var end".split()),
+    "no": frozenset("og eller av til i på med for om som er var enn".split()),
+    "ro": frozenset("și sau de la din în pe cu pentru că este sunt din".split()),
     # and Hungarian's common verbs: "kettő van" (there are two), but "két alma"
     "hu": frozenset(
         (
@@ -332,6 +336,60 @@ _NOT_NOUNS = {
         ).split()
     ),
 }
+
+# Swedish, Danish and Norwegian say "one" in its noun's gender: "en" for the common gender, which most nouns
+# have, "ett"/"et" for these frequent neuters and nouns with a neuter suffix ("meddelande", "bageri").
+_NORDIC_ONE = {"sv": ("en", "ett"), "da": ("en", "et"), "no": ("en", "et")}
+_NORDIC_NEUTER = {
+    "sv": frozenset(
+        (
+            "år hus rum kort konto nummer paket ärende samtal barn lösenord jobb mejl mail sms fel svar pris bord "
+            "land språk ord namn brev dygn kvartal kilo kilogram gram ögonblick tillfälle avtal abonnemang köp "
+            "problem system program företag hotell ställe steg alternativ besök möte val exemplar par flyg tåg "
+            "kvitto belopp lån bud nej ja ögonblick"
+        ).split()
+    ),
+    "da": frozenset(
+        (
+            "år hus værelse kort nummer barn sted kontor minut sekund kilo kilogram gram øjeblik tilbud problem "
+            "system program firma hotel land sprog ord navn brev døgn kvarter stykke job svar spørgsmål "
+            "abonnement køb møde valg bord fly tog billede produkt beløb lån opkald password kodeord"
+        ).split()
+    ),
+    "no": frozenset(
+        (
+            "år hus rom kort nummer barn sted kontor minutt sekund kilo kilogram gram øyeblikk tilbud problem "
+            "system program firma hotell land språk ord navn brev døgn kvarter stykke svar spørsmål abonnement "
+            "kjøp møte valg bord fly tog bilde produkt beløp lån passord anrop"
+        ).split()
+    ),
+}
+_NORDIC_NEUTER_ENDINGS = {"sv": ("ande", "ende", "eri", "um"), "da": ("eri", "ment"), "no": ("eri", "ment")}
+
+# Romanian: "o oră" / "un litru"; "două ore", "două kilograme" (feminine and neuter plurals in -e, -uri),
+# "doi litri", "doi ani" (masculine plurals in -i, but for these feminine ones)
+_RO_FEMININE_ONE = frozenset("zi noapte carte floare cafea stea".split())
+_RO_FEMININE_PLURAL_I = frozenset("luni nopți săptămâni cărți mâini țări ori".split())
+
+
+def _nordic_count(words: str, noun: str, language: str) -> str:
+    common, neuter = _NORDIC_ONE[language]
+    if words not in (common, neuter):  # only "one" itself has a gender ("tjugoett" is said either way)
+        return words
+    low = noun.lower()
+    is_neuter = low in _NORDIC_NEUTER[language] or low.endswith(_NORDIC_NEUTER_ENDINGS[language])
+    return neuter if is_neuter else common
+
+
+def _romanian_count(words: str, n: int, noun: str) -> str:
+    low = noun.lower()
+    if n == 1 and words == "unu":
+        return "o" if low.endswith(("ă", "a")) or low in _RO_FEMININE_ONE else "un"
+    if n % 100 in (2, 12) or (n % 10 == 2 and n % 100 > 20):
+        if low.endswith(("e", "uri")) or low in _RO_FEMININE_PLURAL_I:
+            return re.sub(r"doi(sprezece)?$", r"două\1", words)
+    return words
+
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)
 
@@ -352,6 +410,10 @@ def count_form(
         return words
     if language == "hu":  # a count before its noun says two short: "két alma", "tizenkét óra"
         return re.sub(r"kettő$", "két", words)
+    if language in _NORDIC_ONE:
+        return _nordic_count(words, noun, language)
+    if language == "ro":
+        return _romanian_count(words, n, noun)
     gender = noun_gender(noun, language)
     if gender is None:
         return words

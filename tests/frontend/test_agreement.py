@@ -298,6 +298,16 @@ CASES = [
     ("fr", "Le rendez-vous est à 14h30.", "Le rendez-vous est à quatorze heures trente."),
     ("fr", "à 9 h 05", "à neuf heures cinq"),
     ("fr", "Il est 1h15.", "Il est une heure quinze."),
+    # Swedish, Danish, Norwegian "one" in its noun's gender; Romanian one and two; Hungarian two before a noun
+    ("sv", "Inom 1 vecka, 1 timme och 1 år.", "Inom en vecka, en timme och ett år."),
+    ("sv", "Du har 1 meddelande.", "Du har ett meddelande."),
+    ("sv", "1 av 3 kunder", "ett av tre kunder"),  # no noun after it: num2words' form
+    ("da", "Om 1 dag eller 1 minut.", "Om en dag eller et minut."),
+    ("no", "Om 1 dag eller 1 år.", "Om en dag eller et år."),
+    ("ro", "Peste 1 zi, 2 ore și 2 ani.", "Peste o zi, două ore și doi ani."),
+    ("ro", "Costă 2 lei pentru 1 an, de 2 ori.", "Costă doi lei pentru un an, de două ori."),
+    ("ro", "Peste 12 luni.", "Peste douăsprezece luni."),
+    ("hu", "2 alma és 12 óra.", "két alma és tizenkét óra."),
 ]
 
 
