@@ -944,7 +944,7 @@ _HOURS_CUE = re.compile(
 _BETWEEN = {"en": "between", "es": "entre", "de": "zwischen", "fr": "entre"}
 
 
-def _is_range(lo: int, hi: int, before: str, lang: str) -> bool:
+def is_range(lo: int, hi: int, before: str, lang: str) -> bool:
     """Whether "lo-hi" is a range: rising, of like size (not a phone number "555-1234" or an identifier
     "1234-5678"), and not after a word that names an identifier. Scores ("3-1"), sums ("15-7"), year-months
     ("2024-03") do not rise or do not match in size and keep their dash."""
@@ -996,7 +996,7 @@ def _range(m: re.Match, lang: str) -> str | None:
     to nineteen ninety five"."""
     lo, hi = int(m.group("lo")), int(m.group("hi"))
     before = m.string[max(0, m.start() - 40) : m.start()]
-    if not _is_range(lo, hi, before, lang):
+    if not is_range(lo, hi, before, lang):
         return None
     link = _range_link(m, lang)
     words = _number_words(str(lo), lang)

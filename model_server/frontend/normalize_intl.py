@@ -13,6 +13,7 @@ a few rules, each in the language's own conventions from CLDR (Babel) and num2wo
 * times (14:30, and 9.30 where the dot is no decimal symbol): hour and minutes as numbers.
 * amounts with a currency symbol or ISO code (12,50 €, $5, 100 EUR): the amount, then CLDR's currency
   name in the plural form for that amount ("dwanaście euro pięćdziesiąt").
+* ranges (2-3 dias -> "dois a três dias") where the language says a word for the dash (`RANGE_LINKS`).
 * percentages (42 %): the number and CLDR's long unit name for percent ("42 procent").
 * amounts with a unit symbol (5 km, 2 h, 21 °C): the number and CLDR's long unit name in its plural form
   for that amount ("pięć kilometrów", "dwie godziny").
@@ -48,7 +49,7 @@ from num2words import num2words
 
 from . import agreement, ordinals, suffixes
 from .languages import get
-from .normalize import NormalizationError, Segment, ends_sentence
+from .normalize import NormalizationError, Segment, ends_sentence, is_range
 
 __all__ = ["normalize_segments", "spell_number"]
 
@@ -456,6 +457,33 @@ _EXTRA = {
 }
 
 
+# The word a range's dash is said as, where the language says one ("2-3 dias" -> "dois a três dias",
+# "2-3 dagen" -> "twee tot drie dagen"); elsewhere the dash stays a short pause ("due-tre giorni", "два-три
+# дня" are said so; Czech "až" would need the second count's case too).
+RANGE_LINKS = {"pt": "a", "ca": "a", "nl": "tot", "sv": "till", "da": "til", "no": "til"}
+
+
+def _range_pattern(language: str) -> str:
+    if language not in RANGE_LINKS:
+        return ""
+    return (
+        r"|(?P<rng>(?<![\w.,/+*=-])(?P<rlo>[1-9]\d{0,3})\s?[-–]\s?"
+        r"(?=(?P<rhi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=)))"
+    )
+
+
+def _range(m: re.Match, language: str, before: list[str]) -> str:
+    """The first count of a range and its link ("uma a", "twee tot"); the second is read by its own rule.
+    The same test as en/es/de/fr's: rising, of like size, no identifier's cue; a phone number or a score
+    keeps its dash ("555-1234", "3-1")."""
+    lo, hi = int(m.group("rlo")), int(m.group("rhi"))
+    if not is_range(lo, hi, m.string[max(0, m.start() - 40) : m.start()], language):
+        return f"{_number(m.group('rlo'), language)} -"
+    noun = agreement.counted_noun(m.string, m.end() + len(m.group("rhi")), language)
+    words = agreement.count_form(spell_number(lo, language), lo, noun, language, before, ranged=True)
+    return f"{words} {RANGE_LINKS[language]}"
+
+
 def _numeric_date_pattern(language: str) -> str:
     """Dates in digits: "03/12/2024", "3.12.2024", "3. 12. 2024", "03-12-24", day first where the locale's
     CLDR short date starts with the day (every catalog language that starts with a number), and a year of
@@ -513,6 +541,7 @@ def _master(language: str) -> re.Pattern:
         extra
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
+        + _range_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
         rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
         rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
@@ -634,6 +663,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
+    if m.groupdict().get("rng"):
+        return "range", _range(m, language, before)
     if m.group("time"):
         dotted = m.group("time")[len(m.group("h"))] == "."
         if dotted and language == "pl" and not (before and before[-1] in _PL_CLOCK_CUES):

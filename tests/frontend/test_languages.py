@@ -155,6 +155,18 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Dnia trzeciego grudnia dwa tysiące dwudziestego czwartego roku. Potem",
         ),
         ("it", "Chiama 06-12-34", "Chiama sei - dodici - trentaquattro"),  # dashes and two digits: no date
+        # ranges where the language says a word for the dash; phone numbers and scores keep it
+        ("pt", "Em 1-2 noites ou 2-3 dias.", "Em uma a duas noites ou dois a três dias."),
+        ("ca", "En 1-2 nits.", "En una a dues nits."),
+        ("nl", "Binnen 2-3 dagen.", "Binnen twee tot drie dagen."),
+        ("sv", "Inom 1-2 veckor.", "Inom en till två veckor."),
+        ("no", "Om 1-2 år.", "Om et til to år."),
+        (
+            "pt",
+            "Ligue 555-1234, jogo 3-1.",
+            "Ligue quinhentos e cinquenta e cinco - mil duzentos e trinta e quatro, jogo três - um.",
+        ),
+        ("it", "In 2-3 giorni.", "In due - tre giorni."),  # "due-tre giorni": no word for the dash
         # a dot before two digits is a clock time where the dot is no decimal symbol
         ("it", "Alle 9.30.", "Alle nove trenta."),
         ("sv", "Kl. 9.30 i dag.", "Kl. nio trettio i dag."),
