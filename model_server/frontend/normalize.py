@@ -1031,7 +1031,10 @@ def _time_range(m: re.Match, lang: str) -> str:
     """The first time of a span and its dash: "9am-5pm" -> "nine a.m. to", "9:00-18:00 Uhr" -> "neun Uhr bis",
     "9h-17h" -> "neuf heures à" (not "moins"); the second time is read by its own rule. Times may fall
     ("10pm-2am"): two times joined by a dash are always a span."""
-    return f"{normalize(m.group('a'), lang)} {_range_link(m, lang, contract=False)}"
+    first = re.sub(
+        r"^(\d{1,2})\.(\d\d)$", r"\1:\2", m.group("a")
+    )  # "9.00-18.00 Uhr": alone, "9.00" is no time
+    return f"{normalize(first, lang)} {_range_link(m, lang, contract=False)}"
 
 
 def _currency_range(m: re.Match, lang: str) -> str | None:
@@ -1268,10 +1271,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
     scale = r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
     scale_text = r"(?:\s?(?:thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
+    # German and Spanish also write "14.30 Uhr", "9.30 h": a dot before two digits is a time when the hours'
+    # word follows it, or follows the second time of a span ("9.00-18.00 Uhr")
+    hours_word = {"de": r"\s?Uhr\b", "es": r"\s?h\b"}.get(lang, "(?!)")
+    dotted_time_end = rf"{hours_word}|\s?[-–]\s?\d{{1,2}}\.\d{{2}}{hours_word}"
     time_item = {
         "en": r"\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w)|\d{1,2}:\d{2}(?![\d:])",
-        "es": r"\d{1,2}:\d{2}(?![\d:])",
-        "de": r"\d{1,2}:\d{2}(?![\d:])",
+        "es": rf"\d{{1,2}}:\d{{2}}(?![\d:])|\d{{1,2}}\.\d{{2}}(?={dotted_time_end})",
+        "de": rf"\d{{1,2}}:\d{{2}}(?![\d:])|\d{{1,2}}\.\d{{2}}(?={dotted_time_end})",
         "fr": r"\d{1,2}(?::\d{2}(?![\d:])|\s?h(?:\s?\d{2})?(?!\w))",
     }[lang]
     weekdays = _alt(_weekdays(lang))
@@ -1334,7 +1341,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "time",
             r"(?<![\d:])(?P<h>\d{1,2})"
-            + (r"(?::|\s?h\s?)" if lang == "fr" else ":")  # French writes 14h30 and 9 h 05
+            + (r"(?::|\s?h\s?)" if lang == "fr" else rf"(?::|\.(?=\d\d(?:{dotted_time_end})))")  # fr 14h30
             + r"(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
             + (
                 r"(?:\s+Uhr\b)?"

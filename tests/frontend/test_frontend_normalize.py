@@ -307,6 +307,11 @@ OTHER = [
     ("fr", "Lun.–Ven. 9h–17h", "lundi au vendredi neuf heures à dix-sept heures"),
     ("fr", "Du 9h-17h", "Du neuf heures à dix-sept heures"),  # "du" contracts days, not hours
     ("de", "rund um die Uhr, 24/7", "rund um die Uhr, vierundzwanzig sieben"),
+    # times written with a dot before "Uhr" / "h" (the dot had ended a sentence: "vierzehn. dreißig Uhr")
+    ("de", "um 14.30 Uhr", "um vierzehn Uhr dreißig"),
+    ("de", "Mo.-Fr. 8.30-17.00 Uhr.", "Montag bis Freitag acht Uhr dreißig bis siebzehn Uhr."),
+    ("de", "Es kostet 9.000 Euro.", "Es kostet neuntausend Euro."),  # a group of thousands, no time
+    ("es", "a las 9.30 h", "a las nueve y treinta"),
 ]
 
 
