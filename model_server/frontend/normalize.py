@@ -1031,9 +1031,8 @@ def _time_range(m: re.Match, lang: str) -> str:
     """The first time of a span and its dash: "9am-5pm" -> "nine a.m. to", "9:00-18:00 Uhr" -> "neun Uhr bis",
     "9h-17h" -> "neuf heures à" (not "moins"); the second time is read by its own rule. Times may fall
     ("10pm-2am"): two times joined by a dash are always a span."""
-    first = re.sub(
-        r"^(\d{1,2})\.(\d\d)$", r"\1:\2", m.group("a")
-    )  # "9.00-18.00 Uhr": alone, "9.00" is no time
+    # "9.00-18.00 Uhr": alone, "9.00" is no time
+    first = re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", m.group("a"))
     return f"{normalize(first, lang)} {_range_link(m, lang, contract=False)}"
 
 
@@ -1082,7 +1081,7 @@ def _weekdays(lang: str) -> dict[str, str]:
 def _weekday_dash(lang: str) -> re.Pattern:
     """An en dash between two weekdays ("Mon–Fri", "Mo.–Fr."): it joins a range, where between other words
     it is a pause."""
-    days = _alt(_weekdays(lang)) if lang in LANGUAGES else "(?!)"
+    days = _alt(_weekdays(lang))
     return re.compile(rf"(?<![\w-])({days})\s?[\u2013\u2012]\s?(?=(?:{days})(?!\w))")
 
 
@@ -1269,8 +1268,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     }[lang]
     abbr = {k: v for k, v in _ABBREVIATIONS[lang].items()}
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
-    scale = r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
-    scale_text = r"(?:\s?(?:thousand|million|billion|trillion|bn|mn|[kKmMbBtT])\b)?" if lang == "en" else ""
+    scale_words = r"thousand|million|billion|trillion|bn|mn|[kKmMbBtT]"
+    scale = rf"(?:\s?(?P<scale>{scale_words})\b)?" if lang == "en" else ""
+    scale_text = (
+        rf"(?:\s?(?:{scale_words})\b)?" if lang == "en" else ""
+    )  # the same, in a span's second amount
     # German and Spanish also write "14.30 Uhr", "9.30 h": a dot before two digits is a time when the hours'
     # word follows it, or follows the second time of a span ("9.00-18.00 Uhr")
     hours_word = {"de": r"\s?Uhr\b", "es": r"\s?h\b"}.get(lang, "(?!)")

@@ -650,16 +650,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
     if m.group("ndate"):
-        g = m.groupdict()
-        fields = (
-            ("ny1", "nm1", "nd1")
-            if g["ny1"]
-            else ("ny", "nm", "nd")
-            if g.get("ny")
-            else ("ny2", "nm2", "nd2")
-        )
-        y, mo, d = (int(g[f]) for f in fields)
-        if fields[0] == "ny2":  # "12/05/98" is a birth date, not 2098; "03/12/24" this century's
+        g = m.groupdict()  # one of the three alternatives matched: year first, day first, two-digit year
+        y, mo, d = (int(g[f"{k}1"] or g.get(k) or g.get(f"{k}2")) for k in ("ny", "nm", "nd"))
+        if g.get("ny2"):  # "12/05/98" is a birth date, not 2098; "03/12/24" this century's
             y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
