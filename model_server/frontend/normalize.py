@@ -662,6 +662,8 @@ def _iso_date(m: re.Match, lang: str) -> str | None:
 
 
 def _slash_date(m: re.Match, lang: str) -> str | None:
+    if "." in m.group(0) and VERSION_CUE.search(m.string[max(0, m.start() - 24) : m.start()]):
+        return None  # "Firmware 1.2.03", "Version 3.1.24": a version (`_dotted`)
     a, b, y = (int(g) for g in (m.groups()[:3] if m.group(1) else m.groups()[3:]))
     if y < 100:
         y += 2000
@@ -735,6 +737,9 @@ def _time_hour(m: re.Match, lang: str) -> str | None:
 
 # Area codes people say as a number ("one eight hundred"), not digit by digit.
 _HUNDRED_AREA_CODES = {"800", "900"}
+# Where a phone number written in pairs is said in pairs, each as a number (the French and Spanish
+# custom; English and German say the digits).
+_PAIRS_AS_NUMBERS = frozenset({"es", "fr"})
 
 
 def _phone(m: re.Match, lang: str) -> str | None:
@@ -755,6 +760,8 @@ def _phone(m: re.Match, lang: str) -> str | None:
     for i, g in enumerate(groups):
         if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
             said.append(f"{cardinal(int(g[0]), lang)} {_WORDS[lang]['hundred']}")
+        elif lang in _PAIRS_AS_NUMBERS and len(g) == 2 and g[0] != "0" and len(groups) > 2:
+            said.append(cardinal(int(g), lang))  # "01 23 45": "zéro un, vingt-trois, quarante-cinq"
         else:
             said.append(digits(g, lang))
     spoken = (f"{_SYMBOLS[lang]['+']} " if text.startswith("+") else "") + ", ".join(said)
@@ -1127,6 +1134,31 @@ def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None
     return agreement.count_form(words, _int(written), noun, lang, before, ranged)
 
 
+# Words after which an English "3/4" is a date (March fourth), not three quarters.
+_DATE_CUE = re.compile(
+    r"\b(?:on|by|until|till|since|from|through|thru|due|before|after|starting|effective|expires?|dated|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|sat|sun)"
+    r"\.?,?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _month_day(m: re.Match, lang: str) -> str | None:
+    """English "on 3/4" -> "on March fourth" (month first, as US dates are written); without a date cue
+    before it (`_DATE_CUE`) a slash is a fraction ("3/4 cup")."""
+    month, day = int(m.group(1)), int(m.group(2))
+    cue = _DATE_CUE.search(m.string[max(0, m.start() - 24) : m.start()])
+    if not _valid_date(day, month) or cue is None:
+        return None
+    if cue.group(0).split()[0].lower().rstrip(".,") in _AMOUNT_CUES and month < day <= 4:
+        return None  # "cut by 1/3", "from 1/4 to 1/2": a half, a third or a quarter
+    return _day_month_year(day, month, None, lang)
+
+
+# Cues that also go before amounts: after them only a date that cannot be a half, third or quarter.
+_AMOUNT_CUES = frozenset({"by", "from", "through", "thru", "before", "after"})
+
+
 def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))
     if (num, den) == (24, 7):  # "open 24/7": "twenty four seven", not sevenths
@@ -1143,6 +1175,54 @@ def _fraction(m: re.Match, lang: str) -> str | None:
 
 
 _DOT = {"en": "dot", "es": "punto", "de": "Punkt", "fr": "point"}
+
+# Words after which "2.10" names a version or a section, not an amount: "version 2.10" is "two point ten".
+VERSION_CUE = re.compile(
+    r"(?:\b(?:version|versions|versión|versiones|ver|v|release|build|firmware|update|patch|iOS|iPadOS|macOS|"
+    r"Android|Python|Java|Node|Windows|Ubuntu|Debian|Kapitel|Abschnitt|Absatz|Punkt|section|chapter|"
+    r"sección|capítulo|apartado|chapitre|article|art)\.?|§)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _dotted(m: re.Match, lang: str) -> str | None:
+    """Numbers joined by dots that are no decimal: a version ("3.12.1" -> "three point twelve point one")
+    or a network address ("192.168.1.1" -> "one nine two dot one six eight dot one dot one").
+
+    Rule: three or more parts are always dotted (a group of thousands in es/de/fr, "1.234.567", is left to
+    the number rule); two parts are dotted where a dot is no decimal point (es/de/fr: "Version 2.10" had
+    been read as a sentence's end, "zwei. zehn"), and in English after a version or section cue
+    (`VERSION_CUE`), where "2.10" would otherwise be the decimal "two point one zero". Four parts of at most
+    255 without such a cue are an IPv4 address, read digit by digit with "dot"."""
+    text = m.group(0)
+    parts = text.split(".")
+    before = m.string[max(0, m.start() - 24) : m.start()]
+    cued = VERSION_CUE.search(before) is not None
+    if lang != "en" and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
+        return None  # "9.000", "1.234.567": thousands
+    if len(parts) == 2 and lang == "en" and not cued:
+        return None  # "2.10": the decimal
+    if len(parts) == 4 and not cued and all(int(p) <= 255 for p in parts):
+        return f" {_DOT[lang]} ".join(digits(p, lang) for p in parts)
+    if len(parts) > 2 and len(text) - len(parts) >= 6:
+        return None  # "555.867.5309", "01.23.45.67.89": a phone number (a version has fewer digits)
+    word = _WORDS["en"]["point"] if lang == "en" else _DOT[lang]
+    return f" {word} ".join(
+        digits(p, lang) if p.startswith("0") and p != "0" else cardinal(int(p), lang) for p in parts
+    )
+
+
+def _german_day_month(m: re.Match, lang: str) -> str | None:
+    """German "am 24.12." -> "am vierundzwanzigsten Dezember": a day and a month each with its ordinal dot
+    and no year (with a year, "24.12.2024", it is `slash_date`). After a version or section cue it is a
+    number ("Kapitel 2.10." -> `_dotted`)."""
+    day, month = int(m.group("d")), int(m.group("m"))
+    if not _valid_date(day, month) or VERSION_CUE.search(m.string[max(0, m.start() - 24) : m.start()]):
+        return None
+    spoken = _day_month_year(day, month, None, lang, agreement.previous_words(m.string, m.start()))
+    # The second dot is also the full stop at the end of the text (German capitalises nouns, so a capital
+    # after it says nothing).
+    return spoken + ("." if not m.string[m.end() :].strip() else "")
 
 
 def _address(m: re.Match, lang: str) -> str:
@@ -1361,12 +1441,26 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang == "en"
             else []
         ),
+        *(
+            [("day_month", r"(?<![\w.,])(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?!\d)", _german_day_month)]
+            if lang == "de"
+            else []
+        ),
+        # versions and addresses: before the phone rule, which takes dots between groups of digits
+        (
+            "dotted",
+            r"(?<![\w.,])\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
+            + ("" if lang == "en" else rf"(?!\s?(?:%|{units}(?![\w/])|{syms}))"),  # "1.5 kg": the unit rule's
+            _dotted,
+        ),
         (
             "phone",
             r"(?<![\w.,])\+?(?:(?:\d{1,3}[-. ]?)?\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}"
             r"(?:(?P<extword>,?\s*(?:ext\.?|x|extension)\s?)(?P<ext>\d{1,6}))?(?!\w|[.,]\d)"
             # 555-0142 (a round "100-1000" is a range)
-            + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)",
+            + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)"
+            # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456"
+            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{4,8}(?!\w|[.,-]\d)",
             _phone,
         ),
         # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.
@@ -1390,6 +1484,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
+        *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang == "en" else []),
         ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]

@@ -484,6 +484,71 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
     return f"{words} {RANGE_LINKS[language]}"
 
 
+# Digits and the letters of the scripts that put a space between a word and a number.
+_ALPHANUMERIC = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"
+# Phone numbers and other grouped digits (tried after dates, before ranges and numbers): an international
+# prefix, an area code in brackets or with its leading zero, three or more groups joined by spaces or
+# dashes, or the "555-1234" shape. Groups of thousands ("1 234 567") are numbers (`_phone`).
+_PHONE = (
+    # (not after a Latin, Greek or Cyrillic letter: "A12-34-56" is a code; Chinese and Japanese write no
+    # space before a number: "電話は03-1234-5678")
+    rf"|(?P<phone>(?<![{_ALPHANUMERIC}.,+/-])(?:"
+    r"\+\d{1,3}(?:[ -]?\(\d{1,5}\))?(?:[ -]\d{1,8})+"
+    r"|\(\d{1,5}\)\s?\d{1,8}(?:[ -]\d{1,8})*"
+    r"|0\d{1,4}(?:[ /-]\d{1,8})+"
+    r"|\d{1,4}(?:[ -]\d{2,4}){2,}"
+    r"|\d{3}-\d{4}"
+    rf")(?![{_ALPHANUMERIC}]|[.,]\d|[/-]\d))"
+)
+# Versions and network addresses: three or more numbers joined by dots that are no date ("3.12.1",
+# "192.168.1.1").
+_DOTTED = r"|(?P<dotted>(?<![\w.,])\d{1,4}(?:\.\d{1,4}){2,}(?!\w|\.\d))"
+# Where digits are said one by one even in pairs.
+_DIGITS_ONLY = frozenset({"zh", "ja", "ko"})
+
+
+def _digits(group: str, language: str) -> str:
+    return " ".join(spell_number(int(d), language) for d in group)
+
+
+def _phone(m: re.Match, language: str, before: list[str]) -> str:
+    """ "22 123 45 67" -> "dwadzieścia dwa, jeden dwa trzy, czterdzieści pięć, sześćdziesiąt siedem": one
+    pause per written group; a pair is said as a number (as French, Spanish, Russian, Polish, Italian...
+    speakers say numbers written in pairs), other groups and any group with a leading zero digit by digit.
+    A group of thousands in the locale's writing ("1 234 567") is a number."""
+    text = m.group("phone")
+    thousands = rf"\d{{1,3}}(?:[ {re.escape(get_group_symbol(_locale(language)))}]\d{{3}})+"
+    if re.fullmatch(thousands, text):
+        return _number(text, language, m)
+    return _phone_groups(re.findall(r"\d+", text), language)
+
+
+def _phone_groups(groups: list[str], language: str) -> str:
+    return ", ".join(
+        spell_number(int(g), language)
+        if len(g) == 2 and g[0] != "0" and len(groups) > 2 and language not in _DIGITS_ONLY
+        else _digits(g, language)
+        for g in groups
+    )
+
+
+def _dotted(m: re.Match, language: str) -> str:
+    """ "3.12.1" -> "trzy, dwanaście, jeden"; an IPv4 address digit by digit ("192.168.1.1" -> "jeden dziewięć
+    dwa, jeden sześć osiem, jeden, jeden"), seven digits or more as a phone number. The dot is a pause: the word for it differs by language and
+    use, and CLDR does not name it. Groups of thousands written with dots are numbers."""
+    text = m.group("dotted")
+    if get_group_symbol(_locale(language)) == "." and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
+        return _number(text, language, m)
+    parts = text.split(".")
+    ip = len(parts) == 4 and all(int(p) <= 255 for p in parts)
+    if not ip and len(text) - len(parts) >= 6:  # "06.12.34.56.78": a phone number written with dots
+        return _phone_groups(parts, language)
+    return ", ".join(
+        _digits(p, language) if ip or (p[0] == "0" and p != "0") else spell_number(int(p), language)
+        for p in parts
+    )
+
+
 def _numeric_date_pattern(language: str) -> str:
     """Dates in digits: "03/12/2024", "3.12.2024", "3. 12. 2024", "03-12-24", day first where the locale's
     CLDR short date starts with the day (every catalog language that starts with a number), and a year of
@@ -541,6 +606,8 @@ def _master(language: str) -> re.Pattern:
         extra
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
+        + _DOTTED
+        + _PHONE
         + _range_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
         rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
@@ -656,6 +723,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
+    if m.groupdict().get("dotted"):
+        return "dotted", _dotted(m, language)
+    if m.groupdict().get("phone"):
+        return "phone", _phone(m, language, before)
     if m.groupdict().get("rng"):
         return "range", _range(m, language, before)
     if m.group("time"):
@@ -677,6 +748,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
+    if re.fullmatch(r"0\d+", m.group("num")):  # "0123", "00184": an identifier, its zeros said
+        return "number", _digits(m.group("num"), language)
     return "number", _number(m.group("num"), language, m)
 
 

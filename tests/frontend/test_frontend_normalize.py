@@ -54,6 +54,15 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("+44 20 7946 0958", "plus four four, two zero, seven nine four six, zero nine five eight"),
         ("dial 555-0100, extension 12", "dial five five five, zero one zero zero, extension one two"),
     ],
+    # numbers joined by dots that are no decimal: versions, sections and network addresses
+    "dotted": [
+        ("Python 3.12.1 is out.", "Python three point twelve point one is out."),
+        ("Update to version 2.10 today.", "Update to version two point ten today."),
+        ("See section 4.12.", "See section four point twelve."),
+        ("Firmware 1.2.03", "Firmware one point two point zero three"),
+        ("Connect to 192.168.1.1 now.", "Connect to one nine two dot one six eight dot one dot one now."),
+        ("It costs 2.10 a share.", "It costs two point one zero a share."),  # no cue: a decimal
+    ],
     "digits": [
         ("0987", "zero nine eight seven"),
         ("PIN 0042", "Pin zero zero four two"),
@@ -104,6 +113,12 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("0:30", "zero thirty"),
     ],
     "date": [
+        # a month and a day after a date cue ("on", "by", "until", a weekday...); otherwise a fraction
+        ("It was released on 3/4.", "It was released on March fourth."),
+        ("Call us by 5/12 at the latest.", "Call us by May twelfth at the latest."),
+        ("Starting Monday 6/15 we close.", "Starting Monday June fifteenth we close."),
+        ("Add 3/4 cup.", "Add three quarters cup."),
+        ("Cut it by 1/3.", "Cut it by one third."),  # "by" also goes before amounts
         ("2024-03-05", "March fifth, twenty twenty four"),
         ("12/25/2024", "December twenty fifth, twenty twenty four"),
         ("3/4/24", "March fourth, twenty twenty four"),
@@ -312,6 +327,43 @@ OTHER = [
     ("de", "Mo.-Fr. 8.30-17.00 Uhr.", "Montag bis Freitag acht Uhr dreißig bis siebzehn Uhr."),
     ("de", "Es kostet 9.000 Euro.", "Es kostet neuntausend Euro."),  # a group of thousands, no time
     ("es", "a las 9.30 h", "a las nueve y treinta"),
+    # a day and a month with their dots and no year ("Am vierundzwanzig. zwölfte")
+    ("de", "Am 24.12. haben wir zu.", "Am vierundzwanzigsten Dezember haben wir zu."),
+    ("de", "vom 1.3. bis 5.3. geschlossen", "vom ersten März bis fünften März geschlossen"),
+    ("de", "Bis zum 15.12.", "Bis zum fünfzehnten Dezember."),
+    # versions and addresses: a dot that is no decimal point ("Version zwei. zehn" ended a sentence)
+    ("de", "Version 2.10 ist da.", "Version zwei Punkt zehn ist da."),
+    ("de", "Kapitel 2.10.", "Kapitel zwei Punkt zehn."),
+    (
+        "de",
+        "Die IP ist 192.168.1.1.",
+        "Die IP ist eins neun zwei Punkt eins sechs acht Punkt eins Punkt eins.",
+    ),
+    ("es", "La versión 3.12.1 ya está.", "La versión tres punto doce punto uno ya está."),
+    ("fr", "La version 17.4 est sortie.", "La version dix-sept point quatre est sortie."),
+    (
+        "de",
+        "1.234.567 Menschen",
+        "eine Million zweihundertvierunddreißigtausendfünfhundertsiebenundsechzig Menschen",
+    ),
+    # phone numbers: an area code with its zero, then one group; pairs said as numbers in French and Spanish
+    (
+        "de",
+        "Rufen Sie 030 1234567 an.",
+        "Rufen Sie null drei null, eins zwei drei vier fünf sechs sieben an.",
+    ),
+    ("de", "Tel. 030/1234567", "Tel. null drei null, eins zwei drei vier fünf sechs sieben"),
+    (
+        "fr",
+        "Appelez le 01 23 45 67 89.",
+        "Appelez le zéro un, vingt-trois, quarante-cinq, soixante-sept, quatre-vingt-neuf.",
+    ),
+    ("fr", "Au 01.23.45.67.89", "Au zéro un, vingt-trois, quarante-cinq, soixante-sept, quatre-vingt-neuf"),
+    (
+        "es",
+        "Llame al 91 123 45 67.",
+        "Llame al noventa y uno, uno dos tres, cuarenta y cinco, sesenta y siete.",
+    ),
 ]
 
 
@@ -347,6 +399,7 @@ def test_at_least_100_spoken_form_cases_across_the_classes():
         ("9am", "time_hour"),
         ("FBI", "initialism"),
         ("Dr.", "doctor_drive"),
+        ("3.12.1", "dotted"),
     ],
 )
 def test_each_new_class_is_its_own_rule(text, rule):

@@ -154,18 +154,15 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Dnia 03.12.2024 r. Potem",
             "Dnia trzeciego grudnia dwa tysiące dwudziestego czwartego roku. Potem",
         ),
-        ("it", "Chiama 06-12-34", "Chiama sei - dodici - trentaquattro"),  # dashes and two digits: no date
+        # dashes and two digits: no date, a phone number
+        ("it", "Chiama 06-12-34", "Chiama zero sei, dodici, trentaquattro"),
         # ranges where the language says a word for the dash; phone numbers and scores keep it
         ("pt", "Em 1-2 noites ou 2-3 dias.", "Em uma a duas noites ou dois a três dias."),
         ("ca", "En 1-2 nits.", "En una a dues nits."),
         ("nl", "Binnen 2-3 dagen.", "Binnen twee tot drie dagen."),
         ("sv", "Inom 1-2 veckor.", "Inom en till två veckor."),
         ("no", "Om 1-2 år.", "Om et til to år."),
-        (
-            "pt",
-            "Ligue 555-1234, jogo 3-1.",
-            "Ligue quinhentos e cinquenta e cinco - mil duzentos e trinta e quatro, jogo três - um.",
-        ),
+        ("pt", "Ligue 555-1234, jogo 3-1.", "Ligue cinco cinco cinco, um dois três quatro, jogo três - um."),
         ("it", "In 2-3 giorni.", "In due - tre giorni."),  # "due-tre giorni": no word for the dash
         # a dot before two digits is a clock time where the dot is no decimal symbol
         ("it", "Alle 9.30.", "Alle nove trenta."),
@@ -176,6 +173,41 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "O dziewiątej trzydzieści, wersja 2.10.",
         ),  # a Polish hour needs its cue
         ("hi", "ठीक है। धन्यवाद", "ठीक है. धन्यवाद"),
+        # phone numbers: one pause per written group, a pair said as a number, other groups and any zero
+        # digit by digit; a group of thousands stays a number
+        (
+            "pl",
+            "Zadzwoń pod 22 123 45 67.",
+            "Zadzwoń pod dwadzieścia dwa, jeden dwa trzy, czterdzieści pięć, sześćdziesiąt siedem.",
+        ),
+        (
+            "ru",
+            "Звоните 8 800 555-35-35.",
+            "Звоните восемь, восемь ноль ноль, пять пять пять, тридцать пять, тридцать пять.",
+        ),
+        ("nl", "Bel 020 1234567.", "Bel nul twee nul, één twee drie vier vijf zes zeven."),
+        ("sv", "Ring 08-123 456 78.", "Ring noll åtta, ett två tre, fyra fem sex, sjuttioåtta."),
+        ("ja", "電話は03-1234-5678です。", "デンワワ 0 3, 1 2 3 4, 5 6 7 8 です."),
+        (
+            "ru",
+            "Итого 1 234 567 рублей.",
+            "Итого один миллион двести тридцать четыре тысячи пятьсот шестьдесят семь рублей.",
+        ),
+        # leading zeros are said (a postcode, a code)
+        ("it", "Il CAP è 00184.", "Il CAP è zero zero uno otto quattro."),
+        # versions and addresses: the dot a pause; an IPv4 address digit by digit
+        ("pl", "Wersja 3.12.1 jest gotowa.", "Wersja trzy, dwanaście, jeden jest gotowa."),
+        ("it", "L'IP è 192.168.1.1.", "L'IP è uno nove due, uno sei otto, uno, uno."),
+        (
+            "it",
+            "Costa 1.234.567 euro.",
+            "Costa un milione e duecentotrentaquattromilacinquecentosessantasette euro.",
+        ),
+        (
+            "it",
+            "Chiama 06.12.34.56.78.",
+            "Chiama zero sei, dodici, trentaquattro, cinquantasei, settantotto.",
+        ),
     ],
 )
 def test_intl_normalizer_rules(code, text, expected):
