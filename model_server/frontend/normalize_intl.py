@@ -307,6 +307,11 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
         case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
         minutes = f" zero {spell_number(m, language)}" if 0 < m < 10 else minutes
         return ordinals.polish_ordinal(h, case, "f") + minutes
+    if language == "uk" and h:  # "о десятій тридцять", "з дев'ятої до вісімнадцятої", "зараз десята"
+        prev = before[-1] if before else ""
+        case = "nominative" if prev in _UK_NOMINATIVE_CUES else _UK_HOUR_CASES.get(prev)
+        if case:
+            return ordinals.ukrainian_ordinal(h, case, "f") + minutes
     return spell_number(h, language) + minutes
 
 
@@ -315,6 +320,7 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
 _MONTHS_GENITIVE = {
     "ru": "января февраля марта апреля мая июня июля августа сентября октября ноября декабря".split(),
     "pl": "stycznia lutego marca kwietnia maja czerwca lipca sierpnia września października listopada grudnia".split(),
+    "uk": "січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня".split(),
 }
 # Slovenian and Serbian dates are said with the month in the genitive, which CLDR does not write.
 _MONTHS_SPOKEN_GENITIVE = {
@@ -398,6 +404,13 @@ def _year(y: int, language: str) -> str:
 
 # Words after which a Polish date or hour is nominative ("dziś jest trzeci maja", "jest siedemnasta").
 _PL_NOMINATIVE_CUES = frozenset("jest dziś dzisiaj jutro wczoraj godzina".split())
+# Words after which a Ukrainian date is nominative ("сьогодні третє грудня") and an hour too ("зараз десята").
+_UK_NOMINATIVE_CUES = frozenset("сьогодні завтра вчора зараз є".split())
+# Ukrainian hours are feminine ordinals: locative after о/об/по ("о десятій"), genitive after з/від/до/після/
+# близько/з ("з дев'ятої до вісімнадцятої").
+_UK_HOUR_CASES = {"о": "locative", "об": "locative", "по": "locative"} | dict.fromkeys(
+    "з із від до після близько біля".split(), "genitive"
+)
 # Words before "9.30" that make it a clock time in Polish (the colon form is one anywhere)
 _PL_CLOCK_CUES = _PL_NOMINATIVE_CUES | frozenset("o od do godz około między przed po".split())
 
@@ -410,6 +423,12 @@ def _day_month(day: int, month: str, yr: int | None, language: str, before: list
     if language == "ru":
         words = f"{ordinals.russian_date(day, before)} {month}"
         return words + (" " + " ".join(ordinals.russian_year(yr, "года", [])) if yr is not None else "")
+    if language == "uk":  # "третього грудня", "сьогодні третє грудня"
+        case, gender = (
+            ("nominative", "n") if before and before[-1] in _UK_NOMINATIVE_CUES else ("genitive", "m")
+        )
+        year = f" {ordinals.ukrainian_ordinal(yr, 'genitive', 'm')} року" if yr is not None else ""
+        return f"{ordinals.ukrainian_ordinal(day, case, gender)} {month}{year}"
     case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
     day_words = (
         num2words(day, lang="pl", to="ordinal")
@@ -418,6 +437,19 @@ def _day_month(day: int, month: str, yr: int | None, language: str, before: list
     )
     year = f" {ordinals.polish_ordinal(yr, 'genitive', 'm')} roku" if yr is not None else ""
     return f"{day_words} {month}{year}"
+
+
+def _ukrainian_year(n: int, year_word: str, before: list[str]) -> str:
+    """ "у 2024 році" -> "у дві тисячі двадцять четвертому році"; "2024 р." after "у"/"в" too; "з 2024 р."
+    -> genitive ("року"); "2024 рік" -> nominative."""
+    w = year_word.rstrip(".")
+    if w == "рік":
+        return f"{num2words(n, lang='uk', to='ordinal')} рік"
+    if w == "роком":  # the instrumental: num2words has no such ordinal form, the nominative is said
+        return f"{num2words(n, lang='uk', to='ordinal')} роком"
+    if w == "році" or (w == "р" and before and before[-1] in ("у", "в")):
+        return f"{ordinals.ukrainian_ordinal(n, 'locative', 'm')} році"
+    return f"{ordinals.ukrainian_ordinal(n, 'genitive', 'm')} року"
 
 
 def _polish_year(n: int, year_word: str, before: list[str]) -> str:
@@ -432,8 +464,12 @@ def _polish_year(n: int, year_word: str, before: list[str]) -> str:
 
 def _slavic_patterns(language: str) -> str:
     months = "|".join(_MONTHS_GENITIVE[language])
-    year_words = r"года\b|г\." if language == "ru" else r"roku\b|r\."
-    year_alone = r"год(?:у|а|ом)?\b|г\." if language == "ru" else r"roku\b|rok\b|r\."
+    # the year's word after a date ("года", "roku", "року") and after a year alone, in any case
+    year_words, year_alone = {
+        "ru": (r"года\b|г\.", r"год(?:у|а|ом)?\b|г\."),
+        "pl": (r"roku\b|r\.", r"roku\b|rok\b|r\."),
+        "uk": (r"року\b|р\.", r"р(?:ік|оку|оці|оком)\b|р\."),
+    }[language]
     return (
         rf"(?P<sdate>(?<!\d)(?P<sd>\d{{1,2}})\s+(?P<sm>{months})\b(?:\s+(?P<sy>\d{{4}})(?:\s*(?:{year_words}))?)?)"
         rf"|(?P<syear>(?<![\d.,])(?P<syn>\d{{3,4}})\s*(?P<syw>{year_alone}))"
@@ -450,6 +486,7 @@ _CATALAN_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})(?P<ords>r|n|t|è|a)(?!
 _PT_CLOCK = r"(?P<hclock>(?<![\w.,:])(?P<hc_h>\d{1,2})h(?P<hc_m>\d{2})?(?!\w))"
 _EXTRA = {
     "ru": _slavic_patterns("ru"),
+    "uk": _slavic_patterns("uk"),
     "pl": _slavic_patterns("pl"),
     "it": _ROMANCE_ORDINAL,
     "pt": _ROMANCE_ORDINAL + "|" + _PT_CLOCK,
@@ -563,7 +600,12 @@ def _numeric_date_pattern(language: str) -> str:
     starts_with_day = get_date_format("short", locale=_locale(language)).pattern.lstrip("'").startswith("d")
     both = f"{year_first}|{day_first}" if starts_with_day else year_first
     # "03.12.2024 г.": the year's abbreviation is in the spoken date ("... года")
-    year_word = {"ru": r"(?:\s?г\.)?", "bg": r"(?:\s?г\.)?", "uk": r"(?:\s?р\.)?", "pl": r"(?:\s?r\.)?"}
+    year_word = {
+        "ru": r"(?:\s?г\.)?",
+        "bg": r"(?:\s?г\.)?",
+        "uk": r"(?:\s?(?:р\.|року\b))?",
+        "pl": r"(?:\s?(?:r\.|roku\b))?",
+    }
     year_word = year_word.get(language, "")
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"
 
@@ -709,6 +751,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if language == "ru":
             words, year_word = ordinals.russian_year(n, word, before)
             return "year", f"{words} {year_word}" + _kept_stop(m)
+        if language == "uk":
+            return "year", _ukrainian_year(n, word, before) + _kept_stop(m)
         return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
         words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())

@@ -18,6 +18,7 @@ __all__ = [
     "german_ordinal",
     "num2words_ordinal",
     "polish_ordinal",
+    "ukrainian_ordinal",
     "romance_feminine_ordinal",
     "russian_date",
     "russian_year",
@@ -106,6 +107,31 @@ def polish_ordinal(n: int, case: str, gender: str) -> str:
             w = w + i_end
         out.append(w)
     return " ".join(out)
+
+
+# Ukrainian: num2words gives the nominative masculine ordinal ("дві тисячі двадцять четвертий"); its last,
+# adjectival word takes the case ending (hard stems -ий, soft -ій: "четвертого", "третього"), the cardinal
+# words before it stay.
+_UK_ENDINGS = {
+    ("genitive", "m"): ("ого", "ього"),  # "третього грудня", "дві тисячі двадцять четвертого року"
+    ("locative", "m"): ("ому", "ьому"),  # "у дві тисячі двадцять четвертому році"
+    ("nominative", "n"): ("е", "є"),  # "сьогодні третє грудня"
+    ("genitive", "f"): ("ої", "ьої"),  # "з дев'ятої до вісімнадцятої" (hours)
+    ("locative", "f"): ("ій", "ій"),  # "о десятій", "о третій"
+    ("nominative", "f"): ("а", "я"),  # "зараз десята", "третя"
+}
+
+
+def ukrainian_ordinal(n: int, case: str, gender: str) -> str:
+    """Ukrainian ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f",
+    "n")."""
+    hard, soft = _UK_ENDINGS[(case, gender)]
+    *head, last = num2words(n, lang="uk", to="ordinal").split()
+    if last.endswith("ій"):
+        last = last[:-2] + soft
+    elif last.endswith("ий"):
+        last = last[:-2] + hard
+    return " ".join([*head, last])
 
 
 # The day of a date written with an ordinal dot ("3. května", "3. toukokuuta") is an ordinal; Czech, Slovak,
