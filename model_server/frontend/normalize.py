@@ -271,6 +271,10 @@ _CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
         "¥": ("yen", "yens", None, None),
     },
 }
+# ISO codes written for a currency ("12,50 EUR", "USD 20"): said as the currency's name.
+_ISO_CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥"}
+for _table in _CURRENCIES.values():
+    _table.update({code: _table[sym] for code, sym in _ISO_CURRENCY_CODES.items()})
 _SCALES = {
     "k": 10**3,
     "thousand": 10**3,
@@ -788,6 +792,44 @@ _CODE_CUE = re.compile(
     r"|#\s*)$",
     re.IGNORECASE,
 )
+# The same for Spanish, German and French: "Ihre Bestellnummer ist 12345678", "código postal 28001", "votre
+# numéro de commande est le 12345". After the cue: "de/du" and a noun ("número de pedido"), a verb ("ist",
+# "es", "est") and an article ("le"), a colon or "#".
+_CODE_CUE_EU = {
+    "es": re.compile(
+        r"\b(?:n[uú]mero|n\.?[ºo°]|c[oó]digo(?:\s+postal)?|cp|pin|pedido|referencia|ref|reserva|localizador|"
+        r"ticket|factura|cuenta|expediente|id|seguimiento|dni|nif)\b\.?"
+        r"(?:\s+(?:de(?:l)?\s+[^\W\d]+|es|era|el|:|#))*\s*[:#]?\s*$",
+        re.IGNORECASE,
+    ),
+    "de": re.compile(
+        r"\b(?:[^\W\d]*nummer|nr|plz|postleitzahl|pin|code|kennung|id|ticket|referenz|bestellung|buchung|"
+        r"vorgang|rechnung|konto|aktenzeichen|iban)\b\.?(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
+        re.IGNORECASE,
+    ),
+    "fr": re.compile(
+        r"\b(?:num[eé]ro|n[°o]|code(?:\s+postal)?|cp|pin|commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|"
+        r"dossier|facture|compte|ticket|suivi|id|identifiant)\b\.?"
+        r"(?:\s+(?:d[eu]\s+[^\W\d]+|est|était|le|la|:|#))*\s*[:#]?\s*$",
+        re.IGNORECASE,
+    ),
+}
+# Cues that name an identifier outright in es/de/fr: a number of any length after them is one. "Nummer",
+# "número" and "numéro" are not: "Zimmernummer 12", "Nr. 12", "número 3" are said as numbers.
+_STRONG_CUE_EU = re.compile(r"#|:|\b(?:c[oó]digo|code|pin|plz|postleitzahl|cp|id)\b", re.IGNORECASE)
+
+
+def _identifier(m: re.Match, lang: str) -> str | None:
+    """Spanish, German and French digits after an identifier's cue (`_CODE_CUE_EU`), digit by digit: "Die
+    PLZ ist 10115" -> "eins null eins eins fünf", "Su pedido 12345" -> "uno dos tres cuatro cinco". As in
+    English, a number of fewer than four digits after a bare noun cue is a count ("Bestellung 3 Pizzen")."""
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    cue = _CODE_CUE_EU[lang].search(before)
+    if cue is None or (len(m.group(0)) < 4 and not _STRONG_CUE_EU.search(cue.group(0))):
+        return None
+    return digits(m.group(0), lang)
+
+
 # A cue that names an identifier outright: then even a short number after it is read digit by digit.
 _STRONG_CUE = re.compile(r"#|:|\b(?:number|no|num|code|id|is|was|in|extension|ext|pin|zip|postal)\b", re.I)
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
@@ -1163,8 +1205,13 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))
     if (num, den) == (24, 7):  # "open 24/7": "twenty four seven", not sevenths
         return f"{cardinal(24, lang)} {cardinal(7, lang)}"
-    if lang != "en" or den < 2 or den > 10:
+    if lang in ("es", "fr") and _DATE_CUE_EU[lang].search(m.string[max(0, m.start() - 16) : m.start()]):
+        return _day_month_year(num, den, None, lang) if _valid_date(num, den) else None  # "el 3/4"
+    if den < 2 or den > 10:
         return None
+    if lang != "en":
+        one, many = _FRACTION_NAMES[lang][den]
+        return f"{_ONE[lang] if num == 1 else cardinal(num, lang)} {one if num == 1 else many}"
     if den == 2:
         name = "half" if num == 1 else "halves"
     elif den == 4:
@@ -1172,6 +1219,52 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     else:
         name = ordinal(den, lang) + ("" if num == 1 else "s")
     return f"{cardinal(num, lang)} {name}"
+
+
+# Fractions in Spanish, German and French: "tres cuartos", "ein Drittel", "deux tiers" (they were read as
+# two numbers, "drei vier"). (singular, plural) name of each denominator.
+_FRACTION_NAMES = {
+    "es": {
+        2: ("medio", "medios"),
+        3: ("tercio", "tercios"),
+        4: ("cuarto", "cuartos"),
+        5: ("quinto", "quintos"),
+        6: ("sexto", "sextos"),
+        7: ("séptimo", "séptimos"),
+        8: ("octavo", "octavos"),
+        9: ("noveno", "novenos"),
+        10: ("décimo", "décimos"),
+    },
+    "de": {
+        2: ("halb", "halbe"),
+        3: ("Drittel",) * 2,
+        4: ("Viertel",) * 2,
+        5: ("Fünftel",) * 2,
+        6: ("Sechstel",) * 2,
+        7: ("Siebtel",) * 2,
+        8: ("Achtel",) * 2,
+        9: ("Neuntel",) * 2,
+        10: ("Zehntel",) * 2,
+    },
+    "fr": {
+        2: ("demi", "demis"),
+        3: ("tiers", "tiers"),
+        4: ("quart", "quarts"),
+        5: ("cinquième", "cinquièmes"),
+        6: ("sixième", "sixièmes"),
+        7: ("septième", "septièmes"),
+        8: ("huitième", "huitièmes"),
+        9: ("neuvième", "neuvièmes"),
+        10: ("dixième", "dixièmes"),
+    },
+}
+_ONE = {"es": "un", "de": "ein", "fr": "un"}
+# Spanish and French write a day and a month with a slash too: after an article or a preposition of time
+# ("el 3/4", "le 3/4", "hasta el 15/12") it is a date, day first; elsewhere a fraction ("3/4 de los clientes").
+_DATE_CUE_EU = {
+    "es": re.compile(r"\b(?:el|del|al|hasta\s+el|desde\s+el|día)\s*$", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:le|du|au|jusqu'au|depuis\s+le|jour)\s*$", re.IGNORECASE),
+}
 
 
 _DOT = {"en": "dot", "es": "punto", "de": "Punkt", "fr": "point"}
@@ -1326,12 +1419,18 @@ def _alt(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
+def _currency_alt(lang: str) -> str:
+    """The currency symbols, and the ISO codes as whole words ("EUR" but not the "EUR" of "EURO")."""
+    signs = [s for s in _CURRENCIES[lang] if s not in _ISO_CURRENCY_CODES]
+    return _alt(signs) + "|" + "|".join(rf"(?<![A-Za-z]){c}(?![A-Za-z])" for c in _ISO_CURRENCY_CODES)
+
+
 @cache
 def _rules(lang: str) -> tuple[_Rule, ...]:
     num_en = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
     num_eu = r"\d{1,3}(?:[.\u202f ]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"
     num = num_en if lang == "en" else num_eu
-    syms = _alt(_CURRENCIES[lang])
+    syms = _currency_alt(lang)
     months = _alt(list(_MONTHS[lang]) + ([m.capitalize() for m in _MONTHS[lang]] if lang != "en" else []))
     if lang == "en":
         months = _alt(
@@ -1497,6 +1596,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             ),
             ("n11", r"(?<![\w.,$€£¥-])[2-9]11(?![\w%]|[.,]\d)", _n11),
         ]
+    else:
+        table.append(("identifier", r"(?<![\w.,/$€£¥-])\d+(?![\w@/%]|[.,]\d|\s?(?:€|\$|£|¥))", _identifier))
     table.append(("leading_zero", r"(?<![\w.,])0\d+(?![\w]|[.,]\d)", _leading_zero))
     if lang in ("en", "de"):
         table.append(("year", r"(?<![\d])(?<!\d[.,])(?:1[1-9]\d\d|20\d\d)(?!\d|%|[.,]\d)", _year))

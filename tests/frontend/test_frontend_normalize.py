@@ -364,6 +364,42 @@ OTHER = [
         "Llame al 91 123 45 67.",
         "Llame al noventa y uno, uno dos tres, cuarenta y cinco, sesenta y siete.",
     ),
+    # ISO currency codes are the currency's name
+    ("de", "Das kostet 12,50 EUR.", "Das kostet zwölf Euro und fünfzig Cent."),
+    ("de", "Das kostet EUR 12,50.", "Das kostet zwölf Euro und fünfzig Cent."),
+    ("fr", "Ça fait 30 EUR par mois.", "Ça fait trente euros par mois."),
+    ("es", "Son 15 USD.", "Son quince dólares."),
+    # identifiers after their cue, digit by digit; a short number after a bare noun stays a count
+    (
+        "de",
+        "Ihre Bestellnummer ist 12345678.",
+        "Ihre Bestellnummer ist eins zwei drei vier fünf sechs sieben acht.",
+    ),
+    ("de", "Die PLZ ist 10115.", "Die PLZ ist eins null eins eins fünf."),
+    ("de", "Bestellung 3 Pizzen, Zimmernummer 12.", "Bestellung drei Pizzen, Zimmernummer zwölf."),
+    (
+        "es",
+        "Su pedido 12345 llega el 3 de mayo.",
+        "Su pedido uno dos tres cuatro cinco llega el tres de mayo.",
+    ),
+    ("es", "Código postal 28001.", "Código postal dos ocho cero cero uno."),
+    ("es", "Habitación número 12.", "Habitación número doce."),
+    (
+        "fr",
+        "Votre numéro de commande est le 12345.",
+        "Votre numéro de commande est le un deux trois quatre cinq.",
+    ),
+    ("fr", "Commande 2 pizzas.", "Commande deux pizzas."),
+    ("de", "Die Rechnung über 1200 Euro.", "Die Rechnung über eintausendzweihundert Euro."),
+    # fractions ("drei vier der Kunden"); a Spanish or French day and month after an article or "hasta"
+    ("de", "Das sind 3/4 der Kunden.", "Das sind drei Viertel der Kunden."),
+    ("de", "5/8 Zoll", "fünf Achtel Zoll"),
+    ("es", "3/4 de los clientes.", "tres cuartos de los clientes."),
+    ("fr", "Environ 2/3 des clients.", "Environ deux tiers des clients."),
+    ("fr", "1/2 litre", "un demi litre"),
+    ("es", "Su cita es el 3/4.", "Su cita es el tres de abril."),
+    ("es", "Hasta el 15/12.", "Hasta el quince de diciembre."),
+    ("fr", "Jusqu'au 15/12 inclus.", "Jusqu'au quinze décembre inclus."),
 ]
 
 
