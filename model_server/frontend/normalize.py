@@ -1467,7 +1467,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "address",
             r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
-            r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w.-]*)*"
+            # a path's last dot is the sentence's ("Visit www.example.com/help.")
+            r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w-]+(?:\.[\w-]+)*)*/?"
             r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
             _address,
         ),

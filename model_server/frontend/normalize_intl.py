@@ -521,6 +521,70 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
     return f"{words} {RANGE_LINKS[language]}"
 
 
+# E-mail and web addresses, tried first: "info@azienda.it" -> "info chiocciola azienda punto it" (the "@" was
+# dropped as unspeakable). Latin letters only: Chinese and Japanese write no space before an address. The words for "@" and "." where the language has a common one; elsewhere the
+# English "at" and "dot", which are said in web addresses in many languages.
+_ADDRESS = (
+    r"(?P<address>(?<![A-Za-z0-9_.+-])[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+    r"|(?:https?://|www\.)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:/[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)*/?)|"
+)
+_AT = {
+    "it": "chiocciola",
+    "pt": "arroba",
+    "ca": "arrova",
+    "nl": "apenstaartje",
+    "pl": "małpa",
+    "cs": "zavináč",
+    "sk": "zavináč",
+    "sl": "afna",
+    "ru": "собака",
+    "uk": "равлик",
+    "sv": "snabel-a",
+    "da": "snabel-a",
+    "no": "krøllalfa",
+    "fi": "ät",
+    "hu": "kukac",
+    "tr": "et",
+    "el": "παπάκι",
+    "ro": "a rond",
+}
+_DOT_WORD = {
+    "it": "punto",
+    "pt": "ponto",
+    "ca": "punt",
+    "nl": "punt",
+    "pl": "kropka",
+    "cs": "tečka",
+    "sk": "bodka",
+    "sl": "pika",
+    "ru": "точка",
+    "uk": "крапка",
+    "sv": "punkt",
+    "da": "punktum",
+    "no": "punktum",
+    "fi": "piste",
+    "hu": "pont",
+    "tr": "nokta",
+    "el": "τελεία",
+    "ro": "punct",
+}
+
+
+def _address(m: re.Match, language: str) -> str:
+    text = re.sub(r"^https?://", "", m.group("address")).rstrip("/")
+    words = []
+    for part in re.split(r"([.@/])", text):
+        if part == ".":
+            words.append(_DOT_WORD.get(language, "dot"))
+        elif part == "@":
+            words.append(_AT.get(language, "at"))
+        elif part == "/":
+            words.append(",")
+        elif part:
+            words.append(re.sub(r"\d", lambda d: f" {spell_number(int(d.group(0)), language)} ", part))
+    return " ".join(" ".join(words).replace(" ,", ",").split()).replace("_", " ").replace("-", " ")
+
+
 # Digits and the letters of the scripts that put a space between a word and a number.
 _ALPHANUMERIC = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"
 # Phone numbers and other grouped digits (tried after dates, before ranges and numbers): an international
@@ -645,7 +709,8 @@ def _master(language: str) -> re.Pattern:
         sep = re.escape(suffixes.SEPARATORS[language])
         extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
     return re.compile(
-        extra
+        _ADDRESS
+        + extra
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
         + _DOTTED
@@ -715,6 +780,8 @@ def _kept_stop(m: re.Match) -> str:
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     groups = m.groupdict()
     before = agreement.previous_words(m.string, m.start())
+    if groups.get("address"):
+        return "address", _address(m, language)
     if groups.get("sdate"):
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
@@ -793,6 +860,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
     if re.fullmatch(r"0\d+", m.group("num")):  # "0123", "00184": an identifier, its zeros said
+        return "number", _digits(m.group("num"), language)
+    if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
+        # "ordine 12345678": seven digits or more, ungrouped and not round, are an identifier (an amount
+        # that large is written with groups, "12 345 678", or round, "1000000")
         return "number", _digits(m.group("num"), language)
     return "number", _number(m.group("num"), language, m)
 

@@ -56,6 +56,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     ],
     # numbers joined by dots that are no decimal: versions, sections and network addresses
     "dotted": [
+        ("Visit www.example.com/help.", "Visit www dot example dot com slash help."),  # the sentence's dot
         ("Python 3.12.1 is out.", "Python three point twelve point one is out."),
         ("Update to version 2.10 today.", "Update to version two point ten today."),
         ("See section 4.12.", "See section four point twelve."),

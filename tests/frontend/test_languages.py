@@ -208,6 +208,24 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Chiama 06.12.34.56.78.",
             "Chiama zero sei, dodici, trentaquattro, cinquantasei, settantotto.",
         ),
+        # seven digits or more, ungrouped and not round: an identifier
+        (
+            "it",
+            "Il suo ordine 12345678 arriverà.",
+            "Il suo ordine uno due tre quattro cinque sei sette otto arriverà.",
+        ),
+        ("it", "Costa 1000000 euro.", "Costa un milione euro."),
+        # e-mail and web addresses: "@" and "." said (the "@" was dropped), a path's last dot ends the sentence
+        (
+            "it",
+            "Scriva a info@azienda.it per favore.",
+            "Scriva a info chiocciola azienda punto it per favore.",
+        ),
+        ("pl", "Pisz na jan.kowalski2@poczta.pl.", "Pisz na jan kropka kowalski dwa małpa poczta kropka pl."),
+        ("pl", "Odwiedź www.sklep.pl/pomoc.", "Odwiedź www kropka sklep kropka pl, pomoc."),
+        ("ru", "Пишите на support@company.ru.", "Пишите на support собака company точка ru."),
+        ("hi", "ईमेल: help@example.com", "ईमेल: help at example dot com"),
+        ("ja", "メールはinfo@example.jpです。", "メールは info at example dot jp です."),
     ],
 )
 def test_intl_normalizer_rules(code, text, expected):
