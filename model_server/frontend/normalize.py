@@ -79,7 +79,8 @@ def _clean_words(words: str, lang: str) -> str:
 
 
 def _int(s: str) -> int:
-    return int(re.sub(r"[^\d]", "", s))
+    # agreement depends on the last digits only; int() refuses thousands of them
+    return int(re.sub(r"[^\d]", "", s)[-_MAX_CARDINAL_DIGITS:] or "0")
 
 
 # --- per-language words ---------------------------------------------------------------------------
@@ -602,7 +603,10 @@ def _number_words(num: str, lang: str) -> str:
     else:
         whole, frac = num, ""
     whole = whole.replace(group_sep, "")
-    words = cardinal(int(whole or "0"), lang)
+    if len(whole) > _MAX_CARDINAL_DIGITS:  # "1 234 234 ..." past any quantity (and int()'s limit): digits
+        words = digits(whole, lang)
+    else:
+        words = cardinal(int(whole or "0"), lang)
     if frac:
         words += f" {_WORDS[lang]['point']} {digits(frac, lang)}"
     return f"{_WORDS[lang]['minus']} {words}" if neg else words
@@ -624,7 +628,10 @@ def _currency(m: re.Match, lang: str) -> str:
     else:
         whole_s, cents_s = amount, ""
     # CLDR groups thousands with a (narrow) no-break space in fr, sv, pl, ...: "12 500,50 €"
-    whole = int(re.sub(r"[\s\u00a0\u202f]", "", whole_s.replace(group_sep, "")) or "0")
+    whole_digits = re.sub(r"[\s\u00a0\u202f]", "", whole_s.replace(group_sep, ""))
+    if len(whole_digits) > _MAX_CARDINAL_DIGITS:
+        return f"{_number_words(amount, lang)} {many}"  # no amount: its digits
+    whole = int(whole_digits or "0")
     cents = int(cents_s or "0")
     parts = []
     if whole or not cents:
@@ -798,19 +805,21 @@ _CODE_CUE = re.compile(
 _CODE_CUE_EU = {
     "es": re.compile(
         r"\b(?:n[uú]mero|n\.?[ºo°]|c[oó]digo(?:\s+postal)?|cp|pin|pedido|referencia|ref|reserva|localizador|"
-        r"ticket|factura|cuenta|expediente|id|seguimiento|dni|nif)\b\.?"
-        r"(?:\s+(?:de(?:l)?\s+[^\W\d]+|es|era|el|:|#))*\s*[:#]?\s*$",
+        r"ticket|expediente|id|seguimiento|dni|nif)\b\.?"
+        r"(?:\s+(?:de(?:l)?\s+(?:pedido|cliente|referencia|reserva|cuenta|factura|tel[eé]fono|seguimiento|"
+        r"expediente|serie|socio|p[oó]liza|confirmaci[oó]n|contrato)|es|era|el|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
     ),
     "de": re.compile(
         r"\b(?:[^\W\d]*nummer|nr|plz|postleitzahl|pin|code|kennung|id|ticket|referenz|bestellung|buchung|"
-        r"vorgang|rechnung|konto|aktenzeichen|iban)\b\.?(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
+        r"vorgang|aktenzeichen|iban)\b\.?(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
     ),
     "fr": re.compile(
         r"\b(?:num[eé]ro|n[°o]|code(?:\s+postal)?|cp|pin|commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|"
-        r"dossier|facture|compte|ticket|suivi|id|identifiant)\b\.?"
-        r"(?:\s+(?:d[eu]\s+[^\W\d]+|est|était|le|la|:|#))*\s*[:#]?\s*$",
+        r"dossier|ticket|suivi|id|identifiant)\b\.?"
+        r"(?:\s+(?:d[eu]\s+(?:commande|client|r[eé]f[eé]rence|r[eé]servation|dossier|facture|t[eé]l[eé]phone|"
+        r"suivi|s[eé]rie|compte|confirmation|contrat)|est|était|le|la|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
     ),
 }
@@ -827,9 +836,16 @@ def _identifier(m: re.Match, lang: str) -> str | None:
     cue = _CODE_CUE_EU[lang].search(before)
     if cue is None or (len(m.group(0)) < 4 and not _STRONG_CUE_EU.search(cue.group(0))):
         return None
+    if agreement.next_word(m.string, m.end()).lower() in _CURRENCY_WORDS[lang]:
+        return None  # "Die Bestellung ist 1500 Euro": an amount
     return digits(m.group(0), lang)
 
 
+# Currency names after a number make it an amount, whatever the cue before it.
+_CURRENCY_WORDS = {
+    lang: frozenset(w.lower() for names in table.values() for w in names[:2]) | {"pesos", "peso", "franken"}
+    for lang, table in _CURRENCIES.items()
+}
 # A cue that names an identifier outright: then even a short number after it is read digit by digit.
 _STRONG_CUE = re.compile(r"#|:|\b(?:number|no|num|code|id|is|was|in|extension|ext|pin|zip|postal)\b", re.I)
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
@@ -1189,14 +1205,21 @@ def _month_day(m: re.Match, lang: str) -> str | None:
     """English "on 3/4" -> "on March fourth" (month first, as US dates are written); without a date cue
     before it (`_DATE_CUE`) a slash is a fraction ("3/4 cup")."""
     month, day = int(m.group(1)), int(m.group(2))
+    if (month, day) == (9, 11):
+        return f"{cardinal(9, lang)} {cardinal(11, lang)}"  # "since 9/11": the day's name
     cue = _DATE_CUE.search(m.string[max(0, m.start() - 24) : m.start()])
     if not _valid_date(day, month) or cue is None:
         return None
+    after = agreement.next_word(m.string, m.end())
+    if after == "of" or (after.endswith("s") and after not in _NOT_PLURALS):
+        return None  # "on 9/10 devices", "on 1/2 of the items": a fraction
     if cue.group(0).split()[0].lower().rstrip(".,") in _AMOUNT_CUES and month < day <= 4:
         return None  # "cut by 1/3", "from 1/4 to 1/2": a half, a third or a quarter
     return _day_month_year(day, month, None, lang)
 
 
+# Words in -s after a date that are no plural noun ("on 3/4 this year", "due 5/12 as agreed").
+_NOT_PLURALS = frozenset("is was has this his its as us yes thus plus".split())
 # Cues that also go before amounts: after them only a date that cannot be a half, third or quarter.
 _AMOUNT_CUES = frozenset({"by", "from", "through", "thru", "before", "after"})
 
@@ -1205,7 +1228,11 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))
     if (num, den) == (24, 7):  # "open 24/7": "twenty four seven", not sevenths
         return f"{cardinal(24, lang)} {cardinal(7, lang)}"
-    if lang in ("es", "fr") and _DATE_CUE_EU[lang].search(m.string[max(0, m.start() - 16) : m.start()]):
+    if (
+        lang in ("es", "fr")
+        and _DATE_CUE_EU[lang].search(m.string[max(0, m.start() - 16) : m.start()])
+        and agreement.next_word(m.string, m.end()) not in ("de", "del", "des", "du", "d")
+    ):  # "el 1/3 de los invitados" is a third
         return _day_month_year(num, den, None, lang) if _valid_date(num, den) else None  # "el 3/4"
     if den < 2 or den > 10:
         return None
@@ -1278,6 +1305,15 @@ VERSION_CUE = re.compile(
 )
 
 
+# Words after which "9.30" is a clock time in es/de/fr ("um 9.30", "a las 10.30", "à 10.30").
+_DOTTED_TIME_CUE = {
+    "es": re.compile(r"\b(?:las|la|desde\s+las|hasta\s+las)\s*$", re.IGNORECASE),
+    "de": re.compile(r"\b(?:um|gegen|ab|bis|von|Punkt|ca\.?|circa)\s*$", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:à|vers|dès|jusqu'à|de)\s*$", re.IGNORECASE),
+}
+_CLOCK = re.compile(r"(?P<h>\d{1,2})\.(?P<min>\d{2})(?P<ampm>)")
+
+
 def _dotted(m: re.Match, lang: str) -> str | None:
     """Numbers joined by dots that are no decimal: a version ("3.12.1" -> "three point twelve point one")
     or a network address ("192.168.1.1" -> "one nine two dot one six eight dot one dot one").
@@ -1295,6 +1331,11 @@ def _dotted(m: re.Match, lang: str) -> str | None:
         return None  # "9.000", "1.234.567": thousands
     if len(parts) == 2 and lang == "en" and not cued:
         return None  # "2.10": the decimal
+    if len(parts) == 2 and lang != "en" and _DOTTED_TIME_CUE[lang].search(before):
+        clock = _CLOCK.fullmatch(text)
+        spoken = _time(clock, lang) if clock else None
+        if spoken:
+            return spoken  # "um 9.30" -> "neun Uhr dreißig", "a las 10.30" -> "diez y treinta"
     if len(parts) == 4 and not cued and all(int(p) <= 255 for p in parts):
         return f" {_DOT[lang]} ".join(digits(p, lang) for p in parts)
     if len(parts) > 2 and len(text) - len(parts) >= 6:
@@ -1305,13 +1346,18 @@ def _dotted(m: re.Match, lang: str) -> str | None:
     )
 
 
+# German words after which "8.10." is a time, not the eighth of October ("bis 8.10." stays a date).
+_CLOCK_ONLY_DE = re.compile(r"\b(?:um|gegen|Punkt|ca\.?|circa)\s*$", re.IGNORECASE)
+
+
 def _german_day_month(m: re.Match, lang: str) -> str | None:
     """German "am 24.12." -> "am vierundzwanzigsten Dezember": a day and a month each with its ordinal dot
     and no year (with a year, "24.12.2024", it is `slash_date`). After a version or section cue it is a
     number ("Kapitel 2.10." -> `_dotted`)."""
     day, month = int(m.group("d")), int(m.group("m"))
-    if not _valid_date(day, month) or VERSION_CUE.search(m.string[max(0, m.start() - 24) : m.start()]):
-        return None
+    before = m.string[max(0, m.start() - 24) : m.start()]
+    if not _valid_date(day, month) or VERSION_CUE.search(before) or _CLOCK_ONLY_DE.search(before):
+        return None  # "Kapitel 2.10.", "um 8.10." (a time)
     spoken = _day_month_year(day, month, None, lang, agreement.previous_words(m.string, m.start()))
     # The second dot is also the full stop at the end of the text (German capitalises nouns, so a capital
     # after it says nothing).
@@ -1550,7 +1596,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "dotted",
             r"(?<![\w.,])\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
-            + ("" if lang == "en" else rf"(?!\s?(?:%|{units}(?![\w/])|{syms}))"),  # "1.5 kg": the unit rule's
+            # "1.5 kg", "update 1.25 million records": the unit's, the amount's
+            + rf"(?!\s?(?:%|{units}(?![\w/])|{syms}|(?i:thousand|million|billion|trillion)\b))",
             _dotted,
         ),
         (
@@ -1560,7 +1607,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # 555-0142 (a round "100-1000" is a range)
             + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)"
             # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456"
-            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{4,8}(?!\w|[.,-]\d)",
+            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{5,8}(?!\w|[.,-]\d)",
             _phone,
         ),
         # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.

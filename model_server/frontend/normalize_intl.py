@@ -165,10 +165,13 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
     if group in ".,":
         whole = whole.replace(group, "")
     whole = re.sub(r"[^\d]", "", whole)
-    return int(whole or "0"), frac
+    # past any quantity (and int()'s limit of 4300 digits) only "many" matters: `_number` says the digits
+    return int(whole[: _MAX_DIGITS + 1] or "0"), frac
 
 
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
+    if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
+        return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
     whole, frac = _parse_amount(text, language)
     if not frac:
         words = spell_number(whole, language)
@@ -406,9 +409,9 @@ def _year(y: int, language: str) -> str:
 _PL_NOMINATIVE_CUES = frozenset("jest dziś dzisiaj jutro wczoraj godzina".split())
 # Words after which a Ukrainian date is nominative ("сьогодні третє грудня") and an hour too ("зараз десята").
 _UK_NOMINATIVE_CUES = frozenset("сьогодні завтра вчора зараз є".split())
-# Ukrainian hours are feminine ordinals: locative after о/об/по ("о десятій"), genitive after з/від/до/після/
-# близько/з ("з дев'ятої до вісімнадцятої").
-_UK_HOUR_CASES = {"о": "locative", "об": "locative", "по": "locative"} | dict.fromkeys(
+# Ukrainian hours are feminine ordinals: locative after о/об/по ("о десятій"), accusative after на ("на
+# десяту"), genitive after з/від/до/після/близько ("з дев'ятої до вісімнадцятої").
+_UK_HOUR_CASES = {"о": "locative", "об": "locative", "по": "locative", "на": "accusative"} | dict.fromkeys(
     "з із від до після близько біля".split(), "genitive"
 )
 # Words before "9.30" that make it a clock time in Polish (the colon form is one anywhere)
@@ -424,9 +427,9 @@ def _day_month(day: int, month: str, yr: int | None, language: str, before: list
         words = f"{ordinals.russian_date(day, before)} {month}"
         return words + (" " + " ".join(ordinals.russian_year(yr, "года", [])) if yr is not None else "")
     if language == "uk":  # "третього грудня", "сьогодні третє грудня"
-        case, gender = (
-            ("nominative", "n") if before and before[-1] in _UK_NOMINATIVE_CUES else ("genitive", "m")
-        )
+        # the accusative after "на" is the neuter nominative: "на третє грудня"
+        nominative = bool(before) and (before[-1] in _UK_NOMINATIVE_CUES or before[-1] == "на")
+        case, gender = ("nominative", "n") if nominative else ("genitive", "m")
         year = f" {ordinals.ukrainian_ordinal(yr, 'genitive', 'm')} року" if yr is not None else ""
         return f"{ordinals.ukrainian_ordinal(day, case, gender)} {month}{year}"
     case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
@@ -443,10 +446,8 @@ def _ukrainian_year(n: int, year_word: str, before: list[str]) -> str:
     """ "у 2024 році" -> "у дві тисячі двадцять четвертому році"; "2024 р." after "у"/"в" too; "з 2024 р."
     -> genitive ("року"); "2024 рік" -> nominative."""
     w = year_word.rstrip(".")
-    if w == "рік":
-        return f"{num2words(n, lang='uk', to='ordinal')} рік"
-    if w == "роком":  # the instrumental: num2words has no such ordinal form, the nominative is said
-        return f"{num2words(n, lang='uk', to='ordinal')} роком"
+    if w in ("рік", "роком"):  # the instrumental: num2words has no such ordinal form, the nominative is said
+        return f"{ordinals.ukrainian_ordinal(n, 'nominative', 'm')} {w}"
     if w == "році" or (w == "р" and before and before[-1] in ("у", "в")):
         return f"{ordinals.ukrainian_ordinal(n, 'locative', 'm')} році"
     return f"{ordinals.ukrainian_ordinal(n, 'genitive', 'm')} року"
@@ -587,23 +588,32 @@ def _address(m: re.Match, language: str) -> str:
 
 # Digits and the letters of the scripts that put a space between a word and a number.
 _ALPHANUMERIC = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"
+
+
 # Phone numbers and other grouped digits (tried after dates, before ranges and numbers): an international
 # prefix, an area code in brackets or with its leading zero, three or more groups joined by spaces or
 # dashes, or the "555-1234" shape. Groups of thousands ("1 234 567") are numbers (`_phone`).
-_PHONE = (
-    # (not after a Latin, Greek or Cyrillic letter: "A12-34-56" is a code; Chinese and Japanese write no
-    # space before a number: "電話は03-1234-5678")
-    rf"|(?P<phone>(?<![{_ALPHANUMERIC}.,+/-])(?:"
-    r"\+\d{1,3}(?:[ -]?\(\d{1,5}\))?(?:[ -]\d{1,8})+"
-    r"|\(\d{1,5}\)\s?\d{1,8}(?:[ -]\d{1,8})*"
-    r"|0\d{1,4}(?:[ /-]\d{1,8})+"
-    r"|\d{1,4}(?:[ -]\d{2,4}){2,}"
-    r"|\d{3}-\d{4}"
-    rf")(?![{_ALPHANUMERIC}]|[.,]\d|[/-]\d))"
-)
+def _phone_pattern(thousands: str, after_amount: str) -> str:
+    """`thousands`: a number grouped the locale's way, which is no phone number; `after_amount`: what may
+    follow an amount (a currency, a unit, "%"), after which grouped digits are one."""
+    return (
+        # (not after a Latin, Greek or Cyrillic letter: "A12-34-56" is a code; Chinese and Japanese write no
+        # space before a number: "電話は03-1234-5678")
+        rf"|(?P<phone>(?<![{_ALPHANUMERIC}.,+/-])(?!(?:{thousands})(?![\d]|[ -]\d))(?:"
+        # a prefix or an area code in brackets: seven digits in all ("+20-25 stopni", "(2) 500 g" are none)
+        r"(?=[+(](?:[ ()-]*\d){7})(?:\+\d{1,3}(?:[ -]?\(\d{1,5}\))?(?:[ -]\d{1,8})+"
+        r"|\(\d{1,5}\)\s?\d{1,8}(?:[ -]\d{1,8})*)"
+        # an area code with its zero: then two more groups, or five digits ("08-16" is a span, "03/2026" a month)
+        r"|0\d{1,4}(?:[ /-]\d{2,8}){2,}|0\d{1,4}[ /-]\d{5,8}"
+        r"|\d{1,4}(?:[ -]\d{2,4}){2,}"
+        r"|\d{3}-\d{4}"
+        rf")(?![{_ALPHANUMERIC}]|[.,]\d|[/-]\d|\s?(?:{after_amount})))"
+    )
+
+
 # Versions and network addresses: three or more numbers joined by dots that are no date ("3.12.1",
-# "192.168.1.1").
-_DOTTED = r"|(?P<dotted>(?<![\w.,])\d{1,4}(?:\.\d{1,4}){2,}(?!\w|\.\d))"
+# "192.168.1.1"); not a group of thousands with its decimals ("1.234.567,89 €").
+_DOTTED = r"|(?P<dotted>(?<![\w.,])\d{1,4}(?:\.\d{1,4}){2,}(?!\w|[.,]\d))"
 # Where digits are said one by one even in pairs.
 _DIGITS_ONLY = frozenset({"zh", "ja", "ko"})
 
@@ -714,7 +724,10 @@ def _master(language: str) -> re.Pattern:
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
         + _DOTTED
-        + _PHONE
+        + _phone_pattern(
+            rf"\d{{1,3}}(?:[ {re.escape(group)}]\d{{3}})+",
+            rf"{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’])",
+        )
         + _range_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
         rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
@@ -859,7 +872,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
-    if re.fullmatch(r"0\d+", m.group("num")):  # "0123", "00184": an identifier, its zeros said
+    if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
         # "ordine 12345678": seven digits or more, ungrouped and not round, are an identifier (an amount

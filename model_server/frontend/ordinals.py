@@ -119,12 +119,16 @@ _UK_ENDINGS = {
     ("genitive", "f"): ("ої", "ьої"),  # "з дев'ятої до вісімнадцятої" (hours)
     ("locative", "f"): ("ій", "ій"),  # "о десятій", "о третій"
     ("nominative", "f"): ("а", "я"),  # "зараз десята", "третя"
+    ("accusative", "f"): ("у", "ю"),  # "на десяту", "на третю"
+    ("nominative", "m"): ("ий", "ій"),  # "дві тисячі двадцять четвертий рік"
 }
 
 
 def ukrainian_ordinal(n: int, case: str, gender: str) -> str:
     """Ukrainian ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f",
     "n")."""
+    if n <= 0:
+        return num2words(n, lang="uk")  # num2words has no ordinal zero: "нуль"
     hard, soft = _UK_ENDINGS[(case, gender)]
     *head, last = num2words(n, lang="uk", to="ordinal").split()
     if last.endswith("ій"):

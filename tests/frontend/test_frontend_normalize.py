@@ -541,3 +541,63 @@ def test_random_junk_never_crashes():
             "nl",
         ):  # CLDR rules, agreement: no exception
             assert isinstance(normalize(s, lang), str)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # amounts after words that also name identifiers stay amounts
+        ("es", "La cuenta es 1500 pesos.", "La cuenta es mil quinientos pesos."),
+        ("es", "El número de asistentes es 1200.", "El número de asistentes es mil doscientos."),
+        ("de", "Die Bestellung ist 1500 Euro.", "Die Bestellung ist eintausendfünfhundert Euro."),
+        ("fr", "L'hôtel compte 1200 chambres.", "L'hôtel compte mille deux cents chambres."),
+        # a month and a year, and a time after "um", are no phone number and no date
+        ("de", "Gültig bis 03/2026.", "Gültig bis null drei zweitausendsechsundzwanzig."),
+        ("de", "Der Zug fährt um 8.10.", "Der Zug fährt um acht Uhr zehn."),
+        ("de", "Von 9.30 bis 17.00.", "Von neun Uhr dreißig bis siebzehn Uhr."),
+        ("es", "Son las 10.30.", "Son las diez y treinta."),
+        ("fr", "Il est à 10.30.", "Il est à dix heures trente."),
+        # fractions stay fractions before "of", a plural noun, "de"/"des"; 9/11 is a name
+        ("en", "It works on 9/10 devices.", "It works on nine tenths devices."),
+        ("en", "Save on 1/2 of the items.", "Save on one half of the items."),
+        ("en", "Since 9/11 things changed.", "Since nine eleven things changed."),
+        ("es", "Llegó 1/3 de los invitados.", "Llegó un tercio de los invitados."),
+        ("fr", "Le 1/3 des participants.", "Le un tiers des participants."),
+        # a version cue before an amount or a size
+        ("en", "We'll update 1.25 million records.", "We'll update one point two five million records."),
+        ("en", "Download firmware 2.5 MB.", "Download firmware two point five megabytes."),
+        # catalog languages: grouped amounts keep their currency, unit or percent; spans and counts stay
+        (
+            "pl",
+            "Stojí 1 234 567 €.",
+            "Stojí milion dwieście trzydzieści cztery tysiące pięćset sześćdziesiąt siedem euro.",
+        ),
+        ("pl", "1 250 000 zł", "milion dwieście pięćdziesiąt tysięcy złotych polskich"),
+        (
+            "it",
+            "1.234.567,89 €",
+            "un milione e duecentotrentaquattromilacinquecentosessantasette euro ottantanove",
+        ),
+        ("pl", "Otwarte 08-16.", "Otwarte osiem - szesnaście."),
+        ("pl", "Temperatura +20-25 stopni.", "Temperatura dwadzieścia - dwadzieścia pięć stopni."),
+        ("ru", "в 09 часов", "в девять часов"),
+        ("uk", "Запишіться на 3 грудня.", "Запишіться на третє грудня."),
+        ("uk", "Запис на 10:00.", "Запис на десяту."),
+        ("uk", "000 рік", "нуль рік"),
+    ],
+)
+def test_what_a_review_found_read_as_numbers_amounts_times_and_fractions(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "de", "fr", "it", "pl", "ru", "uk", "ja", "zh", "hi"])
+def test_thousands_of_digits_are_read_not_raised(lang):
+    # int() refuses strings of more than 4300 digits; these raised ValueError in some languages
+    for text in (
+        "1" + " 234" * 1500,
+        "1" + ".234" * 1500,
+        "0" + "1" * 5000,
+        "1" * 5000 + " km",
+        "€" + "1" * 5000,
+    ):
+        assert normalize(text, lang)
