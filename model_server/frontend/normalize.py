@@ -274,8 +274,13 @@ _CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
 }
 # ISO codes written for a currency ("12,50 EUR", "USD 20"): said as the currency's name.
 _ISO_CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥"}
-for _table in _CURRENCIES.values():
-    _table.update({code: _table[sym] for code, sym in _ISO_CURRENCY_CODES.items()})
+
+
+def _currency_names(sym: str, lang: str) -> tuple[str, str, str | None, str | None]:
+    """(one, many, one of the hundredth, many of it) for a written symbol or ISO code."""
+    return _CURRENCIES[lang][_ISO_CURRENCY_CODES.get(sym, sym)]
+
+
 _SCALES = {
     "k": 10**3,
     "thousand": 10**3,
@@ -616,7 +621,7 @@ def _currency(m: re.Match, lang: str) -> str:
     sym = m.group("sym") or m.group("sym2")
     amount = m.group("amt") or m.group("amt2")
     scale = (m.groupdict().get("scale") or "").lower()
-    one, many, sub_one, sub_many = _CURRENCIES[lang][sym]
+    one, many, sub_one, sub_many = _currency_names(sym, lang)
     dec_sep = "." if lang == "en" else ","
     group_sep = "," if lang == "en" else "."
     if scale:
@@ -725,14 +730,19 @@ def _time(m: re.Match, lang: str) -> str | None:
             return body
         mins = f"{w['oh']} {cardinal(mi, lang)}" if mi < 10 else cardinal(mi, lang)
         return f"{cardinal(h, lang)} {mins}{suffix}"
+    return _clock_words(h, mi, lang) + suffix
+
+
+def _clock_words(h: int, mi: int, lang: str) -> str:
+    """A Spanish, German or French clock time: "neun Uhr dreißig", "neuf heures trente", "nueve y treinta"."""
     if lang == "de":
         hour = "ein" if h == 1 else cardinal(h, lang)  # "ein Uhr dreißig", not "eins Uhr"
-        return f"{hour} Uhr" + (f" {cardinal(mi, lang)}" if mi else "") + suffix
+        return f"{hour} Uhr" + (f" {cardinal(mi, lang)}" if mi else "")
     if lang == "fr":
         hours = "une heure" if h == 1 else f"{cardinal(h, lang)} heures"
-        return hours + (f" {cardinal(mi, lang)}" if mi else "") + suffix
+        return hours + (f" {cardinal(mi, lang)}" if mi else "")
     hour = "una" if h == 1 else cardinal(h, lang)
-    return f"{hour} " + (f"y {cardinal(mi, lang)}" if mi else w["oclock"]) + suffix
+    return f"{hour} " + (f"y {cardinal(mi, lang)}" if mi else _WORDS[lang]["oclock"])
 
 
 def _time_hour(m: re.Match, lang: str) -> str | None:
@@ -753,6 +763,12 @@ _HUNDRED_AREA_CODES = {"800", "900"}
 _PAIRS_AS_NUMBERS = frozenset({"es", "fr"})
 
 
+def pair_as_number(group: str, n_groups: int) -> bool:
+    """Whether a group of a phone number is said as a number: a pair without a leading zero, in a number
+    written in three groups or more ("01 23 45" -> "zéro un, vingt-trois, quarante-cinq")."""
+    return len(group) == 2 and group[0] != "0" and n_groups > 2
+
+
 def _phone(m: re.Match, lang: str) -> str | None:
     """A phone number, card number or other grouped digits: digit by digit, one pause per group.
 
@@ -771,8 +787,8 @@ def _phone(m: re.Match, lang: str) -> str | None:
     for i, g in enumerate(groups):
         if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
             said.append(f"{cardinal(int(g[0]), lang)} {_WORDS[lang]['hundred']}")
-        elif lang in _PAIRS_AS_NUMBERS and len(g) == 2 and g[0] != "0" and len(groups) > 2:
-            said.append(cardinal(int(g), lang))  # "01 23 45": "zéro un, vingt-trois, quarante-cinq"
+        elif lang in _PAIRS_AS_NUMBERS and pair_as_number(g, len(groups)):
+            said.append(cardinal(int(g), lang))
         else:
             said.append(digits(g, lang))
     spoken = (f"{_SYMBOLS[lang]['+']} " if text.startswith("+") else "") + ", ".join(said)
@@ -1119,7 +1135,7 @@ def _currency_range(m: re.Match, lang: str) -> str | None:
         return f"{normalize(first, lang)} {link} {normalize(second, lang)}"
     words = _number_words(lo, lang)  # "$1.5-2M": "one point five to two million dollars"
     if lang != "en" and lo.isdigit():
-        noun = _CURRENCIES[lang][sym][1].split()[0]
+        noun = _currency_names(sym, lang)[1].split()[0]
         words = agreement.count_form(
             words, int(lo), noun, lang, agreement.previous_words(m.string, m.start()), ranged=True
         )
@@ -1202,8 +1218,19 @@ _DATE_CUE = re.compile(
 
 
 def _month_day(m: re.Match, lang: str) -> str | None:
-    """English "on 3/4" -> "on March fourth" (month first, as US dates are written); without a date cue
-    before it (`_DATE_CUE`) a slash is a fraction ("3/4 cup")."""
+    """A day and a month written with a slash, after a date cue: English "on 3/4" -> "on March fourth"
+    (month first, as US dates are written; `_DATE_CUE`), Spanish and French "el 3/4" -> "el tres de abril",
+    "jusqu'au 15/12" (day first; `_DATE_CUE_EU`). Without a cue, or before what a fraction counts ("of", a
+    plural noun, "de"/"des"), it is `_fraction`'s ("3/4 cup", "el 1/3 de los invitados")."""
+    if lang != "en":
+        day, month = int(m.group(1)), int(m.group(2))
+        if (day, month) == (24, 7) or not _DATE_CUE_EU[lang].search(
+            m.string[max(0, m.start() - 16) : m.start()]
+        ):
+            return None
+        if agreement.next_word(m.string, m.end()) in ("de", "del", "des", "du", "d"):
+            return None
+        return _day_month_year(day, month, None, lang) if _valid_date(day, month) else None
     month, day = int(m.group(1)), int(m.group(2))
     if (month, day) == (9, 11):
         return f"{cardinal(9, lang)} {cardinal(11, lang)}"  # "since 9/11": the day's name
@@ -1228,12 +1255,6 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))
     if (num, den) == (24, 7):  # "open 24/7": "twenty four seven", not sevenths
         return f"{cardinal(24, lang)} {cardinal(7, lang)}"
-    if (
-        lang in ("es", "fr")
-        and _DATE_CUE_EU[lang].search(m.string[max(0, m.start() - 16) : m.start()])
-        and agreement.next_word(m.string, m.end()) not in ("de", "del", "des", "du", "d")
-    ):  # "el 1/3 de los invitados" is a third
-        return _day_month_year(num, den, None, lang) if _valid_date(num, den) else None  # "el 3/4"
     if den < 2 or den > 10:
         return None
     if lang != "en":
@@ -1311,7 +1332,17 @@ _DOTTED_TIME_CUE = {
     "de": re.compile(r"\b(?:um|gegen|ab|bis|von|Punkt|ca\.?|circa)\s*$", re.IGNORECASE),
     "fr": re.compile(r"\b(?:à|vers|dès|jusqu'à|de)\s*$", re.IGNORECASE),
 }
-_CLOCK = re.compile(r"(?P<h>\d{1,2})\.(?P<min>\d{2})(?P<ampm>)")
+
+
+def dotted_kind(parts: list[str]) -> str:
+    """What numbers joined by dots are, read from the numbers alone: "ip" (four parts of at most 255),
+    "phone" (three parts or more, seven digits or more: "555.867.5309", "01.23.45.67.89"; a version has fewer
+    digits) or "version"."""
+    if len(parts) == 4 and all(int(p) <= 255 for p in parts):
+        return "ip"
+    if len(parts) > 2 and sum(map(len, parts)) >= 7:
+        return "phone"
+    return "version"
 
 
 def _dotted(m: re.Match, lang: str) -> str | None:
@@ -1332,14 +1363,14 @@ def _dotted(m: re.Match, lang: str) -> str | None:
     if len(parts) == 2 and lang == "en" and not cued:
         return None  # "2.10": the decimal
     if len(parts) == 2 and lang != "en" and _DOTTED_TIME_CUE[lang].search(before):
-        clock = _CLOCK.fullmatch(text)
-        spoken = _time(clock, lang) if clock else None
-        if spoken:
-            return spoken  # "um 9.30" -> "neun Uhr dreißig", "a las 10.30" -> "diez y treinta"
-    if len(parts) == 4 and not cued and all(int(p) <= 255 for p in parts):
+        h, mi = parts
+        if len(mi) == 2 and int(h) <= 23 and int(mi) <= 59:
+            return _clock_words(int(h), int(mi), lang)  # "um 9.30" -> "neun Uhr dreißig", "a las 10.30"
+    kind = dotted_kind(parts)
+    if kind == "ip" and not cued:
         return f" {_DOT[lang]} ".join(digits(p, lang) for p in parts)
-    if len(parts) > 2 and len(text) - len(parts) >= 6:
-        return None  # "555.867.5309", "01.23.45.67.89": a phone number (a version has fewer digits)
+    if kind == "phone":
+        return None  # the phone rule's
     word = _WORDS["en"]["point"] if lang == "en" else _DOT[lang]
     return f" {word} ".join(
         digits(p, lang) if p.startswith("0") and p != "0" else cardinal(int(p), lang) for p in parts
@@ -1364,30 +1395,25 @@ def _german_day_month(m: re.Match, lang: str) -> str | None:
     return spoken + ("." if not m.string[m.end() :].strip() else "")
 
 
-def _address(m: re.Match, lang: str) -> str:
-    # "jane.doe@example.com" -> "jane dot doe at example dot com"; digits inside are read one by one.
-    text = m.group(0)
-    for scheme in ("https://", "http://"):
-        if text.lower().startswith(scheme):
-            text = text[len(scheme) :]
-    text = text.rstrip("/")
-    words = []
+def spoken_address(text: str, words: dict[str, str], digit: Callable[[int], str]) -> str:
+    """An e-mail or web address as it is said: "jane.doe@example.com" -> "jane dot doe at example dot com".
+    `words` names ".", "@" and "/" (a "," is a pause); digits are said one by one with `digit`; the scheme
+    and a closing slash are not said, and "-" and "_" are spaces."""
+    text = re.sub(r"^https?://", "", text, flags=re.IGNORECASE).rstrip("/")
+    said = []
     for part in re.split(r"([.@/])", text):
-        if part == ".":
-            words.append(_DOT[lang])
-        elif part == "@":
-            words.append(_SYMBOLS[lang]["@"])
-        elif part == "/":
-            words.append("slash")
+        if part in words:
+            said.append(words[part])
         elif part:
-            words.append(
-                re.sub(
-                    r"\d",
-                    lambda d: f" {cardinal(int(d.group(0)), lang)} ",
-                    part.replace("-", " ").replace("_", " "),
-                )
-            )
-    return " ".join(" ".join(words).split())
+            spaced = part.replace("-", " ").replace("_", " ")
+            said.append(re.sub(r"\d", lambda d: f" {digit(int(d.group(0)))} ", spaced))
+    return re.sub(r"\s+,", ",", " ".join(" ".join(said).split()))
+
+
+def _address(m: re.Match, lang: str) -> str:
+    return spoken_address(
+        m.group(0), {".": _DOT[lang], "@": _SYMBOLS[lang]["@"], "/": "slash"}, lambda d: cardinal(d, lang)
+    )
 
 
 def _street_context(m: re.Match) -> bool:
@@ -1467,8 +1493,11 @@ def _alt(words) -> str:
 
 def _currency_alt(lang: str) -> str:
     """The currency symbols, and the ISO codes as whole words ("EUR" but not the "EUR" of "EURO")."""
-    signs = [s for s in _CURRENCIES[lang] if s not in _ISO_CURRENCY_CODES]
-    return _alt(signs) + "|" + "|".join(rf"(?<![A-Za-z]){c}(?![A-Za-z])" for c in _ISO_CURRENCY_CODES)
+    return (
+        _alt(_CURRENCIES[lang])
+        + "|"
+        + "|".join(rf"(?<![A-Za-z]){c}(?![A-Za-z])" for c in _ISO_CURRENCY_CODES)
+    )
 
 
 @cache
@@ -1631,7 +1660,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
-        *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang == "en" else []),
+        *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
         ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]

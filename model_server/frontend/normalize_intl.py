@@ -49,7 +49,15 @@ from num2words import num2words
 
 from . import agreement, ordinals, suffixes
 from .languages import get
-from .normalize import NormalizationError, Segment, ends_sentence, is_range
+from .normalize import (
+    NormalizationError,
+    Segment,
+    dotted_kind,
+    ends_sentence,
+    is_range,
+    pair_as_number,
+    spoken_address,
+)
 
 __all__ = ["normalize_segments", "spell_number"]
 
@@ -572,18 +580,8 @@ _DOT_WORD = {
 
 
 def _address(m: re.Match, language: str) -> str:
-    text = re.sub(r"^https?://", "", m.group("address")).rstrip("/")
-    words = []
-    for part in re.split(r"([.@/])", text):
-        if part == ".":
-            words.append(_DOT_WORD.get(language, "dot"))
-        elif part == "@":
-            words.append(_AT.get(language, "at"))
-        elif part == "/":
-            words.append(",")
-        elif part:
-            words.append(re.sub(r"\d", lambda d: f" {spell_number(int(d.group(0)), language)} ", part))
-    return " ".join(" ".join(words).replace(" ,", ",").split()).replace("_", " ").replace("-", " ")
+    words = {".": _DOT_WORD.get(language, "dot"), "@": _AT.get(language, "at"), "/": ","}
+    return spoken_address(m.group("address"), words, lambda d: spell_number(d, language))
 
 
 # Digits and the letters of the scripts that put a space between a word and a number.
@@ -622,22 +620,14 @@ def _digits(group: str, language: str) -> str:
     return " ".join(spell_number(int(d), language) for d in group)
 
 
-def _phone(m: re.Match, language: str, before: list[str]) -> str:
+def _phone_groups(groups: list[str], language: str) -> str:
     """ "22 123 45 67" -> "dwadzieścia dwa, jeden dwa trzy, czterdzieści pięć, sześćdziesiąt siedem": one
     pause per written group; a pair is said as a number (as French, Spanish, Russian, Polish, Italian...
     speakers say numbers written in pairs), other groups and any group with a leading zero digit by digit.
-    A group of thousands in the locale's writing ("1 234 567") is a number."""
-    text = m.group("phone")
-    thousands = rf"\d{{1,3}}(?:[ {re.escape(get_group_symbol(_locale(language)))}]\d{{3}})+"
-    if re.fullmatch(thousands, text):
-        return _number(text, language, m)
-    return _phone_groups(re.findall(r"\d+", text), language)
-
-
-def _phone_groups(groups: list[str], language: str) -> str:
+    (`_phone_pattern` leaves groups of thousands, "1 234 567", to the number rule.)"""
     return ", ".join(
         spell_number(int(g), language)
-        if len(g) == 2 and g[0] != "0" and len(groups) > 2 and language not in _DIGITS_ONLY
+        if pair_as_number(g, len(groups)) and language not in _DIGITS_ONLY
         else _digits(g, language)
         for g in groups
     )
@@ -651,9 +641,10 @@ def _dotted(m: re.Match, language: str) -> str:
     if get_group_symbol(_locale(language)) == "." and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
         return _number(text, language, m)
     parts = text.split(".")
-    ip = len(parts) == 4 and all(int(p) <= 255 for p in parts)
-    if not ip and len(text) - len(parts) >= 6:  # "06.12.34.56.78": a phone number written with dots
+    kind = dotted_kind(parts)
+    if kind == "phone":  # "06.12.34.56.78": a phone number written with dots
         return _phone_groups(parts, language)
+    ip = kind == "ip"
     return ", ".join(
         _digits(p, language) if ip or (p[0] == "0" and p != "0") else spell_number(int(p), language)
         for p in parts
@@ -850,7 +841,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.groupdict().get("dotted"):
         return "dotted", _dotted(m, language)
     if m.groupdict().get("phone"):
-        return "phone", _phone(m, language, before)
+        return "phone", _phone_groups(re.findall(r"\d+", m.group("phone")), language)
     if m.groupdict().get("rng"):
         return "range", _range(m, language, before)
     if m.group("time"):
