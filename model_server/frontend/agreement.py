@@ -160,7 +160,7 @@ _NEUTER_DE = frozenset(
     (
         "ende auge gebäude interesse erbe gebirge getränk gemüse gelände prozent kilogramm gramm jahr mal "
         "stück paket zimmer ticket konto auto team büro hotel haus kind buch bett problem angebot formular "
-        "produkt gerät handy telefon passwort dokument datum"
+        "produkt gerät handy telefon passwort dokument datum kilo pfund glas"
     ).split()
 )
 _FEMININE_ENDINGS_DE = (

@@ -1259,14 +1259,90 @@ def _fraction(m: re.Match, lang: str) -> str | None:
         return None
     if lang != "en":
         one, many = _FRACTION_NAMES[lang][den]
-        return f"{_ONE[lang] if num == 1 else cardinal(num, lang)} {one if num == 1 else many}"
+        if num != 1:
+            return f"{cardinal(num, lang)} {many}"
+        return _one_part(one, den, m, lang)
     if den == 2:
         name = "half" if num == 1 else "halves"
     elif den == 4:
         name = "quarter" if num == 1 else "quarters"
     else:
         name = ordinal(den, lang) + ("" if num == 1 else "s")
+    if num == 1:
+        before = agreement.previous_words(m.string, m.start(), 1)
+        if before and before[-1] in _ARTICLES["en"]:
+            return name  # "a 1/2 hour": "a half hour", "the 1/4 mile": "the quarter mile"
+        after = agreement.next_word(m.string, m.end())
+        if den in (2, 4) and after.isalpha() and after.islower() and after not in _NOT_COUNTED["en"]:
+            return f"a {name}"  # "1/2 cup": "a half cup" ("1/2 of the items" stays "one half of")
     return f"{cardinal(num, lang)} {name}"
+
+
+def _mixed_fraction(m: re.Match, lang: str) -> str:
+    """A whole number and a half, a quarter or three quarters: "3½" is "three and a half" (not "three one
+    half"), "tres y medio", "dreieinhalb", "trois et demi"."""
+    n, noun = int(m.group(1)), m.group("noun") or ""
+    whole, part = cardinal(n, lang), _MIXED_PARTS[lang][m.group(2)]
+    gender = None if noun.lower() in _NOT_COUNTED[lang] else agreement.noun_gender(noun, lang)
+    if lang in ("es", "fr") and gender is not None and n > 1:
+        # The part follows the noun and agrees with it: "tres horas y media", "deux heures et demie".
+        if gender == "f":
+            part = part.replace("medio", "media").replace("demi", "demie")
+        return f"{agreement.count_form(whole, n, noun, lang)} {noun} {part}"
+    if lang == "de" and m.group(2) == "\u00bd":
+        return f"{whole}{part} {noun}".rstrip()  # "zweieinhalb Stunden"
+    return f"{whole} {part} {noun}".rstrip()
+
+
+_MIXED_PARTS = {
+    "en": {"\u00bd": "and a half", "\u00bc": "and a quarter", "\u00be": "and three quarters"},
+    "es": {"\u00bd": "y medio", "\u00bc": "y cuarto", "\u00be": "y tres cuartos"},
+    "de": {"\u00bd": "einhalb", "\u00bc": "ein Viertel", "\u00be": "drei Viertel"},
+    "fr": {"\u00bd": "et demi", "\u00bc": "et quart", "\u00be": "et trois quarts"},
+}
+
+
+# Articles a fraction can follow (then its "one" is not said: "le 1/3 des" is "le tiers des") and words after
+# it that are no measured noun ("1/2 of", "1/3 de los", "1/2 der Kunden").
+_ARTICLES = {
+    "en": frozenset("a an the".split()),
+    "es": frozenset("un una el la".split()),
+    "de": frozenset("ein eine einen einem einer eines der die das den dem des".split()),
+    "fr": frozenset("un une le la".split()),
+}
+_NOT_COUNTED = {
+    "en": frozenset("of and or to in on at for by per is are was the a an".split()),
+    "es": frozenset("de del y o a en por".split()),
+    "de": frozenset(),  # German nouns are capitalised: agreement.noun_gender skips everything else
+    "fr": frozenset("de des du d et ou à en par".split()),
+}
+# German "halb" is an adjective before its noun, with the ending the article in front of it calls for
+# (mixed declension after "ein", weak after "der"): "eine halbe Stunde", "ein halber Liter", "einen halben".
+_DE_HALF_AFTER = {"ein": {"m": "halber", "n": "halbes"}, "eine": "halbe", "der": "halbe", "die": "halbe",
+                  "das": "halbe"}  # fmt: skip
+
+
+def _one_part(name: str, den: int, m: re.Match, lang: str) -> str:
+    """One half, third... in Spanish, German and French, agreeing with the noun it measures and leaving out
+    its own "one" after an article: "media hora", "medio kilo", "eine halbe Stunde", "une demi heure",
+    "le tiers des votants"."""
+    before = agreement.previous_words(m.string, m.start(), 5)
+    article = before[-1] if before and before[-1] in _ARTICLES[lang] else None
+    noun = agreement.next_word(m.string, m.end())
+    gender = None if noun.lower() in _NOT_COUNTED[lang] else agreement.noun_gender(noun, lang)
+    if lang == "es" and den == 2 and gender is not None:
+        return "media" if gender == "f" else "medio"  # "media hora", "una media hora", "medio kilo"
+    if lang == "de" and gender is not None:
+        one = article or agreement.count_form("ein", 1, noun, lang, before)
+        if den == 2:
+            half = _DE_HALF_AFTER.get(one, "halben")
+            return (f"{one} " if article is None else "") + (half[gender] if isinstance(half, dict) else half)
+        return name if article else f"{one} {name}"  # "eine Viertel Stunde", "ein Viertel Liter"
+    if lang == "de" and den == 2 and noun.lower() in ("der", "des"):
+        return "Hälfte" if article else "die Hälfte"  # "1/2 der Kunden": "die Hälfte der Kunden"
+    if lang == "fr" and den == 2 and gender is not None:
+        return "demi" if article else f"{agreement.count_form('un', 1, noun, lang)} demi"  # "une demi heure"
+    return name if article else f"{_ONE[lang]} {name}"
 
 
 # Fractions in Spanish, German and French: "tres cuartos", "ein Drittel", "deux tiers" (they were read as
@@ -1662,6 +1738,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
         ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
+        (
+            "mixed_fraction",
+            r"(?<![\w.,])(\d{1,6})\s?([\u00bd\u00bc\u00be])(?:[ \u00a0](?P<noun>[^\W\d_]+)\b)?",
+            _mixed_fraction,
+        ),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]
     if lang == "en":
