@@ -235,6 +235,24 @@ def synthesize(
     return spoken.audio.numpy(), spoken.compute_s
 
 
+def voice_lifter(rt: SpeechRuntime, voice: str) -> torch.Tensor | None:
+    """The serving vocoder's post-filter gains for `voice` (its own setting), or None (the default) for a
+    voice the model does not have."""
+    return rt.catalog.lifters([voice])[0] if voice in rt.voices else None
+
+
+def resynthesize(audio: np.ndarray, rate: int, lifter: torch.Tensor | None = None) -> np.ndarray:
+    """Analysis/synthesis: `audio`'s features (the data build's `vocoder.analyze`) through our vocoder with
+    the post-filter `lifter`, float32 at the vocoder's rate: what the vocoder alone costs a voice."""
+    audio = np.asarray(audio)
+    wave = audio.astype(np.float32) / 32768.0 if audio.dtype == np.int16 else audio.astype(np.float32)
+    feats = torch.from_numpy(vocoder.analyze(wave, rate))
+    synth = vocoder.HarmonicNoiseSynth()
+    with torch.inference_mode():
+        out, _ = synth(feats.unsqueeze(0), synth.init_state(1, lifter=lifter))
+    return out[0].numpy()
+
+
 def write_wav(path: Path, audio: np.ndarray, rate: int = vocoder.SAMPLE_RATE) -> None:
     import wave
 
@@ -305,6 +323,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-teacher", action="store_true", help="skip the teachers (model only)")
     ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
     ap.add_argument(
+        "--no-mos",
+        action="store_true",
+        help="--languages: Whisper only, without DistillMOS of the teacher, our vocoder and the model",
+    )
+    ap.add_argument(
         "--peers",
         action="store_true",
         help="also measure other open voices (Piper joe, Kokoro-82M, espeak-ng; requirements-peers.txt) and "
@@ -353,17 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_teacher:
             systems["teacher"], systems["vocoded"] = [], []
             renders, teacher_rate = render_teacher(voice, sentences)
-            synth = vocoder.HarmonicNoiseSynth()
-            # the serving vocoder as it is set for this voice (its post-filter), else the default
-            lifter = rt.catalog.lifters([voice])[0] if voice in rt.voices else None
+            lifter = voice_lifter(rt, voice)
             for i, r in enumerate(renders):
                 if r.audio is None:
                     raise SystemExit(f"{TEACHERS[voice]} failed on sentence {i}: {r.error}")
-                # analysis/synthesis: the teacher's features through our vocoder
-                feats = torch.from_numpy(vocoder.analyze(r.audio.astype(np.float32) / 32768.0, teacher_rate))
-                with torch.inference_mode():
-                    vc, _ = synth(feats.unsqueeze(0), synth.init_state(1, lifter=lifter))
-                vc = vc[0].numpy()
+                vc = resynthesize(r.audio, teacher_rate, lifter)
                 write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio)
                 write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc)
                 systems["teacher"].append(to_judge_rate(r.audio, teacher_rate))

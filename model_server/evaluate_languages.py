@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 from num2words import num2words
 
 from model_server import evaluate as ev
@@ -34,6 +35,7 @@ from model_server.data.text import HELDOUT_DIR
 from model_server.frontend.languages import CATALOG
 from model_server.frontend.normalize import normalize
 from model_server.model import measured
+from model_server.model.checkpoint import DEFAULT_POSTFILTER
 
 __all__ = [
     "SECTION_END",
@@ -176,7 +178,8 @@ def _score(errors: np.ndarray) -> tuple[float, list[float]]:
 
 class TranscriptCache:
     """What the judge heard from a teacher, per (judge, teacher, language, sentence, spoken form), in a
-    JSON file.
+    JSON file; beside it, under their own judges' keys, the teacher's DistillMOS and our vocoder's
+    resynthesizing it (`teacher_judgements`).
 
     The teacher side of the table does not depend on the model's weights, so a second model run (or a run
     resumed after a stop) renders and transcribes only what it has not heard before; None records a
@@ -187,13 +190,15 @@ class TranscriptCache:
 
     def __init__(self, path: Path | None):
         self.path = path
-        self.entries: dict[str, str | None] = {}
+        self.entries: dict[str, str | float | None] = {}
         if path is not None and path.is_file():
             self.entries = json.loads(path.read_text(encoding="utf-8"))
 
     @staticmethod
-    def key(v: VoiceUnderTest, sentence: str) -> str:
-        raw = "\x1f".join((JUDGE, v.teacher, v.language, sentence, normalize(sentence, v.language)))
+    def key(v: VoiceUnderTest, sentence: str, judge: str | None = None) -> str:
+        """`judge`: what was measured (default: `JUDGE`'s transcript; `MOS_JUDGE`'s score of the teacher, or
+        `vocoded_judge`'s of our vocoder resynthesizing it)."""
+        raw = "\x1f".join((judge or JUDGE, v.teacher, v.language, sentence, normalize(sentence, v.language)))
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
     def save(self) -> None:
@@ -212,15 +217,46 @@ def teacher_transcripts(
 ) -> list[str | None]:
     """The judge's transcript of each sentence spoken by the voice's teacher (None: the teacher failed),
     rendering and transcribing only the sentences `cache` lacks."""
+    return teacher_judgements(asr, v, sentences, cache)[0]
+
+
+def vocoded_judge(postfilter) -> str:
+    """What `MOS_JUDGE` scores for "our vocoder resynthesizing the teacher": the vocoder's source and the
+    voice's post-filter (`checkpoint.Postfilter`) are part of it, so a change to either measures again."""
+    source = hashlib.sha256(Path(vocoder.__file__).read_bytes()).hexdigest()[:12]
+    return f"{MOS_JUDGE} of vocoder.py {source}, post-filter {postfilter.strength:g} / {postfilter.order}"
+
+
+def teacher_judgements(
+    asr, v: VoiceUnderTest, sentences: list[str], cache: TranscriptCache | None = None, mos=None,
+    postfilter=None,
+) -> tuple[list[str | None], list[float | None] | None, list[float | None] | None]:  # fmt: skip
+    """Per sentence spoken by the voice's teacher: the judge's transcript, and with `mos` (a `MosJudge`) the
+    teacher's DistillMOS and that of our vocoder (with `postfilter`) resynthesizing it; None where the teacher
+    failed. A teacher is rendered only for the sentences `cache` lacks something of, and a measurement
+    already in it is kept (espeak-ng's audio differs from run to run)."""
     cache = cache or TranscriptCache(None)
-    keys = [cache.key(v, s) for s in sentences]
-    todo = [i for i, k in enumerate(keys) if k not in cache.entries]
+    judges = [JUDGE] + ([MOS_JUDGE, vocoded_judge(postfilter or DEFAULT_POSTFILTER)] if mos else [])
+    keys = [[cache.key(v, s, j) for j in judges] for s in sentences]
+    todo = [i for i, ks in enumerate(keys) if any(k not in cache.entries for k in ks)]
     if todo:
+        measure = [lambda a: asr(a, v.language)]
+        if mos:
+            lifter = torch.as_tensor((postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
+            measure += [mos, lambda a: mos(ev.resynthesize(a, TEACHER_RATE, lifter), vocoder.SAMPLE_RATE)]
         audio = render_teacher(v.teacher, v.language, [sentences[i] for i in todo])
         for i, a in zip(todo, audio, strict=True):
-            cache.entries[keys[i]] = None if a is None else asr(a, v.language)
+            for key, how in zip(keys[i], measure, strict=True):
+                if key not in cache.entries:
+                    cache.entries[key] = None if a is None else _rounded(how(a))
         cache.save()
-    return [cache.entries[k] for k in keys]
+    columns = [[cache.entries[k] for k in column] for column in zip(*keys, strict=True)] if keys else []
+    columns = columns or [[] for _ in judges]
+    return columns[0], columns[1] if mos else None, columns[2] if mos else None
+
+
+def _rounded(value):
+    return round(value, 4) if isinstance(value, float) else value
 
 
 def evaluate_voice(
@@ -230,22 +266,29 @@ def evaluate_voice(
     sentences: list[str],
     wav_dir: Path | None,
     cache: TranscriptCache | None = None,
+    mos=None,
 ) -> dict:
     """One voice: teacher (transcripts from `cache` where it has them) and, if the model has the voice,
-    model scored on `sentences`."""
+    model scored on `sentences`; with `mos` (a `MosJudge`) also the DistillMOS of the teacher, of our vocoder
+    resynthesizing the teacher (with the voice's post-filter), and of the model."""
     entry: dict = {"language": v.language, "teacher": v.teacher, "metric": CATALOG[v.language].metric,
                    "sentences": len(sentences)}  # fmt: skip
     if v.language not in judge_languages(asr):
         entry["skipped"] = "no judge (Whisper lacks the language)"
         return entry
-    heard = teacher_transcripts(asr, v, sentences, cache)
-    if any(h is None for h in heard):  # scored on the sentences the teacher could say, both sides
-        entry["teacher_failed"] = sum(h is None for h in heard)
-        sentences = [s for s, h in zip(sentences, heard, strict=True) if h is not None]
+    postfilter = rt.voices[v.id].postfilter if v.in_model else None
+    heard, teacher_mos, vocoded_mos = teacher_judgements(asr, v, sentences, cache, mos, postfilter)
+    said = [h is not None for h in heard]
+    if not all(said):  # scored on the sentences the teacher could say, both sides
+        entry["teacher_failed"] = said.count(False)
+        sentences = [s for s, ok in zip(sentences, said, strict=True) if ok]
         entry["sentences"] = len(sentences)
     if not sentences:
         entry["skipped"] = "the teacher failed on every sentence"
         return entry
+    if mos:
+        for name, scores in (("teacher", teacher_mos), ("vocoded", vocoded_mos)):
+            _put_mos(entry, name, [x for x, ok in zip(scores, said, strict=True) if ok and x is not None])
     teacher_hyps = [h for h in heard if h is not None]
     t_err = unit_errors(sentences, teacher_hyps, v.language)
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
@@ -257,12 +300,16 @@ def evaluate_voice(
     if not v.in_model:
         entry["model_score"] = None
         return entry
-    model_hyps = []
+    model_hyps, model_mos = [], []
     for i, s in enumerate(sentences):
         audio, _ = ev.synthesize(rt, v.id, s)
         if wav_dir is not None:
             ev.write_wav(wav_dir / v.id / f"model_{i:02d}.wav", audio)
         model_hyps.append(asr(ev.to_judge_rate(audio, vocoder.SAMPLE_RATE), v.language))
+        if mos:
+            model_mos.append(mos(audio, vocoder.SAMPLE_RATE))
+    if mos:
+        _put_mos(entry, "model", model_mos)
     m_err = unit_errors(sentences, model_hyps, v.language)
     entry["model_score"], entry["model_ci"] = _score(m_err)
     entry["model_cer"] = round(ev.wer_of(unit_errors(sentences, model_hyps, v.language, "cer")), 2)
@@ -275,6 +322,15 @@ def evaluate_voice(
     return entry
 
 
+def _put_mos(entry: dict, system: str, scores: list[float]) -> None:
+    """`<system>_mos` (the mean DistillMOS over sentences) and its 95% bootstrap interval, into `entry`."""
+    if not scores:
+        return
+    x = np.asarray(scores, dtype=np.float64)[:, None]
+    entry[f"{system}_mos"] = round(float(x.mean()), 3)
+    entry[f"{system}_mos_ci"] = [round(c, 3) for c in ev.bootstrap_ci(x, lambda r: float(r.mean()))]
+
+
 def evaluate_languages(
     rt,
     asr,
@@ -283,6 +339,7 @@ def evaluate_languages(
     wav_dir: Path | None = None,
     on_language=None,
     cache: TranscriptCache | None = None,
+    mos=None,
 ) -> dict:
     """voice id -> entry (see `evaluate_voice`) for every voice under test in `codes`; `on_language` gets
     each language's entries as soon as they are measured (the run keeps them if a later language fails)."""
@@ -291,10 +348,12 @@ def evaluate_languages(
         sentences = heldout(code, limit)
         done = {}
         for v in voices_under_test(rt, code):
-            entry = evaluate_voice(rt, asr, v, sentences, wav_dir, cache)
+            entry = evaluate_voice(rt, asr, v, sentences, wav_dir, cache, mos)
             done[v.id] = entry
             print(f"{v.id} ({code}, {entry['metric'].upper()}): teacher {entry.get('teacher_score')}, "
-                  f"model {entry.get('model_score')} -> {status_of(entry)}", flush=True)  # fmt: skip
+                  f"model {entry.get('model_score')} -> {status_of(entry)}; DistillMOS teacher "
+                  f"{entry.get('teacher_mos')}, vocoded {entry.get('vocoded_mos')}, model {entry.get('model_mos')}",
+                  flush=True)  # fmt: skip
         results.update(done)
         if on_language is not None:
             on_language(done)
@@ -331,6 +390,17 @@ def _cer(entry: dict) -> str:
     if teacher is None:
         return "-"
     return f"{teacher:.1f} / " + ("-" if model is None else f"{model:.1f}")
+
+
+def _mos(entry: dict) -> str:
+    teacher, vocoded, model = (entry.get(f"{k}_mos") for k in ("teacher", "vocoded", "model"))
+    if teacher is None:
+        return "-"
+    said = f"{teacher:.2f} / " + ("-" if vocoded is None else f"{vocoded:.2f}") + " / "
+    if model is None:
+        return said + "-"
+    low, high = entry["model_mos_ci"]
+    return said + f"{model:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def summary_line(doc: dict) -> str:
@@ -377,12 +447,16 @@ def render_section(doc: dict, model_label: str) -> str:
         "the server lists that in `/voices` (`supported`).",
         "- CER column: character error rates of teacher / model on every language (for zh, ja, th the metric "
         "itself), to show how near the judge's hearing is where whole words fail; the status uses the metric.",
+        f"- DistillMOS column: predicted naturalness (1-5, {MOS_JUDGE}) of the teacher / our vocoder "
+        "resynthesizing the teacher (with the voice's post-filter) / the model, means over the same sentences "
+        "(the model's 95% interval in brackets). DistillMOS learned from English ratings, so compare systems within "
+        "a language rather than across languages. The teacher's two scores are committed beside its transcripts.",
         "",
         summary_line(doc),
         "",
         "| language | voice | teacher | metric | n | teacher % [95% CI] | model % [95% CI] | gap, points [95% CI] "
-        "| CER teacher / model % | status |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| CER teacher / model % | DistillMOS teacher / vocoder / model | status |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for voice, e in doc["voices"].items():
         gap = (
@@ -392,7 +466,7 @@ def render_section(doc: dict, model_label: str) -> str:
         lines.append(
             f"| {name} (`{e['language']}`) | `{voice}` | `{e['teacher']}` | {e['metric'].upper()} | "
             f"{e['sentences']} | {_fmt(e.get('teacher_score'), e.get('teacher_ci'))} | "
-            f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {_cer(e)} | {status_of(e)} |"
+            f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {_cer(e)} | {_mos(e)} | {status_of(e)} |"
         )
     lines += ["", "First transcripts per voice (reference -> teacher / model):", ""]
     for voice, e in doc["voices"].items():
@@ -432,8 +506,9 @@ def run(args) -> int:
     rt = SpeechRuntime.load(args.model)
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
+    mos = None if args.no_mos else ev.MosJudge()
     cache = TranscriptCache(TRANSCRIPT_CACHE)
-    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir, cache=cache,
+    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir, cache=cache, mos=mos,
                        on_language=lambda done: merge_results(Path(args.model), done, judge=JUDGE))  # fmt: skip
     doc = measured.read_results(args.model)
     model_label = Path(args.model).resolve()
@@ -456,6 +531,7 @@ JUDGE = (
     "Whisper-base (CTranslate2 int8, faster-whisper, CPU, greedy at temperature 0, language forced, "
     f"no {ev.NO_REPEAT_NGRAM}-gram repeated)"
 )
+MOS_JUDGE = "DistillMOS (distillmos, ConvTransformerSQAModel, 16 kHz)"
 # What the judge heard from each teacher, committed next to the held-out sentences: espeak-ng's audio of a
 # sentence depends on what the process rendered before it, and Whisper-base's transcript with it, so teachers
 # heard afresh on another machine can cross the judge ceiling (docs/model.md, "Evaluation", has the numbers).

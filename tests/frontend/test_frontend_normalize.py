@@ -470,6 +470,7 @@ def test_at_least_100_spoken_form_cases_across_the_classes():
         ("FBI", "initialism"),
         ("Dr.", "doctor_drive"),
         ("3.12.1", "dotted"),
+        ("2½", "mixed_fraction"),
     ],
 )
 def test_each_new_class_is_its_own_rule(text, rule):

@@ -140,6 +140,12 @@ def judge():
     return evaluate.WhisperJudge(threads=2)
 
 
+@pytest.fixture(scope="module")
+def mos():
+    evaluate.ensure_eval_deps()
+    return evaluate.MosJudge()
+
+
 def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
     # Greedy Whisper-base heard this espeak-ng Afrikaans sentence as "U mo, u mo, u mo, ..." for 445
     # characters: the WER then counted the loop, not the voice.
@@ -155,7 +161,7 @@ def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
     assert 0 < len(heard) <= 2 * len(sentence.split()), heard
 
 
-def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
+def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge, mos):
     import torch
 
     rt = SpeechRuntime.load(model_dir)
@@ -164,8 +170,14 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
     assert "it" in evaluate_languages.judge_languages(
         judge
     ) and "ga" not in evaluate_languages.judge_languages(judge)
-    results = evaluate_languages.evaluate_languages(rt, judge, ["it", "ga"], limit=2)
+    results = evaluate_languages.evaluate_languages(rt, judge, ["it", "ga"], limit=2, mos=mos)
     it = results["it_female_x"]
+    # naturalness beside intelligibility: Festival's Italian voice, our vocoder resynthesizing it, and the
+    # random-weight model's noise, which DistillMOS rates below both
+    for system in ("teacher", "vocoded", "model"):
+        low, high = it[f"{system}_mos_ci"]
+        assert 1.0 <= low <= it[f"{system}_mos"] <= high <= 5.0, (system, it)
+    assert it["model_mos"] < min(it["teacher_mos"], it["vocoded_mos"]), it
     assert it["metric"] == "wer" and it["sentences"] == 2
     # Festival's Italian is understood (43 % WER on 10 CLDR sentences; the natural held-out ones may score 0)
     assert 0 <= it["teacher_score"] < 100.0 and it["examples"][0]["teacher"], it["examples"]
@@ -178,7 +190,8 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge):
     assert it["gap_ci"][0] <= it["gap"] <= it["gap_ci"][1]
     # Irish: no model voice, and Whisper has no Irish: listed, not scored
     ga = results["ga_female_f3"]
-    assert "teacher_score" not in ga and evaluate_languages.status_of(ga).startswith("no judge")
+    assert "teacher_score" not in ga and "teacher_mos" not in ga
+    assert evaluate_languages.status_of(ga).startswith("no judge")
     json.dumps(results)  # what merge_results writes
     assert np.isfinite(it["teacher_ci"]).all()
     # a teacher failing on a sentence drops that sentence from both sides; on every sentence, the voice
@@ -230,13 +243,52 @@ def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path,
     )
 
 
+def test_teacher_naturalness_is_cached_beside_its_transcripts(tmp_path, judge, mos, monkeypatch):
+    v = evaluate_languages.VoiceUnderTest("es_x", "es", "espeak:es", False)
+    sentences = evaluate_languages.heldout("es", 2)
+    path = tmp_path / "teacher-transcripts.json"
+    heard, teacher, vocoded = evaluate_languages.teacher_judgements(
+        judge, v, sentences, evaluate_languages.TranscriptCache(path), mos
+    )
+    assert all(heard) and all(1.0 <= x <= 5.0 for x in teacher + vocoded), (teacher, vocoded)
+    # without a MOS judge: transcripts only, from the same entries
+    assert (
+        evaluate_languages.teacher_transcripts(judge, v, sentences, evaluate_languages.TranscriptCache(path))
+        == heard
+    )
+
+    rendered = []
+    real_render = evaluate_languages.render_teacher
+
+    def counting_render(teacher_name, language, texts):
+        rendered.append(list(texts))
+        return real_render(teacher_name, language, texts)
+
+    monkeypatch.setattr(evaluate_languages, "render_teacher", counting_render)
+    again = evaluate_languages.teacher_judgements(
+        judge, v, sentences, evaluate_languages.TranscriptCache(path), mos
+    )
+    assert again == (heard, teacher, vocoded) and rendered == []  # all three read back, nothing rendered
+    # another post-filter is another vocoder measurement: the teacher is rendered again for it, and what was
+    # measured before (its transcript and its own score) is kept
+    sharper = checkpoint.Postfilter(0.8, 48)
+    assert evaluate_languages.vocoded_judge(sharper) != evaluate_languages.vocoded_judge(
+        checkpoint.DEFAULT_POSTFILTER
+    )
+    heard2, teacher2, vocoded2 = evaluate_languages.teacher_judgements(
+        judge, v, sentences, evaluate_languages.TranscriptCache(path), mos, sharper
+    )
+    assert rendered == [sentences] and (heard2, teacher2) == (heard, teacher) and vocoded2 != vocoded
+
+
 def test_the_section_counts_statuses_and_shows_cer_beside_wer():
     def entry(language, teacher, model, **more):
         return {"language": language, "teacher": "t", "metric": "wer", "sentences": 12, "teacher_score": teacher,
                 "teacher_ci": [0, 1], "model_score": model, "model_ci": [0, 1], "gap": None, **more}  # fmt: skip
 
     doc = {"weights_sha256": "ab" * 32, "judge": "J", "updated": "now", "voices": {
-        "en_a": entry("en", 2.0, 3.0, teacher_cer=1.0, model_cer=1.5),
+        "en_a": entry("en", 2.0, 3.0, teacher_cer=1.0, model_cer=1.5, teacher_mos=4.5, vocoded_mos=3.9,
+                      model_mos=3.456, model_mos_ci=[3.3, 3.6]),
         "it_b": entry("it", 20.0, 25.0, teacher_cer=8.0, model_cer=12.25),
         "es_c": entry("es", 60.0, 70.0),
         "de_d": entry("de", 10.0, 40.0),
@@ -250,7 +302,8 @@ def test_the_section_counts_statuses_and_shows_cer_beside_wer():
         and "1 no judge" in line
     )
     section = evaluate_languages.render_section(doc, "m")
-    assert "| 8.0 / 12.2 | supported |" in section and "| - | unmeasured" in section
+    assert "| 8.0 / 12.2 | - | supported |" in section and "| - | - | unmeasured" in section
+    assert "| 1.0 / 1.5 | 4.50 / 3.90 / 3.46 [3.30, 3.60] | supported (goal met) |" in section
     # the secondary CER counts characters on a language scored by words
     assert evaluate_languages.score_units("Hola, amigo", "es") == ["hola", "amigo"]
     assert evaluate_languages.score_units("Hola, amigo", "es", "cer") == list("holaamigo")
@@ -280,3 +333,6 @@ def test_the_shipped_teacher_scores_follow_from_the_committed_teacher_transcript
         ]
         errors = evaluate_languages.unit_errors([s for s, _ in said], [h for _, h in said], v.language)
         assert evaluate.wer_of(errors) == pytest.approx(entry["teacher_score"]), vid
+        # and its naturalness: the teacher's DistillMOS is the mean of the committed per-sentence scores
+        scores = [cache.entries[cache.key(v, s, evaluate_languages.MOS_JUDGE)] for s, _ in said]
+        assert entry["teacher_mos"] == pytest.approx(float(np.mean(scores)), abs=1e-3), vid
