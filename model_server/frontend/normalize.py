@@ -797,6 +797,37 @@ def _phone(m: re.Match, lang: str) -> str | None:
     return spoken
 
 
+def _vanity(m: re.Match, lang: str) -> str | None:
+    """A toll-free number with letters, read as it is advertised: "1-800-FLOWERS" -> "one, eight hundred,
+    flowers", "1-800-GOT-JUNK" -> "one, eight hundred, got junk". The digit groups are read as `_phone` reads
+    them (800 is "eight hundred"); letters with a vowel are a word, letters without are spelled ("CVS" ->
+    "C.V.S."), digits among letters are digits ("KARS4KIDS" -> "kars four kids"). After an identifier's cue
+    ("code 800-ABC1") it is a code."""
+    if _CODE_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+        return None
+    said, words = [], []
+    for group in re.split(r"[-. ()]+", m.group(0).lstrip("+(")):
+        if group.isdigit():
+            if words:
+                said.append(" ".join(words))
+                words = []
+            hundred = group in _HUNDRED_AREA_CODES
+            said.append(
+                f"{cardinal(int(group[0]), lang)} {_WORDS[lang]['hundred']}"
+                if hundred
+                else digits(group, lang)
+            )
+            continue
+        for part in re.findall(r"\d+|[A-Z]+", group):
+            if part.isdigit():
+                words.append(digits(part, lang))
+            else:
+                words.append(part.lower() if re.search(r"[AEIOUY]", part) else _spell_letters(part))
+    if words:
+        said.append(" ".join(words))
+    return (f"{_SYMBOLS[lang]['+']} " if m.group(0).startswith("+") else "") + ", ".join(said)
+
+
 def _spell_letters(letters: str) -> str:
     """Letters said one by one, written so that espeak-ng and Festival both say the letter names: a run of
     two or more is a dotted initialism ("F.B.I."), one letter stays a capital. A lone "A" would be read as
@@ -1704,6 +1735,18 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # "1.5 kg", "update 1.25 million records": the unit's, the amount's
             + rf"(?!\s?(?:%|{units}(?![\w/])|{syms}|(?i:thousand|million|billion|trillion)\b))",
             _dotted,
+        ),
+        *(
+            [
+                (
+                    "vanity",
+                    r"(?<![\w.,-])(?:\+?1[-. ])?\(?8(?:00|33|44|55|66|77|88)\)?[-. ]"
+                    r"(?:\d{3}[-. ])?(?=[A-Z0-9-]*[A-Z]{3})[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*(?![\w-])",
+                    _vanity,
+                )
+            ]
+            if lang == "en"
+            else []
         ),
         (
             "phone",

@@ -55,6 +55,17 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("dial 555-0100, extension 12", "dial five five five, zero one zero zero, extension one two"),
     ],
     # numbers joined by dots that are no decimal: versions, sections and network addresses
+    "vanity": [
+        # toll-free numbers with letters, read as they are advertised
+        ("Call 1-800-FLOWERS today.", "Call one, eight hundred, flowers today."),
+        ("Call 1-800-GOT-JUNK.", "Call one, eight hundred, got junk."),
+        ("Dial 1-888-FEDEX.", "Dial one, eight eight eight, fedex."),
+        ("Call 1-800-555-TAXI now.", "Call one, eight hundred, five five five, taxi now."),
+        ("Call 1-800-CVS-1234.", "Call one, eight hundred, C.V.S., one two three four."),
+        ("Call +1 800 FLOWERS", "Call plus one, eight hundred, flowers"),
+        ("Call 1-877-KARS4KIDS.", "Call one, eight seven seven, kars four kids."),
+        ("Code 800-ABC1", "Code eight zero zero, A.B.C. one"),  # after an identifier's cue: a code
+    ],
     "dotted": [
         ("Visit www.example.com/help.", "Visit www dot example dot com slash help."),  # the sentence's dot
         ("Python 3.12.1 is out.", "Python three point twelve point one is out."),
@@ -471,6 +482,7 @@ def test_at_least_100_spoken_form_cases_across_the_classes():
         ("Dr.", "doctor_drive"),
         ("3.12.1", "dotted"),
         ("2½", "mixed_fraction"),
+        ("1-800-FLOWERS", "vanity"),
     ],
 )
 def test_each_new_class_is_its_own_rule(text, rule):
