@@ -557,6 +557,31 @@ _AT = {
     "el": "παπάκι",
     "ro": "a rond",
 }
+# The word for "+" before a country code ("+48 ..." is "plus czterdzieści osiem"); a language without one here
+# leaves the sign unsaid, as before.
+_PLUS = {
+    **dict.fromkeys("nl pl cs sk sl hr sr sv da fi lv ro id af".split(), "plus"),
+    **dict.fromkeys("ru uk bg kk".split(), "плюс"),
+    **dict.fromkeys("no et".split(), "pluss"),
+    "it": "più",
+    "pt": "mais",
+    "ca": "més",
+    "lt": "plius",
+    "hu": "plusz",
+    "is": "plús",
+    "el": "συν",
+    "tr": "artı",
+    "eu": "gehi",
+    "ja": "プラス",
+    "zh": "加",
+    "ko": "플러스",
+    "vi": "cộng",
+    "th": "บวก",
+    "he": "פלוס",
+    "ar": "زائد",
+    "hi": "प्लस",
+    "ka": "პლუს",
+}
 _DOT_WORD = {
     "it": "punto",
     "pt": "ponto",
@@ -841,7 +866,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.groupdict().get("dotted"):
         return "dotted", _dotted(m, language)
     if m.groupdict().get("phone"):
-        return "phone", _phone_groups(re.findall(r"\d+", m.group("phone")), language)
+        plus = _PLUS.get(language, "") if m.group("phone").startswith("+") else ""
+        return "phone", (f"{plus} " if plus else "") + _phone_groups(
+            re.findall(r"\d+", m.group("phone")), language
+        )
     if m.groupdict().get("rng"):
         return "range", _range(m, language, before)
     if m.group("time"):

@@ -186,6 +186,21 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Звоните восемь, восемь ноль ноль, пять пять пять, тридцать пять, тридцать пять.",
         ),
         ("nl", "Bel 020 1234567.", "Bel nul twee nul, één twee drie vier vijf zes zeven."),
+        # a country code's "+" is said where the language's word for it is known
+        (
+            "pl",
+            "Zadzwoń pod +48 22 123 45 67.",
+            "Zadzwoń pod plus czterdzieści osiem, dwadzieścia dwa, jeden dwa trzy, czterdzieści pięć, "
+            "sześćdziesiąt siedem.",
+        ),
+        (
+            "it",
+            "Chiami il +39 06 1234 5678.",
+            "Chiami il più trentanove, zero sei, uno due tre quattro, cinque sei sette otto.",
+        ),
+        ("tr", "+90 212 123 45 67", "artı doksan, iki bir iki, bir iki üç, kırkbeş, altmışyedi"),
+        ("zh", "+86 10 1234 5678", "加 8 6, 1 0, 1 2 3 4, 5 6 7 8"),
+        ("ga", "+353 1 234 5678", "3 5 3, 1, 2 3 4, 5 6 7 8"),  # no word known: the sign stays unsaid
         ("sv", "Ring 08-123 456 78.", "Ring noll åtta, ett två tre, fyra fem sex, sjuttioåtta."),
         ("ja", "電話は03-1234-5678です。", "デンワワ 0 3, 1 2 3 4, 5 6 7 8 です."),
         (
