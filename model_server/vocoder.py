@@ -249,6 +249,7 @@ PHASE_BIN_HZ = 31.25  # grid of the minimum-phase computation (FFT of 512 points
 POSTFILTER = 0.2
 POSTFILTER_ORDER = 12
 AP_EXPONENT = 0.7
+AP_SCALE_MAX = 2.0  # a voice's factor on its aperiodicity (`init_state`'s ap_scale): at most twice the noise
 # Above EXTEND_FROM_HZ the envelope continues that point's level falling EXTEND_DB_PER_OCTAVE, at 16 kHz
 # (7-8 kHz) and 24 kHz output (up to 12 kHz) alike: the features stop at 8 kHz and their top bins mostly hold
 # the anti-alias roll-off of 16 kHz audio, not the voice. Synthesizing that roll-off cost 0.22 DistillMOS.
@@ -335,7 +336,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
     step can be captured in a CUDA graph. State (plain tensors, batch first, so a runtime can gather/scatter
     them by slot): ``prev`` [B, F] previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail``
     [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far, ``lifter`` [B, N_ENV] the
-    stream's post-filter gains (constant over the stream: a voice's setting, carried with its slot).
+    stream's post-filter gains and ``ap_scale`` [B] the factor on its aperiodicity (both constant over the
+    stream: a voice's settings, carried with its slot).
     """
 
     def __init__(
@@ -399,10 +401,13 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self.register_buffer(name, torch.tensor(value, dtype=torch.float32), persistent=False)
 
     def init_state(
-        self, batch: int, device: torch.device | str | None = None, lifter=None
+        self, batch: int, device: torch.device | str | None = None, lifter=None, ap_scale=None
     ) -> dict[str, torch.Tensor]:
         """Silence for ``batch`` streams. ``lifter``: post-filter gains, [N_ENV] for all or [batch, N_ENV] per
-        stream (``lifter_gains``); None for the synthesizer's own setting."""
+        stream (``lifter_gains``); None for the synthesizer's own setting. ``ap_scale``: a factor in
+        [0, AP_SCALE_MAX] on the aperiodicity of every frame, one for all or [batch]; None for 1 (the features
+        as they are). A model's regression over-predicts aperiodicity, so voiced frames get too much noise;
+        a voice measured to sound better with less carries its own (`checkpoint.Postfilter.aperiodicity`)."""
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise ValueError(f"batch must be a positive int, got {batch!r}")
         device = torch.device(device) if device is not None else self.silence.device
@@ -411,8 +416,18 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError(
                 f"lifter must be finite gains of shape [{N_ENV}] or [{batch}, {N_ENV}], got {tuple(gains.shape)}"
             )
+        scale = torch.ones(()) if ap_scale is None else torch.as_tensor(ap_scale, dtype=torch.float32)
+        if (
+            scale.shape not in ((), (batch,))
+            or not bool(torch.isfinite(scale).all())
+            or not bool(((scale >= 0) & (scale <= AP_SCALE_MAX)).all())
+        ):
+            raise ValueError(
+                f"ap_scale must be a factor in [0, {AP_SCALE_MAX:g}], one or [{batch}], got {ap_scale!r}"
+            )
         return {
             "lifter": gains.to(device).expand(batch, N_ENV).clone(),
+            "ap_scale": scale.to(device, torch.float32).expand(batch).clone(),
             "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
             "phase": torch.zeros(batch, dtype=torch.float64, device=device),
             "noise_tail": torch.zeros(batch, self.hop, dtype=torch.float32, device=device),
@@ -433,7 +448,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
         if not bool(torch.isfinite(feats).all()):
             raise ValueError("feats contains NaN or infinite values")
         expected = {
-            "prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": (), "lifter": (N_ENV,)
+            "prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": (), "lifter": (N_ENV,),
+            "ap_scale": (),
         }  # fmt: skip
         if not isinstance(state, dict) or set(state) != set(expected):
             raise ValueError(f"state must be the dict from init_state with keys {sorted(expected)}")
@@ -549,7 +565,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
         f0 = torch.exp(full[..., LF0].squeeze(-1)).clamp(F0_FLOOR, F0_MAX)
         vuv = full[..., VUV].squeeze(-1).clamp(0.0, 1.0)
         log_env = self._log_envelope(full[..., ENV], state["lifter"])
-        ap = full[..., AP].clamp(0.0, 1.0) ** self.ap_exponent
+        ap = (full[..., AP] * state["ap_scale"][:, None, None]).clamp(0.0, 1.0) ** self.ap_exponent
 
         # --- harmonic part -------------------------------------------------------------------------------
         if fixed_shape:
@@ -612,5 +628,6 @@ class HarmonicNoiseSynth(torch.nn.Module):
             "noise_tail": blocks[:, -1].clone(),
             "frame_index": state["frame_index"] + n_frames,
             "lifter": state["lifter"],
+            "ap_scale": state["ap_scale"],
         }
         return audio, new_state

@@ -410,6 +410,34 @@ def test_each_stream_keeps_its_own_postfilter():
     assert float((expected[0] - expected[1]).abs().max()) > 1e-2  # the settings do differ
 
 
+def test_each_stream_keeps_its_own_aperiodicity_factor():
+    """A per-stream factor on the aperiodicity: the noisy voiced frames of a stream with factor 0 lose their
+    noise (a steady harmonic spectrum), a factor of 1 is the features as they are, and a mixed batch gives
+    each stream its own audio through any chunking."""
+    feats = _steady_voiced(40, 150.0).expand(2, -1, -1).clone()
+    feats[:, :, v.AP] = 0.6  # breathy: much of each voiced band is noise
+    synth = v.HarmonicNoiseSynth()
+    state = synth.init_state(2, ap_scale=torch.tensor([1.0, 0.0]))
+    parts = []
+    for s in range(0, 40, 9):
+        audio, state = synth(feats[:, s : s + 9], state)
+        parts.append(audio)
+    mixed = torch.cat(parts, dim=1)
+    as_is = synth(feats[:1], synth.init_state(1))[0][0]
+    clean = feats[:1].clone()
+    clean[:, :, v.AP] = 0.0
+    no_noise = synth(clean, synth.init_state(1))[0][0]
+    torch.testing.assert_close(mixed[0], as_is, atol=1e-5, rtol=0)
+    torch.testing.assert_close(mixed[1], no_noise, atol=1e-5, rtol=0)
+    assert float((as_is - no_noise).abs().max()) > 1e-2  # the factor does change the audio
+
+
+@pytest.mark.parametrize("bad", [-0.1, v.AP_SCALE_MAX + 0.5, float("nan"), [1.0, 1.0, 1.0]])
+def test_init_state_rejects_a_bad_aperiodicity_factor(bad):
+    with pytest.raises(ValueError, match="ap_scale must be a factor in"):
+        v.HarmonicNoiseSynth().init_state(2, ap_scale=bad)
+
+
 def test_init_state_rejects_a_bad_lifter():
     synth = v.HarmonicNoiseSynth()
     for bad in (np.ones(v.N_ENV - 1), np.ones((3, v.N_ENV)), np.full(v.N_ENV, np.nan)):

@@ -1,11 +1,13 @@
 """Tune each voice's vocoder post-filter on the model's own output, and optionally write the pick into the model.
 
     nice -n 10 .venv/bin/python tools/postfilter_sweep.py --voices en_female_heart \
-        --settings 0.2/12,0.5/24,0.8/48 [--write]
+        --settings 0.2/12,0.5/24,0.8/48,0.5/48/0.3 [--write]
 
 A voice's post-filter (`VoiceInfo.postfilter`, a cepstral lifter on the predicted envelope: strength/order,
 `vocoder.lifter_gains`) deepens the formant valleys that the model's regression fills in. How much a voice
-takes depends on how blurred its predicted envelopes are: too much turns vowels into their neighbours. So
+takes depends on how blurred its predicted envelopes are: too much turns vowels into their neighbours. A
+third number is the voice's factor on its predicted aperiodicity (`Postfilter.aperiodicity`, default 1): a
+model's regression over-predicts the noise in voiced frames. So
 each setting is measured the way `make evaluate` measures the model (the serving path, one stream, the
 voice's language's held-out sentences, Whisper-base WER, or CER where the language does not separate words,
 as `make evaluate LANGUAGES=...` scores it, and DistillMOS), and the pick is the setting with the best DistillMOS
@@ -37,17 +39,26 @@ from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime  # noqa:
 
 
 def parse_settings(text: str) -> list[Postfilter]:
-    """Parse "0.2/12,0.5/24" into [Postfilter(0.2, 12), Postfilter(0.5, 24)] (the default always included first)."""
+    """Parse "0.2/12,0.5/24/0.3" into [Postfilter(0.2, 12), Postfilter(0.5, 24, 0.3)] (strength/order, then
+    optionally the aperiodicity factor; the default always included first)."""
     out = [DEFAULT]
     for item in filter(None, text.split(",")):
-        strength, _, order = item.partition("/")
+        parts = item.split("/")
         try:  # a missing "/order" fails int(""); Postfilter refuses values out of range
-            setting = Postfilter(float(strength), int(order))
+            if len(parts) not in (2, 3):
+                raise ValueError("two or three numbers")
+            setting = Postfilter(float(parts[0]), int(parts[1]), float(parts[2]) if len(parts) == 3 else 1.0)
         except ValueError as e:
-            raise SystemExit(f"--settings: {item!r} is not strength/order ({e})") from e
+            raise SystemExit(f"--settings: {item!r} is not strength/order[/aperiodicity] ({e})") from e
         if setting not in out:
             out.append(setting)
     return out
+
+
+def label(setting: Postfilter) -> str:
+    """ "0.5/48", or "0.5/48/0.3" with an aperiodicity factor (the --settings syntax)."""
+    base = f"{setting.strength:g}/{setting.order}"
+    return base if setting.aperiodicity == 1.0 else f"{base}/{setting.aperiodicity:g}"
 
 
 # DistillMOS differences this small are ties (the 95 % interval of a 40-sentence mean is about +-0.1); the lower
@@ -62,7 +73,7 @@ def pick(scores: dict[Postfilter, dict], max_wer_rise: float) -> Postfilter:
     allowed = [s for s, r in scores.items() if r["wer"] <= ceiling]
     best = max(scores[s]["mos"] for s in allowed)
     tied = [s for s in allowed if scores[s]["mos"] >= best - MOS_TIE]
-    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order))
+    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order, -s.aperiodicity))
 
 
 def with_postfilter(ckpt: checkpoint.Checkpoint, voice: str, setting: Postfilter) -> checkpoint.Checkpoint:
@@ -108,13 +119,15 @@ def main(argv: list[str] | None = None) -> int:
     judges = None
     key = weights_key(args.model)
     picks: dict[str, Postfilter] = {}
-    print("| voice | post-filter (strength/order) | Whisper WER (CER) % | DistillMOS |\n|---|---|---|---|")
+    print(
+        "| voice | post-filter (strength/order[/aperiodicity]) | Whisper WER (CER) % | DistillMOS |\n|---|---|---|---|"
+    )
     for voice in voices:
         language = ckpt.voice(voice).info.language
         sentences = evaluate_languages.heldout(language, args.sentences)
         scores: dict[Postfilter, dict] = {}
         for setting in settings:
-            path = args.cache / key / voice / f"{setting.strength:g}-{setting.order}-{len(sentences)}.json"
+            path = args.cache / key / voice / f"{label(setting).replace('/', '-')}-{len(sentences)}.json"
             if path.is_file():
                 scores[setting] = json.loads(path.read_text())
             else:
@@ -137,13 +150,13 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(json.dumps(scores[setting]))
             r = scores[setting]
             print(
-                f"| {voice} | {setting.strength:g}/{setting.order} | {r['wer']:.1f} | {r['mos']:.2f} |",
+                f"| {voice} | {label(setting)} | {r['wer']:.1f} | {r['mos']:.2f} |",
                 flush=True,
             )
         picks[voice] = pick(scores, args.max_wer_rise)
     print()
     for voice, setting in picks.items():
-        print(f"{voice}: pick {setting.strength:g}/{setting.order}")
+        print(f"{voice}: pick {label(setting)}")
     if args.write:
         path = checkpoint.set_postfilters(
             args.model, {v: (None if s == DEFAULT else s) for v, s in picks.items()}

@@ -25,6 +25,9 @@ class Catalog:
             v.info.id: torch.tensor((v.info.postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
             for v in ckpt.voices
         }
+        self._ap_scales = {
+            v.info.id: (v.info.postfilter or DEFAULT_POSTFILTER).aperiodicity for v in ckpt.voices
+        }
 
     def lifters(self, voice_ids: list[str]) -> torch.Tensor:
         """[len(voice_ids), N_ENV] the voices' vocoder post-filter gains (their `VoiceInfo.postfilter`)."""
@@ -32,6 +35,11 @@ class Catalog:
         if unknown:
             raise ValueError(f"unknown voice(s) {unknown}; this model has {sorted(self._lifters)}")
         return torch.stack([self._lifters[v] for v in voice_ids])
+
+    def ap_scales(self, voice_ids: list[str]) -> torch.Tensor:
+        """[len(voice_ids)] the voices' factors on their predicted aperiodicity (`Postfilter.aperiodicity`)."""
+        self.lifters(voice_ids)  # ValueError naming unknown voices
+        return torch.tensor([self._ap_scales[v] for v in voice_ids], dtype=torch.float32)
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
         """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""

@@ -35,13 +35,19 @@ class ModelLoadError(Exception):
 @dataclass(frozen=True)
 class Postfilter:
     """A voice's vocoder post-filter (``vocoder.lifter_gains``): measured per voice on the model's own output,
-    since how much formant sharpening a voice takes depends on how blurred its predicted envelopes are."""
+    since how much formant sharpening a voice takes depends on how blurred its predicted envelopes are.
+    ``aperiodicity``: a factor on the predicted aperiodicity (the vocoder's ``ap_scale``), for a voice whose
+    model over-predicts the noise in voiced frames; 1 leaves it as predicted."""
 
     strength: float
     order: int
+    aperiodicity: float = 1.0
 
     def __post_init__(self) -> None:
         self.gains()  # ValueError naming a strength or order out of range
+        a = self.aperiodicity
+        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0.0 <= a <= vocoder.AP_SCALE_MAX:
+            raise ValueError(f"aperiodicity must be a factor in [0, {vocoder.AP_SCALE_MAX:g}], got {a!r}")
 
     def gains(self):
         """[N_ENV] cepstral gains the synthesizer applies (``vocoder.lifter_gains``)."""
@@ -89,18 +95,25 @@ def _voice_to_json(v: Voice) -> dict:
     out = {**asdict(v.info), "speaker": v.speaker}
     if v.info.postfilter is None:
         del out["postfilter"]
+    elif v.info.postfilter.aperiodicity == 1.0:
+        del out["postfilter"]["aperiodicity"]  # optional: the features as predicted
     return out
 
 
 def _parse_postfilter(i: int, raw) -> Postfilter | None:
     if raw is None:  # optional: the vocoder's default
         return None
-    if not isinstance(raw, dict) or set(raw) != {"strength", "order"}:
+    if not isinstance(raw, dict) or not {"strength", "order"} <= set(raw) <= {
+        "strength",
+        "order",
+        "aperiodicity",
+    }:
         raise ModelLoadError(
-            f"config field 'voices[{i}].postfilter' must be an object with 'strength' and 'order', got {raw!r}"
+            f"config field 'voices[{i}].postfilter' must be an object with 'strength' and 'order' (and optionally "
+            f"'aperiodicity'), got {raw!r}"
         )
     try:
-        return Postfilter(raw["strength"], raw["order"])
+        return Postfilter(raw["strength"], raw["order"], raw.get("aperiodicity", 1.0))
     except ValueError as e:
         raise ModelLoadError(f"config field 'voices[{i}].postfilter': {e}") from e
 

@@ -75,7 +75,7 @@ def test_each_stream_gets_its_voices_postfilter():
 
     voices = [
         VoiceInfo("plain", "P", "en", "female", "test"),
-        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48)),
+        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48, aperiodicity=0.3)),
     ]
     rt = SpeechRuntime.init_random(voices, seed=4, **SMALL)
     pool = rt.new_pool(3)
@@ -83,6 +83,7 @@ def test_each_stream_gets_its_voices_postfilter():
     lifter = pool.vocoder["lifter"]
     torch.testing.assert_close(lifter[2], torch.tensor(vocoder.lifter_gains(0.8, 48), dtype=torch.float32))
     torch.testing.assert_close(lifter[0], torch.tensor(vocoder.lifter_gains(), dtype=torch.float32))
+    assert pool.vocoder["ap_scale"][[2, 0]].tolist() == pytest.approx([0.3, 1.0])
     cond = _cond(rt, 2, 12, seed=5)
     batched = rt.step(pool, [2, 0], cond)
     for row, voice in enumerate(("sharp", "plain")):
