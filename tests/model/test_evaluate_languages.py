@@ -200,6 +200,19 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge, mos):
     assert entry["teacher_failed"] == 1 and entry["skipped"] == "the teacher failed on every sentence"
 
 
+def _count_renders(monkeypatch) -> list[list[str]]:
+    """The texts of every teacher render from now on (the real renderer still renders them)."""
+    rendered: list[list[str]] = []
+    real_render = evaluate_languages.render_teacher
+
+    def counting_render(teacher, language, texts):
+        rendered.append(list(texts))
+        return real_render(teacher, language, texts)
+
+    monkeypatch.setattr(evaluate_languages, "render_teacher", counting_render)
+    return rendered
+
+
 def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path, judge, monkeypatch):
     heard = []
 
@@ -216,14 +229,7 @@ def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path,
     )
     assert len(heard) == 2 and all(first) and path.is_file()
 
-    rendered = []
-    real_render = evaluate_languages.render_teacher
-
-    def counting_render(teacher, language, texts):
-        rendered.append(list(texts))
-        return real_render(teacher, language, texts)
-
-    monkeypatch.setattr(evaluate_languages, "render_teacher", counting_render)
+    rendered = _count_renders(monkeypatch)
     again = evaluate_languages.teacher_transcripts(
         counting_judge, v, sentences, evaluate_languages.TranscriptCache(path)
     )
@@ -257,14 +263,7 @@ def test_teacher_naturalness_is_cached_beside_its_transcripts(tmp_path, judge, m
         == heard
     )
 
-    rendered = []
-    real_render = evaluate_languages.render_teacher
-
-    def counting_render(teacher_name, language, texts):
-        rendered.append(list(texts))
-        return real_render(teacher_name, language, texts)
-
-    monkeypatch.setattr(evaluate_languages, "render_teacher", counting_render)
+    rendered = _count_renders(monkeypatch)
     again = evaluate_languages.teacher_judgements(
         judge, v, sentences, evaluate_languages.TranscriptCache(path), mos
     )
