@@ -238,7 +238,7 @@ def synthesize(
 def voice_lifter(rt: SpeechRuntime, voice: str) -> torch.Tensor | None:
     """The serving vocoder's post-filter gains for `voice` (its own setting), or None (the default) for a
     voice the model does not have."""
-    return rt.catalog.lifters([voice])[0] if voice in rt.voices else None
+    return rt.catalog.vocoder_settings([voice])["lifter"][0] if voice in rt.voices else None
 
 
 def resynthesize(audio: np.ndarray, rate: int, lifter: torch.Tensor | None = None) -> np.ndarray:

@@ -250,6 +250,10 @@ POSTFILTER = 0.2
 POSTFILTER_ORDER = 12
 AP_EXPONENT = 0.7
 AP_SCALE_MAX = 2.0  # a voice's factor on its aperiodicity (`init_state`'s ap_scale): at most twice the noise
+VOICING_MIN, VOICING_MAX = 0.25, 8.0  # a voice's exponent on its voicing odds (`init_state`'s voicing)
+# The per-stream state that is a voice's setting rather than the stream's progress: constant over a stream, set
+# when it starts (`checkpoint.Postfilter.vocoder_settings`, `Executor.reset_slots`).
+VOICE_SETTINGS = ("lifter", "ap_scale", "voicing")
 # Above EXTEND_FROM_HZ the envelope continues that point's level falling EXTEND_DB_PER_OCTAVE, at 16 kHz
 # (7-8 kHz) and 24 kHz output (up to 12 kHz) alike: the features stop at 8 kHz and their top bins mostly hold
 # the anti-alias roll-off of 16 kHz audio, not the voice. Synthesizing that roll-off cost 0.22 DistillMOS.
@@ -336,8 +340,8 @@ class HarmonicNoiseSynth(torch.nn.Module):
     step can be captured in a CUDA graph. State (plain tensors, batch first, so a runtime can gather/scatter
     them by slot): ``prev`` [B, F] previous frame, ``phase`` [B] float64 running F0 phase, ``noise_tail``
     [B, hop] overlap-add tail, ``frame_index`` [B] int64 frames emitted so far, ``lifter`` [B, N_ENV] the
-    stream's post-filter gains and ``ap_scale`` [B] the factor on its aperiodicity (both constant over the
-    stream: a voice's settings, carried with its slot).
+    stream's post-filter gains, ``ap_scale`` [B] the factor on its aperiodicity and ``voicing`` [B] the
+    sharpness of its voicing (all constant over the stream: a voice's settings, carried with its slot).
     """
 
     def __init__(
@@ -401,13 +405,17 @@ class HarmonicNoiseSynth(torch.nn.Module):
         self.register_buffer(name, torch.tensor(value, dtype=torch.float32), persistent=False)
 
     def init_state(
-        self, batch: int, device: torch.device | str | None = None, lifter=None, ap_scale=None
+        self, batch: int, device: torch.device | str | None = None, lifter=None, ap_scale=None, voicing=None
     ) -> dict[str, torch.Tensor]:
         """Silence for ``batch`` streams. ``lifter``: post-filter gains, [N_ENV] for all or [batch, N_ENV] per
         stream (``lifter_gains``); None for the synthesizer's own setting. ``ap_scale``: a factor in
         [0, AP_SCALE_MAX] on the aperiodicity of every frame, one for all or [batch]; None for 1 (the features
         as they are). A model's regression over-predicts aperiodicity, so voiced frames get too much noise;
-        a voice measured to sound better with less carries its own (`checkpoint.Postfilter.aperiodicity`)."""
+        a voice measured to sound better with less carries its own (`checkpoint.Postfilter.aperiodicity`).
+        ``voicing``: an exponent in [VOICING_MIN, VOICING_MAX] on the voicing probability's odds, one for all or
+        [batch]; None for 1. Above 1 it pushes the model's hesitant voicing (a probability between the voiced and
+        unvoiced values where regression averages the two) towards a decision: p^k / (p^k + (1-p)^k), which
+        leaves 0, 1/2 and 1 where they are (`checkpoint.Postfilter.voicing`)."""
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise ValueError(f"batch must be a positive int, got {batch!r}")
         device = torch.device(device) if device is not None else self.silence.device
@@ -425,9 +433,19 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError(
                 f"ap_scale must be a factor in [0, {AP_SCALE_MAX:g}], one or [{batch}], got {ap_scale!r}"
             )
+        sharp = torch.ones(()) if voicing is None else torch.as_tensor(voicing, dtype=torch.float32)
+        if (
+            sharp.shape not in ((), (batch,))
+            or not bool(torch.isfinite(sharp).all())
+            or not bool(((sharp >= VOICING_MIN) & (sharp <= VOICING_MAX)).all())
+        ):
+            raise ValueError(
+                f"voicing must be an exponent in [{VOICING_MIN:g}, {VOICING_MAX:g}], one or [{batch}], got {voicing!r}"
+            )
         return {
             "lifter": gains.to(device).expand(batch, N_ENV).clone(),
             "ap_scale": scale.to(device, torch.float32).expand(batch).clone(),
+            "voicing": sharp.to(device, torch.float32).expand(batch).clone(),
             "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
             "phase": torch.zeros(batch, dtype=torch.float64, device=device),
             "noise_tail": torch.zeros(batch, self.hop, dtype=torch.float32, device=device),
@@ -449,7 +467,7 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError("feats contains NaN or infinite values")
         expected = {
             "prev": (FEATURE_DIM,), "phase": (), "noise_tail": (self.hop,), "frame_index": (), "lifter": (N_ENV,),
-            "ap_scale": (),
+            "ap_scale": (), "voicing": (),
         }  # fmt: skip
         if not isinstance(state, dict) or set(state) != set(expected):
             raise ValueError(f"state must be the dict from init_state with keys {sorted(expected)}")
@@ -564,6 +582,9 @@ class HarmonicNoiseSynth(torch.nn.Module):
         full = torch.cat([state["prev"].unsqueeze(1).to(feats.dtype), feats], dim=1)  # [B, L+1, F]
         f0 = torch.exp(full[..., LF0].squeeze(-1)).clamp(F0_FLOOR, F0_MAX)
         vuv = full[..., VUV].squeeze(-1).clamp(0.0, 1.0)
+        k = state["voicing"].unsqueeze(-1)
+        on, off = vuv**k, (1.0 - vuv) ** k
+        vuv = on / (on + off)  # the odds to the power k: 0, 1/2 and 1 stay, hesitant frames decide
         log_env = self._log_envelope(full[..., ENV], state["lifter"])
         ap = (full[..., AP] * state["ap_scale"][:, None, None]).clamp(0.0, 1.0) ** self.ap_exponent
 
@@ -629,5 +650,6 @@ class HarmonicNoiseSynth(torch.nn.Module):
             "frame_index": state["frame_index"] + n_frames,
             "lifter": state["lifter"],
             "ap_scale": state["ap_scale"],
+            "voicing": state["voicing"],
         }
         return audio, new_state

@@ -25,7 +25,9 @@ def test_settings_parse_with_the_default_first_and_bad_ones_named():
     assert (
         sweep.label(Postfilter(0.5, 48, 0.3)) == "0.5/48/0.3" and sweep.label(Postfilter(0.5, 48)) == "0.5/48"
     )
-    for bad in ("0.5", "x/12", "0.5/99", "3/12", "0.5/48/9", "0.5/48/0.3/1"):
+    assert sweep.parse_settings("0.5/48/0.3/3") == [sweep.DEFAULT, Postfilter(0.5, 48, 0.3, 3.0)]
+    assert sweep.label(Postfilter(0.5, 48, 1.0, 3.0)) == "0.5/48/1/3"
+    for bad in ("0.5", "x/12", "0.5/99", "3/12", "0.5/48/9", "0.5/48/0.3/20", "0.5/48/0.3/1/2"):
         with pytest.raises(SystemExit, match=f"--settings: '{bad}'"):
             sweep.parse_settings(bad)
 

@@ -432,6 +432,33 @@ def test_each_stream_keeps_its_own_aperiodicity_factor():
     assert float((as_is - no_noise).abs().max()) > 1e-2  # the factor does change the audio
 
 
+def test_each_stream_keeps_its_own_voicing_exponent():
+    """A per-stream exponent on the voicing odds: a hesitant voicing probability (0.3) moves to p^k / (p^k +
+    (1 - p)^k), a decided one (0 or 1, as analysed teacher audio has) stays, and a mixed batch gives each
+    stream its own audio through any chunking."""
+    feats = _steady_voiced(40, 150.0).expand(3, -1, -1).clone()
+    feats[:2, :, v.VUV] = 0.3
+    synth = v.HarmonicNoiseSynth()
+    state = synth.init_state(3, voicing=torch.tensor([1.0, 3.0, 3.0]))
+    parts = []
+    for s in range(0, 40, 11):
+        audio, state = synth(feats[:, s : s + 11], state)
+        parts.append(audio)
+    mixed = torch.cat(parts, dim=1)
+    decided = feats[:1].clone()
+    decided[:, :, v.VUV] = 0.3**3 / (0.3**3 + 0.7**3)
+    alone = [synth(f, synth.init_state(1))[0][0] for f in (feats[:1], decided, feats[2:])]
+    for row in range(3):
+        torch.testing.assert_close(mixed[row], alone[row], atol=1e-5, rtol=0)
+    assert float((alone[0] - alone[1]).abs().max()) > 1e-2  # the exponent does change hesitant voicing
+
+
+@pytest.mark.parametrize("bad", [0.1, v.VOICING_MAX + 1, float("inf"), [1.0, 1.0, 1.0]])
+def test_init_state_rejects_a_bad_voicing_exponent(bad):
+    with pytest.raises(ValueError, match="voicing must be an exponent in"):
+        v.HarmonicNoiseSynth().init_state(2, voicing=bad)
+
+
 @pytest.mark.parametrize("bad", [-0.1, v.AP_SCALE_MAX + 0.5, float("nan"), [1.0, 1.0, 1.0]])
 def test_init_state_rejects_a_bad_aperiodicity_factor(bad):
     with pytest.raises(ValueError, match="ap_scale must be a factor in"):

@@ -1,13 +1,14 @@
 """Tune each voice's vocoder post-filter on the model's own output, and optionally write the pick into the model.
 
     nice -n 10 .venv/bin/python tools/postfilter_sweep.py --voices en_female_heart \
-        --settings 0.2/12,0.5/24,0.8/48,0.5/48/0.3 [--write]
+        --settings 0.2/12,0.5/24,0.8/48,0.5/48/0.3,0.5/48/0.3/3 [--write]
 
 A voice's post-filter (`VoiceInfo.postfilter`, a cepstral lifter on the predicted envelope: strength/order,
 `vocoder.lifter_gains`) deepens the formant valleys that the model's regression fills in. How much a voice
 takes depends on how blurred its predicted envelopes are: too much turns vowels into their neighbours. A
 third number is the voice's factor on its predicted aperiodicity (`Postfilter.aperiodicity`, default 1): a
-model's regression over-predicts the noise in voiced frames. So
+model's regression over-predicts the noise in voiced frames; a fourth its exponent on the voicing odds
+(`Postfilter.voicing`, default 1): regression also leaves the voicing undecided at transitions. So
 each setting is measured the way `make evaluate` measures the model (the serving path, one stream, the
 voice's language's held-out sentences, Whisper-base WER, or CER where the language does not separate words,
 as `make evaluate LANGUAGES=...` scores it, and DistillMOS), and the pick is the setting with the best DistillMOS
@@ -39,25 +40,31 @@ from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime  # noqa:
 
 
 def parse_settings(text: str) -> list[Postfilter]:
-    """Parse "0.2/12,0.5/24/0.3" into [Postfilter(0.2, 12), Postfilter(0.5, 24, 0.3)] (strength/order, then
-    optionally the aperiodicity factor; the default always included first)."""
+    """Parse "0.2/12,0.5/24/0.3/3" into [Postfilter(0.2, 12), Postfilter(0.5, 24, 0.3, 3)] (strength/order,
+    then optionally the aperiodicity factor and the voicing exponent; the default always included first)."""
     out = [DEFAULT]
     for item in filter(None, text.split(",")):
         parts = item.split("/")
         try:  # a missing "/order" fails int(""); Postfilter refuses values out of range
-            if len(parts) not in (2, 3):
-                raise ValueError("two or three numbers")
-            setting = Postfilter(float(parts[0]), int(parts[1]), float(parts[2]) if len(parts) == 3 else 1.0)
+            if len(parts) not in (2, 3, 4):
+                raise ValueError("two to four numbers")
+            extra = [float(p) for p in parts[2:]]
+            setting = Postfilter(float(parts[0]), int(parts[1]), *extra)
         except ValueError as e:
-            raise SystemExit(f"--settings: {item!r} is not strength/order[/aperiodicity] ({e})") from e
+            raise SystemExit(
+                f"--settings: {item!r} is not strength/order[/aperiodicity[/voicing]] ({e})"
+            ) from e
         if setting not in out:
             out.append(setting)
     return out
 
 
 def label(setting: Postfilter) -> str:
-    """ "0.5/48", or "0.5/48/0.3" with an aperiodicity factor (the --settings syntax)."""
+    """ "0.5/48", "0.5/48/0.3" with an aperiodicity factor, "0.5/48/0.3/3" with a voicing exponent too (the
+    --settings syntax)."""
     base = f"{setting.strength:g}/{setting.order}"
+    if setting.voicing != 1.0:
+        return f"{base}/{setting.aperiodicity:g}/{setting.voicing:g}"
     return base if setting.aperiodicity == 1.0 else f"{base}/{setting.aperiodicity:g}"
 
 
@@ -73,7 +80,7 @@ def pick(scores: dict[Postfilter, dict], max_wer_rise: float) -> Postfilter:
     allowed = [s for s, r in scores.items() if r["wer"] <= ceiling]
     best = max(scores[s]["mos"] for s in allowed)
     tied = [s for s in allowed if scores[s]["mos"] >= best - MOS_TIE]
-    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order, -s.aperiodicity))
+    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order, -s.aperiodicity, s.voicing))
 
 
 def with_postfilter(ckpt: checkpoint.Checkpoint, voice: str, setting: Postfilter) -> checkpoint.Checkpoint:
@@ -120,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     key = weights_key(args.model)
     picks: dict[str, Postfilter] = {}
     print(
-        "| voice | post-filter (strength/order[/aperiodicity]) | Whisper WER (CER) % | DistillMOS |\n|---|---|---|---|"
+        "| voice | setting (strength/order[/aperiodicity[/voicing]]) | Whisper WER (CER) % | DistillMOS |\n|---|---|---|---|"
     )
     for voice in voices:
         language = ckpt.voice(voice).info.language

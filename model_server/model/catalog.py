@@ -21,25 +21,18 @@ class Catalog:
         self.symbols = list(ckpt.symbols)
         self.length_marks = ckpt.length_marks
         self.text = SentenceText(self.symbols, self.length_marks)  # the same class the API workers use
-        self._lifters = {
-            v.info.id: torch.tensor((v.info.postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
-            for v in ckpt.voices
-        }
-        self._ap_scales = {
-            v.info.id: (v.info.postfilter or DEFAULT_POSTFILTER).aperiodicity for v in ckpt.voices
+        self._settings = {
+            v.info.id: (v.info.postfilter or DEFAULT_POSTFILTER).vocoder_settings() for v in ckpt.voices
         }
 
-    def lifters(self, voice_ids: list[str]) -> torch.Tensor:
-        """[len(voice_ids), N_ENV] the voices' vocoder post-filter gains (their `VoiceInfo.postfilter`)."""
-        unknown = sorted(set(voice_ids) - set(self._lifters))
+    def vocoder_settings(self, voice_ids: list[str]) -> dict[str, torch.Tensor]:
+        """The voices' vocoder settings (their `VoiceInfo.postfilter`), stacked one row per voice id:
+        ``lifter`` [n, N_ENV], ``ap_scale`` [n], ``voicing`` [n] (`vocoder.VOICE_SETTINGS`)."""
+        unknown = sorted(set(voice_ids) - set(self._settings))
         if unknown:
-            raise ValueError(f"unknown voice(s) {unknown}; this model has {sorted(self._lifters)}")
-        return torch.stack([self._lifters[v] for v in voice_ids])
-
-    def ap_scales(self, voice_ids: list[str]) -> torch.Tensor:
-        """[len(voice_ids)] the voices' factors on their predicted aperiodicity (`Postfilter.aperiodicity`)."""
-        self.lifters(voice_ids)  # ValueError naming unknown voices
-        return torch.tensor([self._ap_scales[v] for v in voice_ids], dtype=torch.float32)
+            raise ValueError(f"unknown voice(s) {unknown}; this model has {sorted(self._settings)}")
+        rows = [self._settings[v] for v in voice_ids]
+        return {key: torch.stack([r[key] for r in rows]) for key in rows[0]} if rows else {}
 
     def phonemize(self, sentence: str, language: str) -> list[tuple[str | None, list[int]]]:
         """One sentence -> [(word text, or None for pauses/boundaries/punctuation, model symbol ids)]."""

@@ -37,21 +37,41 @@ class Postfilter:
     """A voice's vocoder post-filter (``vocoder.lifter_gains``): measured per voice on the model's own output,
     since how much formant sharpening a voice takes depends on how blurred its predicted envelopes are.
     ``aperiodicity``: a factor on the predicted aperiodicity (the vocoder's ``ap_scale``), for a voice whose
-    model over-predicts the noise in voiced frames; 1 leaves it as predicted."""
+    model over-predicts the noise in voiced frames; ``voicing``: an exponent on the odds of the predicted voicing
+    probability (the vocoder's ``voicing``), for a voice whose model hesitates between voiced and unvoiced. 1
+    leaves either as predicted."""
 
     strength: float
     order: int
     aperiodicity: float = 1.0
+    voicing: float = 1.0
 
     def __post_init__(self) -> None:
         self.gains()  # ValueError naming a strength or order out of range
         a = self.aperiodicity
         if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0.0 <= a <= vocoder.AP_SCALE_MAX:
             raise ValueError(f"aperiodicity must be a factor in [0, {vocoder.AP_SCALE_MAX:g}], got {a!r}")
+        k = self.voicing
+        if (
+            isinstance(k, bool)
+            or not isinstance(k, (int, float))
+            or not vocoder.VOICING_MIN <= k <= vocoder.VOICING_MAX
+        ):
+            raise ValueError(
+                f"voicing must be an exponent in [{vocoder.VOICING_MIN:g}, {vocoder.VOICING_MAX:g}], got {k!r}"
+            )
 
     def gains(self):
         """[N_ENV] cepstral gains the synthesizer applies (``vocoder.lifter_gains``)."""
         return vocoder.lifter_gains(self.strength, self.order)
+
+    def vocoder_settings(self) -> dict[str, torch.Tensor]:
+        """The vocoder state of a stream of this voice that is its setting (``vocoder.VOICE_SETTINGS``)."""
+        return {
+            "lifter": torch.tensor(self.gains(), dtype=torch.float32),
+            "ap_scale": torch.tensor(float(self.aperiodicity)),
+            "voicing": torch.tensor(float(self.voicing)),
+        }
 
 
 DEFAULT_POSTFILTER = Postfilter(vocoder.POSTFILTER, vocoder.POSTFILTER_ORDER)  # a voice without its own
@@ -95,25 +115,28 @@ def _voice_to_json(v: Voice) -> dict:
     out = {**asdict(v.info), "speaker": v.speaker}
     if v.info.postfilter is None:
         del out["postfilter"]
-    elif v.info.postfilter.aperiodicity == 1.0:
-        del out["postfilter"]["aperiodicity"]  # optional: the features as predicted
+    else:
+        for optional in ("aperiodicity", "voicing"):  # written only when not 1: the features as predicted
+            if out["postfilter"][optional] == 1.0:
+                del out["postfilter"][optional]
     return out
+
+
+_POSTFILTER_FIELDS = {"strength", "order", "aperiodicity", "voicing"}
 
 
 def _parse_postfilter(i: int, raw) -> Postfilter | None:
     if raw is None:  # optional: the vocoder's default
         return None
-    if not isinstance(raw, dict) or not {"strength", "order"} <= set(raw) <= {
-        "strength",
-        "order",
-        "aperiodicity",
-    }:
+    if not isinstance(raw, dict) or not {"strength", "order"} <= set(raw) <= _POSTFILTER_FIELDS:
         raise ModelLoadError(
             f"config field 'voices[{i}].postfilter' must be an object with 'strength' and 'order' (and optionally "
-            f"'aperiodicity'), got {raw!r}"
+            f"'aperiodicity' and 'voicing'), got {raw!r}"
         )
     try:
-        return Postfilter(raw["strength"], raw["order"], raw.get("aperiodicity", 1.0))
+        return Postfilter(
+            raw["strength"], raw["order"], raw.get("aperiodicity", 1.0), raw.get("voicing", 1.0)
+        )
     except ValueError as e:
         raise ModelLoadError(f"config field 'voices[{i}].postfilter': {e}") from e
 

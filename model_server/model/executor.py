@@ -1,7 +1,7 @@
 """The executor: the per-stream state pool and the batched step on the device.
 
     pool = executor.new_pool(max_streams)               # fixed-size state slots (decoder + vocoder)
-    executor.reset_slots(pool, slot_ids, lifters, ap_scales)  # the streams' vocoder settings (their voices')
+    executor.reset_slots(pool, slot_ids, settings)      # settings: the streams' voices' vocoder settings
     audio = executor.step(pool, slot_ids, cond)         # [B, L, D] -> float32 [B, L * hop] (CPU tensor)
 
 State is updated in place through slot indices, as vLLM's Mamba state indices and mamba-ssm's inference
@@ -111,30 +111,26 @@ class Executor:
     def _slot_index(self, pool: StatePool, slot_ids) -> torch.Tensor:
         return torch.tensor(self._slot_ids(pool, slot_ids), dtype=torch.long, device=self.device)
 
-    def reset_slots(
-        self,
-        pool: StatePool,
-        slot_ids,
-        lifters: torch.Tensor | None = None,
-        ap_scales: torch.Tensor | None = None,
-    ) -> None:
-        """Fresh state for the listed slots. ``lifters`` [len(slot_ids), N_ENV]: each new stream's vocoder
-        post-filter gains (its voice's, `Catalog.lifters`); ``ap_scales`` [len(slot_ids)]: its factor on the
-        aperiodicity (`Catalog.ap_scales`). None keeps the vocoder's default."""
+    def reset_slots(self, pool: StatePool, slot_ids, settings: dict[str, torch.Tensor] | None = None) -> None:
+        """Fresh state for the listed slots. ``settings``: each new stream's vocoder settings, one row per slot
+        (`Catalog.vocoder_settings`: ``lifter`` [n, N_ENV], ``ap_scale`` [n], ``voicing`` [n]); a setting left
+        out keeps the vocoder's default."""
         idx = self._slot_index(pool, slot_ids)
-        if lifters is not None and tuple(lifters.shape) != (len(idx), vocoder.N_ENV):
-            raise ValueError(f"lifters must be [{len(idx)}, {vocoder.N_ENV}], got {tuple(lifters.shape)}")
-        if ap_scales is not None and tuple(ap_scales.shape) != (len(idx),):
-            raise ValueError(f"ap_scales must be [{len(idx)}], got {tuple(ap_scales.shape)}")
+        settings = settings or {}
+        unknown = sorted(set(settings) - set(vocoder.VOICE_SETTINGS))
+        if unknown:
+            raise ValueError(f"unknown vocoder setting(s) {unknown}; known: {list(vocoder.VOICE_SETTINGS)}")
+        for key, rows in settings.items():
+            want = (len(idx), *pool.vocoder[key].shape[1:])
+            if tuple(rows.shape) != want:
+                raise ValueError(f"setting {key!r} must be {list(want)}, got {list(rows.shape)}")
         for conv, ssm in pool.layers:
             conv.index_fill_(0, idx, 0.0)
             ssm.index_fill_(0, idx, 0.0)
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
-        if lifters is not None:
-            pool.vocoder["lifter"].index_copy_(0, idx, lifters.to(self.device, torch.float32))
-        if ap_scales is not None:
-            pool.vocoder["ap_scale"].index_copy_(0, idx, ap_scales.to(self.device, torch.float32))
+        for key, rows in settings.items():
+            pool.vocoder[key].index_copy_(0, idx, rows.to(self.device, torch.float32))
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         """Before serving (the server calls it before readiness): run one step of every shape the engine

@@ -117,13 +117,8 @@ class SpeechRuntime:
 
     def reset_slots(self, pool: StatePool, slot_ids, voice_ids: list[str] | None = None) -> None:
         """Fresh state for new streams; ``voice_ids`` (one per slot) give each its voice's vocoder settings."""
-        if voice_ids is None:
-            self.executor.reset_slots(pool, slot_ids)
-            return
-        voice_ids = list(voice_ids)
-        self.executor.reset_slots(
-            pool, slot_ids, self.catalog.lifters(voice_ids), self.catalog.ap_scales(voice_ids)
-        )
+        settings = None if voice_ids is None else self.catalog.vocoder_settings(list(voice_ids))
+        self.executor.reset_slots(pool, slot_ids, settings)
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         return self.executor.warmup(max_streams, max_chunk_frames)

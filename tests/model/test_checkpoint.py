@@ -38,14 +38,20 @@ def test_a_voice_postfilter_round_trips_and_is_optional(tmp_path):
     assert saved[0]["postfilter"] == {"strength": 0.8, "order": 48} and "postfilter" not in saved[1]
     back = checkpoint.load(tmp_path)
     assert back.voices[0].info.postfilter == Postfilter(0.8, 48) and back.voices[1].info.postfilter is None
-    # the aperiodicity factor is written only when it is not 1, and read back
-    tuned = Voice(VoiceInfo("v0", "V0", "en", "female", "test", "festival:x", Postfilter(0.5, 48, 0.3)), 0)
-    checkpoint.save(Checkpoint(ck.config, ck.symbols, [tuned, ck.voices[1]], ck.model, {}), tmp_path)
-    saved = json.loads((tmp_path / "config.json").read_text())["voices"]
-    assert saved[0]["postfilter"] == {"strength": 0.5, "order": 48, "aperiodicity": 0.3}
-    assert checkpoint.load(tmp_path).voices[0].info.postfilter == Postfilter(0.5, 48, 0.3)
+    # the aperiodicity factor and the voicing exponent are written only when they are not 1, and read back
+    for setting, written in (
+        (Postfilter(0.5, 48, 0.3), {"aperiodicity": 0.3}),
+        (Postfilter(0.5, 48, voicing=3.0), {"voicing": 3.0}),
+        (Postfilter(0.5, 48, 0.3, 3.0), {"aperiodicity": 0.3, "voicing": 3.0}),
+    ):
+        tuned = Voice(VoiceInfo("v0", "V0", "en", "female", "test", "festival:x", setting), 0)
+        checkpoint.save(Checkpoint(ck.config, ck.symbols, [tuned, ck.voices[1]], ck.model, {}), tmp_path)
+        saved = json.loads((tmp_path / "config.json").read_text())["voices"]
+        assert saved[0]["postfilter"] == {"strength": 0.5, "order": 48, **written}
+        assert checkpoint.load(tmp_path).voices[0].info.postfilter == setting
     for bad in (
         {"strength": 0.5, "order": 48, "aperiodicity": 5.0},
+        {"strength": 0.5, "order": 48, "voicing": 0.0},
         {"strength": 0.5, "order": 48, "noise": 1},
     ):
         _edit_config(tmp_path, lambda c, b=bad: c["voices"][0].update(postfilter=b))

@@ -75,7 +75,7 @@ def test_each_stream_gets_its_voices_postfilter():
 
     voices = [
         VoiceInfo("plain", "P", "en", "female", "test"),
-        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48, aperiodicity=0.3)),
+        VoiceInfo("sharp", "S", "en", "female", "test", postfilter=Postfilter(0.8, 48, 0.3, voicing=3.0)),
     ]
     rt = SpeechRuntime.init_random(voices, seed=4, **SMALL)
     pool = rt.new_pool(3)
@@ -84,6 +84,7 @@ def test_each_stream_gets_its_voices_postfilter():
     torch.testing.assert_close(lifter[2], torch.tensor(vocoder.lifter_gains(0.8, 48), dtype=torch.float32))
     torch.testing.assert_close(lifter[0], torch.tensor(vocoder.lifter_gains(), dtype=torch.float32))
     assert pool.vocoder["ap_scale"][[2, 0]].tolist() == pytest.approx([0.3, 1.0])
+    assert pool.vocoder["voicing"][[2, 0]].tolist() == pytest.approx([3.0, 1.0])
     cond = _cond(rt, 2, 12, seed=5)
     batched = rt.step(pool, [2, 0], cond)
     for row, voice in enumerate(("sharp", "plain")):
@@ -195,8 +196,8 @@ def test_graph_plumbing_equals_eager(rt, slots):
     eager = rt.executor
     pg, pe = graphed.new_pool(8), eager.new_pool(8)
     lifters = torch.rand(len(slots), vocoder.N_ENV)
-    graphed.reset_slots(pg, slots, lifters)
-    eager.reset_slots(pe, slots, lifters)
+    graphed.reset_slots(pg, slots, {"lifter": lifters})
+    eager.reset_slots(pe, slots, {"lifter": lifters})
     for i, n in enumerate((8, 10, 1, 3, 16)):  # 10 = 8 + 2, 3 = 2 + 1: split into captured lengths
         cond = _cond(rt, len(slots), n, seed=i)
         torch.testing.assert_close(
