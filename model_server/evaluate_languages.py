@@ -16,6 +16,7 @@ section of docs/evaluation.md.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 import re
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 from num2words import num2words
 
 from model_server import evaluate as ev
@@ -223,8 +223,12 @@ def teacher_transcripts(
 def vocoded_judge(postfilter) -> str:
     """What `MOS_JUDGE` scores for "our vocoder resynthesizing the teacher": the vocoder's source and the
     voice's post-filter (`checkpoint.Postfilter`) are part of it, so a change to either measures again."""
-    source = hashlib.sha256(Path(vocoder.__file__).read_bytes()).hexdigest()[:12]
-    return f"{MOS_JUDGE} of vocoder.py {source}, post-filter {postfilter.strength:g} / {postfilter.order}"
+    return f"{MOS_JUDGE} of vocoder.py {_vocoder_digest()}, post-filter {postfilter.strength:g} / {postfilter.order}"
+
+
+@functools.cache
+def _vocoder_digest() -> str:
+    return hashlib.sha256(Path(vocoder.__file__).read_bytes()).hexdigest()[:12]
 
 
 def teacher_judgements(
@@ -242,7 +246,7 @@ def teacher_judgements(
     if todo:
         measure = [lambda a: asr(a, v.language)]
         if mos:
-            lifter = torch.as_tensor((postfilter or DEFAULT_POSTFILTER).gains(), dtype=torch.float32)
+            lifter = (postfilter or DEFAULT_POSTFILTER).vocoder_settings()["lifter"]
             measure += [mos, lambda a: mos(ev.resynthesize(a, TEACHER_RATE, lifter), vocoder.SAMPLE_RATE)]
         audio = render_teacher(v.teacher, v.language, [sentences[i] for i in todo])
         for i, a in zip(todo, audio, strict=True):
@@ -250,9 +254,9 @@ def teacher_judgements(
                 if key not in cache.entries:
                     cache.entries[key] = None if a is None else _rounded(how(a))
         cache.save()
-    columns = [[cache.entries[k] for k in column] for column in zip(*keys, strict=True)] if keys else []
-    columns = columns or [[] for _ in judges]
-    return columns[0], columns[1] if mos else None, columns[2] if mos else None
+    heard, *scores = ([cache.entries[row[j]] for row in keys] for j in range(len(judges)))
+    teacher_mos, vocoded_mos = scores or (None, None)
+    return heard, teacher_mos, vocoded_mos
 
 
 def _rounded(value):

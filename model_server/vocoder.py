@@ -251,6 +251,11 @@ POSTFILTER_ORDER = 12
 AP_EXPONENT = 0.7
 AP_SCALE_MAX = 2.0  # a voice's factor on its aperiodicity (`init_state`'s ap_scale): at most twice the noise
 VOICING_MIN, VOICING_MAX = 0.25, 8.0  # a voice's exponent on its voicing odds (`init_state`'s voicing)
+# The voice settings that are one number per stream: (lowest, highest, what the number is).
+VOICE_SCALARS = {
+    "ap_scale": (0.0, AP_SCALE_MAX, "a factor"),
+    "voicing": (VOICING_MIN, VOICING_MAX, "an exponent"),
+}
 # The per-stream state that is a voice's setting rather than the stream's progress: constant over a stream, set
 # when it starts (`checkpoint.Postfilter.vocoder_settings`, `Executor.reset_slots`).
 VOICE_SETTINGS = ("lifter", "ap_scale", "voicing")
@@ -290,6 +295,23 @@ def _dct_pair() -> tuple[np.ndarray, np.ndarray]:
     n = np.arange(N_ENV)
     dct = np.cos(np.pi * np.outer(n, n + 0.5) / N_ENV)
     return dct, np.linalg.inv(dct)
+
+
+def voice_scalar(name: str, value, batch: int | None = None, label: str | None = None) -> torch.Tensor:
+    """A voice setting of `VOICE_SCALARS` as a float32 tensor: one value, or with `batch` also one per stream
+    ([batch]); ValueError naming it (`label`, default `name`) and its range when it is no number in range."""
+    low, high, what = VOICE_SCALARS[name]
+    try:
+        if isinstance(value, (bool, str)):
+            raise TypeError
+        x = torch.as_tensor(value, dtype=torch.float32)
+    except (TypeError, ValueError, RuntimeError):
+        x = None
+    shapes = ((),) if batch is None else ((), (batch,))
+    if x is None or x.shape not in shapes or not bool((torch.isfinite(x) & (x >= low) & (x <= high)).all()):
+        per_stream = "" if batch is None else f", one or [{batch}]"
+        raise ValueError(f"{label or name} must be {what} in [{low:g}, {high:g}]{per_stream}, got {value!r}")
+    return x
 
 
 def lifter_gains(strength: float = POSTFILTER, order: int = POSTFILTER_ORDER) -> np.ndarray:
@@ -424,28 +446,13 @@ class HarmonicNoiseSynth(torch.nn.Module):
             raise ValueError(
                 f"lifter must be finite gains of shape [{N_ENV}] or [{batch}, {N_ENV}], got {tuple(gains.shape)}"
             )
-        scale = torch.ones(()) if ap_scale is None else torch.as_tensor(ap_scale, dtype=torch.float32)
-        if (
-            scale.shape not in ((), (batch,))
-            or not bool(torch.isfinite(scale).all())
-            or not bool(((scale >= 0) & (scale <= AP_SCALE_MAX)).all())
-        ):
-            raise ValueError(
-                f"ap_scale must be a factor in [0, {AP_SCALE_MAX:g}], one or [{batch}], got {ap_scale!r}"
-            )
-        sharp = torch.ones(()) if voicing is None else torch.as_tensor(voicing, dtype=torch.float32)
-        if (
-            sharp.shape not in ((), (batch,))
-            or not bool(torch.isfinite(sharp).all())
-            or not bool(((sharp >= VOICING_MIN) & (sharp <= VOICING_MAX)).all())
-        ):
-            raise ValueError(
-                f"voicing must be an exponent in [{VOICING_MIN:g}, {VOICING_MAX:g}], one or [{batch}], got {voicing!r}"
-            )
+        scalars = {
+            name: voice_scalar(name, 1.0 if value is None else value, batch).to(device).expand(batch).clone()
+            for name, value in (("ap_scale", ap_scale), ("voicing", voicing))
+        }
         return {
             "lifter": gains.to(device).expand(batch, N_ENV).clone(),
-            "ap_scale": scale.to(device, torch.float32).expand(batch).clone(),
-            "voicing": sharp.to(device, torch.float32).expand(batch).clone(),
+            **scalars,
             "prev": self.silence.to(device).expand(batch, FEATURE_DIM).clone(),
             "phase": torch.zeros(batch, dtype=torch.float64, device=device),
             "noise_tail": torch.zeros(batch, self.hop, dtype=torch.float32, device=device),

@@ -15,6 +15,7 @@ hyphens ("nineteen ninety nine"), so the English frontend sees one word per spok
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -786,12 +787,12 @@ def _phone(m: re.Match, lang: str) -> str | None:
     said = []
     for i, g in enumerate(groups):
         if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
-            said.append(f"{cardinal(int(g[0]), lang)} {_WORDS[lang]['hundred']}")
+            said.append(_hundred_code(g, lang))
         elif lang in _PAIRS_AS_NUMBERS and pair_as_number(g, len(groups)):
             said.append(cardinal(int(g), lang))
         else:
             said.append(digits(g, lang))
-    spoken = (f"{_SYMBOLS[lang]['+']} " if text.startswith("+") else "") + ", ".join(said)
+    spoken = _with_plus(text, ", ".join(said), lang)
     if ext:
         spoken += f", extension {digits(ext, lang)}"
     return spoken
@@ -805,27 +806,31 @@ def _vanity(m: re.Match, lang: str) -> str | None:
     ("code 800-ABC1") it is a code."""
     if _CODE_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
         return None
-    said, words = [], []
-    for group in re.split(r"[-. ()]+", m.group(0).lstrip("+(")):
-        if group.isdigit():
-            if words:
-                said.append(" ".join(words))
-                words = []
-            hundred = group in _HUNDRED_AREA_CODES
-            said.append(
-                f"{cardinal(int(group[0]), lang)} {_WORDS[lang]['hundred']}"
-                if hundred
-                else digits(group, lang)
-            )
-            continue
-        for part in re.findall(r"\d+|[A-Z]+", group):
-            if part.isdigit():
-                words.append(digits(part, lang))
-            else:
-                words.append(part.lower() if re.search(r"[AEIOUY]", part) else _spell_letters(part))
-    if words:
-        said.append(" ".join(words))
-    return (f"{_SYMBOLS[lang]['+']} " if m.group(0).startswith("+") else "") + ", ".join(said)
+    said = []
+    # runs of digit groups are read one group at a time; a run of groups with letters is one phrase ("got junk")
+    for numeric, run in itertools.groupby(re.split(r"[-. ()]+", m.group(0).lstrip("+(")), str.isdigit):
+        if numeric:
+            said += [_hundred_code(g, lang) if g in _HUNDRED_AREA_CODES else digits(g, lang) for g in run]
+        else:
+            parts = [p for g in run for p in re.findall(r"\d+|[A-Z]+", g)]
+            said.append(" ".join(digits(p, lang) if p.isdigit() else _letters_as_said(p) for p in parts))
+    return _with_plus(m.group(0), ", ".join(said), lang)
+
+
+def _letters_as_said(letters: str) -> str:
+    """Capital letters of a vanity number: a word when they hold a vowel ("FLOWERS" -> "flowers"), spelled
+    when they do not ("CVS" -> "C.V.S.")."""
+    return letters.lower() if re.search(r"[AEIOUY]", letters) else _spell_letters(letters)
+
+
+def _hundred_code(group: str, lang: str) -> str:
+    """A toll-free area code as it is said: "800" -> "eight hundred"."""
+    return f"{cardinal(int(group[0]), lang)} {_WORDS[lang]['hundred']}"
+
+
+def _with_plus(written: str, spoken: str, lang: str) -> str:
+    """`spoken` with the word for "+" in front when the number was written with it ("+1 ..." -> "plus one")."""
+    return f"{_SYMBOLS[lang]['+']} {spoken}" if written.startswith("+") else spoken
 
 
 def _spell_letters(letters: str) -> str:

@@ -47,19 +47,7 @@ class Postfilter:
     voicing: float = 1.0
 
     def __post_init__(self) -> None:
-        self.gains()  # ValueError naming a strength or order out of range
-        a = self.aperiodicity
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0.0 <= a <= vocoder.AP_SCALE_MAX:
-            raise ValueError(f"aperiodicity must be a factor in [0, {vocoder.AP_SCALE_MAX:g}], got {a!r}")
-        k = self.voicing
-        if (
-            isinstance(k, bool)
-            or not isinstance(k, (int, float))
-            or not vocoder.VOICING_MIN <= k <= vocoder.VOICING_MAX
-        ):
-            raise ValueError(
-                f"voicing must be an exponent in [{vocoder.VOICING_MIN:g}, {vocoder.VOICING_MAX:g}], got {k!r}"
-            )
+        self.vocoder_settings()  # ValueError naming a setting out of range
 
     def gains(self):
         """[N_ENV] cepstral gains the synthesizer applies (``vocoder.lifter_gains``)."""
@@ -69,8 +57,8 @@ class Postfilter:
         """The vocoder state of a stream of this voice that is its setting (``vocoder.VOICE_SETTINGS``)."""
         return {
             "lifter": torch.tensor(self.gains(), dtype=torch.float32),
-            "ap_scale": torch.tensor(float(self.aperiodicity)),
-            "voicing": torch.tensor(float(self.voicing)),
+            "ap_scale": vocoder.voice_scalar("ap_scale", self.aperiodicity, label="aperiodicity"),
+            "voicing": vocoder.voice_scalar("voicing", self.voicing),
         }
 
 
