@@ -16,7 +16,6 @@ section of docs/evaluation.md.
 from __future__ import annotations
 
 import datetime
-import functools
 import hashlib
 import json
 import re
@@ -221,14 +220,10 @@ def teacher_transcripts(
 
 
 def vocoded_judge(postfilter) -> str:
-    """What `MOS_JUDGE` scores for "our vocoder resynthesizing the teacher": the vocoder's source and the
-    voice's post-filter (`checkpoint.Postfilter`) are part of it, so a change to either measures again."""
-    return f"{MOS_JUDGE} of vocoder.py {_vocoder_digest()}, post-filter {postfilter.strength:g} / {postfilter.order}"
-
-
-@functools.cache
-def _vocoder_digest() -> str:
-    return hashlib.sha256(Path(vocoder.__file__).read_bytes()).hexdigest()[:12]
+    """What `MOS_JUDGE` scores for "our vocoder resynthesizing the teacher": the vocoder's version (which names
+    its output, `vocoder.VOCODER_VERSION`) and the voice's post-filter (`checkpoint.Postfilter`) are part of it,
+    so an audible change to either measures again and a refactor does not."""
+    return f"{MOS_JUDGE} of vocoder {vocoder.VOCODER_VERSION}, post-filter {postfilter.strength:g} / {postfilter.order}"
 
 
 def teacher_judgements(

@@ -2,6 +2,7 @@
 
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -529,3 +530,63 @@ def test_synthesis_speed_benchmark():
                 print(f"vocoder {rate} Hz fixed_shape={fixed}: RTF {rtf:.4f} ({1 / rtf:.0f}x real time)")
     finally:
         torch.set_num_threads(threads)
+
+
+PROBE = Path(__file__).parent / "golden" / "vocoder_probe.npz"
+PROBE_TOLERANCE = 1e-4  # float32 rounding across hosts and refactors is ~1e-6; anything audible is far above
+
+
+def _probe_audio() -> dict[str, np.ndarray]:
+    """What the vocoder makes of a fixed input: the analysis of a synthetic vowel, synthesized at 16 kHz with the
+    default settings and with every voice setting changed (a sharper lifter, less aperiodicity, a decided
+    voicing of frames made hesitant), and at 24 kHz."""
+    feats = torch.from_numpy(v.analyze(_voiced_signal(0.3, seed=7), SR))[None]
+    hesitant = feats.clone()
+    hesitant[..., v.VUV] *= 0.8
+    synth = v.HarmonicNoiseSynth()
+    state = synth.init_state(2, lifter=torch.tensor(np.stack([v.lifter_gains(), v.lifter_gains(0.5, 48)])),
+                             ap_scale=torch.tensor([1.0, 0.3]), voicing=torch.tensor([1.0, 2.0]))  # fmt: skip
+    with torch.inference_mode():
+        at_16k, _ = synth(torch.cat([feats, hesitant]), state)
+        wide = v.HarmonicNoiseSynth(sample_rate=24000)
+        at_24k, _ = wide(feats, wide.init_state(1))
+    return {"16000": at_16k.numpy(), "24000": at_24k.numpy()}
+
+
+def test_the_vocoder_version_names_its_output():
+    """Scores of the vocoder kept across runs are keyed on VOCODER_VERSION: the same version must mean the same
+    audio, so a change to the output fails here until the version is raised and the probe rewritten
+    (`python tests/test_vocoder.py --write-probe`)."""
+    golden = np.load(PROBE)
+    assert int(golden["version"]) == v.VOCODER_VERSION, (
+        f"the probe was written for VOCODER_VERSION {int(golden['version'])}: rewrite it "
+        "(python tests/test_vocoder.py --write-probe)"
+    )
+    for rate, audio in _probe_audio().items():
+        assert audio.shape == golden[rate].shape and float(np.abs(audio).max()) > 0.05, rate
+        worst = float(np.abs(audio - golden[rate]).max())
+        assert worst <= PROBE_TOLERANCE, (
+            f"the vocoder's {rate} Hz output moved by {worst:.2e} at VOCODER_VERSION {v.VOCODER_VERSION}: "
+            "raise the version and rewrite the probe (python tests/test_vocoder.py --write-probe)"
+        )
+
+
+def _write_probe() -> None:
+    """Rewrites the probe; refuses when the output moved but VOCODER_VERSION did not."""
+    audio = _probe_audio()
+    if PROBE.is_file():
+        golden = np.load(PROBE)
+        moved = any(float(np.abs(audio[r] - golden[r]).max()) > PROBE_TOLERANCE for r in audio)
+        if moved and int(golden["version"]) == v.VOCODER_VERSION:
+            raise SystemExit(f"the output moved: raise VOCODER_VERSION (now {v.VOCODER_VERSION}) first")
+    PROBE.parent.mkdir(exist_ok=True)
+    np.savez_compressed(PROBE, version=np.int64(v.VOCODER_VERSION), **audio)
+    print(f"wrote {PROBE} for VOCODER_VERSION {v.VOCODER_VERSION}")
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--write-probe"]:
+        raise SystemExit("usage: python tests/test_vocoder.py --write-probe")
+    _write_probe()
