@@ -30,6 +30,7 @@ __all__ = [
     "noun_gender",
     "previous_words",
     "range_end",
+    "singular",
 ]
 
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -182,10 +183,35 @@ _FEMININE_ENDINGS_DE = (
 )
 
 
+# French nouns in -s or -x that are the same in the singular ("un mois", "une fois").
+_INVARIANT_FR = frozenset("mois fois pas bras temps cours poids prix repas choix corps fils nez voix".split())
+
+
 def _singular_fr(word: str) -> str:
+    if word in _INVARIANT_FR:
+        return word
     if word.endswith(("aux",)) and len(word) > 4:
         return word[:-3] + "al"
     return word[:-1] if word.endswith(("s", "x")) and len(word) > 3 else word
+
+
+# Spanish plurals in -es whose singular ends in a consonant ("meses" -> "mes", "hospitales" -> "hospital");
+# other plurals drop their -s ("horas", "clases", "calles").
+_ES_PLURAL_ENDINGS = (("ones", "ón"), ("ces", "z"), ("eses", "es"), ("ales", "al"), ("eres", "er"),
+                      ("ores", "or"), ("dades", "dad"), ("ares", "ar"))  # fmt: skip
+
+
+def singular(word: str, language: str) -> str:
+    """The singular of a plural noun, for Spanish and French (what "1½ horas" says: "una hora y media");
+    the word itself in other languages or when it is no plural."""
+    if language == "fr":
+        return _singular_fr(word)
+    if language != "es" or not word.endswith("s") or len(word) < 4:
+        return word
+    for plural, one in _ES_PLURAL_ENDINGS:
+        if word.endswith(plural):
+            return word[: -len(plural)] + one
+    return word[:-1]
 
 
 def noun_gender(word: str, language: str) -> str | None:

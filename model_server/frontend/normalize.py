@@ -660,9 +660,18 @@ def _day_month_year(day: int, month: int, yr: int | None, lang: str, before: lis
         d = "primero" if day == 1 else cardinal(day, lang)
         return f"{d} de {name}" + (f" de {cardinal(yr, lang)}" if yr is not None else "")
     if lang == "de":  # "der dritte Mai", "am dritten Mai", "Montag, dritter Mai"
-        return f"{ordinals.german_ordinal(ordinal(day, lang), before or [], date=True)} {name}{y}"
+        before = before or []
+        article = _DE_DATE_ARTICLE.get(before[-1].lower()) if before else None
+        if article:  # "bis 8.10." -> "bis zum achten Oktober", "seit dem dritten Mai"
+            return f"{article} {ordinals.german_ordinal(ordinal(day, lang), [*before, article], date=True)} {name}{y}"
+        return f"{ordinals.german_ordinal(ordinal(day, lang), before, date=True)} {name}{y}"
     d = "premier" if day == 1 else cardinal(day, lang)
     return f"{d} {name}" + (f" {cardinal(yr, lang)}" if yr is not None else "")
+
+
+# German prepositions that take a date with its article, which writing leaves out: "bis 8.10." is said "bis
+# zum achten Oktober", "ab 1.5." "ab dem ersten Mai".
+_DE_DATE_ARTICLE = {"bis": "zum", "ab": "dem", "seit": "dem"}
 
 
 def _valid_date(day: int, month: int) -> bool:
@@ -1314,28 +1323,62 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     return f"{cardinal(num, lang)} {name}"
 
 
-def _mixed_fraction(m: re.Match, lang: str) -> str:
-    """A whole number and a half, a quarter or three quarters: "3½" is "three and a half" (not "three one
-    half"), "tres y medio", "dreieinhalb", "trois et demi"."""
-    n, noun = int(m.group(1)), m.group("noun") or ""
-    whole, part = cardinal(n, lang), _MIXED_PARTS[lang][m.group(2)]
-    gender = None if noun.lower() in _NOT_COUNTED[lang] else agreement.noun_gender(noun, lang)
-    if lang in ("es", "fr") and gender is not None and n > 1:
+def _mixed_fraction(m: re.Match, lang: str) -> str | None:
+    """A whole number and a fraction, "3½" or "3 1/2": "three and a half" (not "three one half" or "three a
+    half"), "tres y medio", "dreieinhalb", "trois et demi". Before a counted noun or a unit, Spanish and French
+    say the part after the noun, agreeing with it, and one of it in the singular: "tres horas y media", "una
+    hora y media" ("1½ horas"), "un kilomètre et demi"."""
+    n = int(m.group("whole"))
+    if m.group("glyph"):
+        glyph = m.group("glyph")
+        num, den = _GLYPH_FRACTIONS[glyph]
+    else:
+        num, den = int(m.group("num")), int(m.group("den"))
+        if not 0 < num < den <= 10:
+            return None  # "2 24/7", "1 3/2": no mixed number
+        glyph = next((g for g, f in _GLYPH_FRACTIONS.items() if f == (num, den)), None)
+    part = _MIXED_PARTS[lang][glyph] if glyph else _mixed_part(num, den, lang)
+    whole = cardinal(n, lang)
+    if m.group("unit"):
+        one, many = _UNITS[lang][m.group("unit")]
+        noun = one if n == 1 and lang in ("es", "fr") else many
+    else:
+        noun = m.group("noun") or ""
+    counted = noun.lower() not in _NOT_COUNTED[lang]
+    gender = agreement.noun_gender(noun, lang) if counted else None
+    if lang in ("es", "fr") and gender is not None:
         # The part follows the noun and agrees with it: "tres horas y media", "deux heures et demie".
+        if n == 1:
+            noun = agreement.singular(noun, lang)
+            gender = agreement.noun_gender(noun, lang)
         if gender == "f":
             part = part.replace("medio", "media").replace("demi", "demie")
         return f"{agreement.count_form(whole, n, noun, lang)} {noun} {part}"
-    if lang == "de" and m.group(2) == "\u00bd":
+    if lang == "de" and glyph == "\u00bd":
+        if whole.endswith("eins"):
+            whole = whole[:-1]  # "eineinhalb", "hunderteineinhalb"
         return f"{whole}{part} {noun}".rstrip()  # "zweieinhalb Stunden"
     return f"{whole} {part} {noun}".rstrip()
 
 
+_GLYPH_FRACTIONS = {"\u00bd": (1, 2), "\u00bc": (1, 4), "\u00be": (3, 4)}
 _MIXED_PARTS = {
     "en": {"\u00bd": "and a half", "\u00bc": "and a quarter", "\u00be": "and three quarters"},
     "es": {"\u00bd": "y medio", "\u00bc": "y cuarto", "\u00be": "y tres cuartos"},
     "de": {"\u00bd": "einhalb", "\u00bc": "ein Viertel", "\u00be": "drei Viertel"},
     "fr": {"\u00bd": "et demi", "\u00bc": "et quart", "\u00be": "et trois quarts"},
 }
+_AND = {"en": "and", "es": "y", "de": "und", "fr": "et"}
+
+
+def _mixed_part(num: int, den: int, lang: str) -> str:
+    """The part of a mixed number that is no half or quarter: "and a third", "and five eighths", "y dos
+    tercios", "und ein Drittel", "et un tiers"."""
+    if lang == "en":
+        name = ordinal(den, lang) + ("s" if num > 1 else "")
+        return f"and {'a' if num == 1 else cardinal(num, lang)} {name}"
+    one, many = _FRACTION_NAMES[lang][den]
+    return f"{_AND[lang]} {_ONE[lang] if num == 1 else cardinal(num, lang)} {one if num == 1 else many}"
 
 
 # Articles a fraction can follow (then its "one" is not said: "le 1/3 des" is "le tiers des") and words after
@@ -1779,6 +1822,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             rf"(?<![\w.,/+*=-])(?P<lo>{num})\s?[-–]\s?(?=(?P<hi>{num})(?![\w-]|[.,]\d|\s*=))",
             _number_range,
         ),
+        (
+            "mixed_fraction",
+            r"(?<![\w.,/])(?P<whole>\d{1,6})(?:\s?(?P<glyph>[\u00bd\u00bc\u00be])"
+            r"|[ \u00a0](?P<num>[1-9])/(?P<den>\d{1,2})(?![\d/]))"
+            rf"(?:[ \u00a0]?(?P<unit>{units})(?![\w/])|[ \u00a0](?P<noun>[^\W\d_]+)\b)?",
+            _mixed_fraction,
+        ),
         ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
@@ -1786,11 +1836,6 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
         ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
-        (
-            "mixed_fraction",
-            r"(?<![\w.,])(\d{1,6})\s?([\u00bd\u00bc\u00be])(?:[ \u00a0](?P<noun>[^\W\d_]+)\b)?",
-            _mixed_fraction,
-        ),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]
     if lang == "en":

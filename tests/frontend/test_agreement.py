@@ -101,6 +101,12 @@ CASES = [
     ("de", "Seit dem 1. Januar.", "Seit dem ersten Januar."),
     ("de", "Am 3. Mai 2024.", "Am dritten Mai zweitausendvierundzwanzig."),
     ("de", "bis zum 3. März", "bis zum dritten März"),
+    # "bis", "ab" and "seit" take the date's article, which writing leaves out
+    ("de", "Geöffnet bis 8.10.", "Geöffnet bis zum achten Oktober."),
+    ("de", "bis 3. März", "bis zum dritten März"),
+    ("de", "Ab 1.5. geöffnet.", "Ab dem ersten Mai geöffnet."),
+    ("de", "Seit 8.10.2025 zu.", "Seit dem achten Oktober zweitausendfünfundzwanzig zu."),
+    ("de", "Gültig bis 2025-10-08.", "Gültig bis zum achten Oktober zweitausendfünfundzwanzig."),
     ("de", "Der 2. Mai ist frei.", "Der zweite Mai ist frei."),
     ("de", "Montag, 3. Mai", "Montag, dritter Mai"),
     ("de", "am 03.05.2024", "am dritten Mai zweitausendvierundzwanzig"),
@@ -371,6 +377,31 @@ def test_every_inflecting_language_has_cases():
 )
 def test_noun_gender(word, lang, gender):
     assert agreement.noun_gender(word, lang) == gender
+
+
+@pytest.mark.parametrize(
+    ("word", "lang", "one"),
+    [
+        ("horas", "es", "hora"),
+        ("clases", "es", "clase"),
+        ("calles", "es", "calle"),
+        ("meses", "es", "mes"),
+        ("habitaciones", "es", "habitación"),
+        ("veces", "es", "vez"),
+        ("ciudades", "es", "ciudad"),
+        ("dólares", "es", "dólar"),
+        ("mujeres", "es", "mujer"),
+        ("hora", "es", "hora"),  # no plural
+        ("heures", "fr", "heure"),
+        ("journaux", "fr", "journal"),
+        ("mois", "fr", "mois"),  # the same in the singular
+        ("fois", "fr", "fois"),
+        ("hours", "en", "hours"),  # English and German are left alone
+        ("Stunden", "de", "Stunden"),
+    ],
+)
+def test_singular(word, lang, one):
+    assert agreement.singular(word, lang) == one
 
 
 def test_count_form_of_nothing_is_nothing():

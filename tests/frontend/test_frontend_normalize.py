@@ -278,6 +278,13 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("It is 2½ miles.", "It is two and a half miles."),
         ("Wait 1¼ hours.", "Wait one and a quarter hours."),
         ("About 3¾ cups.", "About three and three quarters cups."),
+        # and written with a slash, as recipes do ("one a half cups" before), with a unit said in full
+        ("Add 1 1/2 cups of flour.", "Add one and a half cups of flour."),
+        ("It takes 2 3/4 hours.", "It takes two and three quarters hours."),
+        ("Add 1 1/3 cups.", "Add one and a third cups."),
+        ("Cut 2 5/8 inches.", "Cut two and five eighths inches."),
+        ("It is 1 1/2 km away.", "It is one and a half kilometers away."),
+        ("Add 1½ kg of flour.", "Add one and a half kilograms of flour."),
     ],
     "initialism": [
         ("FBI", "F.B.I."),
@@ -353,7 +360,7 @@ OTHER = [
     ("es", "a las 9.30 h", "a las nueve y treinta"),
     # a day and a month with their dots and no year ("Am vierundzwanzig. zwölfte")
     ("de", "Am 24.12. haben wir zu.", "Am vierundzwanzigsten Dezember haben wir zu."),
-    ("de", "vom 1.3. bis 5.3. geschlossen", "vom ersten März bis fünften März geschlossen"),
+    ("de", "vom 1.3. bis 5.3. geschlossen", "vom ersten März bis zum fünften März geschlossen"),
     ("de", "Bis zum 15.12.", "Bis zum fünfzehnten Dezember."),
     # versions and addresses: a dot that is no decimal point ("Version zwei. zehn" ended a sentence)
     ("de", "Version 2.10 ist da.", "Version zwei Punkt zehn ist da."),
@@ -442,6 +449,21 @@ OTHER = [
     ("es", "Son 3½ kilos.", "Son tres kilos y medio."),
     ("fr", "Il faut 2½ heures.", "Il faut deux heures et demie."),
     ("fr", "2½ kilos de pommes", "deux kilos et demi de pommes"),
+    # one and a part: the noun in the singular ("uno y medio horas" before), German "eineinhalb" ("einseinhalb")
+    ("es", "Son 1½ horas de viaje.", "Son una hora y media de viaje."),
+    ("es", "Llegará en 1 1/2 horas.", "Llegará en una hora y media."),
+    ("es", "Un viaje de 1½ meses.", "Un viaje de un mes y medio."),
+    ("fr", "Il faut 1½ heures.", "Il faut une heure et demie."),
+    ("fr", "Pendant 1½ mois.", "Pendant un mois et demi."),
+    ("de", "Es dauert 1½ Stunden.", "Es dauert eineinhalb Stunden."),
+    ("de", "Es dauert 101½ Tage.", "Es dauert einhunderteineinhalb Tage."),
+    # with a slash, and before a unit
+    ("es", "Tarda 2 1/2 horas.", "Tarda dos horas y media."),
+    ("es", "Pesa 1½ kg.", "Pesa un kilo y medio."),
+    ("es", "Agregue 2 1/3 tazas.", "Agregue dos tazas y un tercio."),
+    ("de", "Es sind 1 1/2 km.", "Es sind eineinhalb Kilometer."),
+    ("fr", "Un trajet de 2 1/2 km.", "Un trajet de deux kilomètres et demi."),
+    ("fr", "Il faut 1 1/3 tasses.", "Il faut une tasse et un tiers."),
     ("es", "Su cita es el 3/4.", "Su cita es el tres de abril."),
     ("es", "Hasta el 15/12.", "Hasta el quince de diciembre."),
     ("fr", "Jusqu'au 15/12 inclus.", "Jusqu'au quinze décembre inclus."),
