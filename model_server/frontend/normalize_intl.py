@@ -581,6 +581,16 @@ _PLUS = {
     "ar": "زائد",
     "hi": "प्लस",
     "ka": "პლუს",
+    # The English word, which Indian languages and Urdu say before a country code, in each script.
+    "mr": "प्लस",
+    "bn": "প্লাস",
+    "gu": "પ્લસ",
+    "pa": "ਪਲੱਸ",
+    "kn": "ಪ್ಲಸ್",
+    "ml": "പ്ലസ്",
+    "ta": "பிளஸ்",
+    "te": "ప్లస్",
+    "ur": "پلس",
 }
 _DOT_WORD = {
     "it": "punto",

@@ -200,6 +200,8 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ),
         ("tr", "+90 212 123 45 67", "artı doksan, iki bir iki, bir iki üç, kırkbeş, altmışyedi"),
         ("zh", "+86 10 1234 5678", "加 8 6, 1 0, 1 2 3 4, 5 6 7 8"),
+        ("ta", "+91 98765 43210", "பிளஸ் 91, 9 8 7 6 5, 4 3 2 1 0"),
+        ("bn", "+880 1712 345678", "প্লাস আট আট শূন্য, এক সাত এক দুই, তিন চার পাঁচ ছয় সাত আট"),
         ("ga", "+353 1 234 5678", "3 5 3, 1, 2 3 4, 5 6 7 8"),  # no word known: the sign stays unsaid
         ("sv", "Ring 08-123 456 78.", "Ring noll åtta, ett två tre, fyra fem sex, sjuttioåtta."),
         ("ja", "電話は03-1234-5678です。", "デンワワ 0 3, 1 2 3 4, 5 6 7 8 です."),
