@@ -1302,17 +1302,14 @@ def _fraction(m: re.Match, lang: str) -> str | None:
         return f"{cardinal(24, lang)} {cardinal(7, lang)}"
     if den < 2 or den > 10:
         return None
+    if m.group("unit"):
+        return _fraction_of_unit(num, den, _UNITS[lang][m.group("unit")][0], m, lang)
     if lang != "en":
         one, many = _FRACTION_NAMES[lang][den]
         if num != 1:
             return f"{cardinal(num, lang)} {many}"
         return _one_part(one, den, m, lang)
-    if den == 2:
-        name = "half" if num == 1 else "halves"
-    elif den == 4:
-        name = "quarter" if num == 1 else "quarters"
-    else:
-        name = ordinal(den, lang) + ("" if num == 1 else "s")
+    name = _english_fraction_name(num, den)
     if num == 1:
         before = agreement.previous_words(m.string, m.start(), 1)
         if before and before[-1] in _ARTICLES["en"]:
@@ -1321,6 +1318,36 @@ def _fraction(m: re.Match, lang: str) -> str | None:
         if den in (2, 4) and after.isalpha() and after.islower() and after not in _NOT_COUNTED["en"]:
             return f"a {name}"  # "1/2 cup": "a half cup" ("1/2 of the items" stays "one half of")
     return f"{cardinal(num, lang)} {name}"
+
+
+def _english_fraction_name(num: int, den: int) -> str:
+    if den == 2:
+        return "half" if num == 1 else "halves"
+    if den == 4:
+        return "quarter" if num == 1 else "quarters"
+    return ordinal(den, "en") + ("" if num == 1 else "s")
+
+
+def _fraction_of_unit(num: int, den: int, unit: str, m: re.Match, lang: str) -> str:
+    """A fraction of a unit, the unit said in the singular: "1/2 kg" -> "a half kilogram", "3/4 mi" -> "three
+    quarters of a mile", "medio kilo", "tres cuartos de kilómetro", "ein halbes Kilogramm", "drei Viertel
+    Kilometer", "un demi kilo", "trois quarts d'heure"."""
+    if lang == "en":
+        name = _english_fraction_name(num, den)
+        if num == 1 and den in (2, 4):
+            return f"a {name} {unit}"
+        a = "an" if unit[0] in "aeiou" or unit.startswith("hour") else "a"
+        return f"{cardinal(num, lang)} {name} of {a} {unit}"
+    one, many = _FRACTION_NAMES[lang][den]
+    if num == 1 and (lang == "de" or den == 2):
+        return (
+            f"{_one_part(one, den, m, lang, unit)} {unit}"  # "medio kilo", "ein halbes Kilo", "un demi litre"
+        )
+    part = f"{_ONE[lang]} {one}" if num == 1 else f"{cardinal(num, lang)} {many}"
+    if lang == "de":
+        return f"{part} {unit}"  # "drei Viertel Kilometer"
+    of = "d'" if lang == "fr" and unit[0].lower() in "aeiouhéè" else "de "
+    return f"{part} {of}{unit}"  # "tres cuartos de kilómetro", "trois quarts d'heure"
 
 
 def _mixed_fraction(m: re.Match, lang: str) -> str | None:
@@ -1401,13 +1428,13 @@ _DE_HALF_AFTER = {"ein": {"m": "halber", "n": "halbes"}, "eine": "halbe", "der":
                   "das": "halbe"}  # fmt: skip
 
 
-def _one_part(name: str, den: int, m: re.Match, lang: str) -> str:
-    """One half, third... in Spanish, German and French, agreeing with the noun it measures and leaving out
-    its own "one" after an article: "media hora", "medio kilo", "eine halbe Stunde", "une demi heure",
-    "le tiers des votants"."""
+def _one_part(name: str, den: int, m: re.Match, lang: str, noun: str | None = None) -> str:
+    """One half, third... in Spanish, German and French, agreeing with the noun it measures (`noun`, else the
+    word after the match) and leaving out its own "one" after an article: "media hora", "medio kilo", "eine
+    halbe Stunde", "une demi heure", "le tiers des votants"."""
     before = agreement.previous_words(m.string, m.start(), 5)
     article = before[-1] if before and before[-1] in _ARTICLES[lang] else None
-    noun = agreement.next_word(m.string, m.end())
+    noun = noun or agreement.next_word(m.string, m.end())
     gender = None if noun.lower() in _NOT_COUNTED[lang] else agreement.noun_gender(noun, lang)
     if lang == "es" and den == 2 and gender is not None:
         return "media" if gender == "f" else "medio"  # "media hora", "una media hora", "medio kilo"
@@ -1835,7 +1862,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
-        ("fraction", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _fraction),
+        (
+            "fraction",
+            rf"(?<![\d/])(\d{{1,2}})/(\d{{1,2}})(?![\d/])(?:[ \u00a0]?(?P<unit>{units})(?![\w/]))?",
+            _fraction,
+        ),
         ("long_digits", rf"\d{{{_MAX_CARDINAL_DIGITS + 1},}}", _long_digits),
     ]
     if lang == "en":

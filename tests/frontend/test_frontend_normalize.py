@@ -285,6 +285,11 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Cut 2 5/8 inches.", "Cut two and five eighths inches."),
         ("It is 1 1/2 km away.", "It is one and a half kilometers away."),
         ("Add 1½ kg of flour.", "Add one and a half kilograms of flour."),
+        # a fraction of a unit: the unit in full and in the singular (it was "a half kg")
+        ("Add 1/2 kg of sugar.", "Add a half kilogram of sugar."),
+        ("It is 3/4 mi away.", "It is three quarters of a mile away."),
+        ("Add 1/3 oz.", "Add one third of an ounce."),
+        ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
     "initialism": [
         ("FBI", "F.B.I."),
@@ -457,6 +462,16 @@ OTHER = [
     ("fr", "Pendant 1½ mois.", "Pendant un mois et demi."),
     ("de", "Es dauert 1½ Stunden.", "Es dauert eineinhalb Stunden."),
     ("de", "Es dauert 101½ Tage.", "Es dauert einhunderteineinhalb Tage."),
+    # a fraction of a unit (the unit was spelled: "medio kg", "ein halb kg")
+    ("es", "Añada 1/2 kg de azúcar.", "Añada medio kilo de azúcar."),
+    ("es", "Está a 3/4 km.", "Está a tres cuartos de kilómetro."),
+    ("es", "Espere 1/2 h.", "Espere media hora."),
+    ("de", "Geben Sie 1/2 kg Zucker dazu.", "Geben Sie ein halbes Kilogramm Zucker dazu."),
+    ("de", "Noch 1/2 l.", "Noch ein halber Liter."),
+    ("de", "Es sind 3/4 km.", "Es sind drei Viertel Kilometer."),
+    ("fr", "Ajoutez 1/4 l de lait.", "Ajoutez un quart de litre de lait."),
+    ("fr", "Attendez 3/4 h.", "Attendez trois quarts d'heure."),
+    ("fr", "Attendez 1/2 h.", "Attendez une demi heure."),
     # with a slash, and before a unit
     ("es", "Tarda 2 1/2 horas.", "Tarda dos horas y media."),
     ("es", "Pesa 1½ kg.", "Pesa un kilo y medio."),
