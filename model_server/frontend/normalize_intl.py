@@ -42,7 +42,7 @@ import unicodedata
 from functools import cache, lru_cache
 
 from babel import Locale
-from babel.dates import format_date, get_date_format, get_month_names, get_time_format
+from babel.dates import format_date, format_skeleton, get_date_format, get_month_names, get_time_format
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_unit
 from num2words import num2words
@@ -296,7 +296,7 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
     if language == "hu":  # "2024. május 3." -> "kétezer-huszonnégy május harmadika"
         month = get_month_names("wide", "format", _locale(language))[m]
         return f"{spell_number(y, language)} {month} {suffixes.hungarian_day(d)}"
-    written = format_date(day, format="long", locale=_locale(language))
+    written = _first_day(format_date(day, format="long", locale=_locale(language)), d, language)
     if language in ordinals.DAY_ORDINAL_LANGUAGES:  # "3. května 2024" -> "třetího května 2024"
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
@@ -306,6 +306,91 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
+
+
+# The first of a month is an ordinal where the others are cardinals: "il primo dicembre", "primeiro de maio".
+_FIRST_DAY = {"it": "primo", "pt": "primeiro"}
+
+
+def _first_day(written: str, day: int, language: str) -> str:
+    if day != 1 or language not in _FIRST_DAY:
+        return written
+    return re.sub(r"(?<!\d)0?1(?!\d)", _FIRST_DAY[language], written, count=1)
+
+
+def _slash_day_month(language: str) -> bool:
+    """Whether the locale writes a day and a month "15/12": its CLDR short date is day first, with slashes."""
+    pattern = get_date_format("short", locale=_locale(language)).pattern.lstrip("'")
+    return pattern.startswith("d") and "/" in pattern
+
+
+# Words after which a day and a month with a slash are a date even where they could be a fraction ("il 3/4",
+# "no dia 5/3", "fins al 2/3"); without one, only what no fraction is written as (a day past 12 or a month
+# past 10: "15/12", "3/11") is a date.
+_DATE_CUES = {
+    "it": frozenset(
+        "il l dal al del entro fino dopo prima da oggi domani lunedì martedì mercoledì giovedì "
+        "venerdì sabato domenica".split()
+    ),  # fmt: skip
+    "pt": frozenset(
+        "o no dia até desde após antes hoje amanhã segunda terça quarta quinta sexta sábado domingo".split()
+    ),  # fmt: skip
+    "ca": frozenset(
+        "el l del al fins des dilluns dimarts dimecres dijous divendres dissabte diumenge".split()
+    ),
+}
+
+
+def _day_month_slash(m: re.Match, language: str, before: list[str]) -> tuple[str, str]:
+    """ "15/12" in a locale that writes dates day first with slashes: CLDR's day and month ("15 dicembre",
+    "15 de dezembro"), when it can only be a date or a date cue comes before it; else a fraction where the
+    language's words for one are known ("3/4 dei clienti" -> "tre quarti dei clienti", "mezzo litro"), or the
+    two numbers as before."""
+    day, month = int(m.group("dmd")), int(m.group("dmm"))
+    cued = bool(before) and before[-1].lower() in _DATE_CUES.get(language, ())
+    proper = 0 < day < month <= 10
+    # a day and the same month ("passo 3/3") is more often a step of a count, unless a cue says date
+    date_like = cued or (not proper and day != month)
+    if (day, month) != (24, 7) and 1 <= month <= 12 and 1 <= day <= 31 and date_like:
+        try:
+            written = format_skeleton("MMMMd", datetime.date(2000, month, day), locale=_locale(language))
+        except ValueError:  # "31/4": no such day
+            written = None
+        if written:
+            return "date", _spell_digits_in(_first_day(written, day, language), language) + _kept_stop(m)
+    if proper and language in _FRACTIONS:
+        return "fraction", _fraction(day, month, m, language, before)
+    return "number", f"{_number(m.group('dmd'), language)} {_number(m.group('dmm'), language)}"
+
+
+# Fractions in Italian, Portuguese and Catalan: (singular, plural) of each denominator, and the half before a
+# masculine and a feminine noun ("mezzo litro", "mezza giornata"; "meio litro", "meia hora"; "mig litre").
+_FRACTIONS = {
+    "it": {3: ("terzo", "terzi"), 4: ("quarto", "quarti"), 5: ("quinto", "quinti"), 6: ("sesto", "sesti"),
+           7: ("settimo", "settimi"), 8: ("ottavo", "ottavi"), 9: ("nono", "noni"), 10: ("decimo", "decimi")},
+    "pt": {3: ("terço", "terços"), 4: ("quarto", "quartos"), 5: ("quinto", "quintos"), 6: ("sexto", "sextos"),
+           7: ("sétimo", "sétimos"), 8: ("oitavo", "oitavos"), 9: ("nono", "nonos"), 10: ("décimo", "décimos")},
+    "ca": {3: ("terç", "terços"), 4: ("quart", "quarts"), 5: ("cinquè", "cinquens"), 6: ("sisè", "sisens"),
+           7: ("setè", "setens"), 8: ("vuitè", "vuitens"), 9: ("novè", "novens"), 10: ("desè", "desens")},
+}  # fmt: skip
+_HALF = {"it": ("mezzo", "mezza"), "pt": ("meio", "meia"), "ca": ("mig", "mitja")}
+_ONE = {"it": "un", "pt": "um", "ca": "un"}
+_ARTICLES = {
+    "it": frozenset("un uno una il lo la i gli le l".split()),
+    "pt": frozenset("um uma o a os as".split()),
+    "ca": frozenset("un una el la els les l".split()),
+}
+
+
+def _fraction(num: int, den: int, m: re.Match, language: str, before: list[str]) -> str:
+    # after an article its own "one" is not said: "un 1/3 della torta" -> "un terzo della torta"
+    one_said = "" if before and before[-1].lower() in _ARTICLES[language] else f"{_ONE[language]} "
+    if den == 2:
+        gender = agreement.noun_gender(agreement.next_word(m.string, m.end()), language)
+        half = _HALF[language][gender == "f"]
+        return half if gender else f"{one_said}{half}"  # "mezzo litro"; "un mezzo" alone
+    one, many = _FRACTIONS[language][den]
+    return f"{one_said}{one}" if num == 1 else f"{spell_number(num, language)} {many}"
 
 
 def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
@@ -749,6 +834,11 @@ def _master(language: str) -> re.Pattern:
         + extra
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
+        + (
+            r"|(?P<dm>(?<![\d.,/-])(?P<dmd>\d{1,2})/(?P<dmm>\d{1,2})(?![\d/]|[.,]\d))"
+            if _slash_day_month(language)
+            else ""
+        )
         + _DOTTED
         + _phone_pattern(
             rf"\d{{1,3}}(?:[ {re.escape(group)}]\d{{3}})+",
@@ -873,6 +963,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
+    if m.groupdict().get("dm"):
+        return _day_month_slash(m, language, before)
     if m.groupdict().get("dotted"):
         return "dotted", _dotted(m, language)
     if m.groupdict().get("phone"):

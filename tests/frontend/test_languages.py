@@ -243,6 +243,27 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ("ru", "Пишите на support@company.ru.", "Пишите на support собака company точка ru."),
         ("hi", "ईमेल: help@example.com", "ईमेल: help at example dot com"),
         ("ja", "メールはinfo@example.jpです。", "メールは info at example dot jp です."),
+        # a day and a month with a slash, where the locale writes dates so (they were two numbers)
+        ("it", "Il 15/12 siamo chiusi.", "Il quindici dicembre siamo chiusi."),
+        ("it", "Il 5/3 alle 10:30.", "Il cinque marzo alle dieci trenta."),  # a cue: no fraction
+        ("it", "Il 1/12/2024 siamo chiusi.", "Il primo dicembre duemilaventiquattro siamo chiusi."),
+        ("pt", "Até 15/12.", "Até quinze de dezembro."),
+        ("pt", "No dia 5/3.", "No dia cinco de março."),
+        ("ca", "El 15/12 tanquem.", "El quinze de desembre tanquem."),
+        ("id", "Tanggal 15/12 tutup.", "Tanggal lima belas Desember tutup."),
+        ("vi", "Ngày 15/12.", "Ngày mười lăm tháng mười hai."),
+        ("it", "Passo 3/3.", "Passo tre tre."),  # the same day and month without a cue: a count's step
+        ("it", "Aperto 24/7.", "Aperto ventiquattro sette."),
+        ("cs", "Dne 15/12.", "Dne patnáct dvanáct."),  # Czech writes dates with dots (`dot_day`)
+        # fractions in Italian, Portuguese and Catalan, the half agreeing with its noun
+        ("it", "Aggiungi 1/2 litro di latte.", "Aggiungi mezzo litro di latte."),
+        ("it", "Serve 1/2 giornata.", "Serve mezza giornata."),
+        ("it", "I 3/4 dei clienti.", "I tre quarti dei clienti."),
+        ("it", "Un 1/3 della torta.", "Un terzo della torta."),
+        ("pt", "Espere 1/2 hora.", "Espere meia hora."),
+        ("pt", "1/3 do bolo.", "um terço do bolo."),
+        ("ca", "Afegiu 1/2 litre.", "Afegiu mig litre."),
+        ("ca", "Els 3/4 dels vots.", "Els tres quarts dels vots."),
     ],
 )
 def test_intl_normalizer_rules(code, text, expected):
