@@ -771,6 +771,16 @@ _HUNDRED_AREA_CODES = {"800", "900"}
 # Where a phone number written in pairs is said in pairs, each as a number (the French and Spanish
 # custom; English and German say the digits).
 _PAIRS_AS_NUMBERS = frozenset({"es", "fr"})
+# Phone numbers written as one run of digits, where their shape sets them apart from amounts (written with
+# groups, or round) and identifiers: North American numbers (ten digits, the area code from 2 to 9, "1" before
+# them) and Spanish ones (nine digits, mobiles from 6 and 7, land lines from 8 and 9).
+_UNGROUPED_PHONE = {"en": r"1?[2-9]\d{9}(?<!000)", "es": r"[6-9]\d{8}(?<!000)"}
+# Words after which a Spanish "612 345 678" is a phone number, not an amount grouped by spaces.
+_PHONE_CUE_ES = re.compile(
+    r"\b(?:al|llame|llámenos|llámanos|llama|teléfono|tel|tlf|móvil|celular|número|whatsapp|marque|contacto)"
+    r"\b\W*$",
+    re.IGNORECASE,
+)
 
 
 def pair_as_number(group: str, n_groups: int) -> bool:
@@ -791,8 +801,15 @@ def _phone(m: re.Match, lang: str) -> str | None:
     if ext:
         text = text[: m.start("extword") - m.start()]
     if lang != "en" and re.fullmatch(r"\d{1,3}(?:[ .\u202f]\d{3})+", text):
-        return None  # "1 000 000" / "1.000.000": a grouped number, not a phone number
+        cued = _PHONE_CUE_ES.search(m.string[max(0, m.start() - 30) : m.start()])
+        if not (lang == "es" and cued and re.fullmatch(r"[6-9]\d\d \d{3} \d{3}", text)):
+            return None  # "1 000 000" / "1.000.000": a grouped number ("llame al 612 345 678" is a phone)
     groups = re.findall(r"\d+", text)
+    if m.groupdict().get("ungrouped"):  # "5551234567" -> 555, 123, 4567; "612345678" -> 612, 345, 678
+        groups = (
+            [text[:-10], text[-10:-7], text[-7:-4], text[-4:]] if lang == "en" else re.findall(r"\d{3}", text)
+        )
+        groups = [g for g in groups if g]
     said = []
     for i, g in enumerate(groups):
         if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
@@ -1830,7 +1847,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # 555-0142 (a round "100-1000" is a range)
             + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)"
             # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456"
-            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{5,8}(?!\w|[.,-]\d)",
+            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{5,8}(?!\w|[.,-]\d)"
+            # written without groups: a North American number (area code and exchange start with 2-9),
+            # a Spanish one (nine digits from 6 to 9)
+            + (
+                rf"|(?<![\w.,-])(?P<ungrouped>{_UNGROUPED_PHONE[lang]})(?!\w|[.,]\d)"
+                if lang in _UNGROUPED_PHONE
+                else ""
+            ),
             _phone,
         ),
         # "3-5 days", "9-5", "10–20 %": the first number and the dash; the second is read by its own rule.

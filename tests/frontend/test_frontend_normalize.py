@@ -43,6 +43,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),
         ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
+        # written as one run of ten digits (it was "five billion ..."); eleven with the country's 1
+        ("Call me at 5551234567.", "Call me at five five five, one two three, four five six seven."),
+        ("Dial 18005551234.", "Dial one, eight hundred, five five five, one two three four."),
+        ("We sold 2000000000 units.", "We sold two billion units."),  # round: an amount
         ("+1 (555) 123-4567", "plus one, five five five, one two three, four five six seven"),
         ("1-800-555-0199", "one, eight hundred, five five five, zero one nine nine"),
         ("555.867.5309", "five five five, eight six seven, five three zero nine"),
@@ -312,6 +316,14 @@ OTHER = [
     ("es", "Cuesta 12,50 €.", "Cuesta doce euros con cincuenta céntimos."),
     ("es", "Tarda 1-2 días.", "Tarda uno a dos días."),
     ("es", "Llame al 555-1234.", "Llame al cinco cinco cinco, uno dos tres cuatro."),
+    # nine digits from 6 to 9, in one run or, after a phone's cue, in groups of three (they were millions)
+    ("es", "Mi móvil es 612345678.", "Mi móvil es seis uno dos, tres cuatro cinco, seis siete ocho."),
+    ("es", "Llámenos al 912 345 678.", "Llámenos al nueve uno dos, tres cuatro cinco, seis siete ocho."),
+    (
+        "es",
+        "Hay 612 345 678 habitantes.",
+        "Hay seiscientos doce millones trescientos cuarenta y cinco mil seiscientos setenta y ocho habitantes.",
+    ),
     ("de", "Von 100-1000 Euro.", "Von einhundert bis eintausend Euro."),
     ("de", "Bayern gewann 3-1.", "Bayern gewann drei - eins."),
     ("de", "Von 2020-2024.", "Von zweitausendzwanzig bis zweitausendvierundzwanzig."),
