@@ -1367,6 +1367,23 @@ def _fraction_of_unit(num: int, den: int, unit: str, m: re.Match, lang: str) -> 
     return f"{part} {of}{unit}"  # "tres cuartos de kilómetro", "trois quarts d'heure"
 
 
+def _compound(m: re.Match, lang: str) -> str | None:
+    """A number joined to words by hyphens, a compound adjective: "4-digit" -> "four digit", "a 10-year-old"
+    -> "a ten year old", "2-for-1" -> "two for one" (they were read as codes, "four, D.I.G.I.T."); German joins
+    the number to its word: "4-stellige" -> "vierstellige", "30-minütiges" -> "dreißigminütiges". A part in
+    capitals ("1-800-FLOWERS", "3-ABC") is a code's; a German noun follows the number as a word ("3-Zimmer-Wohnung"
+    -> "drei Zimmer-Wohnung")."""
+    parts = m.group(0).split("-")
+    words = [p for p in parts if not p.isdigit()]
+    if any(w.isupper() and len(w) > 1 for w in words):
+        return None
+    if lang == "de":
+        if len(parts) == 2 and parts[1].islower():
+            return cardinal(int(parts[0]), lang) + parts[1]
+        return f"{cardinal(int(parts[0]), lang)} {'-'.join(parts[1:])}"  # "drei Zimmer-Wohnung"
+    return " ".join(cardinal(int(p), lang) if p.isdigit() else p for p in parts)
+
+
 def _mixed_fraction(m: re.Match, lang: str) -> str | None:
     """A whole number and a fraction, "3½" or "3 1/2": "three and a half" (not "three one half" or "three a
     half"), "tres y medio", "dreieinhalb", "trois et demi". Before a counted noun or a unit, Spanish and French
@@ -1872,6 +1889,17 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "number_range",
             rf"(?<![\w.,/+*=-])(?P<lo>{num})\s?[-–]\s?(?=(?P<hi>{num})(?![\w-]|[.,]\d|\s*=))",
             _number_range,
+        ),
+        *(
+            [
+                (
+                    "compound",
+                    r"(?<![\w.,-])\d{1,4}(?:-(?:[^\W\d_]+|\d{1,4}))*-[^\W\d_]+(?:-(?:[^\W\d_]+|\d{1,4}))*(?![\w-])",
+                    _compound,
+                )
+            ]
+            if lang in ("en", "de")
+            else []
         ),
         (
             "mixed_fraction",

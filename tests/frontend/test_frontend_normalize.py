@@ -295,6 +295,16 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Add 1/3 oz.", "Add one third of an ounce."),
         ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
+    "compound": [
+        # a number joined to words by hyphens: a compound adjective (it was read as a code, "four, D.I.G.I.T.")
+        ("Please enter your 4-digit PIN.", "Please enter your four digit Pin."),
+        ("You have a 30-day free trial.", "You have a thirty day free trial."),
+        ("Our 24-hour hotline.", "Our twenty four hour hotline."),
+        ("a 10-year-old child", "a ten year old child"),
+        ("Get 2-for-1 tickets.", "Get two for one tickets."),
+        ("A 5-star hotel.", "A five star hotel."),
+        ("Code 4-ABC.", "Code four, A.B.C."),  # capitals: a code
+    ],
     "initialism": [
         ("FBI", "F.B.I."),
         ("the USA", "the U.S.A."),
@@ -474,6 +484,10 @@ OTHER = [
     ("fr", "Pendant 1½ mois.", "Pendant un mois et demi."),
     ("de", "Es dauert 1½ Stunden.", "Es dauert eineinhalb Stunden."),
     ("de", "Es dauert 101½ Tage.", "Es dauert einhunderteineinhalb Tage."),
+    # German joins a number to its adjective ("vier -stellige" before)
+    ("de", "Geben Sie Ihre 4-stellige PIN ein.", "Geben Sie Ihre vierstellige PIN ein."),
+    ("de", "Ein 30-minütiges Gespräch.", "Ein dreißigminütiges Gespräch."),
+    ("de", "Eine 3-Zimmer-Wohnung.", "Eine drei Zimmer-Wohnung."),
     # a fraction of a unit (the unit was spelled: "medio kg", "ein halb kg")
     ("es", "Añada 1/2 kg de azúcar.", "Añada medio kilo de azúcar."),
     ("es", "Está a 3/4 km.", "Está a tres cuartos de kilómetro."),
