@@ -17,6 +17,7 @@ from model_server.contract import (
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KEEP_ALIVE_S,
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
@@ -172,6 +173,7 @@ class ServerConfig:
     # OpenAI voice names -> voice ids, set explicitly (every voice must exist) or None for the default table
     openai_voices: dict[str, str] | None = None
     workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
+    keep_alive_s: int = 75  # above an ALB's default idle timeout (60 s); the ECS route sets its own + margin
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -216,4 +218,5 @@ class ServerConfig:
             max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
             openai_voices=load_openai_voices(env),
             workers=_int(env, ENV_WORKERS, 0, 0, 64),
+            keep_alive_s=_int(env, ENV_KEEP_ALIVE_S, 75, 1, 4100),  # ALB idle timeouts reach 4000 s
         )

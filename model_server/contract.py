@@ -28,6 +28,10 @@ ENV_SAGEMAKER_ROUTES = "STATESPEAK_SAGEMAKER_ROUTES"
 ENV_QUERY_API_KEYS = "STATESPEAK_QUERY_API_KEYS"
 ENV_DEVICE = "STATESPEAK_DEVICE"  # auto (cuda when available; the local default), cpu, cuda, cuda:N
 DEVICE_CUDA = "cuda"  # what both deployment routes set: no readiness without CUDA and the kernels
+# HTTP keep-alive of idle connections, in seconds: it must outlast the load balancer's idle timeout, or the
+# server closes a connection the balancer still sends a request on and the client gets a 502.
+ENV_KEEP_ALIVE_S = "STATESPEAK_KEEP_ALIVE_S"
+KEEP_ALIVE_MARGIN_S = 5  # how much longer the server keeps an idle connection than the load balancer
 ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metric dimension
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"

@@ -21,12 +21,14 @@ from model_server.contract import (
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_KEEP_ALIVE_S,
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     ENV_QUERY_API_KEYS,
     ENV_SAGEMAKER_ROUTES,
     HEALTH_PATH,
+    KEEP_ALIVE_MARGIN_S,
     METRIC_ACTIVE_STREAMS,
     METRICS_NAMESPACE,
     READY_PATH,
@@ -154,6 +156,8 @@ class GpuTtsService(Construct):
                 ENV_QUERY_API_KEYS: "true" if props.accept_query_api_keys else "false",
                 ENV_DEVICE: DEVICE_CUDA,  # never serve from the CPU or the torch fallback on a GPU host
                 ENV_KIT_NAME: props.kit_name,
+                # the ALB may send a request on any connection it holds open: the task must hold it longer
+                ENV_KEEP_ALIVE_S: str(props.load_balancer.idle_timeout_s + KEEP_ALIVE_MARGIN_S),
             },
             secrets=(
                 {ENV_API_KEYS: ecs.Secret.from_secrets_manager(props.api_key_secret)}

@@ -95,6 +95,7 @@ class StreamingLoadBalancer(Construct):
                     ec2.Port.tcp(port),
                     "Clients of the TTS API" if port == self.port else what,
                 )
+        self.idle_timeout_s = props.idle_timeout_s
         self.load_balancer = elbv2.ApplicationLoadBalancer(
             self,
             "Alb",

@@ -101,7 +101,7 @@ def build_server(
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
-        timeout_keep_alive=75,  # above the ALB idle timeout default (60 s)
+        timeout_keep_alive=config.keep_alive_s,  # above the load balancer's idle timeout (contract)
         lifespan="on",
     )
     return DrainingServer(uv_config, state)

@@ -359,6 +359,17 @@ def test_efs_sync_function_runs_in_the_vpc_on_deploy_and_on_upload(full_synth):
 
 
 # 5. Entry -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["default_synth", "full_synth"])
+def test_tasks_keep_idle_connections_longer_than_the_alb(variant, request):
+    """An ALB reuses idle connections to its targets until its own idle timeout: a task that closes one first
+    makes the ALB answer 502 to the request it sends on it. The tasks' keep-alive follows the ALB's setting."""
+    result = request.getfixturevalue(variant)
+    alb = result.only(ECS, "AWS::ElasticLoadBalancingV2::LoadBalancer")
+    idle = int({a["Key"]: a["Value"] for a in alb["LoadBalancerAttributes"]}["idle_timeout.timeout_seconds"])
+    keep_alive = int(_env(_container(result))[contract.ENV_KEEP_ALIVE_S])
+    assert keep_alive == idle + contract.KEEP_ALIVE_MARGIN_S > idle
+
+
 def test_internal_alb_for_long_streams(default_synth):
     alb = default_synth.only(ECS, "AWS::ElasticLoadBalancingV2::LoadBalancer")
     assert alb["Scheme"] == "internal"

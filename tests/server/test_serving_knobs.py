@@ -11,13 +11,16 @@ import contextlib
 import dataclasses
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 import websockets
 
 from model_server.config import (
+    ENV_KEEP_ALIVE_S,
     ENV_TORCH_INTEROP_THREADS,
     ENV_TORCH_THREADS,
     ENV_WS_PER_MESSAGE_DEFLATE,
@@ -83,6 +86,8 @@ def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_pat
         (ENV_TORCH_THREADS, "-1", "out of range"),
         (ENV_TORCH_INTEROP_THREADS, "65", "out of range"),
         (ENV_WS_PER_MESSAGE_DEFLATE, "maybe", "not a boolean"),
+        (ENV_KEEP_ALIVE_S, "0", "out of range"),
+        (ENV_KEEP_ALIVE_S, "soon", "not an integer"),
     ],
 )
 def test_bad_values_name_the_variable(name, value, reason):
@@ -131,3 +136,35 @@ def test_available_cpus_honours_a_cgroup_quota(tmp_path):
     cpu_max.write_text("max 100000\n")
     assert available_cpus(cpu_max) == len(os.sched_getaffinity(0))
     assert available_cpus(tmp_path / "missing") == len(os.sched_getaffinity(0))
+
+
+def closed_while_idle(port: int, idle_s: float) -> bool:
+    """Whether the server closes a keep-alive HTTP connection that has been idle for `idle_s` after a request."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: statespeak\r\n\r\n")
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += sock.recv(4096)
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200"), head[:80]
+        length = int(
+            next(h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length"))
+        )
+        while len(body) < length:
+            body += sock.recv(4096)
+        time.sleep(idle_s)
+        sock.settimeout(1.0)
+        try:
+            return sock.recv(4096) == b""  # end of stream: the server closed it
+        except TimeoutError:
+            return False
+
+
+def test_idle_keep_alive_connections_follow_the_setting(server, model_dir, tmp_path):
+    """The server must hold an idle connection longer than the load balancer in front of it (the ECS route
+    sets STATESPEAK_KEEP_ALIVE_S to the ALB's idle timeout + a margin), or the balancer sends a request on a
+    connection the server has just closed: a 502. The default (75 s) keeps it; 1 s closes it."""
+    assert ServerConfig.from_env({}).keep_alive_s == 75
+    assert not closed_while_idle(server.port, 2.5)
+    with ServerProcess(model_dir, tmp_path, **{ENV_KEEP_ALIVE_S: "1", "STATESPEAK_WORKERS": "1"}) as proc:
+        assert closed_while_idle(proc.port, 2.5)
