@@ -4,7 +4,10 @@ is what CloudWatch would turn into the canary metrics."""
 
 from __future__ import annotations
 
+import boto3
+import botocore.session
 import pytest
+from botocore.stub import Stubber
 from support.sagemaker_runtime_standin import create_app, serve_in_thread
 
 # The bench's real-server fixtures (one server per module, random or bundled weights).
@@ -12,6 +15,7 @@ from test_bench_server import model_dir, server, voice  # noqa: F401
 from test_canary import canary_env, emf_lines, load_handler
 
 from model_server import contract
+from model_server.bench.local import LocalServer
 
 pytestmark = pytest.mark.slow
 
@@ -69,3 +73,52 @@ def test_sagemaker_route_through_the_runtime_standin(server, voice, monkeypatch,
         monkeypatch.setenv("CANARY_VOICE", "no_such_voice")
         failed = handler.handler({}, None)
     assert failed["success"] is False and "ModelError" in failed["error"]
+
+
+SECRET_ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:statespeak-api-key-AbCdEf"
+
+
+@pytest.fixture(scope="module")
+def keyed_server(model_dir, tmp_path_factory):  # noqa: F811
+    """A server that takes only the key a rotation left in the secret."""
+    env = {contract.ENV_MODEL_DIR: str(model_dir), "STATESPEAK_DEVICE": "cpu", "OMP_NUM_THREADS": "1",
+           contract.ENV_API_KEYS: "new-key"}  # fmt: skip
+    log = tmp_path_factory.mktemp("keyed-server") / "server.log"
+    with LocalServer(log, max_streams=2, ready_timeout_s=180, extra_env=env) as srv:
+        yield srv
+
+
+def _secret_reads(monkeypatch, *secrets: str) -> Stubber:
+    """Secrets Manager answering GetSecretValue with `secrets` in turn (botocore's Stubber), as the canary's
+    boto3 client."""
+    client = botocore.session.get_session().create_client(
+        "secretsmanager", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
+    stubber = Stubber(client)
+    for secret in secrets:
+        stubber.add_response(
+            "get_secret_value", {"ARN": SECRET_ARN, "Name": "api-key", "SecretString": secret},
+            {"SecretId": SECRET_ARN},
+        )  # fmt: skip
+    stubber.activate()
+    monkeypatch.setattr(boto3, "client", lambda service, *a, **kw: client)
+    return stubber
+
+
+def test_a_warm_canary_reads_a_rotated_key_again_after_a_401(keyed_server, monkeypatch, capsys):
+    """docs/ecs.md's rotation ends with only the new key in the secret: a warm container that read the old
+    one gets 401, reads the secret again once, and succeeds. A 401 with the key just read is a failure."""
+    canary_env(
+        monkeypatch, CANARY_TARGET_URL=keyed_server.url, voice=None, CANARY_API_KEY_SECRET_ARN=SECRET_ARN
+    )
+    handler = load_handler()
+    stubber = _secret_reads(monkeypatch, "new-key", "old-key")
+    handler._cache["api_key"] = "old-key"  # what a container warm since before the rotation holds
+    result = handler.handler({}, None)
+    _check_success(result, capsys.readouterr().out)
+    assert handler._cache["api_key"] == "new-key"
+    # a cold container whose secret holds a key the server refuses: one read, no retry, a failed canary
+    handler._cache.clear()
+    failed = handler.handler({}, None)
+    assert failed["success"] is False and "HTTP 401" in failed["error"], failed
+    stubber.assert_no_pending_responses()  # exactly one read each

@@ -35,7 +35,7 @@ BYTES_PER_SAMPLE = 2  # the canary asks for pcm_s16le
 DEFAULT_TEXT = "Thanks for calling. Your table for two is booked for seven thirty tonight."
 READ_SIZE = 65536
 
-# Cached across warm invocations: the SageMaker client and the API key.
+# Cached across warm invocations: the SageMaker client, the voice and the API key (read again after a 401).
 _cache: dict[str, object] = {}
 
 
@@ -125,6 +125,10 @@ def simulate_playback(arrivals: list[tuple[float, float]], jitter_s: float) -> t
     return stalls, stall_s
 
 
+class Unauthorized(RuntimeError):
+    """HTTP 401 from the route: the key this warm container read may have been rotated out of the secret."""
+
+
 def first_key(secret: str) -> str:
     """The first key of a secret holding one or several (comma- or newline-separated, as the server reads)."""
     keys = [k.strip() for k in secret.replace("\n", ",").split(",") if k.strip()]
@@ -176,7 +180,8 @@ def discover_voice(cfg: dict) -> str:
         finally:
             conn.close()
         if resp.status != 200:
-            raise RuntimeError(f"GET /voices: HTTP {resp.status}: {body[:300].decode('utf-8', 'replace')}")
+            error = Unauthorized if resp.status == 401 else RuntimeError
+            raise error(f"GET /voices: HTTP {resp.status}: {body[:300].decode('utf-8', 'replace')}")
         voices = json.loads(body).get("voices") or []
         if not voices:
             raise RuntimeError("GET /voices lists no voices")
@@ -200,7 +205,7 @@ def stream_http(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
         resp = conn.getresponse()
         if resp.status != 200:
             detail = resp.read(500).decode("utf-8", "replace")
-            raise RuntimeError(f"HTTP {resp.status}: {detail}")
+            raise (Unauthorized if resp.status == 401 else RuntimeError)(f"HTTP {resp.status}: {detail}")
         arrivals = []
         while True:
             if time.perf_counter() - t0 > cfg["timeout_s"]:
@@ -279,8 +284,18 @@ def run_once(cfg: dict) -> dict:
     """One canary stream; never raises for an outage (that is a measurement), only for bad config."""
     error = None
     arrivals: list[tuple[float, float]] = []
+    stream = stream_sagemaker if cfg["endpoint"] else stream_http
+    key_from_earlier_run = "api_key" in _cache
     try:
-        _, arrivals = stream_sagemaker(cfg) if cfg["endpoint"] else stream_http(cfg)
+        try:
+            _, arrivals = stream(cfg)
+        except Unauthorized:
+            # A key rotation leaves only the new key in the secret, and a warm container holds the key it
+            # read when it started: read the secret again, once. A 401 with the key just read is a failure.
+            if not key_from_earlier_run:
+                raise
+            _cache.pop("api_key", None)
+            _, arrivals = stream(cfg)
         if not arrivals:
             error = "the stream completed without audio"
     except Exception as exc:  # an outage of any kind is the canary's finding, not its crash
