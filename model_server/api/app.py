@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.requests import ClientDisconnect
 
 from model_server.api.auth import OPEN_PATHS, auth_error
 from model_server.api.errors import ApiError, new_request_id
@@ -44,11 +45,16 @@ async def read_body(request: Request, limit: int) -> bytes:
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise ApiError(413, "body", f"request body of {declared} bytes exceeds the limit of {limit} bytes")
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError(413, "body", f"request body exceeds the limit of {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise ApiError(413, "body", f"request body exceeds the limit of {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # the client left mid-body: nobody to answer, and no server error to log
+        raise ApiError(
+            400, "body", "the client closed the connection before sending the whole body"
+        ) from None
     return b"".join(chunks)
 
 

@@ -114,6 +114,10 @@ def parse_json(body: bytes, field: str = "body") -> Any:
         raise ApiError(
             400, field, f"{field} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise ApiError(400, field, f"{field} is nested too deeply") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise ApiError(400, field, f"{field} is not valid JSON: {exc}") from None
 
 
 def _expect_object(value: Any, field: str) -> dict:
@@ -221,7 +225,8 @@ def parse_output_format(value: Any, field: str = "output_format") -> AudioFormat
     return AudioFormat(container=container, encoding=encoding, sample_rate=int(rate))
 
 
-def _bool(value: Any, field: str) -> bool:
+def flag(value: Any, field: str) -> bool:
+    """A true/false field; absent (None) is false. Only JSON booleans: "false" is a string, and truthy."""
     if value is None:
         return False
     if not isinstance(value, bool):
@@ -239,7 +244,9 @@ def parse_cartesia(
         raise ApiError(400, "model_id", "model_id must be a string")
     transcript = check_transcript(data.get("transcript"), "transcript", max_chars, allow_empty)
     voice = _voice_id(data.get("voice"), catalog)
-    language = _language(data.get("language", data.get("locale")), voice, catalog)
+    # "locale" is the older name; a "language" of null does not hide it
+    language = _language(data.get("language") if data.get("language") is not None else data.get("locale"),
+                         voice, catalog)  # fmt: skip
     speed = _speed(data.get("speed"))
     volume = 1.0
     gen = data.get("generation_config")
@@ -267,7 +274,7 @@ def parse_cartesia(
         volume=volume,
         max_buffer_delay_ms=delay,
         format=parse_output_format(data.get("output_format")),
-        add_timestamps=_bool(data.get("add_timestamps"), "add_timestamps"),
+        add_timestamps=flag(data.get("add_timestamps"), "add_timestamps"),
         context_id=context_id,
         model_id=model_id,
     )
@@ -282,6 +289,12 @@ def parse_openai(data: Any, catalog: VoiceCatalog, max_chars: int) -> tuple[Synt
     transcript = check_transcript(data.get("input"), "input", max_chars)
     voice = _voice_id(data.get("voice"), catalog, openai=True)
     fmt_name = data.get("response_format", "wav")  # OpenAI defaults to mp3, which this server lacks
+    if not isinstance(fmt_name, str):
+        raise ApiError(
+            400,
+            "response_format",
+            f"response_format must be a string ('wav' or 'pcm'), got {_show(fmt_name)}",
+        )
     if fmt_name in OPENAI_UNSUPPORTED:
         raise ApiError(
             400,

@@ -25,6 +25,7 @@ from model_server.api.errors import ApiError, new_request_id
 from model_server.api.pump import CartesiaWebSocket, compact, pump
 from model_server.api.requests import (
     check_transcript,
+    flag,
     parse_cartesia,
     parse_json,
     require_language,
@@ -82,7 +83,7 @@ class Connection:
                 )
                 continue
             t0 = time.perf_counter()
-            if len(text) > limit:
+            if len(text) > limit or (4 * len(text) > limit and len(text.encode("utf-8")) > limit):  # bytes
                 await self.send_error(
                     ApiError(413, "message", f"message exceeds the limit of {limit} bytes"), None
                 )
@@ -108,7 +109,10 @@ class Connection:
             raise ApiError(
                 400, "context_id", "context_id must be a non-empty string of at most 256 characters"
             )
-        if data.get("cancel"):
+        cancel, _, _ = (
+            flag(data.get(name), name) for name in ("cancel", "flush", "continue")
+        )  # before any effect
+        if cancel:
             self.cancel(cid)
             return
         cid = cid or uuid.uuid4().hex  # legacy one-shot clients send no context_id
@@ -143,7 +147,7 @@ class Connection:
         nothing to say: a framework ending a turn that produced no text must not wait, nor cost a slot."""
         catalog = self.state.require_catalog()
         req = parse_cartesia(data, catalog, self.state.config.max_transcript_chars, allow_empty=True)
-        if not data.get("continue") and not speakable(req.transcript, req.language):
+        if not flag(data.get("continue"), "continue") and not speakable(req.transcript, req.language):
             self.remember_finished(cid)
             metrics = {"ttfb_ms": None, "rtf": None, "audio_s": 0.0,
                        "total_ms": round((time.perf_counter() - t0) * 1000, 2)}  # fmt: skip
@@ -164,11 +168,15 @@ class Connection:
 
     def apply(self, ctx: Context, data: dict, transcript: str) -> None:
         stream = ctx.session.stream
+        flush, more = (
+            flag(data.get("flush"), "flush"),
+            flag(data.get("continue"), "continue"),
+        )  # before any effect
         if transcript:
             stream.feed(transcript)
-        if data.get("flush"):
+        if flush:
             stream.flush()
-        if not data.get("continue", False):
+        if not more:
             ctx.input_closed = True
             stream.finish()
 

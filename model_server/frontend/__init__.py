@@ -133,6 +133,7 @@ class EspeakTeacher:
 
 
 _MAX_GROUP = 3
+MAX_CLAUSE_WORDS = 64  # words phonemized in one espeak call (a sentence's clauses are rarely longer)
 
 
 def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list[str]]:
@@ -216,7 +217,16 @@ class Frontend:
         return tuple(names)
 
     def _phonemize_clause(self, words: list[str]) -> list[list[str]]:
-        """espeak phoneme names for each of `words` (one clause, no punctuation)."""
+        """espeak phoneme names for each of `words` (one clause, no punctuation). A clause longer than
+        MAX_CLAUSE_WORDS goes to espeak in parts of that many words, so the regrouping, quadratic in the
+        clause's length, stays bounded whatever the text (one e-mail-like token of 5,000 characters is
+        thousands of spoken words with no punctuation between them)."""
+        if len(words) > MAX_CLAUSE_WORDS:
+            return [
+                names
+                for start in range(0, len(words), MAX_CLAUSE_WORDS)
+                for names in self._phonemize_clause(words[start : start + MAX_CLAUSE_WORDS])
+            ]
         if not words:
             return []
         out = espeak.phonemize(" ".join(words), self.voice)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import threading
 from dataclasses import dataclass
 
@@ -290,11 +291,27 @@ def _get() -> _Espeak:
         return _engine
 
 
+# espeak-ng overflows a stack buffer (the process aborts: "stack smashing detected") on letters with dots:
+# one run of about 195 or more ("A.B.C...."), or some 60 groups of lower-case ones in a clause ("a.b.c.d.
+# a.b.c.d. ..."), in every language tried (en, de, ru, fr) and script. Such letters are read one by one
+# anyway: they go to espeak-ng in capitals (the same phonemes: "p.m." and "P.M." read alike) and in groups of
+# at most DOTTED_LETTERS_MAX letters.
+DOTTED_LETTERS_MAX = 16
+_DOTTED_LETTERS = re.compile(r"(?:[^\W\d_]\.){2,}")
+
+
+def _spell_dotted(m: re.Match) -> str:
+    letters = m.group(0).split(".")[:-1]
+    groups = range(0, len(letters), DOTTED_LETTERS_MAX)
+    return " ".join("".join(f"{c.upper()}." for c in letters[g : g + DOTTED_LETTERS_MAX]) for g in groups)
+
+
 def _clean(text: str) -> str:
     if not isinstance(text, str):
         raise EspeakError(f"text must be str, got {type(text).__name__}")
     # NUL would terminate the C string early; control characters carry nothing to speak.
-    return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    text = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return _DOTTED_LETTERS.sub(_spell_dotted, text)
 
 
 def sample_rate() -> int:

@@ -220,3 +220,26 @@ def test_spelled_forms_are_said_as_letters(text, spoken_symbols):
     ]
     n = len(spoken_symbols)
     assert any(tuple(symbols[i : i + n]) == spoken_symbols for i in range(len(symbols))), symbols
+
+
+def test_a_clause_of_thousands_of_spoken_words_is_phonemized_in_bounded_parts(monkeypatch):
+    """One e-mail-like token of 5,000 characters (inside the server's transcript limit) is thousands of spoken
+    words with no punctuation: phonemized as one clause, the regrouping (quadratic in its length) held an API
+    worker's event loop for 25-45 s. It goes to espeak-ng in parts of MAX_CLAUSE_WORDS words."""
+    import model_server.frontend as frontend
+
+    sizes = []
+    regroup = frontend._regroup
+    monkeypatch.setattr(
+        frontend, "_regroup", lambda clause, alone: sizes.append(len(alone)) or regroup(clause, alone)
+    )
+    calls = []
+    phonemize = frontend.espeak.phonemize
+    monkeypatch.setattr(
+        frontend.espeak, "phonemize", lambda text, voice: calls.append(text) or phonemize(text, voice)
+    )
+    text = "a" * 2498 + "@" + "b." * 1249 + "com"
+    units = frontend.Frontend("en").text_to_units(text)
+    assert sum(len(u.symbols) for u in units) > 8000  # "b dot b dot ...": every spoken word is there
+    assert max(len(t.split()) for t in calls) <= frontend.MAX_CLAUSE_WORDS
+    assert all(n <= frontend.MAX_CLAUSE_WORDS for n in sizes)

@@ -1,6 +1,12 @@
 """espeak-ng binding: phonemize() and synthesize_with_phonemes() must agree phoneme for phoneme."""
 
+import json
+import random
+import string
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -205,3 +211,44 @@ def test_ipa_one_string_per_clause_and_no_effect_on_phoneme_mode():
         E.phonemize_ipa("Hola", "no-such-voice")
     # the IPA mode is per call: the mnemonics the frontend reads are unchanged after it
     assert E.phonemize("Guten Tag", "de") == [["g", "u:", "t", "@", "n"], ["t", "A:", "k"]]
+
+
+# Inputs that made espeak-ng overflow a stack buffer and abort the process before `_clean` (an API worker
+# phonemizes client text in its own process: one such request took it down).
+_DOTTED_CRASHES = [
+    "".join(random.Random(0).choice(string.ascii_uppercase) + "." for _ in range(2400)),  # one long run
+    "a.b.c.d. " * 60,  # many short lower-case runs in one clause
+    "a." * 1000,
+    "é." * 1000,
+    "a.a.a.a., " * 300,
+]
+
+
+def test_letters_with_dots_do_not_abort_espeak():
+    """In a child process, as a crash there would end the test run: every input phonemizes, in several
+    languages, and the process exits normally."""
+    code = (
+        "import json, sys\n"
+        "from model_server.frontend import espeak\n"
+        "for text in json.loads(sys.stdin.read()):\n"
+        "    for voice in ('en-us', 'de', 'ru', 'fr'):\n"
+        "        assert espeak.phonemize(text, voice)\n"
+        "print('phonemized')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], input=json.dumps(_DOTTED_CRASHES), capture_output=True,
+                          text=True, timeout=300, cwd=Path(__file__).resolve().parents[2])  # fmt: skip
+    assert proc.returncode == 0 and "phonemized" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_dotted_letters_read_as_before():
+    """Capitals and groups do not change what espeak-ng says for the initialisms text holds: the cleaned
+    text phonemizes as the raw text does in the engine itself."""
+    engine = E._get()
+    for voice, text in (("en-us", "at two p.m. today"), ("en-us", "the u.s. army, i.e. us"),
+                        ("en-us", "the F.B.I. agent"), ("de", "z.b. heute")):  # fmt: skip
+        with engine.lock:
+            engine.set_voice(voice)
+            raw = engine.text_to_phonemes(text)
+        assert E.phonemize(text, voice) == [[p.name for p in word] for word in raw], text
+    assert E._clean("A." * 40) == " ".join(["A." * E.DOTTED_LETTERS_MAX] * 2 + ["A." * 8])
+    assert E._clean("a.b.") == "A.B."

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import struct
+import time
 
 import httpx
 import openai
 import pytest
 from cartesia import Cartesia
 
+from model_server.api.errors import ApiError
+from model_server.api.requests import parse_json
 from model_server.audio import ENCODINGS, SAMPLE_RATES
 from model_server.contract import (
     METRIC_ACTIVE_STREAMS,
@@ -224,6 +228,8 @@ BAD_CARTESIA = [
     (json.dumps(body(speed="ludicrous")).encode(), "speed", 400),
     (json.dumps(body(generation_config={"speed": 0.1})).encode(), "generation_config.speed", 400),
     (json.dumps(body(transcript="x" * 5000)).encode(), "body", 413),  # over the 4 KiB body limit
+    (b'{"a": ' + b"[" * 1500 + b"]" * 1500 + b"}", "body", 400),  # deeper than the JSON parser recurses (a 500)
+    (json.dumps(body(language=None, locale="xx")).encode(), "language", 400),  # a null language hid the locale
 ]  # fmt: skip
 
 
@@ -236,6 +242,27 @@ def test_bad_cartesia_requests_name_the_field(server, path, raw, field, status):
     assert r.status_code == status, r.text
     err = r.json()
     assert err["field"] == field and err["message"] and err["status_code"] == status
+
+
+def test_an_integer_too_long_to_convert_is_a_400_naming_the_body():
+    """Python refuses to convert integers of more than 4,300 digits (a ValueError, which became a 500)."""
+    with pytest.raises(ApiError) as info:
+        parse_json(b'{"transcript": "Hi.", "speed": 1' + b"0" * 5000 + b"}")
+    assert info.value.status == 400 and info.value.field == "body" and "digits" in str(info.value)
+
+
+def test_a_client_that_leaves_mid_body_logs_no_server_error(server):
+    """A disconnect while the body is on its way is the client's doing: nothing to answer, no traceback."""
+    before = server.stderr()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"POST /tts/bytes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"transcript\": ")  # fmt: skip
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and httpx.get(server.base_url + "/ready").status_code != 200:
+        time.sleep(0.1)
+    time.sleep(0.5)  # the server notices the closed socket on its next read
+    new = server.stderr()[len(before) :]
+    assert "Traceback" not in new and "ClientDisconnect" not in new, new[-2000:]
 
 
 def test_bad_input_leaves_server_ready_and_slots_free(server):
@@ -254,6 +281,11 @@ BAD_OPENAI = [
     ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "speed": 4.0}, "speed"),
     ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "response_format": "ogg"}, "response_format"),
     ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "stream_format": "chunks"}, "stream_format"),
+    (
+        {"model": "tts-1", "voice": VOICE, "input": "Hi.", "response_format": ["wav"]},
+        "response_format",
+    ),  # a 500
+    ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "response_format": {"a": 1}}, "response_format"),
 ]
 
 

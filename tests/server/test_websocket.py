@@ -195,6 +195,12 @@ def test_error_in_one_context_leaves_the_others_running(server):
         (gen("e6", "Hi.", False, output_format={**FMT, "container": "ogg"}), "output_format.container"),
         (gen("e7", "Hi.", False, max_buffer_delay_ms=-5), "max_buffer_delay_ms"),
         ("x" * 5000, "message"),  # over the 4 KiB message limit
+        (gen("e8", "Hi. " + "\U0001f600" * 1100, False), "message"),  # 1,100 characters, over 4 KiB in bytes
+        ("[" * 1500 + "]" * 1500, "message"),  # nested deeper than the JSON parser recurses
+        # true/false fields take JSON booleans: "false" and "no" are strings (and truthy)
+        (gen("e9", "Hi.", "false"), "continue"),
+        (gen("e10", "Hi.", True, flush="no"), "flush"),
+        (json.dumps({"context_id": "e11", "cancel": "no"}), "cancel"),
     ],
 )
 def test_bad_messages_get_an_error_and_the_connection_survives(server, frame, field):
