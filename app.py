@@ -20,6 +20,8 @@ from stacks.ecs_service import EcsServiceStack
 from stacks.foundation import FoundationStack
 from statespeak_constructs.nag_rules import add_rule_packs
 
+STACK_TAG = "statespeak:stack"  # on every resource: the stack it belongs to
+
 
 def build_app(
     overrides: dict[str, Any] | None = None, outdir: str | None = None
@@ -32,7 +34,9 @@ def build_app(
     # Account stays unresolved (no lookups, no credentials at synth); the region is concrete because ALB
     # access logging and endpoint service names need it.
     env = cdk.Environment(account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=config.region)
-    tags = {"project": "statespeak", "statespeak:deployment": config.deployment}
+    # Tags name the stack a resource belongs to, never the `deployment` setting: a route switch must leave
+    # the stacks that stay up unchanged, and a tag that named the setting updated every resource in them.
+    cdk.Tags.of(app).add("project", "statespeak")
 
     foundation = FoundationStack(
         app,
@@ -65,8 +69,9 @@ def build_app(
             env=env,
             description="Statespeak: streaming TTS on a SageMaker real-time endpoint",
         )
-    for key, value in tags.items():
-        cdk.Tags.of(app).add(key, value)
+    for stack in app.node.children:
+        if isinstance(stack, cdk.Stack):  # "foundation", "ecs", "sagemaker": the part after the kit's name
+            cdk.Tags.of(stack).add(STACK_TAG, stack.node.id.split("-")[-1].lower())
     add_rule_packs(app)
     return app, config
 

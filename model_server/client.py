@@ -3,7 +3,7 @@
     client = SpeechClient("http://internal-alb.example:80")       # ECS route, POST /tts/bytes
     client = SpeechClient("http://alb", transport="websocket")      # ECS route, WS /tts/websocket
     client = SpeechClient("sagemaker://statespeak-endpoint")        # managed route, InvokeEndpointWithResponseStream
-    with client.stream("Hello there.", voice="slt") as stream:
+    with client.stream("Hello there.", voice="en_female_slt") as stream:
         for chunk in stream:                                        # audio bytes, as they arrive
             play(chunk)
     print(stream.time_to_first_chunk)

@@ -6,13 +6,16 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from aws_cdk import Acknowledgment, Duration, RemovalPolicy, Stack, Validations
+from aws_cdk import Acknowledgment, Aws, Duration, RemovalPolicy, Stack, Token, Validations, region_info
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
 from model_server.contract import BUNDLED_WEIGHTS_VERSION, WEIGHTS_S3_PREFIX
 from statespeak_constructs.logs import LogsKey
+
+ALB_LOG_PREFIX = "alb"  # key prefix of the ALB's access logs in the access-log bucket
 
 # Construct id of aws-cdk-lib's singleton bucket-notifications function (a fixed UUID in aws-s3).
 _NOTIFICATIONS_HANDLER_ID = "BucketNotificationsHandler050a0587b7544547bf325f094a3db834"
@@ -51,6 +54,28 @@ class AccessLogBucket(Construct):
                 id="AwsSolutions-S1",
                 reason="This is the access-log bucket itself; logging it into itself would loop, and a "
                 "second log bucket would only move the same finding one level down.",
+            )
+        )
+        self._grant_alb_log_delivery()
+
+    def _grant_alb_log_delivery(self) -> None:
+        """ALB log delivery may write under ALB_LOG_PREFIX, whichever routes are deployed. Granted here, not by
+        the ALB (`log_access_logs` adds its grant to this bucket's policy from the ECS stack): a route switch
+        that removes the ECS route from the app would then strip the grant while the ECS stack, which `cdk
+        deploy` never deletes, still logs into the bucket, and would update the foundation it must leave alone.
+        The principal is the region's ELB account where it has one, else the log-delivery service (as CDK)."""
+        region = Stack.of(self).region
+        account = None if Token.is_unresolved(region) else region_info.RegionInfo.get(region).elbv2_account
+        principal = (
+            iam.AccountPrincipal(account)
+            if account
+            else iam.ServicePrincipal("logdelivery.elasticloadbalancing.amazonaws.com")
+        )
+        self.bucket.add_to_resource_policy(
+            iam.PolicyStatement(
+                actions=["s3:PutObject"],
+                principals=[principal],
+                resources=[self.bucket.arn_for_objects(f"{ALB_LOG_PREFIX}/AWSLogs/{Aws.ACCOUNT_ID}/*")],
             )
         )
 

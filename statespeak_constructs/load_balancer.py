@@ -19,6 +19,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from model_server.contract import INVOCATIONS_PATH, PING_PATH
+from statespeak_constructs.buckets import ALB_LOG_PREFIX
 from statespeak_constructs.clients import ClientAccess
 
 # The SageMaker contract's routes: keyless by design (SageMaker authenticates callers with IAM), so the
@@ -108,7 +109,13 @@ class StreamingLoadBalancer(Construct):
             drop_invalid_header_fields=True,
             deletion_protection=False,
         )
-        self.load_balancer.log_access_logs(props.access_logs, prefix="alb")
+        # Access logs into the foundation's bucket, which grants the delivery itself (`AccessLogBucket`).
+        for key, value in (
+            ("enabled", "true"),
+            ("bucket", props.access_logs.bucket_name),
+            ("prefix", ALB_LOG_PREFIX),
+        ):
+            self.load_balancer.set_attribute(f"access_logs.s3.{key}", value)
         if self.tls:
             certificate = acm.Certificate.from_certificate_arn(self, "Certificate", props.certificate_arn)
             self.listener = self.load_balancer.add_listener(

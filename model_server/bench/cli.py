@@ -169,7 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ttfa-target-ms", type=float, default=200.0, help="p99 client TTFA target for streams per replica"
     )
-    p.add_argument("--voice", help="voice id (default: the first English voice GET /voices lists)")
+    p.add_argument(
+        "--voice",
+        help="voice id (default on HTTP targets: the first English voice GET /voices lists; "
+        "required for sagemaker:// targets, which have no /voices route)",
+    )
     p.add_argument(
         "--sample-rate", type=int, default=16000, help="requested output rate (default 16000, the model's)"
     )

@@ -215,6 +215,30 @@ def test_foundation_is_the_same_whatever_the_route(every_synth):
     assert ids["default"] == ids["both"] == ids["sagemaker"]
 
 
+def _differences(a, b, path="") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b else [path]
+
+
+@pytest.mark.parametrize(
+    ("stack", "routes"), [(FOUNDATION, ("default", "both", "sagemaker")), (ECS, ("ecs_as_both", "both")),
+                          (SM, ("sagemaker", "both"))],
+)  # fmt: skip
+def test_a_route_switch_leaves_the_stacks_that_stay_up_unchanged(every_synth, synth, stack, routes):
+    """docs/switching.md: adding or removing a route changes nothing in the stacks that stay up (no update, no
+    task restart). A tag that named the `deployment` setting once updated every resource of them, and the
+    ALB's grant in the foundation's log bucket came and went with the ECS route."""
+    synths = {**every_synth, "ecs_as_both": synth(**{**BOTH, "deployment": "ecs"})}  # BOTH's other settings
+    first, *others = (synths[r][synths[r].stack_name(stack)] for r in routes)
+    for other in others:
+        assert _differences(first, other) == []
+
+
 NAME_PROPERTIES = (
     "LogGroupName",
     "BucketName",
