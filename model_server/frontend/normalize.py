@@ -556,6 +556,14 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
 }
 
+# The telephone keys "#" and "*" as voice menus name them.
+_KEYS = {
+    "en": {"#": "pound", "*": "star"},
+    "es": {"#": "almohadilla", "*": "asterisco"},
+    "de": {"#": "Raute", "*": "Stern"},
+    "fr": {"#": "dièse", "*": "étoile"},
+}
+
 # Characters kept as punctuation (the frontend turns them into punctuation/pause symbols).
 _PUNCT_KEEP = set(".,;:!?'\"()-")
 _PRE_NFKC = str.maketrans(
@@ -871,8 +879,12 @@ def _spell_letters(letters: str) -> str:
 # "ZIP 90210", "order #A1B2-339", "confirmation code X7Q9", "card ending in 4242", "PIN 0042".
 _CODE_CUE = re.compile(
     r"(?:\b(?:zip|postal|order|confirmation|reference|ref|account|acct|ticket|tracking|invoice|booking|"
-    r"reservation|policy|member|membership|case|claim|card|pin|id|serial|code|ending\s+in|extension|ext|"
-    r"routing|voucher|coupon|promo)\b\.?"
+    r"reservation|policy|member|membership|case|claim|card|pin|id|serial|code|extension|ext|"
+    r"routing|voucher|coupon|promo|passcode|pass\s+code|password|otp|verification|prescription|rx|"
+    r"last\s+(?:four|4)(?:\s+digits)?|text\s+[A-Z]+\s+to|"
+    # "ends in 6789" after what has a number ("the card ending in"); "the offer ends in 2025" is a year
+    r"(?:card|account|acct|number|no\.|ssn|phone|mobile|checking|savings|visa|mastercard|amex)\b[^.]{0,25}?"
+    r"\b(?:ends?|ending)\s+(?:in|with))\b\.?"
     r"(?:\s+(?:number|no\.|num|code|id|#|is|was))*\s*(?:#|:|\bis\b)?\s*"
     r"|#\s*)$",
     re.IGNORECASE,
@@ -882,20 +894,23 @@ _CODE_CUE = re.compile(
 # "es", "est") and an article ("le"), a colon or "#".
 _CODE_CUE_EU = {
     "es": re.compile(
-        r"\b(?:n[uú]mero|n\.?[ºo°]|c[oó]digo(?:\s+postal)?|cp|pin|pedido|referencia|ref|reserva|localizador|"
-        r"ticket|expediente|id|seguimiento|dni|nif)\b\.?"
+        r"\b(?:n[uú]mero|n\.?[ºo°]|c[oó]digo(?:\s+postal|\s+de\s+verificaci[oó]n|\s+de\s+un\s+solo\s+uso)?|"
+        r"cp|pin|pedido|referencia|ref|reserva|localizador|ticket|expediente|id|seguimiento|dni|nif|"
+        r"terminad[ao]\s+en|acaba\s+en|termina\s+en)\b\.?"
         r"(?:\s+(?:de(?:l)?\s+(?:pedido|cliente|referencia|reserva|cuenta|factura|tel[eé]fono|seguimiento|"
         r"expediente|serie|socio|p[oó]liza|confirmaci[oó]n|contrato)|es|era|el|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
     ),
     "de": re.compile(
-        r"\b(?:[^\W\d]*nummer|nr|plz|postleitzahl|pin|code|kennung|id|ticket|referenz|bestellung|buchung|"
-        r"vorgang|aktenzeichen|iban)\b\.?(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
+        r"\b(?:[^\W\d]*nummer|nr|plz|postleitzahl|pin|[^\W\d]*code|kennung|id|ticket|referenz|bestellung|"
+        r"buchung|vorgang|aktenzeichen|iban|endung|endet\s+auf|endend\s+auf)\b\.?"
+        r"(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
     ),
     "fr": re.compile(
-        r"\b(?:num[eé]ro|n[°o]|code(?:\s+postal)?|cp|pin|commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|"
-        r"dossier|ticket|suivi|id|identifiant)\b\.?"
+        r"\b(?:num[eé]ro|n[°o]|code(?:\s+postal|\s+de\s+v[eé]rification|\s+[aà]\s+usage\s+unique)?|cp|pin|"
+        r"commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|dossier|ticket|suivi|id|identifiant|"
+        r"se\s+terminant\s+par|terminant\s+par|finissant\s+par)\b\.?"
         r"(?:\s+(?:d[eu]\s+(?:commande|client|r[eé]f[eé]rence|r[eé]servation|dossier|facture|t[eé]l[eé]phone|"
         r"suivi|s[eé]rie|compte|confirmation|contrat)|est|était|le|la|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
@@ -903,7 +918,9 @@ _CODE_CUE_EU = {
 }
 # Cues that name an identifier outright in es/de/fr: a number of any length after them is one. "Nummer",
 # "número" and "numéro" are not: "Zimmernummer 12", "Nr. 12", "número 3" are said as numbers.
-_STRONG_CUE_EU = re.compile(r"#|:|\b(?:c[oó]digo|code|pin|plz|postleitzahl|cp|id)\b", re.IGNORECASE)
+_STRONG_CUE_EU = re.compile(
+    r"#|:|\b(?:c[oó]digo|[^\W\d]*code|pin|plz|postleitzahl|cp|id|en|auf|par|endung)\b", re.IGNORECASE
+)
 
 
 def _identifier(m: re.Match, lang: str) -> str | None:
@@ -925,7 +942,9 @@ _CURRENCY_WORDS = {
     for lang, table in _CURRENCIES.items()
 }
 # A cue that names an identifier outright: then even a short number after it is read digit by digit.
-_STRONG_CUE = re.compile(r"#|:|\b(?:number|no|num|code|id|is|was|in|extension|ext|pin|zip|postal)\b", re.I)
+_STRONG_CUE = re.compile(
+    r"#|:|\b(?:number|no|num|code|id|is|was|in|with|to|extension|ext|pin|zip|postal|four|4|digits)\b", re.I
+)
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
 _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
 
@@ -1945,6 +1964,10 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
+        # a markdown heading's marks are not said ("### Next steps" was "number number number Next steps")
+        ("heading", r"(?:^|(?<=\n))[ \t]*#{1,6}(?=[ \t]+\S)", lambda m, lg: " "),
+        # a phone key on its own ("Press # to repeat, * to go back"): its name, not "number" or nothing
+        ("key", r"(?<![\w#*])(?<!\d )[#*](?![\w#*]|\s?\d)", lambda m, lg: f" {_KEYS[lg][m.group(0)]} "),
         ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]", lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
     ]
     return tuple(_Rule(n, re.compile(p), h) for n, p, h in table)

@@ -295,6 +295,23 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Add 1/3 oz.", "Add one third of an ounce."),
         ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
+    "phone_key": [
+        # a key on its own is named as voice menus do (it was "number", and "*" was dropped)
+        ("Press # to repeat this menu or * to return.", "Press pound to repeat this menu or star to return."),
+        ("Press 9 then #.", "Press nine then pound."),
+        ("Enter your PIN followed by the # key.", "Enter your Pin followed by the pound key."),
+        ("We're # 1 in town.", "We're number one in town."),  # before a number it is "number"
+        ("### Next steps", "Next steps"),  # a markdown heading's marks are not said
+    ],
+    "one_time_code": [
+        # codes, passcodes and a card's last digits are said digit by digit (they were cardinals)
+        ("Your one-time passcode is 482913.", "Your one-time passcode is four eight two nine one three."),
+        ("Your verification code is 482913.", "Your verification code is four eight two nine one three."),
+        ("Your account number ends in 6789.", "Your account number ends in six seven eight nine."),
+        ("The card ending with 4321.", "The card ending with four three two one."),
+        ("Text HELP to 12345.", "Text HELP to one two three four five."),
+        ("The offer ends in 2025.", "The offer ends in twenty twenty five."),  # no card or account: a year
+    ],
     "compound": [
         # a number joined to words by hyphens: a compound adjective (it was read as a code, "four, D.I.G.I.T.")
         ("Please enter your 4-digit PIN.", "Please enter your four digit Pin."),
@@ -484,6 +501,28 @@ OTHER = [
     ("fr", "Pendant 1½ mois.", "Pendant un mois et demi."),
     ("de", "Es dauert 1½ Stunden.", "Es dauert eineinhalb Stunden."),
     ("de", "Es dauert 101½ Tage.", "Es dauert einhunderteineinhalb Tage."),
+    # phone keys, and codes after their cue
+    (
+        "es",
+        "Pulse # para repetir o * para volver.",
+        "Pulse almohadilla para repetir o asterisco para volver.",
+    ),
+    ("de", "Drücken Sie # oder *.", "Drücken Sie Raute oder Stern."),
+    ("fr", "Appuyez sur la touche # ou sur *.", "Appuyez sur la touche dièse ou sur étoile."),
+    (
+        "es",
+        "Su código de verificación es 482913.",
+        "Su código de verificación es cuatro ocho dos nueve uno tres.",
+    ),
+    ("es", "Su tarjeta terminada en 1234.", "Su tarjeta terminada en uno dos tres cuatro."),
+    ("de", "Ihr Einmalcode lautet 482913.", "Ihr Einmalcode lautet vier acht zwei neun eins drei."),
+    ("de", "Ihre Karte mit der Endung 1234.", "Ihre Karte mit der Endung eins zwei drei vier."),
+    (
+        "fr",
+        "Votre code de vérification est 482913.",
+        "Votre code de vérification est quatre huit deux neuf un trois.",
+    ),
+    ("fr", "Votre carte se terminant par 1234.", "Votre carte se terminant par un deux trois quatre."),
     # German joins a number to its adjective ("vier -stellige" before)
     ("de", "Geben Sie Ihre 4-stellige PIN ein.", "Geben Sie Ihre vierstellige PIN ein."),
     ("de", "Ein 30-minütiges Gespräch.", "Ein dreißigminütiges Gespräch."),
