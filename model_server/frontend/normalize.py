@@ -1298,6 +1298,24 @@ _DATE_CUE = re.compile(
 )
 
 
+_RATING_BEFORE = frozenset("rated rating ratings score scored scores review reviews graded grade".split())
+_RATING_AFTER = frozenset("stars star points rating review".split())
+
+
+def _rating(m: re.Match, lang: str) -> str | None:
+    """A score out of 5, 10 or 100 after "rated", "score"... or before "stars": "Rated 4.5/5 stars" -> "four point
+    five out of five stars" (it was "four point five five stars"), "Your score is 98/100" -> "ninety eight out
+    of one hundred". Elsewhere "4/5" is a fraction or a date."""
+    before = agreement.previous_words(m.string, m.start(), 3)
+    after = agreement.next_word(m.string, m.end()).lower()
+    if not (set(w.lower() for w in before) & _RATING_BEFORE or after in _RATING_AFTER):
+        return None
+    score, scale = m.group(1), int(m.group(2))
+    if float(score) > scale:
+        return None
+    return f"{_number_words(score, lang)} out of {cardinal(scale, lang)}"
+
+
 def _month_day(m: re.Match, lang: str) -> str | None:
     """A day and a month written with a slash, after a date cue: English "on 3/4" -> "on March fourth"
     (month first, as US dates are written; `_DATE_CUE`), Spanish and French "el 3/4" -> "el tres de abril",
@@ -1305,23 +1323,27 @@ def _month_day(m: re.Match, lang: str) -> str | None:
     plural noun, "de"/"des"), it is `_fraction`'s ("3/4 cup", "el 1/3 de los invitados")."""
     if lang != "en":
         day, month = int(m.group(1)), int(m.group(2))
-        if (day, month) == (24, 7) or not _DATE_CUE_EU[lang].search(
-            m.string[max(0, m.start() - 16) : m.start()]
-        ):
+        fraction = 0 < day < month <= 10  # what a fraction is written as: without a cue, "14/03" is a date
+        if (day, month) == (24, 7) or not _valid_date(day, month):
             return None
-        if agreement.next_word(m.string, m.end()) in ("de", "del", "des", "du", "d"):
+        if fraction and not _DATE_CUE_EU[lang].search(m.string[max(0, m.start() - 16) : m.start()]):
             return None
-        return _day_month_year(day, month, None, lang) if _valid_date(day, month) else None
+        if fraction and agreement.next_word(m.string, m.end()) in ("de", "del", "des", "du", "d"):
+            return None
+        return _day_month_year(day, month, None, lang)
     month, day = int(m.group(1)), int(m.group(2))
     if (month, day) == (9, 11):
         return f"{cardinal(9, lang)} {cardinal(11, lang)}"  # "since 9/11": the day's name
     cue = _DATE_CUE.search(m.string[max(0, m.start() - 24) : m.start()])
-    if not _valid_date(day, month) or cue is None:
+    # Without a cue, what no fraction is written as is a date ("Appointment date: 3/14", "12/5"); "3/4" and
+    # "1/2" stay fractions, "24/7" a phrase.
+    fraction = 0 < month < day <= 10
+    if not _valid_date(day, month) or (cue is None and (fraction or (month, day) == (24, 7))):
         return None
     after = agreement.next_word(m.string, m.end())
     if after == "of" or (after.endswith("s") and after not in _NOT_PLURALS):
         return None  # "on 9/10 devices", "on 1/2 of the items": a fraction
-    if cue.group(0).split()[0].lower().rstrip(".,") in _AMOUNT_CUES and month < day <= 4:
+    if cue is not None and cue.group(0).split()[0].lower().rstrip(".,") in _AMOUNT_CUES and month < day <= 4:
         return None  # "cut by 1/3", "from 1/4 to 1/2": a half, a third or a quarter
     return _day_month_year(day, month, None, lang)
 
@@ -1932,6 +1954,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
+        *(
+            [("rating", r"(?<![\d/.,])(\d{1,3}(?:\.\d{1,2})?)\s?/\s?(5|10|100)(?![\d/]|[.,]\d)", _rating)]
+            if lang == "en"
+            else []
+        ),
         *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
         (
             "fraction",

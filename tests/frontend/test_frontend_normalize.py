@@ -295,6 +295,17 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Add 1/3 oz.", "Add one third of an ounce."),
         ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
+    "date_or_score": [
+        # a month and a day no fraction is written as are a date without a cue (they were "three fourteen")
+        ("Appointment date: 3/14.", "Appointment date: March fourteenth."),
+        ("We're closed on 12/25 and 1/1.", "We're closed on December twenty fifth and January first."),
+        ("The deadline is 3/31.", "The deadline is March thirty first."),
+        ("Add 3/4 cup.", "Add three quarters cup."),  # what a fraction is written as stays one
+        # a score out of 5, 10 or 100 ("four point five five stars" before)
+        ("Rated 4.5/5 stars.", "Rated four point five out of five stars."),
+        ("Your score is 98/100.", "Your score is ninety eight out of one hundred."),
+        ("A 9/10 rating.", "A nine out of ten rating."),
+    ],
     "phone_key": [
         # a key on its own is named as voice menus do (it was "number", and "*" was dropped)
         ("Press # to repeat this menu or * to return.", "Press pound to repeat this menu or star to return."),
@@ -501,6 +512,10 @@ OTHER = [
     ("fr", "Pendant 1½ mois.", "Pendant un mois et demi."),
     ("de", "Es dauert 1½ Stunden.", "Es dauert eineinhalb Stunden."),
     ("de", "Es dauert 101½ Tage.", "Es dauert einhunderteineinhalb Tage."),
+    # a day and a month no fraction is written as are a date without a cue ("catorce tercios" before)
+    ("es", "Su cita es el lunes 14/03.", "Su cita es el lunes catorce de marzo."),
+    ("es", "Su cita es el 14/03 de 2025.", "Su cita es el catorce de marzo de dos mil veinticinco."),
+    ("fr", "Le rendez-vous est mardi 14/03.", "Le rendez-vous est mardi quatorze mars."),
     # phone keys, and codes after their cue
     (
         "es",
