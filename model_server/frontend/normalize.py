@@ -627,9 +627,32 @@ def _number_words(num: str, lang: str) -> str:
 
 
 def _currency(m: re.Match, lang: str) -> str:
+    if m.group("neg") or m.group("neg2"):
+        return f"{_WORDS[lang]['minus']} {_currency_amount(m, lang)}"
+    return _currency_amount(m, lang)
+
+
+def _currency_amount(m: re.Match, lang: str) -> str:
     sym = m.group("sym") or m.group("sym2")
     amount = m.group("amt") or m.group("amt2")
-    scale = (m.groupdict().get("scale") or "").lower()
+    return _money(sym, amount, (m.groupdict().get("scale") or "").lower(), m, lang)
+
+
+def _currency_word(m: re.Match, lang: str) -> str:
+    """An amount with cents before the currency's name, as it is written in running text: "29,99 euros al mes"
+    -> "veintinueve euros con noventa y nueve céntimos", "12.50 dollars" -> "twelve dollars and fifty cents"
+    (they were decimals: "veintinueve coma nueve nueve euros")."""
+    return _money(_CURRENCY_BY_NAME[lang][m.group("name").lower()], m.group("amt"), "", m, lang)
+
+
+# A currency's name (singular or plural, any case) -> its symbol, per language.
+_CURRENCY_BY_NAME = {
+    lang: {name.lower(): sym for sym, names in table.items() if sym != "¢" for name in names[:2]}
+    for lang, table in _CURRENCIES.items()
+}
+
+
+def _money(sym: str, amount: str, scale: str, m: re.Match, lang: str) -> str:
     one, many, sub_one, sub_many = _currency_names(sym, lang)
     dec_sep = "." if lang == "en" else ","
     group_sep = "," if lang == "en" else "."
@@ -1834,8 +1857,17 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         (
             "currency",
-            rf"(?P<sym>{syms})\s?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms})",
+            # a minus before the amount or its sign is said: "-$23.17", "$-23.17", "-23,17 €" (the sign was a
+            # pause, or the euro was lost to the number rule)
+            rf"(?P<neg>(?<![\w.,])[-\u2212](?=[^\s\d]|\d))?"
+            rf"(?:(?P<sym>{syms})\s?(?P<neg2>[-\u2212])?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms}))",
             _currency,
+        ),
+        (
+            "currency_word",
+            rf"(?<![\w.,])(?P<amt>\d{{1,3}}(?:{re.escape(',' if lang == 'en' else '.')}\d{{3}})*"
+            rf"{re.escape('.' if lang == 'en' else ',')}\d\d)\s(?P<name>(?i:{_alt(_CURRENCY_BY_NAME[lang])}))\b",
+            _currency_word,
         ),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
         (

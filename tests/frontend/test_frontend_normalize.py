@@ -168,6 +168,11 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("the 2nd and 21st", "the second and twenty first"),
     ],
     "currency": [
+        # a minus before the amount or its sign is said (it was a pause, "- twenty three dollars")
+        ("Your balance is -$23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
+        ("Your balance is $-23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
+        # cents before the currency's name ("twelve point five zero dollars" before)
+        ("It's 12.50 dollars.", "It's twelve dollars and fifty cents."),
         ("$5", "five dollars"),
         ("$1", "one dollar"),
         ("$12.50", "twelve dollars and fifty cents"),
@@ -516,6 +521,34 @@ OTHER = [
     ("es", "Su cita es el lunes 14/03.", "Su cita es el lunes catorce de marzo."),
     ("es", "Su cita es el 14/03 de 2025.", "Su cita es el catorce de marzo de dos mil veinticinco."),
     ("fr", "Le rendez-vous est mardi 14/03.", "Le rendez-vous est mardi quatorze mars."),
+    # a negative amount keeps its currency (it was "menos veintitrés coma uno siete"), and cents before the
+    # currency's name are cents
+    (
+        "es",
+        "Tiene un saldo de -23,17 €.",
+        "Tiene un saldo de menos veintitrés euros con diecisiete céntimos.",
+    ),
+    (
+        "de",
+        "Ihr Kontostand beträgt -23,17 €.",
+        "Ihr Kontostand beträgt minus dreiundzwanzig Euro und siebzehn Cent.",
+    ),
+    (
+        "fr",
+        "Votre solde est de -23,17 €.",
+        "Votre solde est de moins vingt-trois euros et dix-sept centimes.",
+    ),
+    ("es", "Son 29,99 euros al mes.", "Son veintinueve euros con noventa y nueve céntimos al mes."),
+    (
+        "de",
+        "Das kostet 29,99 Euro im Monat.",
+        "Das kostet neunundzwanzig Euro und neunundneunzig Cent im Monat.",
+    ),
+    (
+        "fr",
+        "Cela fait 29,99 euros par mois.",
+        "Cela fait vingt-neuf euros et quatre-vingt-dix-neuf centimes par mois.",
+    ),
     # phone keys, and codes after their cue
     (
         "es",
