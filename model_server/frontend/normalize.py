@@ -1123,7 +1123,14 @@ _ID_CUE = re.compile(
     re.IGNORECASE,
 )
 _HOURS_CUE = re.compile(
-    r"\b(?:open|hours|abierto|abre|horario|geöffnet|öffnungszeiten|ouvert|horaires)\b\W*$", re.IGNORECASE
+    r"\b(?:open|hours(?:\s+are)?|available|daily|weekdays|weekends|abierto|abre|horario|geöffnet|"
+    r"öffnungszeiten|ouvert|horaires|"
+    # after the days they apply to: "Mon-Fri 9-5", "Sat 10-4", "lunes a viernes 9-14", "Mo.-Fr. 9-17"
+    r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|"
+    r"lunes|martes|miércoles|jueves|viernes|sábado|domingo|"
+    r"montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|mo|di|mi|do|fr|sa|so|"
+    r"lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b\W*$",
+    re.IGNORECASE,
 )
 # "between 2-3 pm": "between two and three".
 _BETWEEN = {"en": "between", "es": "entre", "de": "zwischen", "fr": "entre"}
@@ -1319,6 +1326,16 @@ _DATE_CUE = re.compile(
     r"\.?,?\s*$",
     re.IGNORECASE,
 )
+
+
+def _duration(m: re.Match, lang: str) -> str | None:
+    """Hours and minutes written short: "2h 45m" -> "two hours forty five minutes" (the "m" was meters), "1h30"
+    -> "one hour thirty" (it was "one H three zero")."""
+    hours, minutes = int(m.group("h")), int(m.group("min"))
+    if minutes > 59:
+        return None
+    said = f"{cardinal(hours, lang)} {'hour' if hours == 1 else 'hours'} {cardinal(minutes, lang)}"
+    return said + (f" {'minute' if minutes == 1 else 'minutes'}" if m.group("unit") else "")
 
 
 _RATING_BEFORE = frozenset("rated rating ratings score scored scores review reviews graded grade".split())
@@ -1817,6 +1834,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         "de": rf"\d{{1,2}}:\d{{2}}(?![\d:])|\d{{1,2}}\.\d{{2}}(?={dotted_time_end})",
         "fr": r"\d{1,2}(?::\d{2}(?![\d:])|\s?h(?:\s?\d{2})?(?!\w))",
     }[lang]
+    # an hour alone before a time with am/pm shares its am/pm: "12-1pm" -> "twelve to one p.m." (it was "one
+    # two, one p.m.")
+    bare_hour = (
+        r"|\d{1,2}(?=\s?[-–]\s?\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w))" if lang == "en" else ""
+    )
     weekdays = _alt(_weekdays(lang))
     table: list[tuple[str, str, Handler]] = [
         (
@@ -1836,7 +1858,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             r"(?![\w.,]\d|\w|\s?%)",  # "$20-30% off" is a discount, not an amount
             _currency_range,
         ),
-        ("time_range", rf"(?<![\w.,:])(?P<a>{time_item})\s?[-–]\s?(?={time_item})", _time_range),
+        (
+            "time_range",
+            rf"(?<![\w.,:])(?P<a>{time_item}{bare_hour})\s?[-–]\s?(?={time_item})",
+            _time_range,
+        ),
         # not in a chain of days ("Mon-Wed-Fri" stays three days)
         (
             "weekday_range",
@@ -1980,6 +2006,17 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             r"|[ \u00a0](?P<num>[1-9])/(?P<den>\d{1,2})(?![\d/]))"
             rf"(?:[ \u00a0]?(?P<unit>{units})(?![\w/])|[ \u00a0](?P<noun>[^\W\d_]+)\b)?",
             _mixed_fraction,
+        ),
+        *(
+            [
+                (
+                    "duration",
+                    r"(?<![\w.,:])(?P<h>\d{1,3})\s?h(?:rs?)?\s?(?P<min>\d{1,2})(?P<unit>\s?m(?:ins?|inutes?)?)?(?![\w:])",
+                    _duration,
+                )
+            ]
+            if lang == "en"
+            else []
         ),
         ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),

@@ -113,6 +113,15 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("account 0012345678", "account zero zero one two three four five six seven eight"),
     ],
     "time": [
+        # an hour alone shares the am/pm of the next ("one two, one P.M." before)
+        ("Lunch is 12-1pm.", "Lunch is twelve to one p.m."),
+        # falling hours after the days or the hours they are ("nine - five" before)
+        ("Our team is available Mon-Fri 9-5.", "Our team is available Monday to Friday nine to five."),
+        ("Our hours are 9-5.", "Our hours are nine to five."),
+        ("The score was 3-1.", "The score was three - one."),  # a score keeps its dash
+        # hours and minutes written short ("two hours forty five meters" before)
+        ("The flight takes about 2h 45m.", "The flight takes about two hours forty five minutes."),
+        ("It takes 1h30.", "It takes one hour thirty."),
         ("9:30 am", "nine thirty a.m."),
         ("9:30 a.m.", "nine thirty a.m."),
         ("10:05", "ten oh five"),
@@ -549,6 +558,8 @@ OTHER = [
         "Cela fait 29,99 euros par mois.",
         "Cela fait vingt-neuf euros et quatre-vingt-dix-neuf centimes par mois.",
     ),
+    ("es", "Abrimos de lunes a viernes 9-2.", "Abrimos de lunes a viernes nueve a dos."),
+    ("de", "Geöffnet Mo.-Fr. 9-5.", "Geöffnet Montag bis Freitag neun bis fünf."),
     # phone keys, and codes after their cue
     (
         "es",
