@@ -1448,6 +1448,24 @@ def _fraction_of_unit(num: int, den: int, unit: str, m: re.Match, lang: str) -> 
     return f"{part} {of}{unit}"  # "tres cuartos de kilómetro", "trois quarts d'heure"
 
 
+# Weekdays written short where a date, a time, another day or a dash follows ("Fri, Dec 20", "Sat & Sun",
+# "auf Fr., 7.11."): espeak-ng reads "Fri" as "fry" and "Sat" as "sat", and German "Fr." was "Frau".
+_SHORT_WEEKDAYS = {
+    "en": {"Mon": "Monday", "Tue": "Tuesday", "Tues": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday",
+           "Thur": "Thursday", "Thurs": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday"},
+    "es": {"lun": "lunes", "mar": "martes", "mié": "miércoles", "jue": "jueves", "vie": "viernes", "sáb": "sábado",
+           "dom": "domingo"},
+    "de": {"Mo": "Montag", "Di": "Dienstag", "Mi": "Mittwoch", "Do": "Donnerstag", "Fr": "Freitag",
+           "Sa": "Samstag", "So": "Sonntag"},
+    "fr": {"lun": "lundi", "mar": "mardi", "mer": "mercredi", "jeu": "jeudi", "ven": "vendredi", "sam": "samedi",
+           "dim": "dimanche"},
+}  # fmt: skip
+
+
+def _weekday_short(m: re.Match, lang: str) -> str:
+    return _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2")]
+
+
 def _compound(m: re.Match, lang: str) -> str | None:
     """A number joined to words by hyphens, a compound adjective: "4-digit" -> "four digit", "a 10-year-old"
     -> "a ten year old", "2-for-1" -> "two for one" (they were read as codes, "four, D.I.G.I.T."); German joins
@@ -1999,6 +2017,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             ]
             if lang in ("en", "de")
             else []
+        ),
+        (
+            "weekday_short",
+            rf"(?<![\w.])(?P<day>{_alt(_SHORT_WEEKDAYS[lang])})\.?(?=,?\s*(?:\d|(?:{months})\b|&|/|and\b|und\b))"
+            rf"|(?<=[&/] )(?P<after>{_alt(_SHORT_WEEKDAYS[lang])})\b|(?<=[&/])(?P<after2>{_alt(_SHORT_WEEKDAYS[lang])})\b",
+            _weekday_short,
         ),
         (
             "mixed_fraction",

@@ -310,6 +310,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
     "date_or_score": [
+        # a weekday written short before a date, a time or another day (espeak read "Fri" as "fry")
+        ("Check-in: Fri, Dec 20.", "Check-in: Friday, December twentieth."),
+        ("We're open Sat & Sun.", "We're open Saturday and Sunday."),
+        ("Sun-dried tomatoes", "Sun-dried tomatoes"),  # no day
         # a month and a day no fraction is written as are a date without a cue (they were "three fourteen")
         ("Appointment date: 3/14.", "Appointment date: March fourteenth."),
         ("We're closed on 12/25 and 1/1.", "We're closed on December twenty fifth and January first."),
@@ -560,6 +564,14 @@ OTHER = [
     ),
     ("es", "Abrimos de lunes a viernes 9-2.", "Abrimos de lunes a viernes nueve a dos."),
     ("de", "Geöffnet Mo.-Fr. 9-5.", "Geöffnet Montag bis Freitag neun bis fünf."),
+    # German "Fr." before a date is Friday, not "Frau"
+    (
+        "de",
+        "Ihr Termin wurde auf Fr., 7.11. verschoben.",
+        "Ihr Termin wurde auf Freitag, siebter November verschoben.",
+    ),
+    ("de", "Fr. Müller ist da.", "Frau Müller ist da."),
+    ("de", "Geöffnet Sa. 10–14 Uhr.", "Geöffnet Samstag zehn bis vierzehn Uhr."),
     # phone keys, and codes after their cue
     (
         "es",
