@@ -1978,6 +1978,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "phone",
             r"(?<![\w.,])\+?(?:(?:\d{1,3}[-. ]?)?\(\d{1,4}\)\s?|\d{1,4}[-. ])(?:\d{2,4}[-. ]){1,3}\d{2,4}"
             r"(?:(?P<extword>,?\s*(?:ext\.?|x|extension)\s?)(?P<ext>\d{1,6}))?(?!\w|[.,]\d)"
+            # an international number: a country code after "+", then groups of any length ("+49 30 12345678")
+            + r"|(?<![\w+])\+\d{1,3}(?:[- ]\(?0?\)?\d{1,10}){2,5}(?!\w|[.,]\d)"
             # 555-0142 (a round "100-1000" is a range)
             + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)"
             # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456"

@@ -43,6 +43,15 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Call 555-123-4567.", "Call five five five, one two three, four five six seven."),
         ("(555) 123-4567", "five five five, one two three, four five six seven"),
         ("+1 555 123 4567", "plus one, five five five, one two three, four five six seven"),
+        # an international number's groups of any length ("plus forty nine thirty twelve million ..." before)
+        (
+            "For Germany, call +49 30 12345678.",
+            "For Germany, call plus four nine, three zero, one two three four five six seven eight.",
+        ),
+        (
+            "In India, call +91 98765 43210.",
+            "In India, call plus nine one, nine eight seven six five, four three two one zero.",
+        ),
         # written as one run of ten digits (it was "five billion ..."); eleven with the country's 1
         ("Call me at 5551234567.", "Call me at five five five, one two three, four five six seven."),
         ("Dial 18005551234.", "Dial one, eight hundred, five five five, one two three four."),
@@ -564,6 +573,11 @@ OTHER = [
     ),
     ("es", "Abrimos de lunes a viernes 9-2.", "Abrimos de lunes a viernes nueve a dos."),
     ("de", "Geöffnet Mo.-Fr. 9-5.", "Geöffnet Montag bis Freitag neun bis fünf."),
+    (
+        "de",
+        "Unsere Nummer ist +49 30 12345678.",
+        "Unsere Nummer ist plus vier neun, drei null, eins zwei drei vier fünf sechs sieben acht.",
+    ),
     # German "Fr." before a date is Friday, not "Frau"
     (
         "de",
