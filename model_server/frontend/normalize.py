@@ -1742,12 +1742,45 @@ def _street_context(m: re.Match) -> bool:
     if prev is None:
         return False
     sentence_start = prev.start(2) == 0 or prev.group(1) is not None
+    if prev.group(2).isdigit():
+        return False  # right after a house number a name follows: "9 St. Mark's Place" is Saint
     return prev.group(2)[0].isdigit() or not sentence_start
 
 
 def _street_end(m: re.Match) -> str:
     # A capital after "Elm Dr." (or the end of the text) means its period also ended the sentence.
     return "." if m.group("next") or not m.string[m.end() :].strip() else ""
+
+
+# Street types written short without their period ("88 Lake St, Chicago", "Pennsylvania Ave NW"): after a
+# capitalized name, before a comma, the end, a compass point or a unit. espeak-ng read "St" as "Saint", "Dr"
+# as "doctor", "Ave" as "ah-vay", and spelled "Blvd" and "Rd".
+_STREET_TYPES = {"St": "Street", "Ave": "Avenue", "Blvd": "Boulevard", "Rd": "Road", "Ln": "Lane", "Ct": "Court",
+                 "Dr": "Drive", "Hwy": "Highway", "Pkwy": "Parkway", "Pl": "Place", "Ter": "Terrace",
+                 "Cir": "Circle", "Sq": "Square"}  # fmt: skip
+_COMPASS = {"N": "North", "S": "South", "E": "East", "W": "West", "NE": "Northeast", "NW": "Northwest",
+            "SE": "Southeast", "SW": "Southwest"}  # fmt: skip
+_UNITS_OF_ADDRESS = {"Apt": "Apartment", "Ste": "Suite", "Suite": "Suite", "Unit": "Unit", "Rm": "Room"}
+
+
+def _street_type(m: re.Match, lang: str) -> str:
+    compass = m.group("compass")
+    return _STREET_TYPES[m.group("type")] + (f" {_COMPASS[compass]}" if compass else "")
+
+
+def _compass_street(m: re.Match, lang: str) -> str:
+    return _COMPASS[m.group("point")]
+
+
+def _address_unit(m: re.Match, lang: str) -> str:
+    """ "Apt 4B", "Apt #12", "Suite #200" -> "Apartment four B", "Apartment twelve", "Suite two hundred"."""
+    number, letter = m.group("n"), m.group("letter") or ""
+    said = (
+        cardinal(int(number), lang)
+        if len(number) <= 4 and not number.startswith("0")
+        else digits(number, lang)
+    )
+    return f"{_UNITS_OF_ADDRESS[m.group('unit')]} {said}" + (f" {letter}" if letter else "")
 
 
 def _saint_street(m: re.Match, lang: str) -> str:
@@ -2080,6 +2113,23 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("number", rf"(?<![\w.])-?(?:{num})|(?:{num})", _number),
     ]
     if lang == "en":
+        street_types, compass = _alt(_STREET_TYPES), _alt(_COMPASS)
+        table.append(
+            (
+                "street_type",
+                rf"(?<=[A-Z][a-z] |[a-z]{{2}} )(?<![.!?] )(?P<type>{street_types})(?![\w.])"
+                rf"(?:\s(?P<compass>{compass})\b(?!\.\w))?(?=\s*(?:,|$|\.\s|\.$|\s(?:{_alt(_UNITS_OF_ADDRESS)})\b|\s#))",
+                _street_type,
+            )
+        )
+        table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))
+        table.append(
+            (
+                "address_unit",
+                rf"\b(?P<unit>{_alt(_UNITS_OF_ADDRESS)})\.?\s?#?\s?(?P<n>\d{{1,6}})(?P<letter>[A-Z])?(?![\w-])",
+                _address_unit,
+            )
+        )
         table.append(("saint_street", r"\bSt\.(?=(?P<next>\s+[A-Z]))?", _saint_street))
         table.append(("doctor_drive", r"\bDr\.(?=(?P<next>\s+[A-Z]))?", _doctor_drive))
         table.append(("initialism", r"(?<![\w.'-])[A-Z]{2,5}(?![\w']|-[A-Za-z]|\.[A-Za-z])", _initialism))

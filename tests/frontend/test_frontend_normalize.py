@@ -279,6 +279,15 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("$12/user/month", "twelve dollars per user per month"),
         ("£8/hour", "eight pounds per hour"),
     ],
+    "address": [
+        # street types without their period, compass points, units (espeak read "St" as Saint, "Ave" ah-vay)
+        ("88 Lake St, Chicago.", "eighty eight Lake Street, Chicago."),
+        ("1600 Pennsylvania Ave NW, Washington", "sixteen hundred Pennsylvania Avenue Northwest, Washington"),
+        ("500 W. Madison St., Chicago.", "five hundred West Madison Street, Chicago."),
+        ("Apt #12 and Suite #200.", "Apartment twelve and Suite two hundred."),
+        ("We're located at 9 St. Mark's Place.", "We're located at nine Saint Mark's Place."),
+        ("I love St Louis.", "I love St Louis."),  # no street type: left as written
+    ],
     "abbr": [
         ("Dr. Smith", "Doctor Smith"),
         ("Elm Dr.", "Elm Drive."),
