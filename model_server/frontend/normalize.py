@@ -146,7 +146,11 @@ _WORDS: dict[str, dict[str, str]] = {
 # What a rate is per, written after a slash ("$20/hr", "3,50 €/Monat"): the written word -> the spoken one.
 _PER: dict[str, dict[str, str]] = {
     "en": {
-        **{w: w for w in "month week day year hour night person minute user seat room head unit".split()},
+        **{
+            w: w
+            for w in "month week day year hour night person minute user seat room head unit bottle guest "
+            "ticket session item visit lesson class ride device license box".split()
+        },
         **{"mo": "month", "wk": "week", "yr": "year", "hr": "hour", "h": "hour", "min": "minute"},
         **{"pp": "person", "gb": "gigabyte", "kwh": "kilowatt hour", "kg": "kilogram", "lb": "pound"},
     },
@@ -348,6 +352,9 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "m": ("metro", "metros"),
         "kg": ("kilo", "kilos"),
         "g": ("gramo", "gramos"),
+        "mg": ("miligramo", "miligramos"),
+        "ml": ("mililitro", "mililitros"),
+        "mL": ("mililitro", "mililitros"),
         "l": ("litro", "litros"),
         "°C": ("grado", "grados"),
         "°": ("grado", "grados"),
@@ -362,6 +369,9 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "m": ("Meter", "Meter"),
         "kg": ("Kilogramm", "Kilogramm"),
         "g": ("Gramm", "Gramm"),
+        "mg": ("Milligramm", "Milligramm"),
+        "ml": ("Milliliter", "Milliliter"),
+        "mL": ("Milliliter", "Milliliter"),
         "l": ("Liter", "Liter"),
         "°C": ("Grad Celsius", "Grad Celsius"),
         "°": ("Grad", "Grad"),
@@ -376,6 +386,9 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "m": ("mètre", "mètres"),
         "kg": ("kilo", "kilos"),
         "g": ("gramme", "grammes"),
+        "mg": ("milligramme", "milligrammes"),
+        "ml": ("millilitre", "millilitres"),
+        "mL": ("millilitre", "millilitres"),
         "l": ("litre", "litres"),
         "°C": ("degré", "degrés"),
         "°": ("degré", "degrés"),
@@ -487,6 +500,7 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "av.": "avenue",
         "bd": "boulevard",
         "n°": "numéro",
+        "N°": "numéro",
     },
 }
 # Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
@@ -629,7 +643,24 @@ def _number_words(num: str, lang: str) -> str:
 def _currency(m: re.Match, lang: str) -> str:
     if m.group("neg") or m.group("neg2"):
         return f"{_WORDS[lang]['minus']} {_currency_amount(m, lang)}"
-    return _currency_amount(m, lang)
+    said = _currency_amount(m, lang)
+    amount = m.group("amt") or m.group("amt2")
+    if lang == "en" and "." not in amount and not m.group("scale") and _attributive(m):
+        one, many, _, _ = _currency_names(m.group("sym") or m.group("sym2"), lang)
+        said = re.sub(rf"\b{many}$", one, said)  # "a $5 fee": "a five dollar fee", as a compound adjective
+    return said
+
+
+def _attributive(m: re.Match) -> bool:
+    """An English amount between "a"/"an" and the noun it qualifies ("a $50 gift card")."""
+    before = agreement.previous_words(m.string, m.start(), 1)
+    after = agreement.next_word(m.string, m.end())
+    return (
+        bool(before)
+        and before[-1].lower() in ("a", "an")
+        and after[:1].islower()
+        and after not in _NOT_MEASURED
+    )
 
 
 def _currency_amount(m: re.Match, lang: str) -> str:
@@ -1061,6 +1092,11 @@ def _unit(m: re.Match, lang: str) -> str:
     one, many = _UNITS[lang][unit]
     name = one if _plural_is_one(num) else many
     return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
+
+
+def _german_decade(m: re.Match, lang: str) -> str:
+    """ "90er Jahre" -> "neunziger Jahre": the decade's adjective (it was "neunzig er")."""
+    return cardinal(int(m.group(1)), lang) + "er"  # "80er-Jahre": the hyphen goes with the match
 
 
 def _decade(m: re.Match, lang: str) -> str:
@@ -1763,6 +1799,28 @@ _COMPASS = {"N": "North", "S": "South", "E": "East", "W": "West", "NE": "Northea
 _UNITS_OF_ADDRESS = {"Apt": "Apartment", "Ste": "Suite", "Suite": "Suite", "Unit": "Unit", "Rm": "Room"}
 
 
+# Words after a length that it does not qualify ("6 feet long", "65 inches and ..."): the plural stays.
+_NOT_MEASURED = frozenset(
+    "and or but long wide tall high deep thick of in on at to with by from for is was are were apart away "
+    "across across taller shorter longer wider".split()
+)
+
+
+def _feet_inches(m: re.Match, lang: str) -> str | None:
+    """Feet and inches written with their marks: 6'2" -> "six foot two", 6' -> "six feet", 65" -> "sixty five
+    inches" (the marks were dropped or read as quotes). A lower-case noun after it makes it an adjective:
+    a 65" TV -> "a sixty five inch TV"."""
+    after = agreement.next_word(m.string, m.end())
+    attributive = (after[:1].islower() and after not in _NOT_MEASURED) or (len(after) > 1 and after.isupper())
+    if m.group("only"):
+        n = m.group("only")
+        return f"{_number_words(n, lang)} {'inch' if attributive or n == '1' else 'inches'}"
+    feet, inches = int(m.group("ft")), m.group("inch")
+    if inches:
+        return f"{cardinal(feet, lang)} foot {cardinal(int(inches), lang)}"
+    return f"{cardinal(feet, lang)} {'foot' if attributive or feet == 1 else 'feet'}"
+
+
 def _street_type(m: re.Match, lang: str) -> str:
     compass = m.group("compass")
     return _STREET_TYPES[m.group("type")] + (f" {_COMPASS[compass]}" if compass else "")
@@ -1864,7 +1922,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     units = _alt(_UNITS[lang])
     ordinal_suffix = {
         "en": r"(?:st|nd|rd|th)",
-        "es": r"(?:º|ª|\.?o|\.?a)",
+        "es": r"(?:\.?º|\.?ª|\.?o|\.?a|\.?er)",  # "1.º", "1.er" (primer, tercer: the RAE's short forms)
         "de": r"\.(?=\s+\w)",
         "fr": r"(?:er|re|e|ème|eme)",
     }[lang]
@@ -2077,10 +2135,28 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang == "en"
             else []
         ),
+        # inch and foot marks after a number: 65" -> "sixty five inches", 6'2" -> "six foot two"
+        *(
+            [
+                (
+                    "feet_inches",
+                    r"(?<![\w.\"“'‘])(?P<ft>\d{1,2})['’](?:\s?(?P<inch>\d{1,2})(?:\"|”|'')?)?(?![\w'’])"
+                    r"|(?<![\w.\"“'‘])(?P<only>\d{1,3}(?:\.\d)?)(?:\"|”|'')(?!\w)",
+                    _feet_inches,
+                )
+            ]
+            if lang == "en"
+            else []
+        ),
         ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
+        *(
+            [("decade", r"(?<![\w.'])(\d?[1-9]0)er(-?)(?=\s?[A-ZÄÖÜ]|-)", _german_decade)]
+            if lang == "de"
+            else []
+        ),
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         *(
             [("rating", r"(?<![\d/.,])(\d{1,3}(?:\.\d{1,2})?)\s?/\s?(5|10|100)(?![\d/]|[.,]\d)", _rating)]
@@ -2120,6 +2196,16 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 rf"(?<=[A-Z][a-z] |[a-z]{{2}} )(?<![.!?] )(?P<type>{street_types})(?![\w.])"
                 rf"(?:\s(?P<compass>{compass})\b(?!\.\w))?(?=\s*(?:,|$|\.\s|\.$|\s(?:{_alt(_UNITS_OF_ADDRESS)})\b|\s#))",
                 _street_type,
+            )
+        )
+        table.append(
+            (
+                "rate_words",
+                r"\b(?P<what>days|times|hours|nights|visits|meals|classes|sessions|shifts)/(?P<per>week|wk|month|mo|"
+                r"day|year|yr)\b",
+                lambda m, lg: (
+                    f"{m.group('what')} a {_PER[lg][m.group('per')]}"
+                ),  # "3 days/week": "three days a week"
             )
         )
         table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))

@@ -186,6 +186,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("the 2nd and 21st", "the second and twenty first"),
     ],
     "currency": [
+        # an amount before the noun it qualifies is a compound adjective
+        ("A $5 fee applies.", "A five dollar fee applies."),
+        ("It's $38/bottle.", "It's thirty eight dollars per bottle."),
         # a minus before the amount or its sign is said (it was a pause, "- twenty three dollars")
         ("Your balance is -$23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
         ("Your balance is $-23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
@@ -209,6 +212,13 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("$2.5 billion", "two point five billion dollars"),
     ],
     "unit": [
+        # inch and foot marks (dropped or read as quotes before), singular before the noun they qualify
+        ('The pizza is 16".', "The pizza is sixteen inches."),
+        ('A 65" TV.', "A sixty five inch TV."),
+        ("He's 6'2\".", "He's six foot two."),
+        ("The table is 6' long.", "The table is six feet long."),
+        ('He said "5" times.', 'He said " five " times.'),  # a quoted number is no length
+        ("3 days/week", "three days a week"),
         ("5 km", "five kilometers"),
         ("1 kg", "one kilogram"),
         ("65 mph", "sixty five miles per hour"),
@@ -587,6 +597,15 @@ OTHER = [
         "Unsere Nummer ist +49 30 12345678.",
         "Unsere Nummer ist plus vier neun, drei null, eins zwei drei vier fünf sechs sieben acht.",
     ),
+    # units, ordinals and abbreviations the audit found read wrong
+    ("es", "Tome 500 mg cada 8 horas.", "Tome quinientos miligramos cada ocho horas."),
+    ("de", "Nehmen Sie 500 mg zweimal täglich.", "Nehmen Sie fünfhundert Milligramm zweimal täglich."),
+    ("fr", "Prenez 500 mg deux fois par jour.", "Prenez cinq cents milligrammes deux fois par jour."),
+    ("es", "Es el 1.er piso.", "Es el primer piso."),
+    ("es", "Usted es el 3.er cliente.", "Usted es el tercer cliente."),
+    ("fr", "N° de commande : 45821", "numéro de commande: quatre cinq huit deux un"),
+    ("de", "In den 90er Jahren.", "In den neunziger Jahren."),
+    ("de", "Die 80er-Jahre.", "Die achtziger Jahre."),
     # German "Fr." before a date is Friday, not "Frau"
     (
         "de",
