@@ -67,7 +67,12 @@ class Connection:
                 self.closed = True
 
     async def send_error(self, err: ApiError, context_id: str | None) -> None:
-        await self.send(err.cartesia_body(self.request_id, context_id))
+        body = err.cartesia_body(self.request_id, context_id)
+        if context_id is not None and context_id in self.contexts:
+            # A refused message of a context that goes on (a bad continuation, text after continue=false):
+            # the refusal is not the context's end, which still comes as its one terminal message.
+            body["done"] = False
+        await self.send(body)
 
     # Receive loop ---------------------------------------------------------------------------------
     async def run(self) -> None:

@@ -38,7 +38,7 @@ async def collect(ws, cids: set[str], timeout: float = 30.0) -> dict[str, list[d
     while open_:
         msg = await recv(ws, timeout)
         out.setdefault(msg.get("context_id"), []).append(msg)
-        if msg["type"] in ("done", "error") and msg.get("context_id") in open_:
+        if msg["type"] in ("done", "error") and msg.get("done") and msg.get("context_id") in open_:
             open_.discard(msg["context_id"])
     return out
 
@@ -261,7 +261,28 @@ def test_text_after_continue_false_is_refused_while_the_context_finishes(server)
     msgs = asyncio.run(main())
     errors = [m for m in msgs if m["type"] == "error"]
     assert len(errors) == 1 and errors[0]["field"] == "context_id" and "no more input" in errors[0]["message"]
+    assert (
+        errors[0]["done"] is False
+    )  # it refuses the message; the context's one terminal message is its done
     assert msgs[-1]["type"] == "done" and audio_of(msgs)  # the refusal did not end the context
+
+
+def test_a_bad_continuation_is_refused_without_ending_the_context(server):
+    """A continuation with a bad field is refused (done: false); the context goes on and ends with exactly one
+    terminal message, and a client that closes it gets its slot back."""
+
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            await ws.send(gen("bad-next", "Hello there.", True))
+            await ws.send(gen("bad-next", "More.", True, language="xx"))
+            await ws.send(gen("bad-next", " And the end.", False))
+            return (await collect(ws, {"bad-next"}))["bad-next"]
+
+    msgs = asyncio.run(main())
+    errors = [m for m in msgs if m["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["field"] == "language" and errors[0]["done"] is False
+    terminal = [m for m in msgs if m.get("done")]
+    assert len(terminal) == 1 and terminal[0] is msgs[-1] and msgs[-1]["type"] == "done" and audio_of(msgs)
 
 
 def test_unfinished_sentence_is_spoken_once_text_stops_coming(server):
