@@ -582,9 +582,13 @@ _KEYS = {
 _PUNCT_KEEP = set(".,;:!?'\"()-")
 _PRE_NFKC = str.maketrans(
     {
-        c: " "
-        for c in "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
-        "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+        **{
+            c: " "
+            for c in "\u00b9\u00b2\u00b3\u2070\u2074\u2075\u2076\u2077\u2078\u2079"
+            "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+        },
+        # trademark and copyright signs are not said (NFKC made "Acme™" "AcmeTM")
+        **dict.fromkeys("\u2122\u00ae\u00a9\u2120", ""),
     }
 )
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
@@ -1806,6 +1810,30 @@ _NOT_MEASURED = frozenset(
 )
 
 
+_FLIGHT_ROOM_CUE = re.compile(
+    r"\b(?:flight|room|rm)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$", re.I
+)
+
+
+def _number_pair(n: int, lang: str) -> str:
+    return "hundred" if n == 0 else f"oh {cardinal(n, lang)}" if n < 10 else cardinal(n, lang)
+
+
+def _flight_room(m: re.Match, lang: str) -> str | None:
+    """A flight's or a room's number is said in pairs, whatever follows it: "flight UA 1234 departs" ->
+    "twelve thirty four" (it was "one thousand two hundred and thirty four" before a word), "room 1412" ->
+    "fourteen twelve", "room 405" -> "four oh five"."""
+    if not _FLIGHT_ROOM_CUE.search(m.string[max(0, m.start() - 30) : m.start()]):
+        return None
+    text = m.group(0)
+    return f"{cardinal(int(text[:-2]), lang)} {_number_pair(int(text[-2:]), lang)}"
+
+
+def _military(m: re.Match, lang: str) -> str:
+    """ "at 0900" -> "oh nine hundred", "at 0730" -> "oh seven thirty"."""
+    return f"oh {cardinal(int(m.group(1)), lang)} {_number_pair(int(m.group(2)), lang)}"
+
+
 def _feet_inches(m: re.Match, lang: str) -> str | None:
     """Feet and inches written with their marks: 6'2" -> "six foot two", 6' -> "six feet", 65" -> "sixty five
     inches" (the marks were dropped or read as quotes). A lower-case noun after it makes it an adjective:
@@ -2144,6 +2172,49 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     r"|(?<![\w.\"“'‘])(?P<only>\d{1,3}(?:\.\d)?)(?:\"|”|'')(?!\w)",
                     _feet_inches,
                 )
+            ]
+            if lang == "en"
+            else []
+        ),
+        *(
+            [
+                # a flight's or a room's number in pairs, as it is said: "flight UA 1234" -> "twelve thirty four"
+                ("flight_room", r"(?<![\w.,])\d{3,4}(?![\w]|[.,]\d)", _flight_room),
+                # "401(k)", "403(b)": the plans' names, digit by digit
+                (
+                    "plan_name",
+                    r"\b(40[13])\(([kb])\)",
+                    lambda m, lg: f"four oh {m.group(1)[2] == '1' and 'one' or 'three'} {m.group(2).upper()}",
+                ),
+                # "FY2024": the fiscal year
+                (
+                    "fiscal_year",
+                    r"\bFY\s?(\d{4}|\d{2})\b",
+                    lambda m, lg: "F.Y. " + year(int(m.group(1)) + (2000 if len(m.group(1)) == 2 else 0), lg),
+                ),
+                # "v3.0.4": a version
+                (
+                    "version_v",
+                    r"\bv(\d+(?:\.\d+)+)\b(?!\.\d)",
+                    lambda m, lg: (
+                        "version " + " point ".join(cardinal(int(p), lg) for p in m.group(1).split("."))
+                    ),
+                ),
+                # "10K steps": a number of thousands said with its letter
+                (
+                    "thousands_k",
+                    r"(?<![\w.$€£¥])(\d{1,3})K\b",
+                    lambda m, lg: f"{cardinal(int(m.group(1)), lg)} K",
+                ),
+                # "1.5x faster", "2x points": times; "12 x 10 x 8": by
+                (
+                    "times",
+                    r"(?<![\w.])(\d+(?:\.\d+)?)x(?=\s+[a-z])",
+                    lambda m, lg: f"{_number_words(m.group(1), lg)} times",
+                ),
+                ("by", r"(?<=\d)(?:\s[x×]\s|[x×])(?=\d)", lambda m, lg: " by "),
+                # "at 0900": a time of the 24-hour clock with its leading zero
+                ("military", r"(?<=\bat )0([0-9])([0-5]\d)\b", _military),
             ]
             if lang == "en"
             else []

@@ -299,6 +299,17 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("I love St Louis.", "I love St Louis."),  # no street type: left as written
     ],
     "abbr": [
+        # flight and room numbers in pairs whatever follows, plans, fiscal years, versions, thousands, times
+        ("Your flight UA 1234 departs at noon.", "Your flight U.A. twelve thirty four departs at noon."),
+        ("Room 405 is ready.", "Room four oh five is ready."),
+        ("Your 401(k) grew.", "Your four oh one K grew."),
+        ("Our FY2024 revenue grew.", "Our F.Y. twenty twenty four revenue grew."),
+        ("Firmware v3.0.4 is out.", "Firmware version three point zero point four is out."),
+        ("a 10K steps goal", "a ten K steps goal"),
+        ("It's 1.5x faster.", "It's one point five times faster."),
+        ("The box is 12 x 10 x 8 inches.", "The box is twelve by ten by eight inches."),
+        ("See you at 0900.", "See you at oh nine hundred."),
+        ("Acme™ and Acme® are ours.", "Acme and Acme are ours."),
         ("Dr. Smith", "Doctor Smith"),
         ("Elm Dr.", "Elm Drive."),
         ("Call Dr. Smith at 12 Elm Dr. Then go.", "Call Doctor Smith at twelve Elm Drive. Then go."),
