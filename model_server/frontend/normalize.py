@@ -1265,6 +1265,10 @@ def _time_range(m: re.Match, lang: str) -> str:
     ("10pm-2am"): two times joined by a dash are always a span."""
     # "9.00-18.00 Uhr": alone, "9.00" is no time
     first = re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", m.group("a"))
+    second_has_ampm = re.match(r"\d{1,2}(?::\d\d)?\s?[aApP]\.?\s?[mM]", m.string[m.end() :])
+    if lang == "en" and re.fullmatch(r"\d{1,2}:00", first) and second_has_ampm:
+        # "2:00-4:00 PM": the first hour shares the second's am/pm; alone it would be "two o'clock"
+        first = first[:-3]
     return f"{normalize(first, lang)} {_range_link(m, lang, contract=False)}"
 
 

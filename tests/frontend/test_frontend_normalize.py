@@ -124,6 +124,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     "time": [
         # an hour alone shares the am/pm of the next ("one two, one P.M." before)
         ("Lunch is 12-1pm.", "Lunch is twelve to one p.m."),
+        ("Delivery window: 2:00-4:00 PM.", "Delivery window: two to four p.m."),  # not "two o'clock to"
         # falling hours after the days or the hours they are ("nine - five" before)
         ("Our team is available Mon-Fri 9-5.", "Our team is available Monday to Friday nine to five."),
         ("Our hours are 9-5.", "Our hours are nine to five."),
