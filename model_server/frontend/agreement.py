@@ -298,6 +298,14 @@ def range_end(text: str, pos: int, language: str) -> int | None:
     return second.end() if second else None
 
 
+# German words after a number that are no adjective of a noun after them: "Drücken Sie 1 für Rechnungen" says
+# "eins" (the key), not "ein" counting "Rechnungen".
+_DE_NOT_ADJECTIVES = frozenset(
+    "für mit von zu zum zur an auf aus bei nach um oder und in im am bis pro je ab über unter vor durch gegen "
+    "ohne wenn falls sowie".split()
+)
+
+
 def counted_noun(text: str, pos: int, language: str) -> str:
     """The word a number at `pos` counts: the next word, or in German the noun after one adjective
     ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree.
@@ -308,7 +316,7 @@ def counted_noun(text: str, pos: int, language: str) -> str:
     m = _NEXT_WORD.match(text, pos)
     if m is None:
         return ""
-    if language == "de" and m.group(1)[:1].islower():
+    if language == "de" and m.group(1)[:1].islower() and m.group(1) not in _DE_NOT_ADJECTIVES:
         after = next_word(text, m.end())
         if after[:1].isupper():
             return after

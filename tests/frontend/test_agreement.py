@@ -101,6 +101,9 @@ CASES = [
     ("de", "Seit dem 1. Januar.", "Seit dem ersten Januar."),
     ("de", "Am 3. Mai 2024.", "Am dritten Mai zweitausendvierundzwanzig."),
     ("de", "bis zum 3. März", "bis zum dritten März"),
+    # a menu's key: the number is no count of the noun after "für" ("ein für Rechnungen" before)
+    ("de", "Drücken Sie 1 für Rechnungen.", "Drücken Sie eins für Rechnungen."),
+    ("de", "Ich habe 1 neue Nachricht.", "Ich habe eine neue Nachricht."),
     # "bis", "ab" and "seit" take the date's article, which writing leaves out
     ("de", "Geöffnet bis 8.10.", "Geöffnet bis zum achten Oktober."),
     ("de", "bis 3. März", "bis zum dritten März"),
