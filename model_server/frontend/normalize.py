@@ -939,7 +939,7 @@ _CODE_CUE = re.compile(
     r"(?:\b(?:zip|postal|order|confirmation|reference|ref|account|acct|ticket|tracking|invoice|booking|"
     r"reservation|policy|member|membership|case|claim|card|pin|id|serial|code|extension|ext|"
     r"routing|voucher|coupon|promo|passcode|pass\s+code|password|otp|verification|prescription|rx|"
-    r"last\s+(?:four|4)(?:\s+digits)?|text\s+[A-Z]+\s+to|"
+    r"last\s+(?:four|4)(?:\s+digits)?|text\s+[A-Z]+\s+to|text\s+(?:us\s+)?(?:at|to)|"
     # "ends in 6789" after what has a number ("the card ending in"); "the offer ends in 2025" is a year
     r"(?:card|account|acct|number|no\.|ssn|phone|mobile|checking|savings|visa|mastercard|amex)\b[^.]{0,25}?"
     r"\b(?:ends?|ending)\s+(?:in|with))\b\.?"
@@ -979,6 +979,27 @@ _CODE_CUE_EU = {
 _STRONG_CUE_EU = re.compile(
     r"#|:|\b(?:c[oó]digo|[^\W\d]*code|pin|plz|postleitzahl|cp|id|en|auf|par|endung)\b", re.IGNORECASE
 )
+
+
+def _eu_code(m: re.Match, lang: str) -> str | None:
+    """Spanish, German and French codes of letters and digits, said character by character: "ABC123" -> "A B C
+    uno dos tres", an IBAN "DE89 3704 ..." -> "D E acht neun, drei sieben null vier, ..." (the digits were
+    cardinals: "ABC ciento veintitrés", "DE neunundachtzigtausend ..."). One or two capitals with one or two
+    digits are a name with its number ("G20" -> "G veinte", "A7"); lower-case words ("mp3") are left alone."""
+    token = m.group(0)
+    if any(c.islower() for c in token) and not any(c.isupper() for c in token):
+        return None  # "mp3", "h2o": a word, as written
+    if re.fullmatch(r"[A-Z]{1,2}\d{1,2}", token):  # a name with a number: "G20", "A7", "B52"
+        letters, number = re.match(r"([A-Z]+)(\d+)", token).groups()
+        return f"{' '.join(letters)} {cardinal(int(number), lang)}"
+    groups = token.split()
+    said = []
+    for group in groups:
+        parts = []
+        for run in re.findall(r"\d+|[A-Za-z]+", group):
+            parts.append(digits(run, lang) if run.isdigit() else " ".join(run.upper()))
+        said.append(" ".join(parts))
+    return ", ".join(said)
 
 
 def _identifier(m: re.Match, lang: str) -> str | None:
@@ -1380,6 +1401,23 @@ def _duration(m: re.Match, lang: str) -> str | None:
         return None
     said = f"{cardinal(hours, lang)} {'hour' if hours == 1 else 'hours'} {cardinal(minutes, lang)}"
     return said + (f" {'minute' if minutes == 1 else 'minutes'}" if m.group("unit") else "")
+
+
+# "valid thru", "exp." and "expiry" name a card's date; "expires" only after "card" ("the offer expires 12/25"
+# is Christmas)
+_EXPIRY_CUE = re.compile(
+    r"(?:\b(?:exp\.?|expiry|expiration(?:\s+date)?|valid\s+(?:thru|through|until))|\bcard\b.{0,30}\bexpir(?:es|ing))"
+    r"\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _card_expiry(m: re.Match, lang: str) -> str | None:
+    """A card's expiry, month and two-digit year after "expires" or "valid thru": "08/27" -> "August twenty
+    twenty seven" (it was read as a day, "August twenty seventh")."""
+    if not _EXPIRY_CUE.search(m.string[max(0, m.start() - 50) : m.start()]):
+        return None
+    return f"{_MONTHS[lang][int(m.group(1)) - 1]} {year(2000 + int(m.group(2)), lang)}"
 
 
 _RATING_BEFORE = frozenset("rated rating ratings score scored scores review reviews graded grade".split())
@@ -2238,6 +2276,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang == "en"
             else []
         ),
+        *(
+            [("card_expiry", r"(?<![\d/])(0?[1-9]|1[0-2])/(\d\d)(?![\d/])", _card_expiry)]
+            if lang == "en"
+            else []
+        ),
         *([("month_day", r"(?<![\d/])(\d{1,2})/(\d{1,2})(?![\d/])", _month_day)] if lang != "de" else []),
         (
             "fraction",
@@ -2253,10 +2296,20 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 r"(?<![\w.@/$€£¥-])(?=[A-Za-z-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w@/]|[.,]\d)",
                 _code,
             ),
-            ("n11", r"(?<![\w.,$€£¥-])[2-9]11(?![\w%]|[.,]\d)", _n11),
+            ("n11", r"(?<![\w.,$€£¥-])(?:[2-9]11|988)(?![\w%]|[.,]\d)", _n11),  # 911, 411, the 988 line
         ]
     else:
-        table.append(("identifier", r"(?<![\w.,/$€£¥-])\d+(?![\w@/%]|[.,]\d|\s?(?:€|\$|£|¥))", _identifier))
+        table += [
+            # an IBAN: its country, check digits and groups, character by character, a pause per group
+            ("iban", r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b", _eu_code),
+            # letters and digits in one token ("ABC123", "1Z999AA10123456784"): spelled, digit by digit
+            (
+                "alnum_code",
+                r"(?<![\w.@/$€£¥-])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{3,}(?![\w@/]|[.,]\d)",
+                _eu_code,
+            ),
+            ("identifier", r"(?<![\w.,/$€£¥-])\d+(?![\w@/%]|[.,]\d|\s?(?:€|\$|£|¥))", _identifier),
+        ]
     table.append(("leading_zero", r"(?<![\w.,])0\d+(?![\w]|[.,]\d)", _leading_zero))
     if lang in ("en", "de"):
         table.append(("year", r"(?<![\d])(?<!\d[.,])(?:1[1-9]\d\d|20\d\d)(?!\d|%|[.,]\d)", _year))

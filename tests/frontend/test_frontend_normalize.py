@@ -350,6 +350,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Wait 3/4 h.", "Wait three quarters of an hour."),
     ],
     "date_or_score": [
+        # a card's expiry: month and year ("August twenty seventh" before); an offer's date stays a day
+        ("The card expires 08/27.", "The card expires August twenty twenty seven."),
+        ("Valid thru 12/28.", "Valid thru December twenty twenty eight."),
+        ("The offer expires 12/25.", "The offer expires December twenty fifth."),
         # a weekday written short before a date, a time or another day (espeak read "Fri" as "fry")
         ("Check-in: Fri, Dec 20.", "Check-in: Friday, December twentieth."),
         ("We're open Sat & Sun.", "We're open Saturday and Sunday."),
@@ -379,6 +383,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Your account number ends in 6789.", "Your account number ends in six seven eight nine."),
         ("The card ending with 4321.", "The card ending with four three two one."),
         ("Text HELP to 12345.", "Text HELP to one two three four five."),
+        ("You can text us at 55555.", "You can text us at five five five five five."),
+        ("The crisis line is 988.", "The crisis line is nine eight eight."),
         ("The offer ends in 2025.", "The offer ends in twenty twenty five."),  # no card or account: a year
     ],
     "compound": [
@@ -609,6 +615,21 @@ OTHER = [
         "Unsere Nummer ist +49 30 12345678.",
         "Unsere Nummer ist plus vier neun, drei null, eins zwei drei vier fünf sechs sieben acht.",
     ),
+    # codes of letters and digits, character by character (the digits were cardinals); names keep theirs
+    ("es", "Su código de confirmación es ABC123.", "Su código de confirmación es A B C uno dos tres."),
+    ("de", "Ihr Bestätigungscode ist ABC123.", "Ihr Bestätigungscode ist A B C eins zwei drei."),
+    (
+        "fr",
+        "Votre numéro de suivi est 6A12345678901.",
+        "Votre numéro de suivi est six A un deux trois quatre cinq six sept huit neuf zéro un.",
+    ),
+    (
+        "de",
+        "Ihre IBAN lautet DE89 3704 0044 0532 0130 00.",
+        "Ihre IBAN lautet D E acht neun, drei sieben null vier, null null vier vier, null fünf drei zwei, null eins drei "
+        "null, null null.",
+    ),
+    ("es", "La cumbre del G20.", "La cumbre del G veinte."),
     # units, ordinals and abbreviations the audit found read wrong
     ("es", "Tome 500 mg cada 8 horas.", "Tome quinientos miligramos cada ocho horas."),
     ("de", "Nehmen Sie 500 mg zweimal täglich.", "Nehmen Sie fünfhundert Milligramm zweimal täglich."),
