@@ -1405,6 +1405,19 @@ def _duration(m: re.Match, lang: str) -> str | None:
 
 # "valid thru", "exp." and "expiry" name a card's date; "expires" only after "card" ("the offer expires 12/25"
 # is Christmas)
+_PHONE_CUE_EN = re.compile(
+    r"\b(?:number|phone|call|dial|tel|text|fax|line|reach\s+(?:us|me)\s+at|at)\b\.?(?:\s+is)?\s*:?\s*$", re.I
+)
+
+
+def _phone_spaced(m: re.Match, lang: str) -> str | None:
+    """ "The number is 555 1234": seven digits in a group of three and one of four, after a phone's cue, are a
+    local number (they were "five hundred and fifty five twelve thirty four")."""
+    if not _PHONE_CUE_EN.search(m.string[max(0, m.start() - 30) : m.start()]):
+        return None
+    return ", ".join(digits(g, lang) for g in m.group(0).split())
+
+
 _EXPIRY_CUE = re.compile(
     r"(?:\b(?:exp\.?|expiry|expiration(?:\s+date)?|valid\s+(?:thru|through|until))|\bcard\b.{0,30}\bexpir(?:es|ing))"
     r"\s*:?\s*$",
@@ -2273,6 +2286,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
         *(
             [("rating", r"(?<![\d/.,])(\d{1,3}(?:\.\d{1,2})?)\s?/\s?(5|10|100)(?![\d/]|[.,]\d)", _rating)]
+            if lang == "en"
+            else []
+        ),
+        *(
+            [("phone_spaced", r"(?<![\w.,-])\d{3} \d{4}(?![\w]|[.,-]?\d)", _phone_spaced)]
             if lang == "en"
             else []
         ),

@@ -55,6 +55,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         # written as one run of ten digits (it was "five billion ..."); eleven with the country's 1
         ("Call me at 5551234567.", "Call me at five five five, one two three, four five six seven."),
         ("Dial 18005551234.", "Dial one, eight hundred, five five five, one two three four."),
+        (
+            "The number is 555 1234.",
+            "The number is five five five, one two three four.",
+        ),  # after a phone's cue
         ("We sold 2000000000 units.", "We sold two billion units."),  # round: an amount
         ("+1 (555) 123-4567", "plus one, five five five, one two three, four five six seven"),
         ("1-800-555-0199", "one, eight hundred, five five five, zero one nine nine"),
