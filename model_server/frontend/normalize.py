@@ -252,6 +252,13 @@ _EN_MONTH_ABBR = {
 # symbol -> (singular, plural, subunit singular, subunit plural); None subunit: no minor unit spoken.
 _CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
     "en": {
+        # dollars named by their country before the sign ("US$20", "C$49.99", "AU$120")
+        "US$": ("U.S. dollar", "U.S. dollars", "cent", "cents"),
+        "C$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+        "CA$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+        "A$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+        "AU$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+        "NZ$": ("New Zealand dollar", "New Zealand dollars", "cent", "cents"),
         "$": ("dollar", "dollars", "cent", "cents"),
         "€": ("euro", "euros", "cent", "cents"),
         "£": ("pound", "pounds", "penny", "pence"),
@@ -773,9 +780,22 @@ def _month_name_date(m: re.Match, lang: str) -> str | None:
     month = _month_index(month_word, lang)
     if month is None or not _valid_date(day, month):
         return None
-    return _day_month_year(
+    said = _day_month_year(
         day, month, int(yr) if yr else None, lang, agreement.previous_words(m.string, m.start())
     )
+    if g.get("end"):  # "December twentieth to twenty third", "November seventh to November ninth"
+        end_month = _month_index(g["mon3"].rstrip("."), lang) if g.get("mon3") else month
+        end = int(g["end"])
+        if end_month is None or not _valid_date(end, end_month) or (end_month == month and end <= day):
+            return None
+        start = _day_month_year(day, month, None, lang)
+        tail = (
+            _day_month_year(end, end_month, int(yr) if yr else None, lang)
+            if g.get("mon3")
+            else ordinal(end, lang)
+        )
+        said = f"{start} to {tail}" + (f", {year(int(yr), lang)}" if yr and not g.get("mon3") else "")
+    return said
 
 
 def _month_index(word: str, lang: str) -> int | None:
@@ -1028,6 +1048,11 @@ _STRONG_CUE = re.compile(
 _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
 
 
+# A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
+_PROMO_CUE = re.compile(r"\b(?:promo|coupon|voucher|discount|(?:use|enter|apply)\s+(?:the\s+)?code)\b", re.I)
+_WORDLIKE = re.compile(r"(?=.*[AEIOUY])[B-DF-HJ-NP-TV-Z]{0,3}(?:[AEIOUY]+[B-DF-HJ-NP-TV-Z]{0,2})+")
+
+
 def _code(m: re.Match, lang: str) -> str | None:
     """Identifiers: a token of letters and digits ("A1B2-339", "X7Q9", "3D"), or digits after a cue word
     (`_CODE_CUE`), read character by character: digits one by one, letters by name, "-" as a pause.
@@ -1050,6 +1075,11 @@ def _code(m: re.Match, lang: str) -> str | None:
     if not cued and _NAME_NUMBER.fullmatch(token):
         name, number = token.split("-")
         return f"{_name_word(name)} {cardinal(int(number), lang)}"
+    promo = re.fullmatch(r"([A-Z]{4,})(\d{1,3})", token)
+    promo_cue = _PROMO_CUE.search(m.string[max(0, m.start() - 40) : m.start()])
+    if promo and promo_cue and _WORDLIKE.fullmatch(promo.group(1)):
+        # a promo code is a word and a number, as it is advertised: "SAVE20" -> "save twenty"
+        return f"{promo.group(1).lower()} {cardinal(int(promo.group(2)), lang)}"
     groups = []
     for group in token.split("-"):
         words: list[str] = []
@@ -2078,7 +2108,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # a minus before the amount or its sign is said: "-$23.17", "$-23.17", "-23,17 €" (the sign was a
             # pause, or the euro was lost to the number rule)
             rf"(?P<neg>(?<![\w.,])[-\u2212](?=[^\s\d]|\d))?"
-            rf"(?:(?P<sym>{syms})\s?(?P<neg2>[-\u2212])?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms}))",
+            rf"(?:(?P<sym>{syms})\s?(?P<neg2>[-\u2212])?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms}))"
+            # "$95 USD": the code after the sign is the same currency, said once
+            r"(?:\s(?:USD|EUR|GBP)\b)?",
             _currency,
         ),
         (
@@ -2096,7 +2128,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         (
             "month_date",
-            rf"(?P<mon>{months})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(?P<yr>\d{{4}})\b)?"
+            rf"(?P<mon>{months})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b"
+            # English days of a range: "Dec 20-23", "March 3rd-5th", "Nov 7 - Nov 9"
+            + (
+                rf"(?:\s?[-–]\s?(?:(?P<mon3>{months})\s+)?(?P<end>\d{{1,2}})(?:st|nd|rd|th)?\b)?"
+                if lang == "en"
+                else ""
+            )
+            + rf"(?:,?\s+(?P<yr>\d{{4}})\b)?"
             rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|\.|er)?\s+(?:de\s+)?(?P<mon2>{months})"
             rf"(?:,?\s+(?:de\s+)?(?P<yr2>\d{{4}})\b)?",
             _month_name_date,
@@ -2274,7 +2313,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang == "en"
             else []
         ),
-        ("per", rf"(?<=[\d%€$£¥])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
+        ("per", rf"(?<=[\d%€$£¥kKmM])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),

@@ -193,6 +193,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     "currency": [
         # an amount before the noun it qualifies is a compound adjective
         ("A $5 fee applies.", "A five dollar fee applies."),
+        ("The price is C$49.99.", "The price is forty nine Canadian dollars and ninety nine cents."),
+        ("It's US$20.", "It's twenty U.S. dollars."),
+        ("The annual fee is $95 USD.", "The annual fee is ninety five dollars."),  # the currency said once
+        ("Salary is $85K/yr.", "Salary is eighty five thousand dollars per year."),
         ("It's $38/bottle.", "It's thirty eight dollars per bottle."),
         # a minus before the amount or its sign is said (it was a pause, "- twenty three dollars")
         ("Your balance is -$23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
@@ -358,6 +362,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("The card expires 08/27.", "The card expires August twenty twenty seven."),
         ("Valid thru 12/28.", "Valid thru December twenty twenty eight."),
         ("The offer expires 12/25.", "The offer expires December twenty fifth."),
+        # days of a range ("December twentieth - twenty three" before)
+        ("Your stay: Dec 20-23.", "Your stay: December twentieth to twenty third."),
+        ("Estimated delivery: Nov 7 - Nov 9.", "Estimated delivery: November seventh to November ninth."),
         # a weekday written short before a date, a time or another day (espeak read "Fri" as "fry")
         ("Check-in: Fri, Dec 20.", "Check-in: Friday, December twentieth."),
         ("We're open Sat & Sun.", "We're open Saturday and Sunday."),
@@ -387,6 +394,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Your account number ends in 6789.", "Your account number ends in six seven eight nine."),
         ("The card ending with 4321.", "The card ending with four three two one."),
         ("Text HELP to 12345.", "Text HELP to one two three four five."),
+        ("Use promo code SAVE20.", "Use promo code save twenty."),  # a promo code is a word and a number
+        ("Enter code SPRING15.", "Enter code spring fifteen."),
+        ("Your confirmation code is ABC123.", "Your confirmation code is A.B.C. one two three."),
         ("You can text us at 55555.", "You can text us at five five five five five."),
         ("The crisis line is 988.", "The crisis line is nine eight eight."),
         ("The offer ends in 2025.", "The offer ends in twenty twenty five."),  # no card or account: a year
