@@ -350,6 +350,15 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "MHz": ("megahertz", "megahertz"),
         "GHz": ("gigahertz", "gigahertz"),
         "Mbps": ("megabit per second", "megabits per second"),
+        "sq ft": ("square foot", "square feet"),
+        "sq. ft.": ("square foot", "square feet"),
+        "sqft": ("square foot", "square feet"),
+        "psi": ("P.S.I.", "P.S.I."),
+        "yr": ("year", "years"),
+        "yrs": ("year", "years"),
+        "mos": ("month", "months"),
+        "wk": ("week", "weeks"),
+        "wks": ("week", "weeks"),
     },
     "es": {
         "km/h": ("kilómetro por hora", "kilómetros por hora"),
@@ -603,6 +612,7 @@ _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
 _DIGIT_DASH = re.compile(
     r"(?:(?<=\d)|(?<=\d[aApP][mM])|(?<=\d\s[aApP][mM]))\s?[\u2013\u2012]\s?(?=\d)"  # "10 – 20", "9am – 5pm"
     r"|(?:(?<=[aApP]\.[mM]\.)|(?<=\d[hH]))[\u2013\u2012](?=\d)"  # "9 a.m.–5 p.m.", "9h–17h"
+    r"|(?:(?<=\b[nN]oon)|(?<=[mM]idnight))\s?[\u2013\u2012]\s?(?=\d)"  # "noon–1pm"
 )
 _TRANSLATE = str.maketrans(
     {
@@ -1214,7 +1224,7 @@ _ID_CUE = re.compile(
     re.IGNORECASE,
 )
 _HOURS_CUE = re.compile(
-    r"\b(?:open|hours(?:\s+are)?|available|daily|weekdays|weekends|abierto|abre|horario|geöffnet|"
+    r"\b(?:open|hours(?:\s+are)?|available|daily|weekdays|weekends|m\s?[-–/]\s?f|abierto|abre|horario|geöffnet|"
     r"öffnungszeiten|ouvert|horaires|"
     # after the days they apply to: "Mon-Fri 9-5", "Sat 10-4", "lunes a viernes 9-14", "Mo.-Fr. 9-17"
     r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|"
@@ -1369,7 +1379,7 @@ def _weekday_dash(lang: str) -> re.Pattern:
     """An en dash between two weekdays ("Mon–Fri", "Mo.–Fr."): it joins a range, where between other words
     it is a pause."""
     days = _alt(_weekdays(lang))
-    return re.compile(rf"(?<![\w-])({days})\s?[\u2013\u2012]\s?(?=(?:{days})(?!\w))")
+    return re.compile(rf"(?<![\w-])((?:{days})\.?)\s?[\u2013\u2012]\s?(?=(?:{days})(?!\w))")
 
 
 def _weekday_range(m: re.Match, lang: str) -> str | None:
@@ -1381,7 +1391,8 @@ def _weekday_range(m: re.Match, lang: str) -> str | None:
     link = _range_link(m, lang)
     if lang == "fr" and link == "à":
         link = "au"
-    stop = "." if m.group("d2").endswith(".") and ends_sentence(m) else ""  # "Mo.-Fr." ends a sentence
+    dotted = m.group("d2").endswith(".") or m.groupdict().get("dot2")
+    stop = "." if dotted and ends_sentence(m) else ""  # "Mo.-Fr." ends a sentence
     return f"{days[m.group('d1')]} {link} {days[m.group('d2')]}{stop}"
 
 
@@ -1914,6 +1925,20 @@ def _flight_room(m: re.Match, lang: str) -> str | None:
     return f"{cardinal(int(text[:-2]), lang)} {_number_pair(int(text[-2:]), lang)}"
 
 
+_BP_CUE = re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORECASE)
+
+
+def _blood_pressure(m: re.Match, lang: str) -> str | None:
+    """ "Your blood pressure was 120/80" -> "one twenty over eighty" (it was "one hundred and twenty eighty")."""
+    if not _BP_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+        return None
+
+    def said(n: int) -> str:
+        return cardinal(n, lang) if n < 100 else f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
+
+    return f"{said(int(m.group(1)))} over {said(int(m.group(2)))}"
+
+
 def _military(m: re.Match, lang: str) -> str:
     """ "at 0900" -> "oh nine hundred", "at 0730" -> "oh seven thirty"."""
     return f"oh {cardinal(int(m.group(1)), lang)} {_number_pair(int(m.group(2)), lang)}"
@@ -2051,7 +2076,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     hours_word = {"de": r"\s?Uhr\b", "es": r"\s?h\b"}.get(lang, "(?!)")
     dotted_time_end = rf"{hours_word}|\s?[-–]\s?\d{{1,2}}\.\d{{2}}{hours_word}"
     time_item = {
-        "en": r"\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w)|\d{1,2}:\d{2}(?![\d:])",
+        "en": r"\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w)|\d{1,2}:\d{2}(?![\d:])|(?i:noon|midnight)\b",
         "es": rf"\d{{1,2}}:\d{{2}}(?![\d:])|\d{{1,2}}\.\d{{2}}(?={dotted_time_end})",
         "de": rf"\d{{1,2}}:\d{{2}}(?![\d:])|\d{{1,2}}\.\d{{2}}(?={dotted_time_end})",
         "fr": r"\d{1,2}(?::\d{2}(?![\d:])|\s?h(?:\s?\d{2})?(?!\w))",
@@ -2062,6 +2087,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         r"|\d{1,2}(?=\s?[-–]\s?\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w))" if lang == "en" else ""
     )
     weekdays = _alt(_weekdays(lang))
+    en_dot = r"\.?" if lang == "en" else ""  # "Mon.-Fri.": English abbreviations written with a dot
     table: list[tuple[str, str, Handler]] = [
         (
             "address",
@@ -2088,7 +2114,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # not in a chain of days ("Mon-Wed-Fri" stays three days)
         (
             "weekday_range",
-            rf"(?<![\w-])(?P<d1>{weekdays})\s?[-–]\s?(?P<d2>{weekdays})(?!\w|\s?[-–]\s?\w)",
+            rf"(?<![\w-])(?P<d1>{weekdays}){en_dot}\s?[-–]\s?(?P<d2>{weekdays})(?P<dot2>{en_dot})(?!\w|\s?[-–]\s?\w)",
             _weekday_range,
         ),
         *(
@@ -2307,6 +2333,10 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     lambda m, lg: f"{_number_words(m.group(1), lg)} times",
                 ),
                 ("by", r"(?<=\d)(?:\s[x×]\s|[x×])(?=\d)", lambda m, lg: " by "),
+                # "M-F": the work week
+                ("work_week", r"\bM\s?[-–/]\s?F\b", lambda m, lg: "Monday to Friday"),
+                # "120/80" after blood pressure: "one twenty over eighty"
+                ("blood_pressure", r"(?<![\d/])(\d{2,3})/(\d{2,3})(?![\d/])", _blood_pressure),
                 # "at 0900": a time of the 24-hour clock with its leading zero
                 ("military", r"(?<=\bat )0([0-9])([0-5]\d)\b", _military),
             ]
@@ -2314,6 +2344,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             else []
         ),
         ("per", rf"(?<=[\d%€$£¥kKmM])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
+        # "19.99%-29.99%": the first of two percentages and the dash ("minus" before)
+        (
+            "percent_range",
+            rf"(?<![\w.,])(?P<lo>{num})\s?%\s?[-–]\s?(?=(?:{num})\s?%)",
+            lambda m, lg: f"{_number_words(m.group('lo'), lg)} {_range_link(m, lg, contract=False)}",
+        ),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
         ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),

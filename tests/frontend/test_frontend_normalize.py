@@ -128,6 +128,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     "time": [
         # an hour alone shares the am/pm of the next ("one two, one P.M." before)
         ("Lunch is 12-1pm.", "Lunch is twelve to one p.m."),
+        ("From noon–1pm.", "From noon to one p.m."),  # "noon, one p.m." before
+        ("Please call back Mon.–Fri.", "Please call back Monday to Friday."),  # "Monday, Friday" before
+        ("M-F 9-5", "Monday to Friday nine to five"),
         ("Delivery window: 2:00-4:00 PM.", "Delivery window: two to four p.m."),  # not "two o'clock to"
         # falling hours after the days or the hours they are ("nine - five" before)
         ("Our team is available Mon-Fri 9-5.", "Our team is available Monday to Friday nine to five."),
@@ -228,6 +231,17 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("The table is 6' long.", "The table is six feet long."),
         ('He said "5" times.', 'He said " five " times.'),  # a quoted number is no length
         ("3 days/week", "three days a week"),
+        ("The room is about 350 sq ft.", "The room is about three hundred and fifty square feet."),
+        (
+            "Tire pressure should be 35 psi.",
+            "Tire pressure should be thirty five P.S.I.",
+        ),  # espeak said "sigh"
+        ("in 2 wks", "in two weeks"),
+        ("Your blood pressure was 120/80.", "Your blood pressure was one twenty over eighty."),
+        (
+            "Your APR is 19.99%-29.99%.",
+            "Your A.P.R. is nineteen point nine nine to twenty nine point nine nine percent.",
+        ),
         ("5 km", "five kilometers"),
         ("1 kg", "one kilogram"),
         ("65 mph", "sixty five miles per hour"),
