@@ -745,6 +745,18 @@ def _day_month_year(day: int, month: int, yr: int | None, lang: str, before: lis
     if lang == "de":  # "der dritte Mai", "am dritten Mai", "Montag, dritter Mai"
         before = before or []
         article = _DE_DATE_ARTICLE.get(before[-1].lower()) if before else None
+        if (
+            len(before) >= 2
+            and before[-2].lower() == "bis"
+            and before[-1].lower() in ("spätestens", "längstens")
+        ):
+            article = "zum"  # "bis spätestens 15.12." -> "bis spätestens zum fünfzehnten Dezember"
+        if (
+            len(before) >= 2
+            and before[-2].lower() in ("am", "ab", "bis", "seit", "vom")
+            and before[-1] in _DE_WEEKDAYS
+        ):
+            article = "dem"  # "am Dienstag, 5. März" -> "am Dienstag, dem fünften März"
         if article:  # "bis 8.10." -> "bis zum achten Oktober", "seit dem dritten Mai"
             return f"{article} {ordinals.german_ordinal(ordinal(day, lang), [*before, article], date=True)} {name}{y}"
         return f"{ordinals.german_ordinal(ordinal(day, lang), before, date=True)} {name}{y}"
@@ -755,19 +767,29 @@ def _day_month_year(day: int, month: int, yr: int | None, lang: str, before: lis
 # German prepositions that take a date with its article, which writing leaves out: "bis 8.10." is said "bis
 # zum achten Oktober", "ab 1.5." "ab dem ersten Mai".
 _DE_DATE_ARTICLE = {"bis": "zum", "ab": "dem", "seit": "dem"}
+_DE_WEEKDAYS = frozenset("Montag Dienstag Mittwoch Donnerstag Freitag Samstag Sonntag".split())
 
 
 def _valid_date(day: int, month: int) -> bool:
     return 1 <= month <= 12 and 1 <= day <= 31
 
 
+# German "am Dienstag, 5. März": the weekday and its preposition before the comma set the date's case.
+_DE_WEEKDAY_BEFORE = re.compile(
+    r"\b((?i:am|ab|bis|seit|vom))\s+(Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag),\s*$"
+)
+
+
+def _date_context(m: re.Match) -> list[str]:
+    """The words before a date that its spoken form depends on (`agreement.previous_words`), or for German
+    "am Dienstag, 5. März" the preposition and the weekday across the comma."""
+    weekday = _DE_WEEKDAY_BEFORE.search(m.string[max(0, m.start() - 30) : m.start()])
+    return list(weekday.groups()) if weekday else agreement.previous_words(m.string, m.start())
+
+
 def _iso_date(m: re.Match, lang: str) -> str | None:
     y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    return (
-        _day_month_year(d, mo, y, lang, agreement.previous_words(m.string, m.start()))
-        if _valid_date(d, mo)
-        else None
-    )
+    return _day_month_year(d, mo, y, lang, _date_context(m)) if _valid_date(d, mo) else None
 
 
 def _slash_date(m: re.Match, lang: str) -> str | None:
@@ -778,8 +800,7 @@ def _slash_date(m: re.Match, lang: str) -> str | None:
         y += 2000
     # US order in English, day first elsewhere.
     mo, d = (a, b) if lang == "en" else (b, a)
-    before = agreement.previous_words(m.string, m.start())
-    return _day_month_year(d, mo, y, lang, before) if _valid_date(d, mo) else None
+    return _day_month_year(d, mo, y, lang, _date_context(m)) if _valid_date(d, mo) else None
 
 
 def _month_name_date(m: re.Match, lang: str) -> str | None:
@@ -790,9 +811,7 @@ def _month_name_date(m: re.Match, lang: str) -> str | None:
     month = _month_index(month_word, lang)
     if month is None or not _valid_date(day, month):
         return None
-    said = _day_month_year(
-        day, month, int(yr) if yr else None, lang, agreement.previous_words(m.string, m.start())
-    )
+    said = _day_month_year(day, month, int(yr) if yr else None, lang, _date_context(m))
     if g.get("end"):  # "December twentieth to twenty third", "November seventh to November ninth"
         end_month = _month_index(g["mon3"].rstrip("."), lang) if g.get("mon3") else month
         end = int(g["end"])
@@ -1840,7 +1859,7 @@ def _german_day_month(m: re.Match, lang: str) -> str | None:
     before = m.string[max(0, m.start() - 24) : m.start()]
     if not _valid_date(day, month) or VERSION_CUE.search(before) or _CLOCK_ONLY_DE.search(before):
         return None  # "Kapitel 2.10.", "um 8.10." (a time)
-    spoken = _day_month_year(day, month, None, lang, agreement.previous_words(m.string, m.start()))
+    spoken = _day_month_year(day, month, None, lang, _date_context(m))
     # The second dot is also the full stop at the end of the text (German capitalises nouns, so a capital
     # after it says nothing).
     return spoken + ("." if not m.string[m.end() :].strip() else "")

@@ -104,6 +104,15 @@ CASES = [
     # a menu's key: the number is no count of the noun after "für" ("ein für Rechnungen" before)
     ("de", "Drücken Sie 1 für Rechnungen.", "Drücken Sie eins für Rechnungen."),
     ("de", "Ich habe 1 neue Nachricht.", "Ich habe eine neue Nachricht."),
+    # after "am Dienstag," the date is in the dative with its article; "bis spätestens" takes "zum"
+    ("de", "Ihr Termin ist am Dienstag, 5. März.", "Ihr Termin ist am Dienstag, dem fünften März."),
+    ("de", "Am Freitag, 7.11. geschlossen.", "Am Freitag, dem siebten November geschlossen."),
+    (
+        "de",
+        "Bitte bis spätestens 15.12.2024 zahlen.",
+        "Bitte bis spätestens zum fünfzehnten Dezember zweitausendvierundzwanzig zahlen.",
+    ),
+    ("de", "Montag, 3. Mai", "Montag, dritter Mai"),  # no preposition: the nominative, as before
     # "bis", "ab" and "seit" take the date's article, which writing leaves out
     ("de", "Geöffnet bis 8.10.", "Geöffnet bis zum achten Oktober."),
     ("de", "bis 3. März", "bis zum dritten März"),
