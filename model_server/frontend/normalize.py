@@ -1078,6 +1078,9 @@ _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
 
 
 # A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
+_SEAT_CUE = re.compile(
+    r"\b(?:gate|seat|terminal|row|platform|pier|bay|dock|concourse|track)\s*$", re.IGNORECASE
+)
 _PROMO_CUE = re.compile(r"\b(?:promo|coupon|voucher|discount|(?:use|enter|apply)\s+(?:the\s+)?code)\b", re.I)
 _WORDLIKE = re.compile(r"(?=.*[AEIOUY])[B-DF-HJ-NP-TV-Z]{0,3}(?:[AEIOUY]+[B-DF-HJ-NP-TV-Z]{0,2})+")
 
@@ -1104,6 +1107,11 @@ def _code(m: re.Match, lang: str) -> str | None:
     if not cued and _NAME_NUMBER.fullmatch(token):
         name, number = token.split("-")
         return f"{_name_word(name)} {cardinal(int(number), lang)}"
+    seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
+    if seat and _SEAT_CUE.search(before):  # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"
+        letter, number = (seat.group(1), seat.group(2)) if seat.group(1) else (seat.group(4), seat.group(3))
+        said = cardinal(int(number), lang)
+        return f"{letter} {said}" if seat.group(1) else f"{said} {letter}"
     promo = re.fullmatch(r"([A-Z]{4,})(\d{1,3})", token)
     promo_cue = _PROMO_CUE.search(m.string[max(0, m.start() - 40) : m.start()])
     if promo and promo_cue and _WORDLIKE.fullmatch(promo.group(1)):
@@ -1302,12 +1310,22 @@ def _range_link(m: re.Match, lang: str, contract: bool = True) -> str:
     return _CONTRACTED_LINK.get((lang, prev[0] if prev else ""), link) if contract else link
 
 
+# Words before a pair of numbers that make it a score, said "three to two" (the dash was a pause).
+_SCORE_CUE = re.compile(
+    r"\b(?:score|scored|won|win|wins|lost|lose|loses|beat|beats|ended|finished|final|lead|leads|leading|"
+    r"trailing|defeated|tied|drew)\b(?:\s+(?:was|is|at|by|with|the\s+game))?\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
 def _range(m: re.Match, lang: str) -> str | None:
     """The first number of a range and the word for the dash: "three to", "uno a", "ein bis", "une à"; the
     second number is read by its own rule (a unit, a currency...). Years are read together: "nineteen ninety
     to nineteen ninety five"."""
     lo, hi = int(m.group("lo")), int(m.group("hi"))
     before = m.string[max(0, m.start() - 40) : m.start()]
+    if lang == "en" and hi <= lo < 1000 and _SCORE_CUE.search(before):
+        return f"{cardinal(lo, lang)} to"  # a score: "The game ended 3-2" -> "three to two"
     if not is_range(lo, hi, before, lang):
         return None
     link = _range_link(m, lang)
@@ -2157,6 +2175,33 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # "$95 USD": the code after the sign is the same currency, said once
             r"(?:\s(?:USD|EUR|GBP)\b)?",
             _currency,
+        ),
+        *(
+            [
+                # "24h/24, 7j/7": around the clock, every day ("vingt-quatre h vingt-quatre" before)
+                (
+                    "sur",
+                    r"(?<![\w/])(\d{1,2})(h|j)/(\d{1,2})(?![\w/])",
+                    lambda m, lg: (
+                        f"{cardinal(int(m.group(1)), lg)} {'heures' if m.group(2) == 'h' else 'jours'} sur "
+                        f"{cardinal(int(m.group(3)), lg)}"
+                    ),
+                )
+            ]
+            if lang == "fr"
+            else []
+        ),
+        *(
+            [
+                # "1.299,- €": whole euros written with a dash for the cents (the euro was lost)
+                (
+                    "whole_euros",
+                    r"(?<![\w.,])(?P<amt>\d{1,3}(?:\.\d{3})*|\d+),-\s?(?:€|EUR\b|Euro\b)",
+                    lambda m, lg: _money("€", m.group("amt"), "", m, lg),
+                )
+            ]
+            if lang == "de"
+            else []
         ),
         (
             "currency_word",

@@ -119,7 +119,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Your confirmation number is 7G4K2.", "Your confirmation number is seven G four K two."),
         ("tracking number 1Z999", "tracking number one Z nine nine nine"),
         ("reference: 884213", "reference: eight eight four two one three"),
-        ("seat 14C", "seat one four C"),
+        ("seat 14C", "seat fourteen C"),  # a seat or a gate: its number and its letter, as said
+        ("Your flight departs from Gate B22.", "Your flight departs from Gate B twenty two."),
         ("a 3D model", "a three D model"),
         ("COVID-19", "Covid nineteen"),
         ("ticket #AB-1234", "ticket number A.B., one two three four"),
@@ -135,7 +136,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         # falling hours after the days or the hours they are ("nine - five" before)
         ("Our team is available Mon-Fri 9-5.", "Our team is available Monday to Friday nine to five."),
         ("Our hours are 9-5.", "Our hours are nine to five."),
-        ("The score was 3-1.", "The score was three - one."),  # a score keeps its dash
+        ("The score was 3-1.", "The score was three to one."),  # a score is said "to"
+        ("It's 15-7 in the sum.", "It's fifteen - seven in the sum."),  # a falling pair keeps its dash
         # hours and minutes written short ("two hours forty five meters" before)
         ("The flight takes about 2h 45m.", "The flight takes about two hours forty five minutes."),
         ("It takes 1h30.", "It takes one hour thirty."),
@@ -301,7 +303,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("your code is 4829-1173", "your code is four eight two nine, one one seven three"),
         ("Invoice 2024-0012", "Invoice two zero two four, zero zero one two"),
         ("Call 555-1234", "Call five five five, one two three four"),
-        ("The score was 3-1", "The score was three - one"),
+        ("The score was 3-1", "The score was three to one"),
+        ("They won 21-14 last night.", "They won twenty one to fourteen last night."),
         ("10-5=5", "ten - five equals five"),
         ("Room 5-201", "Room five - two hundred and one"),
     ],
@@ -658,6 +661,12 @@ OTHER = [
         "null, null null.",
     ),
     ("es", "La cumbre del G20.", "La cumbre del G veinte."),
+    (
+        "fr",
+        "Nous sommes ouverts 24h/24 et 7j/7.",
+        "Nous sommes ouverts vingt-quatre heures sur vingt-quatre et sept jours sur sept.",
+    ),
+    ("de", "Der Preis beträgt 1.299,- €.", "Der Preis beträgt eintausendzweihundertneunundneunzig Euro."),
     # units, ordinals and abbreviations the audit found read wrong
     ("es", "Tome 500 mg cada 8 horas.", "Tome quinientos miligramos cada ocho horas."),
     ("de", "Nehmen Sie 500 mg zweimal täglich.", "Nehmen Sie fünfhundert Milligramm zweimal täglich."),
