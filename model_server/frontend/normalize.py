@@ -1183,6 +1183,8 @@ def _unit(m: re.Match, lang: str) -> str:
     num, unit = m.group("num"), m.group("unit")
     one, many = _UNITS[lang][unit]
     name = one if _plural_is_one(num) else many
+    if lang == "en" and _attributive(m):
+        name = one  # "a 2L soda": "a two liter soda", a compound adjective
     return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
 
 
@@ -1606,7 +1608,9 @@ def _fraction_of_unit(num: int, den: int, unit: str, m: re.Match, lang: str) -> 
     if lang == "en":
         name = _english_fraction_name(num, den)
         if num == 1 and den in (2, 4):
-            return f"a {name} {unit}"
+            before = agreement.previous_words(m.string, m.start(), 1)
+            article = "" if before and before[-1].lower() in _ARTICLES["en"] else "a "
+            return f"{article}{name} {unit}"  # "1/2 kg" -> "a half kilogram"; "a 1/2 lb burger" -> "a half pound"
         a = "an" if unit[0] in "aeiou" or unit.startswith("hour") else "a"
         return f"{cardinal(num, lang)} {name} of {a} {unit}"
     one, many = _FRACTION_NAMES[lang][den]
@@ -1639,6 +1643,26 @@ def _weekday_short(m: re.Match, lang: str) -> str:
     return _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2")]
 
 
+# US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
+# 62704" -> "Illinois"; it was spelled "I.L.").
+_US_STATES = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California", "CO": "Colorado",
+    "CT": "Connecticut", "DE": "Delaware", "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho",
+    "IL": "Illinois", "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+    "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota",
+    "MS": "Mississippi", "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada",
+    "NH": "New Hampshire", "NJ": "New Jersey", "NM": "New Mexico", "NY": "New York", "NC": "North Carolina",
+    "ND": "North Dakota", "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania",
+    "RI": "Rhode Island", "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas",
+    "UT": "Utah", "VT": "Vermont", "VA": "Virginia", "WA": "Washington", "WV": "West Virginia",
+    "WI": "Wisconsin", "WY": "Wyoming", "DC": "D.C.",
+}  # fmt: skip
+
+_COMPOUND_ABBR = {"min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour", "sec": "second", "yr": "year",
+                  "mo": "month", "wk": "week", "mi": "mile", "km": "kilometer", "lb": "pound", "oz": "ounce",
+                  "ft": "foot", "in": "inch", "gal": "gallon", "sq": "square"}  # fmt: skip
+
+
 def _compound(m: re.Match, lang: str) -> str | None:
     """A number joined to words by hyphens, a compound adjective: "4-digit" -> "four digit", "a 10-year-old"
     -> "a ten year old", "2-for-1" -> "two for one" (they were read as codes, "four, D.I.G.I.T."); German joins
@@ -1649,6 +1673,7 @@ def _compound(m: re.Match, lang: str) -> str | None:
     words = [p for p in parts if not p.isdigit()]
     if any(w.isupper() and len(w) > 1 for w in words):
         return None
+    parts = [_COMPOUND_ABBR.get(p, p) if lang == "en" else p for p in parts]  # "15-min drive": "minute"
     if lang == "de":
         if len(parts) == 2 and parts[1].islower():
             return cardinal(int(parts[0]), lang) + parts[1]
@@ -2491,6 +2516,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 lambda m, lg: (
                     f"{m.group('what')} a {_PER[lg][m.group('per')]}"
                 ),  # "3 days/week": "three days a week"
+            )
+        )
+        table.append(
+            (
+                "us_state",
+                rf"(?<=[a-z], )(?P<st>{_alt(_US_STATES)})(?=,?\s+\d{{5}}(?:-\d{{4}})?\b|\s*[.,]?\s*$|,)",
+                lambda m, lg: _US_STATES[m.group("st")],
             )
         )
         table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))

@@ -106,7 +106,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("911 calls", "nine one one calls"),
         ("ZIP 90210", "Zip nine zero two one zero"),
         ("zip code 02139", "zip code zero two one three nine"),
-        ("Springfield, IL 62704", "Springfield, I.L. six two seven zero four"),
+        ("Springfield, IL 62704", "Springfield, Illinois six two seven zero four"),  # the state said in full
         ("4111 1111 1111 1111", "four one one one, one one one one, one one one one, one one one one"),
         ("4111-1111-1111-1111", "four one one one, one one one one, one one one one, one one one one"),
         ("card ending in 4242", "card ending in four two four two"),
@@ -233,6 +233,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("The table is 6' long.", "The table is six feet long."),
         ('He said "5" times.', 'He said " five " times.'),  # a quoted number is no length
         ("3 days/week", "three days a week"),
+        ("A 1/2 lb burger.", "A half pound burger."),  # the article is said once ("A a half" before)
+        ("Add a 2L soda.", "Add a two liter soda."),
+        ("It's about a 15-min drive.", "It's about a fifteen minute drive."),
         ("The room is about 350 sq ft.", "The room is about three hundred and fifty square feet."),
         (
             "Tire pressure should be 35 psi.",
@@ -323,6 +326,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Apt #12 and Suite #200.", "Apartment twelve and Suite two hundred."),
         ("We're located at 9 St. Mark's Place.", "We're located at nine Saint Mark's Place."),
         ("I love St Louis.", "I love St Louis."),  # no street type: left as written
+        ("Our store is in Chicago, IL.", "Our store is in Chicago, Illinois."),
+        ("It's IN the box.", "It's IN the box."),
     ],
     "abbr": [
         # flight and room numbers in pairs whatever follows, plans, fiscal years, versions, thousands, times
