@@ -393,6 +393,9 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "°": ("Grad", "Grad"),
         "h": ("Stunde", "Stunden"),
         "min": ("Minute", "Minuten"),
+        "Min.": ("Minute", "Minuten"),
+        "Std.": ("Stunde", "Stunden"),
+        "Std": ("Stunde", "Stunden"),
     },
     "fr": {
         "km/h": ("kilomètre heure", "kilomètres heure"),
@@ -434,6 +437,9 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Blvd.": "Boulevard",
         "etc.": "et cetera",
         "e.g.": "for example",
+        "appt.": "appointment",
+        "appt": "appointment",
+        "Rx": "R X",
         "i.e.": "that is",
         "vs.": "versus",
         "vs": "versus",
@@ -1185,6 +1191,8 @@ def _unit(m: re.Match, lang: str) -> str:
     name = one if _plural_is_one(num) else many
     if lang == "en" and _attributive(m):
         name = one  # "a 2L soda": "a two liter soda", a compound adjective
+    if unit.endswith(".") and ends_sentence(m):
+        name += "."  # "1,5 Std." at the end: the abbreviation's dot is also the full stop
     return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
 
 
@@ -1640,7 +1648,10 @@ _SHORT_WEEKDAYS = {
 
 
 def _weekday_short(m: re.Match, lang: str) -> str:
-    return _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2")]
+    day = _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2")]
+    if m.string[m.end() : m.end() + 1] == "/":  # "Tue/Thu" -> "Tuesday and Thursday"
+        return f"{day} {_WORDS[lang]['and']}"
+    return day
 
 
 # US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
@@ -2228,6 +2239,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang == "de"
             else []
         ),
+        *(
+            # "3 x 10 Minuten": times ("drei x zehn" before; English has its own "times" and "by")
+            [("times_x", r"(?<=\d) [x×] (?=\d)", lambda m, lg: f" {_SYMBOLS[lg]['×']} ")]
+            if lang != "en"
+            else []
+        ),
         (
             "currency_word",
             rf"(?<![\w.,])(?P<amt>\d{{1,3}}(?:{re.escape(',' if lang == 'en' else '.')}\d{{3}})*"
@@ -2350,7 +2367,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         (
             "weekday_short",
-            rf"(?<![\w.])(?P<day>{_alt(_SHORT_WEEKDAYS[lang])})\.?(?=,?\s*(?:\d|(?:{months})\b|&|/|and\b|und\b))"
+            rf"(?<![\w.])(?P<day>{_alt(_SHORT_WEEKDAYS[lang])})\.?"
+            rf"(?=,?\s*(?:\d|(?:{months})\b|&|/|and\b|und\b|(?:at|um|à|a\s+las)\s+\d))"
             rf"|(?<=[&/] )(?P<after>{_alt(_SHORT_WEEKDAYS[lang])})\b|(?<=[&/])(?P<after2>{_alt(_SHORT_WEEKDAYS[lang])})\b",
             _weekday_short,
         ),

@@ -389,6 +389,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Estimated delivery: Nov 7 - Nov 9.", "Estimated delivery: November seventh to November ninth."),
         # a weekday written short before a date, a time or another day (espeak read "Fri" as "fry")
         ("Check-in: Fri, Dec 20.", "Check-in: Friday, December twentieth."),
+        ("Tue/Thu only.", "Tuesday and Thursday only."),
+        ("See you Mon at 9.", "See you Monday at nine."),
+        ("Your appt. is confirmed.", "Your appointment is confirmed."),
         ("We're open Sat & Sun.", "We're open Saturday and Sunday."),
         ("Sun-dried tomatoes", "Sun-dried tomatoes"),  # no day
         # a month and a day no fraction is written as are a date without a cue (they were "three fourteen")
@@ -672,6 +675,13 @@ OTHER = [
         "Nous sommes ouverts vingt-quatre heures sur vingt-quatre et sept jours sur sept.",
     ),
     ("de", "Der Preis beträgt 1.299,- €.", "Der Preis beträgt eintausendzweihundertneunundneunzig Euro."),
+    ("de", "Das sind 3 x 10 Minuten.", "Das sind drei mal zehn Minuten."),
+    (
+        "de",
+        "Etwa 10 Min. zu Fuß, das dauert 1,5 Std.",
+        "Etwa zehn Minuten zu Fuß, das dauert eins Komma fünf Stunden.",
+    ),
+    ("de", "Am Di. um 9 Uhr.", "Am Dienstag um neun Uhr."),
     # units, ordinals and abbreviations the audit found read wrong
     ("es", "Tome 500 mg cada 8 horas.", "Tome quinientos miligramos cada ocho horas."),
     ("de", "Nehmen Sie 500 mg zweimal täglich.", "Nehmen Sie fünfhundert Milligramm zweimal täglich."),
