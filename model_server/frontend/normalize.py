@@ -600,6 +600,29 @@ _KEYS = {
     "fr": {"#": "dièse", "*": "étoile"},
 }
 
+# Words before a phone key ("Press #", "then *", "the # key" also counts by what follows).
+_KEY_CUE = {
+    "en": r"press|dial|call|hit|push|tap|enter|then|or|and|followed\s+by|the",
+    "es": r"pulse|marque|presione|oprima|teclee|la\s+tecla|luego|o|y",
+    "de": r"drücken\s+sie|wählen\s+sie|tippen\s+sie|taste|dann|oder|und|die",
+    "fr": r"appuyez\s+sur|sur|tapez|composez|touche|puis|ou|et|la",
+}
+
+
+def _key(m: re.Match, lang: str) -> str | None:
+    """A phone key, after a word that presses or names one, or before "key": "Press # to repeat" -> "pound",
+    "Dial *67" -> "star six seven". A "*" elsewhere (a footnote, a product) is not said."""
+    before = m.string[max(0, m.start() - 20) : m.start()]
+    after = m.string[m.end() : m.end() + 12]
+    cued = re.search(rf"\b(?:{_KEY_CUE[lang]})\s*$", before, re.IGNORECASE) or re.match(
+        r"\s+(?:key|button|Taste|tecla|touche)\b", after, re.IGNORECASE
+    )
+    if not cued:
+        return None  # "order #12", "# 1": the symbol's own reading ("number"); a lone "*" is not said
+    code = m.group("code")
+    return f" {_KEYS[lang][m.group('key')]}" + (f" {digits(code, lang)} " if code else " ")
+
+
 # Characters kept as punctuation (the frontend turns them into punctuation/pause symbols).
 _PUNCT_KEEP = set(".,;:!?'\"()-")
 _PRE_NFKC = str.maketrans(
@@ -2558,9 +2581,10 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
         # a markdown heading's marks are not said ("### Next steps" was "number number number Next steps")
-        ("heading", r"(?:^|(?<=\n))[ \t]*#{1,6}(?=[ \t]+\S)", lambda m, lg: " "),
+        # and neither is a bullet's "*" or "+" ("* First item")
+        ("heading", r"(?:^|(?<=\n))[ \t]*(?:#{1,6}|[*+])(?=[ \t]+\S)", lambda m, lg: " "),
         # a phone key on its own ("Press # to repeat, * to go back"): its name, not "number" or nothing
-        ("key", r"(?<![\w#*])(?<!\d )[#*](?![\w#*]|\s?\d)", lambda m, lg: f" {_KEYS[lg][m.group(0)]} "),
+        ("key", r"(?<![\w#*])(?<!\d )(?P<key>[#*])(?P<code>\d{2,3}\b)?(?![\w#*]|\s?\d)", _key),
         ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]", lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
     ]
     return tuple(_Rule(n, re.compile(p), h) for n, p, h in table)

@@ -411,6 +411,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Enter your PIN followed by the # key.", "Enter your Pin followed by the pound key."),
         ("We're # 1 in town.", "We're number one in town."),  # before a number it is "number"
         ("### Next steps", "Next steps"),  # a markdown heading's marks are not said
+        ("Options:\n* Refund\n* Credit", "Options: Refund Credit"),  # nor a bullet's "*" (no "star")
+        ("Call *67 first.", "Call star six seven first."),  # a service code after its key
     ],
     "one_time_code": [
         # codes, passcodes and a card's last digits are said digit by digit (they were cardinals)
