@@ -1692,6 +1692,14 @@ _US_STATES = {
     "WI": "Wisconsin", "WY": "Wyoming", "DC": "D.C.",
 }  # fmt: skip
 
+
+def _us_state(m: re.Match, lang: str) -> str | None:
+    """A state's code after a city: the word before the comma is capitalized ("Springfield, IL"); "That's fine,
+    OK." is no state."""
+    city = re.search(r"\b[A-Z][\w'-]*,\s*$", m.string[max(0, m.start() - 40) : m.start()])
+    return _US_STATES[m.group("st")] if city else None
+
+
 _COMPOUND_ABBR = {"min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour", "sec": "second", "yr": "year",
                   "mo": "month", "wk": "week", "mi": "mile", "km": "kilometer", "lb": "pound", "oz": "ounce",
                   "ft": "foot", "in": "inch", "gal": "gallon", "sq": "square"}  # fmt: skip
@@ -2563,7 +2571,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             (
                 "us_state",
                 rf"(?<=[a-z], )(?P<st>{_alt(_US_STATES)})(?=,?\s+\d{{5}}(?:-\d{{4}})?\b|\s*[.,]?\s*$|,)",
-                lambda m, lg: _US_STATES[m.group("st")],
+                _us_state,
             )
         )
         table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))

@@ -328,6 +328,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("I love St Louis.", "I love St Louis."),  # no street type: left as written
         ("Our store is in Chicago, IL.", "Our store is in Chicago, Illinois."),
         ("It's IN the box.", "It's IN the box."),
+        ("That's fine, OK.", "That's fine, okay."),  # no city before the comma: no state
     ],
     "abbr": [
         # flight and room numbers in pairs whatever follows, plans, fiscal years, versions, thousands, times
