@@ -1070,6 +1070,8 @@ def _eu_code(m: re.Match, lang: str) -> str | None:
     if re.fullmatch(r"[A-Z]{1,2}\d{1,2}", token):  # a name with a number: "G20", "A7", "B52"
         letters, number = re.match(r"([A-Z]+)(\d+)", token).groups()
         return f"{' '.join(letters)} {cardinal(int(number), lang)}"
+    if re.fullmatch(r"\d{1,3}[A-Z]", token):  # a seat or a room: "23A" -> "veintitrés A"
+        return f"{cardinal(int(token[:-1]), lang)} {token[-1]}"
     groups = token.split()
     said = []
     for group in groups:
@@ -1514,8 +1516,8 @@ def _duration(m: re.Match, lang: str) -> str | None:
     return said + (f" {'minute' if minutes == 1 else 'minutes'}" if m.group("unit") else "")
 
 
-# "valid thru", "exp." and "expiry" name a card's date; "expires" only after "card" ("the offer expires 12/25"
-# is Christmas)
+# "exp." and "expiry" name a card's date; "expires" and "valid thru" only after "card" ("the offer expires 12/25",
+# "valid through 12/31" are days)
 _PHONE_CUE_EN = re.compile(
     r"\b(?:number|phone|call|dial|tel|text|fax|line|reach\s+(?:us|me)\s+at|at)\b\.?(?:\s+is)?\s*:?\s*$", re.I
 )
@@ -1530,7 +1532,7 @@ def _phone_spaced(m: re.Match, lang: str) -> str | None:
 
 
 _EXPIRY_CUE = re.compile(
-    r"(?:\b(?:exp\.?|expiry|expiration(?:\s+date)?|valid\s+(?:thru|through|until))|\bcard\b.{0,30}\bexpir(?:es|ing))"
+    r"(?:\b(?:exp\.?|expiry|expiration(?:\s+date)?)|\bcard\b.{0,30}\b(?:expir(?:es|ing)|valid\s+(?:thru|through|until)))"
     r"\s*:?\s*$",
     re.IGNORECASE,
 )

@@ -383,7 +383,8 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     "date_or_score": [
         # a card's expiry: month and year ("August twenty seventh" before); an offer's date stays a day
         ("The card expires 08/27.", "The card expires August twenty twenty seven."),
-        ("Valid thru 12/28.", "Valid thru December twenty twenty eight."),
+        ("Your card is valid thru 12/28.", "Your card is valid thru December twenty twenty eight."),
+        ("The offer is valid through 12/31.", "The offer is valid through December thirty first."),
         ("The offer expires 12/25.", "The offer expires December twenty fifth."),
         # days of a range ("December twentieth - twenty three" before)
         ("Your stay: Dec 20-23.", "Your stay: December twentieth to twenty third."),
@@ -685,6 +686,7 @@ OTHER = [
         "Etwa zehn Minuten zu Fuß, das dauert eins Komma fünf Stunden.",
     ),
     ("de", "Am Di. um 9 Uhr.", "Am Dienstag um neun Uhr."),
+    ("es", "Está en el asiento 23A.", "Está en el asiento veintitrés A."),  # a seat: its number and letter
     # units, ordinals and abbreviations the audit found read wrong
     ("es", "Tome 500 mg cada 8 horas.", "Tome quinientos miligramos cada ocho horas."),
     ("de", "Nehmen Sie 500 mg zweimal täglich.", "Nehmen Sie fünfhundert Milligramm zweimal täglich."),
