@@ -71,6 +71,8 @@ preflight: $(STAMP)
 # The server image's Python lock (model_server/requirements-image.lock): every package with its hashes, wheels
 # only, for linux/x86_64 and CPython 3.12 (the image's Ubuntu 24.04 python3). Candidates are limited to
 # uploads before IMAGE_LOCK_DATE, so rerunning gives the same lock; move the date to take newer releases.
+# --upgrade: resolve afresh, not from the pins already in the output file (uv prefers those), so the committed lock
+# is what a clean resolution gives (tests/server/test_image_lock.py resolves into an empty file).
 IMAGE_LOCK_DATE ?= 2026-11-30T00:00:00Z
 IMAGE_LOCK_OUT ?= model_server/requirements-image.lock
 image-lock: $(STAMP)
@@ -78,7 +80,7 @@ image-lock: $(STAMP)
 	  --excludes model_server/requirements-image.exclude \
 	  --python-platform x86_64-manylinux_2_28 --python-version 3.12 --only-binary :all: \
 	  --generate-hashes --index-url https://pypi.org/simple --exclude-newer $(IMAGE_LOCK_DATE) \
-	  --custom-compile-command "make image-lock" --quiet -o $(IMAGE_LOCK_OUT)
+	  --custom-compile-command "make image-lock" --upgrade --quiet -o $(IMAGE_LOCK_OUT)
 
 clean:
 	rm -rf cdk.out .pytest_cache .ruff_cache
