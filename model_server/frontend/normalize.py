@@ -1109,6 +1109,13 @@ _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
 
 
 # A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
+def _spaced_code(m: re.Match, lang: str) -> str | None:
+    """ "Your OTP is 739 204" -> "seven three nine, two zero four" (the second group was "two hundred and four")."""
+    if not _CODE_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+        return None
+    return ", ".join(digits(g, lang) for g in m.group(0).split())
+
+
 _SEAT_CUE = re.compile(
     r"\b(?:gate|seat|terminal|row|platform|pier|bay|dock|concourse|track)\s*$", re.IGNORECASE
 )
@@ -1411,6 +1418,12 @@ def _currency_range(m: re.Match, lang: str) -> str | None:
     g = m.groupdict()
     sym = g["sym"] or g["sym_after"]
     lo, hi = g["lo"] or g["lo_after"], g["hi"] or g["hi_after"]
+    if g.get("lo_scale"):  # "$10k-$15k": "ten to fifteen thousand dollars", when both have the scale
+        if not hi.lower().endswith(g["lo_scale"].lower()):
+            return None
+        if not _amount(lo, lang) < _amount(re.match(r"[\d.,\s]*\d", hi).group(0), lang):
+            return None
+        return f"{_number_words(lo, lang)} {_range_link(m, lang, contract=False)} {normalize(f'{sym}{hi}', lang)}"
     if not _amount(lo, lang) < _amount(re.match(r"[\d.,\s]*\d", hi).group(0), lang):
         return None
     if g["sym"]:
@@ -2177,6 +2190,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     scale_text = (
         rf"(?:\s?(?:{scale_words})\b)?" if lang == "en" else ""
     )  # the same, in a span's second amount
+    lo_scale = r"(?P<lo_scale>[kKmMbB])?" if lang == "en" else ""  # "$10k-$15k": the first amount's scale
     # German and Spanish also write "14.30 Uhr", "9.30 h": a dot before two digits is a time when the hours'
     # word follows it, or follows the second time of a span ("9.00-18.00 Uhr")
     hours_word = {"de": r"\s?Uhr\b", "es": r"\s?h\b"}.get(lang, "(?!)")
@@ -2207,7 +2221,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # would read each end alone and the dash as a pause or a minus).
         (
             "currency_range",
-            rf"(?<![\w.,])(?:(?P<sym>{syms})\s?(?P<lo>{num})\s?[-–]\s?(?:(?:{syms})\s?)?(?P<hi>{num}{scale_text})"
+            rf"(?<![\w.,])(?:(?P<sym>{syms})\s?(?P<lo>{num}){lo_scale}\s?[-–]\s?(?:(?:{syms})\s?)?(?P<hi>{num}{scale_text})"
             rf"|(?P<lo_after>{num})\s?(?:(?:{syms})\s?)?[-–]\s?(?P<hi_after>{num})\s?(?P<sym_after>{syms}))"
             r"(?![\w.,]\d|\w|\s?%)",  # "$20-30% off" is a discount, not an amount
             _currency_range,
@@ -2524,6 +2538,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     ]
     if lang == "en":
         table += [
+            # a code shown in groups after its cue ("Your OTP is 739 204"): every group digit by digit
+            ("spaced_code", r"(?<![\w.@/$€£¥-])\d{3,4}(?: \d{3,4}){1,2}(?![\w@/]|[.,]\d)", _spaced_code),
             (
                 "code",
                 r"(?<![\w.@/$€£¥-])(?=[A-Za-z-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w@/]|[.,]\d)",

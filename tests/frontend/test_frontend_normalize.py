@@ -202,6 +202,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("It's US$20.", "It's twenty U.S. dollars."),
         ("The annual fee is $95 USD.", "The annual fee is ninety five dollars."),  # the currency said once
         ("Salary is $85K/yr.", "Salary is eighty five thousand dollars per year."),
+        ("Budget: $10k-$15k.", "Budget: ten to fifteen thousand dollars."),  # "- fifteen thousand" before
         ("It's $38/bottle.", "It's thirty eight dollars per bottle."),
         # a minus before the amount or its sign is said (it was a pause, "- twenty three dollars")
         ("Your balance is -$23.17.", "Your balance is minus twenty three dollars and seventeen cents."),
@@ -427,6 +428,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("Enter code SPRING15.", "Enter code spring fifteen."),
         ("Your confirmation code is ABC123.", "Your confirmation code is A.B.C. one two three."),
         ("You can text us at 55555.", "You can text us at five five five five five."),
+        ("Your OTP is 739 204.", "Your O.T.P. is seven three nine, two zero four."),  # a code in groups
         ("The crisis line is 988.", "The crisis line is nine eight eight."),
         ("The offer ends in 2025.", "The offer ends in twenty twenty five."),  # no card or account: a year
     ],
