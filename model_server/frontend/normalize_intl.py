@@ -1,8 +1,8 @@
 """Text normalization for the catalog languages beyond en/es/de/fr (see `languages.CATALOG`).
 
 `normalize.normalize_segments` hands every language it has no hand-written rules for to
-`normalize_segments` here; en/es/de/fr keep their own rules in normalize.py. One left-to-right scan with
-a few rules, each in the language's own conventions from CLDR (Babel) and num2words:
+`normalize_segments` here; en/es/de/fr keep their own rules in the normalize package. One left-to-right scan
+with a few rules, each in the language's own conventions from CLDR (Babel) and num2words:
 
 * dates in digits (2024-03-15, and 15/03/2024, 15.03.2024, 15. 3. 2024 day first, as every catalog locale
   that starts its short date with a number writes them): CLDR's long date format ("15 marca 2024",
@@ -49,15 +49,12 @@ from num2words import num2words
 
 from . import agreement, ordinals, suffixes
 from .languages import get
-from .normalize import (
-    NormalizationError,
-    Segment,
-    dotted_kind,
-    ends_sentence,
-    is_range,
-    pair_as_number,
-    spoken_address,
-)
+from .normalize import NormalizationError, Segment
+from .normalize.address import spoken_address
+from .normalize.codes import pair_as_number
+from .normalize.dates import dotted_kind
+from .normalize.ranges import is_range
+from .normalize.words import ends_sentence
 
 __all__ = ["normalize_segments", "spell_number"]
 

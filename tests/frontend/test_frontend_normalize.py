@@ -36,7 +36,7 @@ EN = [
 ]
 
 # Issue 16: text read as people say it. One exact spoken form per case, grouped by class; the rules for
-# ambiguous classes are in normalize.py's docstrings and docs/model.md (Text normalization).
+# ambiguous classes are in the normalize package's docstrings and docs/model.md (Text normalization).
 SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
     "phone": [
         ("555-0142", "five five five, zero one four two"),

@@ -86,7 +86,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
     assert "42" in text
     spoken = normalize(text, code)
     if code in ("en", "es", "de", "fr"):
-        from model_server.frontend.normalize import cardinal
+        from model_server.frontend.normalize.words import cardinal
 
         assert cardinal(42, code) in spoken
     elif lang.num2words is not None:

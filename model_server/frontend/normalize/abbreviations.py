@@ -1,0 +1,253 @@
+"""Abbreviations, symbols and initialisms: what a written short form or sign is said as."""
+
+from __future__ import annotations
+
+import re
+
+from .words import _spell_letters, cardinal, ends_sentence
+
+# Abbreviations (matched case-sensitively, with their period). "St." is handled by a rule below.
+_ABBREVIATIONS: dict[str, dict[str, str]] = {
+    "en": {
+        "Dr.": "Doctor",
+        "Mr.": "Mister",
+        "Mrs.": "Missus",
+        "Ms.": "Miz",
+        "Prof.": "Professor",
+        "Jr.": "Junior",
+        "Sr.": "Senior",
+        "Gen.": "General",
+        "Capt.": "Captain",
+        "Lt.": "Lieutenant",
+        "Sgt.": "Sergeant",
+        "Rev.": "Reverend",
+        "Mt.": "Mount",
+        "Ave.": "Avenue",
+        "Rd.": "Road",
+        "Blvd.": "Boulevard",
+        "etc.": "et cetera",
+        "e.g.": "for example",
+        "appt.": "appointment",
+        "appt": "appointment",
+        "Rx": "R X",
+        "i.e.": "that is",
+        "vs.": "versus",
+        "vs": "versus",
+        "approx.": "approximately",
+        "Inc.": "Incorporated",
+        "Ltd.": "Limited",
+        "Co.": "Company",
+        "Corp.": "Corporation",
+        "Dept.": "Department",
+        "Jan.": "January",
+        "Feb.": "February",
+        "Aug.": "August",
+        "Sept.": "September",
+        "Oct.": "October",
+        "Nov.": "November",
+        "Dec.": "December",
+        "a.m.": "a.m.",
+        "p.m.": "p.m.",
+        "Ste.": "Suite",
+        "Apt.": "Apartment",
+        "Hwy.": "Highway",
+        "Ln.": "Lane",
+        "Ct.": "Court",
+        "ext.": "extension",
+        "Ext.": "extension",
+        "Mon.": "Monday",
+        "Tue.": "Tuesday",
+        "Tues.": "Tuesday",
+        "Wed.": "Wednesday",
+        "Thu.": "Thursday",
+        "Thurs.": "Thursday",
+        "Fri.": "Friday",
+        "Sat.": "Saturday",
+    },
+    "es": {
+        "Sr.": "señor",
+        "Sra.": "señora",
+        "Srta.": "señorita",
+        "Dr.": "doctor",
+        "Dra.": "doctora",
+        "Ud.": "usted",
+        "Uds.": "ustedes",
+        "etc.": "etcétera",
+        "p. ej.": "por ejemplo",
+        "aprox.": "aproximadamente",
+        "Avda.": "avenida",
+        "núm.": "número",
+        "pág.": "página",
+    },
+    "de": {
+        "Dr.": "Doktor",
+        "Prof.": "Professor",
+        "Hr.": "Herr",
+        "Fr.": "Frau",
+        "z.B.": "zum Beispiel",
+        "z. B.": "zum Beispiel",
+        "usw.": "und so weiter",
+        "bzw.": "beziehungsweise",
+        "d.h.": "das heißt",
+        "d. h.": "das heißt",
+        "ca.": "circa",
+        "Nr.": "Nummer",
+        "Str.": "Straße",
+        "evtl.": "eventuell",
+        "u.a.": "unter anderem",
+        "inkl.": "inklusive",
+        "vgl.": "vergleiche",
+    },
+    "fr": {
+        "M.": "Monsieur",
+        "Mme": "Madame",
+        "Mmes": "Mesdames",
+        "Mlle": "Mademoiselle",
+        "Dr": "docteur",
+        "Dr.": "docteur",
+        "etc.": "et cetera",
+        "p.ex.": "par exemple",
+        "p. ex.": "par exemple",
+        "env.": "environ",
+        "av.": "avenue",
+        "bd": "boulevard",
+        "n°": "numéro",
+        "N°": "numéro",
+    },
+}
+
+
+# Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
+_SENTENCE_FINAL = {
+    "en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."},
+    "es": {"etc."},
+    "de": {"usw.", "ca."},
+    "fr": {"etc."},
+}
+
+
+_SYMBOLS: dict[str, dict[str, str]] = {
+    "en": {
+        "&": "and",
+        "+": "plus",
+        "@": "at",
+        "=": "equals",
+        "%": "percent",
+        "#": "number",
+        "°": "degrees",
+        "×": "times",
+        "÷": "divided by",
+        "<": "less than",
+        ">": "greater than",
+        "~": "about",
+        "½": "one half",
+        "¼": "one quarter",
+        "¾": "three quarters",
+    },
+    "es": {
+        "&": "y",
+        "+": "más",
+        "@": "arroba",
+        "=": "igual a",
+        "%": "por ciento",
+        "#": "número",
+        "°": "grados",
+        "×": "por",
+        "½": "un medio",
+        "¼": "un cuarto",
+        "¾": "tres cuartos",
+    },
+    "de": {
+        "&": "und",
+        "+": "plus",
+        "@": "at",
+        "=": "gleich",
+        "%": "Prozent",
+        "#": "Nummer",
+        "°": "Grad",
+        "×": "mal",
+        "½": "ein halb",
+        "¼": "ein viertel",
+        "¾": "drei viertel",
+    },
+    "fr": {
+        "&": "et",
+        "+": "plus",
+        "@": "arobase",
+        "=": "égale",
+        "%": "pour cent",
+        "#": "numéro",
+        "°": "degrés",
+        "×": "fois",
+        "½": "un demi",
+        "¼": "un quart",
+        "¾": "trois quarts",
+    },
+}
+
+
+_COMPOUND_ABBR = {"min": "minute", "mins": "minute", "hr": "hour", "hrs": "hour", "sec": "second", "yr": "year",
+                  "mo": "month", "wk": "week", "mi": "mile", "km": "kilometer", "lb": "pound", "oz": "ounce",
+                  "ft": "foot", "in": "inch", "gal": "gallon", "sq": "square"}  # fmt: skip
+
+
+def _compound(m: re.Match, lang: str) -> str | None:
+    """A number joined to words by hyphens, a compound adjective: "4-digit" -> "four digit", "a 10-year-old"
+    -> "a ten year old", "2-for-1" -> "two for one" (they were read as codes, "four, D.I.G.I.T."); German joins
+    the number to its word: "4-stellige" -> "vierstellige", "30-minütiges" -> "dreißigminütiges". A part in
+    capitals ("1-800-FLOWERS", "3-ABC") is a code's; a German noun follows the number as a word ("3-Zimmer-Wohnung"
+    -> "drei Zimmer-Wohnung")."""
+    parts = m.group(0).split("-")
+    words = [p for p in parts if not p.isdigit()]
+    if any(w.isupper() and len(w) > 1 for w in words):
+        return None
+    parts = [_COMPOUND_ABBR.get(p, p) if lang == "en" else p for p in parts]  # "15-min drive": "minute"
+    if lang == "de":
+        if len(parts) == 2 and parts[1].islower():
+            return cardinal(int(parts[0]), lang) + parts[1]
+        return f"{cardinal(int(parts[0]), lang)} {'-'.join(parts[1:])}"  # "drei Zimmer-Wohnung"
+    return " ".join(cardinal(int(p), lang) if p.isdigit() else p for p in parts)
+
+
+# All-capital words said as words, not letter by letter; and words often written in capitals for stress.
+_WORD_ACRONYMS = {
+    "NASA", "NATO", "NASDAQ", "ZIP", "PIN", "SIM", "GIF", "JPEG", "LASER", "RADAR", "SCUBA", "UNESCO", "UNICEF",
+    "FEMA", "OPEC", "COVID", "AIDS", "IKEA", "SWAT", "NAFTA", "FIFA", "SARS", "ASCII", "RAM", "ROM", "LAN",
+    "WIFI", "DOS", "CAPTCHA", "YAML", "JSON", "OSHA", "HIPAA",
+}  # fmt: skip
+
+
+_SHOUTED = {
+    "NO", "NOT", "STOP", "NOW", "YES", "ALL", "NEW", "FREE", "AND", "OR", "THE", "FOR", "YOU", "WE", "IS", "ARE",
+    "DO", "DON'T", "GO", "ME", "MY", "HI", "SO", "TO", "IN", "ON", "AT", "BE", "IF", "UP", "OUT", "NEVER",
+    "HELP", "SALE", "CALL", "NOTE", "WARNING", "ONLY", "VERY", "BIG", "HOT", "OFF", "OUR", "HOW", "WHY",
+}  # fmt: skip
+
+
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+def _initialism(m: re.Match, lang: str) -> str | None:
+    """An all-capital word of 2 to 5 letters is spelled letter by letter ("FBI" -> "F.B.I.", "ETA" ->
+    "E.T.A."), unless it is an acronym said as a word (`_WORD_ACRONYMS`: "NASA" -> "Nasa"), a roman numeral
+    ("World War II"), a word often capitalized for stress (`_SHOUTED`: "STOP"), or the whole text is in
+    capitals (shouting, not initialisms)."""
+    word = m.group(0)
+    if word in _WORD_ACRONYMS:
+        return word.capitalize()
+    if word == "OK":
+        return "okay"
+    if word in _SHOUTED or _ROMAN.fullmatch(word):
+        return None
+    letters = [c for c in m.string if c.isalpha()]
+    if len(m.string.split()) >= 3 and not any(c.islower() for c in letters):
+        return None
+    return _spell_letters(word)
+
+
+def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
+    key = m.group(0)
+    spoken = table[key]
+    if key in _SENTENCE_FINAL[lang] and ends_sentence(m):
+        spoken += "."
+    return spoken

@@ -1,0 +1,374 @@
+"""Amounts: currencies, percentages, units and rates, heights, ratings and blood pressure."""
+
+from __future__ import annotations
+
+import re
+
+from .. import agreement
+from .words import (
+    _MAX_CARDINAL_DIGITS,
+    _SCALES,
+    _WORDS,
+    _alt,
+    _counting,
+    _number_pair,
+    _number_words,
+    _plural_is_one,
+    cardinal,
+    ends_sentence,
+)
+
+# What a rate is per, written after a slash ("$20/hr", "3,50 €/Monat"): the written word -> the spoken one.
+_PER: dict[str, dict[str, str]] = {
+    "en": {
+        **{
+            w: w
+            for w in "month week day year hour night person minute user seat room head unit bottle guest "
+            "ticket session item visit lesson class ride device license box".split()
+        },
+        **{"mo": "month", "wk": "week", "yr": "year", "hr": "hour", "h": "hour", "min": "minute"},
+        **{"pp": "person", "gb": "gigabyte", "kwh": "kilowatt hour", "kg": "kilogram", "lb": "pound"},
+    },
+    "es": {
+        **{w: w for w in "mes semana día año hora noche persona minuto habitación".split()},
+        **{"h": "hora", "min": "minuto", "kg": "kilo", "kwh": "kilovatio hora"},
+    },
+    "de": {
+        **{w.lower(): w for w in "Monat Woche Tag Jahr Stunde Nacht Person Minute Kopf Zimmer".split()},
+        **{
+            "std": "Stunde",
+            "h": "Stunde",
+            "min": "Minute",
+            "kg": "Kilo",
+            "kwh": "Kilowattstunde",
+            "pers": "Person",
+        },
+    },
+    "fr": {
+        **{w: w for w in "mois semaine jour an heure nuit personne minute chambre".split()},
+        **{"h": "heure", "min": "minute", "pers": "personne", "kg": "kilo", "kwh": "kilowattheure"},
+    },
+}
+
+
+# symbol -> (singular, plural, subunit singular, subunit plural); None subunit: no minor unit spoken.
+_CURRENCIES: dict[str, dict[str, tuple[str, str, str | None, str | None]]] = {
+    "en": {
+        # dollars named by their country before the sign ("US$20", "C$49.99", "AU$120")
+        "US$": ("U.S. dollar", "U.S. dollars", "cent", "cents"),
+        "C$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+        "CA$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+        "A$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+        "AU$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+        "NZ$": ("New Zealand dollar", "New Zealand dollars", "cent", "cents"),
+        "$": ("dollar", "dollars", "cent", "cents"),
+        "€": ("euro", "euros", "cent", "cents"),
+        "£": ("pound", "pounds", "penny", "pence"),
+        "¥": ("yen", "yen", None, None),
+        "¢": ("cent", "cents", None, None),
+    },
+    "es": {
+        "$": ("dólar", "dólares", "centavo", "centavos"),
+        "€": ("euro", "euros", "céntimo", "céntimos"),
+        "£": ("libra", "libras", "penique", "peniques"),
+        "¥": ("yen", "yenes", None, None),
+    },
+    "de": {
+        "$": ("Dollar", "Dollar", "Cent", "Cent"),
+        "€": ("Euro", "Euro", "Cent", "Cent"),
+        "£": ("Pfund", "Pfund", "Penny", "Pence"),
+        "¥": ("Yen", "Yen", None, None),
+    },
+    "fr": {
+        "$": ("dollar", "dollars", "cent", "cents"),
+        "€": ("euro", "euros", "centime", "centimes"),
+        "£": ("livre", "livres", "penny", "pence"),
+        "¥": ("yen", "yens", None, None),
+    },
+}
+
+
+# ISO codes written for a currency ("12,50 EUR", "USD 20"): said as the currency's name.
+_ISO_CURRENCY_CODES = {"EUR": "€", "USD": "$", "GBP": "£", "JPY": "¥"}
+
+
+def _currency_names(sym: str, lang: str) -> tuple[str, str, str | None, str | None]:
+    """(one, many, one of the hundredth, many of it) for a written symbol or ISO code."""
+    return _CURRENCIES[lang][_ISO_CURRENCY_CODES.get(sym, sym)]
+
+
+# unit -> (singular, plural) per language; only unambiguous unit spellings after a number.
+_UNITS: dict[str, dict[str, tuple[str, str]]] = {
+    "en": {
+        "km/h": ("kilometer per hour", "kilometers per hour"),
+        "mph": ("mile per hour", "miles per hour"),
+        "km": ("kilometer", "kilometers"),
+        "cm": ("centimeter", "centimeters"),
+        "mm": ("millimeter", "millimeters"),
+        "m": ("meter", "meters"),
+        "kg": ("kilogram", "kilograms"),
+        "mg": ("milligram", "milligrams"),
+        "g": ("gram", "grams"),
+        "lb": ("pound", "pounds"),
+        "lbs": ("pound", "pounds"),
+        "ml": ("milliliter", "milliliters"),
+        "l": ("liter", "liters"),
+        "mi": ("mile", "miles"),
+        "ft": ("foot", "feet"),
+        "°C": ("degree Celsius", "degrees Celsius"),
+        "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+        "°": ("degree", "degrees"),
+        "kHz": ("kilohertz", "kilohertz"),
+        "Hz": ("hertz", "hertz"),
+        "GB": ("gigabyte", "gigabytes"),
+        "MB": ("megabyte", "megabytes"),
+        "KB": ("kilobyte", "kilobytes"),
+        "TB": ("terabyte", "terabytes"),
+        "ms": ("millisecond", "milliseconds"),
+        "min": ("minute", "minutes"),
+        "mins": ("minute", "minutes"),
+        "h": ("hour", "hours"),
+        "hr": ("hour", "hours"),
+        "hrs": ("hour", "hours"),
+        "sec": ("second", "seconds"),
+        "oz": ("ounce", "ounces"),
+        "gal": ("gallon", "gallons"),
+        "yd": ("yard", "yards"),
+        "mL": ("milliliter", "milliliters"),
+        "L": ("liter", "liters"),
+        "kW": ("kilowatt", "kilowatts"),
+        "kWh": ("kilowatt hour", "kilowatt hours"),
+        "MHz": ("megahertz", "megahertz"),
+        "GHz": ("gigahertz", "gigahertz"),
+        "Mbps": ("megabit per second", "megabits per second"),
+        "sq ft": ("square foot", "square feet"),
+        "sq. ft.": ("square foot", "square feet"),
+        "sqft": ("square foot", "square feet"),
+        "psi": ("P.S.I.", "P.S.I."),
+        "yr": ("year", "years"),
+        "yrs": ("year", "years"),
+        "mos": ("month", "months"),
+        "wk": ("week", "weeks"),
+        "wks": ("week", "weeks"),
+    },
+    "es": {
+        "km/h": ("kilómetro por hora", "kilómetros por hora"),
+        "km": ("kilómetro", "kilómetros"),
+        "cm": ("centímetro", "centímetros"),
+        "mm": ("milímetro", "milímetros"),
+        "m": ("metro", "metros"),
+        "kg": ("kilo", "kilos"),
+        "g": ("gramo", "gramos"),
+        "mg": ("miligramo", "miligramos"),
+        "ml": ("mililitro", "mililitros"),
+        "mL": ("mililitro", "mililitros"),
+        "l": ("litro", "litros"),
+        "°C": ("grado", "grados"),
+        "°": ("grado", "grados"),
+        "h": ("hora", "horas"),
+        "min": ("minuto", "minutos"),
+    },
+    "de": {
+        "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"),
+        "km": ("Kilometer", "Kilometer"),
+        "cm": ("Zentimeter", "Zentimeter"),
+        "mm": ("Millimeter", "Millimeter"),
+        "m": ("Meter", "Meter"),
+        "kg": ("Kilogramm", "Kilogramm"),
+        "g": ("Gramm", "Gramm"),
+        "mg": ("Milligramm", "Milligramm"),
+        "ml": ("Milliliter", "Milliliter"),
+        "mL": ("Milliliter", "Milliliter"),
+        "l": ("Liter", "Liter"),
+        "°C": ("Grad Celsius", "Grad Celsius"),
+        "°": ("Grad", "Grad"),
+        "h": ("Stunde", "Stunden"),
+        "min": ("Minute", "Minuten"),
+        "Min.": ("Minute", "Minuten"),
+        "Std.": ("Stunde", "Stunden"),
+        "Std": ("Stunde", "Stunden"),
+    },
+    "fr": {
+        "km/h": ("kilomètre heure", "kilomètres heure"),
+        "km": ("kilomètre", "kilomètres"),
+        "cm": ("centimètre", "centimètres"),
+        "mm": ("millimètre", "millimètres"),
+        "m": ("mètre", "mètres"),
+        "kg": ("kilo", "kilos"),
+        "g": ("gramme", "grammes"),
+        "mg": ("milligramme", "milligrammes"),
+        "ml": ("millilitre", "millilitres"),
+        "mL": ("millilitre", "millilitres"),
+        "l": ("litre", "litres"),
+        "°C": ("degré", "degrés"),
+        "°": ("degré", "degrés"),
+        "h": ("heure", "heures"),
+        "min": ("minute", "minutes"),
+    },
+}
+
+
+def _currency(m: re.Match, lang: str) -> str:
+    if m.group("neg") or m.group("neg2"):
+        return f"{_WORDS[lang]['minus']} {_currency_amount(m, lang)}"
+    said = _currency_amount(m, lang)
+    amount = m.group("amt") or m.group("amt2")
+    if lang == "en" and "." not in amount and not m.group("scale") and _attributive(m):
+        one, many, _, _ = _currency_names(m.group("sym") or m.group("sym2"), lang)
+        said = re.sub(rf"\b{many}$", one, said)  # "a $5 fee": "a five dollar fee", as a compound adjective
+    return said
+
+
+def _attributive(m: re.Match) -> bool:
+    """An English amount between "a"/"an" and the noun it qualifies ("a $50 gift card")."""
+    before = agreement.previous_words(m.string, m.start(), 1)
+    after = agreement.next_word(m.string, m.end())
+    return (
+        bool(before)
+        and before[-1].lower() in ("a", "an")
+        and after[:1].islower()
+        and after not in _NOT_MEASURED
+    )
+
+
+def _currency_amount(m: re.Match, lang: str) -> str:
+    sym = m.group("sym") or m.group("sym2")
+    amount = m.group("amt") or m.group("amt2")
+    return _money(sym, amount, (m.groupdict().get("scale") or "").lower(), m, lang)
+
+
+def _currency_word(m: re.Match, lang: str) -> str:
+    """An amount with cents before the currency's name, as it is written in running text: "29,99 euros al mes"
+    -> "veintinueve euros con noventa y nueve céntimos", "12.50 dollars" -> "twelve dollars and fifty cents"
+    (they were decimals: "veintinueve coma nueve nueve euros")."""
+    return _money(_CURRENCY_BY_NAME[lang][m.group("name").lower()], m.group("amt"), "", m, lang)
+
+
+# A currency's name (singular or plural, any case) -> its symbol, per language.
+_CURRENCY_BY_NAME = {
+    lang: {name.lower(): sym for sym, names in table.items() if sym != "¢" for name in names[:2]}
+    for lang, table in _CURRENCIES.items()
+}
+
+
+def _money(sym: str, amount: str, scale: str, m: re.Match, lang: str) -> str:
+    one, many, sub_one, sub_many = _currency_names(sym, lang)
+    dec_sep = "." if lang == "en" else ","
+    group_sep = "," if lang == "en" else "."
+    if scale:
+        return f"{_number_words(amount, lang)} {cardinal(_SCALES[scale], lang).split()[-1]} {many}"
+    if dec_sep in amount:
+        whole_s, cents_s = amount.rsplit(dec_sep, 1)
+        if len(cents_s) != 2:  # "$80,9" or "$1.5": not cents, read as a decimal amount
+            return f"{_number_words(amount, lang)} {many}"
+    else:
+        whole_s, cents_s = amount, ""
+    # CLDR groups thousands with a (narrow) no-break space in fr, sv, pl, ...: "12 500,50 €"
+    whole_digits = re.sub(r"[\s\u00a0\u202f]", "", whole_s.replace(group_sep, ""))
+    if len(whole_digits) > _MAX_CARDINAL_DIGITS:
+        return f"{_number_words(amount, lang)} {many}"  # no amount: its digits
+    whole = int(whole_digits or "0")
+    cents = int(cents_s or "0")
+    parts = []
+    if whole or not cents:
+        name = one if whole == 1 else many
+        parts.append(f"{_counting(cardinal(whole, lang), str(whole), lang, name.split()[0], m)} {name}")
+    if cents and sub_one:
+        name = sub_one if cents == 1 else sub_many
+        parts.append(f"{_counting(cardinal(cents, lang), str(cents), lang, name.split()[0], m)} {name}")
+    elif cents:
+        parts = [f"{_number_words(amount, lang)} {many}"]
+    return f" {_WORDS[lang]['and']} ".join(parts)
+
+
+# Currency names after a number make it an amount, whatever the cue before it.
+_CURRENCY_WORDS = {
+    lang: frozenset(w.lower() for names in table.values() for w in names[:2]) | {"pesos", "peso", "franken"}
+    for lang, table in _CURRENCIES.items()
+}
+
+
+def _percent(m: re.Match, lang: str) -> str:
+    return f"{_number_words(m.group(1), lang)} {_WORDS[lang]['percent']}"
+
+
+def _unit(m: re.Match, lang: str) -> str:
+    num, unit = m.group("num"), m.group("unit")
+    one, many = _UNITS[lang][unit]
+    name = one if _plural_is_one(num) else many
+    if lang == "en" and _attributive(m):
+        name = one  # "a 2L soda": "a two liter soda", a compound adjective
+    if unit.endswith(".") and ends_sentence(m):
+        name += "."  # "1,5 Std." at the end: the abbreviation's dot is also the full stop
+    return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
+
+
+def _per(m: re.Match, lang: str) -> str:
+    """ "/month" -> "per month", "/user/month" -> "per user per month", "/hr. plus" -> "per hour plus"."""
+    per = _WORDS[lang]["per"]
+    return " ".join(f"{per} {_PER[lang][w.strip().rstrip('.').lower()]}" for w in m.group(0).split("/")[1:])
+
+
+_RATING_BEFORE = frozenset("rated rating ratings score scored scores review reviews graded grade".split())
+
+
+_RATING_AFTER = frozenset("stars star points rating review".split())
+
+
+def _rating(m: re.Match, lang: str) -> str | None:
+    """A score out of 5, 10 or 100 after "rated", "score"... or before "stars": "Rated 4.5/5 stars" -> "four point
+    five out of five stars" (it was "four point five five stars"), "Your score is 98/100" -> "ninety eight out
+    of one hundred". Elsewhere "4/5" is a fraction or a date."""
+    before = agreement.previous_words(m.string, m.start(), 3)
+    after = agreement.next_word(m.string, m.end()).lower()
+    if not (set(w.lower() for w in before) & _RATING_BEFORE or after in _RATING_AFTER):
+        return None
+    score, scale = m.group(1), int(m.group(2))
+    if float(score) > scale:
+        return None
+    return f"{_number_words(score, lang)} out of {cardinal(scale, lang)}"
+
+
+# Words after a length that it does not qualify ("6 feet long", "65 inches and ..."): the plural stays.
+_NOT_MEASURED = frozenset(
+    "and or but long wide tall high deep thick of in on at to with by from for is was are were apart away "
+    "across across taller shorter longer wider".split()
+)
+
+
+_BP_CUE = re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORECASE)
+
+
+def _blood_pressure(m: re.Match, lang: str) -> str | None:
+    """ "Your blood pressure was 120/80" -> "one twenty over eighty" (it was "one hundred and twenty eighty")."""
+    if not _BP_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+        return None
+
+    def said(n: int) -> str:
+        return cardinal(n, lang) if n < 100 else f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
+
+    return f"{said(int(m.group(1)))} over {said(int(m.group(2)))}"
+
+
+def _feet_inches(m: re.Match, lang: str) -> str | None:
+    """Feet and inches written with their marks: 6'2" -> "six foot two", 6' -> "six feet", 65" -> "sixty five
+    inches" (the marks were dropped or read as quotes). A lower-case noun after it makes it an adjective:
+    a 65" TV -> "a sixty five inch TV"."""
+    after = agreement.next_word(m.string, m.end())
+    attributive = (after[:1].islower() and after not in _NOT_MEASURED) or (len(after) > 1 and after.isupper())
+    if m.group("only"):
+        n = m.group("only")
+        return f"{_number_words(n, lang)} {'inch' if attributive or n == '1' else 'inches'}"
+    feet, inches = int(m.group("ft")), m.group("inch")
+    if inches:
+        return f"{cardinal(feet, lang)} foot {cardinal(int(inches), lang)}"
+    return f"{cardinal(feet, lang)} {'foot' if attributive or feet == 1 else 'feet'}"
+
+
+def _currency_alt(lang: str) -> str:
+    """The currency symbols, and the ISO codes as whole words ("EUR" but not the "EUR" of "EURO")."""
+    return (
+        _alt(_CURRENCIES[lang])
+        + "|"
+        + "|".join(rf"(?<![A-Za-z]){c}(?![A-Za-z])" for c in _ISO_CURRENCY_CODES)
+    )

@@ -1,0 +1,286 @@
+"""Number words and the words every rule shares: cardinals, ordinals, years and digits in each language,
+month names, and the small helpers the rule handlers build on."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from num2words import num2words
+
+from .. import agreement, ordinals
+
+# Beyond this many digits a number is read digit by digit ("one nonillion ..." helps nobody).
+_MAX_CARDINAL_DIGITS = 15
+
+
+@lru_cache(maxsize=4096)
+def cardinal(n: int, lang: str) -> str:
+    if len(str(abs(n))) > _MAX_CARDINAL_DIGITS:
+        return digits(str(abs(n)), lang) if n >= 0 else f"{_WORDS[lang]['minus']} {digits(str(-n), lang)}"
+    return _clean_words(num2words(n, lang=lang), lang)
+
+
+@lru_cache(maxsize=1024)
+def ordinal(n: int, lang: str) -> str:
+    return _clean_words(num2words(n, lang=lang, to="ordinal"), lang)
+
+
+@lru_cache(maxsize=1024)
+def year(n: int, lang: str) -> str:
+    return _clean_words(num2words(n, lang=lang, to="year"), lang)
+
+
+def digits(s: str, lang: str) -> str:
+    return " ".join(cardinal(int(d), lang) for d in s if d.isdigit())
+
+
+def _clean_words(words: str, lang: str) -> str:
+    # num2words writes "one thousand, nine hundred and ninety-nine": the commas would become pauses.
+    words = words.replace(",", "")
+    if lang == "en":
+        words = words.replace("-", " ")
+    return " ".join(words.split())
+
+
+def _int(s: str) -> int:
+    # agreement depends on the last digits only; int() refuses thousands of them
+    return int(re.sub(r"[^\d]", "", s)[-_MAX_CARDINAL_DIGITS:] or "0")
+
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "minus": "minus",
+        "point": "point",
+        "percent": "percent",
+        "and": "and",
+        "oclock": "o'clock",
+        "hundred": "hundred",
+        "oh": "oh",
+        # Dotted, so that both espeak-ng and Festival say the letter names "ay em" (Festival reads "AM"
+        # as the word "am", which the voices learned to blur into "and").
+        "am": "a.m.",
+        "pm": "p.m.",
+        "to": "to",
+        "per": "per",
+    },
+    "es": {
+        "minus": "menos",
+        "point": "coma",
+        "percent": "por ciento",
+        "and": "con",
+        "oclock": "en punto",
+        "hundred": "",
+        "oh": "cero",
+        "am": "de la mañana",
+        "pm": "de la tarde",
+        "to": "a",
+        "per": "por",
+    },
+    "de": {
+        "minus": "minus",
+        "point": "Komma",
+        "percent": "Prozent",
+        "and": "und",
+        "oclock": "Uhr",
+        "hundred": "",
+        "oh": "null",
+        "am": "morgens",
+        "pm": "nachmittags",
+        "to": "bis",
+        "per": "pro",
+    },
+    "fr": {
+        "minus": "moins",
+        "point": "virgule",
+        "percent": "pour cent",
+        "and": "et",
+        "oclock": "heures",
+        "hundred": "",
+        "oh": "zéro",
+        "am": "du matin",
+        "pm": "de l'après-midi",
+        "to": "à",
+        "per": "par",
+    },
+}
+
+
+_MONTHS: dict[str, tuple[str, ...]] = {
+    "en": (
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ),
+    "es": (
+        "enero",
+        "febrero",
+        "marzo",
+        "abril",
+        "mayo",
+        "junio",
+        "julio",
+        "agosto",
+        "septiembre",
+        "octubre",
+        "noviembre",
+        "diciembre",
+    ),
+    "de": (
+        "Januar",
+        "Februar",
+        "März",
+        "April",
+        "Mai",
+        "Juni",
+        "Juli",
+        "August",
+        "September",
+        "Oktober",
+        "November",
+        "Dezember",
+    ),
+    "fr": (
+        "janvier",
+        "février",
+        "mars",
+        "avril",
+        "mai",
+        "juin",
+        "juillet",
+        "août",
+        "septembre",
+        "octobre",
+        "novembre",
+        "décembre",
+    ),
+}
+
+
+# English month abbreviations accepted in dates ("Mar. 5", "Sept 5").
+_EN_MONTH_ABBR = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+
+
+_SCALES = {
+    "k": 10**3,
+    "thousand": 10**3,
+    "m": 10**6,
+    "million": 10**6,
+    "mn": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
+    "billion": 10**9,
+    "t": 10**12,
+    "trillion": 10**12,
+}
+
+
+def _plural_is_one(n_text: str) -> bool:
+    return n_text.lstrip("0") == "1" and "." not in n_text and "," not in n_text
+
+
+def _number_words(num: str, lang: str) -> str:
+    """A written number with optional grouping and decimals, in the language's conventions."""
+    dec_sep, group_sep = (".", ",") if lang == "en" else (",", ".")
+    num = num.replace(" ", "").replace("\u202f", "")
+    neg = num.startswith(("-", "\u2212"))
+    num = num.lstrip("-\u2212")
+    if dec_sep in num:
+        whole, frac = num.rsplit(dec_sep, 1)
+    else:
+        whole, frac = num, ""
+    whole = whole.replace(group_sep, "")
+    if len(whole) > _MAX_CARDINAL_DIGITS:  # "1 234 234 ..." past any quantity (and int()'s limit): digits
+        words = digits(whole, lang)
+    else:
+        words = cardinal(int(whole or "0"), lang)
+    if frac:
+        words += f" {_WORDS[lang]['point']} {digits(frac, lang)}"
+    return f"{_WORDS[lang]['minus']} {words}" if neg else words
+
+
+def _spell_letters(letters: str) -> str:
+    """Letters said one by one, written so that espeak-ng and Festival both say the letter names: a run of
+    two or more is a dotted initialism ("F.B.I."), one letter stays a capital. A lone "A" would be read as
+    the article "uh", so the caller joins it to its neighbour with a hyphen ("A-one")."""
+    letters = letters.upper()
+    return letters if len(letters) == 1 else "".join(f"{c}." for c in letters)
+
+
+def _ordinal(m: re.Match, lang: str) -> str:
+    n = int(m.group(1))
+    words = ordinal(n, lang)
+    suffix = m.group(0)[len(m.group(1)) :]
+    if lang == "de":  # "am dritten Mai", "der dritte Platz"
+        return ordinals.german_ordinal(words, agreement.previous_words(m.string, m.start()))
+    if lang == "fr" and n == 1 and suffix == "re":
+        return "première"
+    if lang == "es":
+        if suffix.endswith(("ª", "a")):
+            return ordinals.romance_feminine_ordinal(words)  # "la segunda planta"
+        noun = agreement.next_word(m.string, m.end())
+        if agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
+            return re.sub(r"(prim|terc)ero$", r"\1er", words)  # "el primer piso", "el tercer día"
+    return words
+
+
+def _long_digits(m: re.Match, lang: str) -> str:
+    return digits(m.group(0), lang)
+
+
+def _number(m: re.Match, lang: str) -> str:
+    words = _number_words(m.group(0), lang)
+    return _counting(words, m.group(0), lang, agreement.counted_noun(m.string, m.end(), lang), m)
+
+
+def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None = None) -> str:
+    """An integer's words in the form they take before the noun they count ("una noche", "eine Stunde")."""
+    if lang == "en" or not re.fullmatch(r"\d{1,3}(?:[.\u202f ]\d{3})*|\d+", written):
+        return words
+    # German reads a count's digits before it too: a second conjunct takes the first count's case.
+    before = agreement.previous_words(m.string, m.start(), numbers=lang == "de") if m is not None else []
+    ranged = m is not None and agreement.range_end(m.string, m.end(), lang) is not None
+    return agreement.count_form(words, _int(written), noun, lang, before, ranged)
+
+
+_DOT = {"en": "dot", "es": "punto", "de": "Punkt", "fr": "point"}
+
+
+def _number_pair(n: int, lang: str) -> str:
+    return "hundred" if n == 0 else f"oh {cardinal(n, lang)}" if n < 10 else cardinal(n, lang)
+
+
+def _alt(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def ends_sentence(m: re.Match) -> bool:
+    """True when the text after a match that ends in a period ends, or goes on with a capital (of any
+    script: "г. Москва", "r. Źródło")."""
+    rest = m.string[m.end() :]
+    if not rest.strip():
+        return True
+    nxt = re.match(r"\s+(\w)", rest)
+    return nxt is not None and nxt.group(1).isupper()
