@@ -954,3 +954,80 @@ def test_thousands_of_digits_are_read_not_raised(lang):
         "€" + "1" * 5000,
     ):
         assert normalize(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # amounts beside a currency in the other convention, and pence
+        ("en", "There is a $2.50 convenience fee.", "There is a two dollar and fifty cent convenience fee."),
+        ("en", "a £2.50 fee", "a two pound fifty fee"),
+        (
+            "en",
+            "The total is €1.250,00 today.",
+            "The total is one thousand two hundred and fifty euros today.",
+        ),
+        ("en", "Only $.99 per song.", "Only ninety nine cents per song."),
+        ("en", "It costs 99p, or 1p more.", "It costs ninety nine pence, or one penny more."),
+        ("en", "Watch it in 720p.", "Watch it in seven two zero P."),
+        ("es", "El total es $45.99.", "El total es cuarenta y cinco dólares con noventa y nueve centavos."),
+        ("es", "El precio es $1.250.", "El precio es mil doscientos cincuenta dólares."),
+        ("de", "Das kostet 1.25 €.", "Das kostet einen Euro und fünfundzwanzig Cent."),
+        # clinical units
+        (
+            "en",
+            "Your glucose was 110 mg/dL and potassium 4.1 mmol/L.",
+            "Your glucose was one hundred and ten milligrams per deciliter and potassium four point one"
+            " millimoles per liter.",
+        ),
+        ("de", "Der Wert ist 95 mg/dl.", "Der Wert ist fünfundneunzig Milligramm pro Deziliter."),
+        # phone numbers: a German extension, a French number in threes, a trunk zero in brackets
+        (
+            "de",
+            "Rufen Sie 030 12345-678 an.",
+            "Rufen Sie null drei null, eins zwei drei vier fünf, sechs sieben acht an.",
+        ),
+        (
+            "fr",
+            "Appelez le 0 800 123 456.",
+            "Appelez le zéro, huit cents, cent vingt-trois, quatre cent cinquante-six.",
+        ),
+        ("fr", "+1 555 123 4567", "plus un, cinq cinq cinq, un deux trois, quatre cinq six sept"),
+        (
+            "en",
+            "Call +44 (0)20 7946 0958 today.",
+            "Call plus four four, two zero, seven nine four six, zero nine five eight today.",
+        ),
+        # addresses
+        (
+            "de",
+            "Wir sind in der Goethestr. 12, 10115 Berlin.",
+            "Wir sind in der Goethestraße zwölf, eins null eins eins fünf Berlin.",
+        ),
+        ("de", "Karl-Marx-Str. 5a", "Karl-Marx-Straße fünf a"),
+        ("de", "Ich wohne in der Hauptstr. Sie ist schön.", "Ich wohne in der Hauptstraße. Sie ist schön."),
+        ("de", "Es kamen 12, 10115 Menschen.", "Es kamen zwölf, zehntausendeinhundertfünfzehn Menschen."),
+        (
+            "es",
+            "Vivo en la Av. de la Constitución n.º 5, 3º B izq.",
+            "Vivo en la avenida de la Constitución número cinco, tercero B izquierda.",
+        ),
+        ("es", "Es el 3º piso.", "Es el tercer piso."),
+        ("en", "We are at 12 Elm St. Apt. 4B.", "We are at twelve Elm Street Apartment four B."),
+        ("en", "Go to 500 Main St. NW, then turn.", "Go to five hundred Main Street Northwest, then turn."),
+        ("en", "It is on Elm St. Every day we walk.", "It is on Elm Street. Every day we walk."),
+        # weekdays written short with their dot
+        ("es", "Horario: lun.-vie. de 9 a 18 h.", "Horario: lunes a viernes de nueve a dieciocho horas."),
+        ("fr", "Ouvert lun.-ven.", "Ouvert lundi au vendredi."),
+        # letters joined by "&", and acronyms said as words
+        ("en", "Call AT&T about your FICO score.", "Call A.T. and T about your Fico score."),
+        ("en", "Join the Q&A.", "Join the Q-and-A."),
+        ("en", "I like M&M's.", "I like M and M's."),
+        ("en", "WE & YOU", "WE and YOU"),
+        # a list of dates: its first item is a date too, unless the list is of fractions
+        ("en", "Dates: 3/10, 3/12 and 3/15.", "Dates: March tenth, March twelfth and March fifteenth."),
+        ("en", "Add 1/2, 3/4 or 12/5 of it.", "Add one half, three quarters or twelve fifths of it."),
+    ],
+)
+def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text, expected):
+    assert normalize(text, lang) == expected

@@ -76,6 +76,13 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "p. ej.": "por ejemplo",
         "aprox.": "aproximadamente",
         "Avda.": "avenida",
+        "Av.": "avenida",
+        # an address's floor and door: "3.º B izq." ("n.º" is "n.o" after NFKC)
+        "n.o": "número",
+        "N.o": "número",
+        "izq.": "izquierda",
+        "izda.": "izquierda",
+        "dcha.": "derecha",
         "núm.": "número",
         "pág.": "página",
     },
@@ -120,7 +127,7 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
 # Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
 _SENTENCE_FINAL = {
     "en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."},
-    "es": {"etc."},
+    "es": {"etc.", "izq.", "izda.", "dcha."},
     "de": {"usw.", "ca."},
     "fr": {"etc."},
 }
@@ -213,7 +220,7 @@ def _compound(m: re.Match, lang: str) -> str | None:
 _WORD_ACRONYMS = {
     "NASA", "NATO", "NASDAQ", "ZIP", "PIN", "SIM", "GIF", "JPEG", "LASER", "RADAR", "SCUBA", "UNESCO", "UNICEF",
     "FEMA", "OPEC", "COVID", "AIDS", "IKEA", "SWAT", "NAFTA", "FIFA", "SARS", "ASCII", "RAM", "ROM", "LAN",
-    "WIFI", "DOS", "CAPTCHA", "YAML", "JSON", "OSHA", "HIPAA",
+    "WIFI", "DOS", "CAPTCHA", "YAML", "JSON", "OSHA", "HIPAA", "FICO", "COBRA", "GAAP", "ERISA", "NASCAR",
 }  # fmt: skip
 
 
@@ -243,6 +250,14 @@ def _initialism(m: re.Match, lang: str) -> str | None:
     if len(m.string.split()) >= 3 and not any(c.islower() for c in letters):
         return None
     return _spell_letters(word)
+
+
+def _letters_and(m: re.Match, lang: str) -> str:
+    """Capitals joined by "&" without spaces are spelled: "AT&T" -> "A.T. and T" ("AT" alone is a shouted
+    word), "R&D" -> "R and D". A lone "A" would be the article, so it joins its neighbours: "Q&A" ->
+    "Q-and-A". With spaces ("A & B", "WE & YOU") "&" is the symbol's "and"."""
+    left, right = _spell_letters(m.group(1)), _spell_letters(m.group(2))
+    return f"{left}-and-{right}" if "A" in (left, right) else f"{left} and {right}"
 
 
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:

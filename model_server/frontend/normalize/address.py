@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from .abbreviations import _SYMBOLS
-from .words import _DOT, cardinal, digits
+from .words import _DOT, cardinal, digits, ends_sentence
 
 # US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
 # 62704" -> "Illinois"; it was spelled "I.L.").
@@ -69,8 +69,12 @@ def _street_context(m: re.Match) -> bool:
 
 
 def _street_end(m: re.Match) -> str:
-    # A capital after "Elm Dr." (or the end of the text) means its period also ended the sentence.
-    return "." if m.group("next") or not m.string[m.end() :].strip() else ""
+    # A capital after "Elm Dr." (or the end of the text) means its period also ended the sentence, unless the
+    # address goes on with a unit or a compass point ("12 Elm St. Apt. 4B", "Main St. NW").
+    rest = m.string[m.end() :]
+    if re.match(_ADDRESS_GOES_ON, rest):
+        return ""
+    return "." if m.group("next") or not rest.strip() else ""
 
 
 # Street types written short without their period ("88 Lake St, Chicago", "Pennsylvania Ave NW"): after a
@@ -86,6 +90,31 @@ _COMPASS = {"N": "North", "S": "South", "E": "East", "W": "West", "NE": "Northea
 
 
 _UNITS_OF_ADDRESS = {"Apt": "Apartment", "Ste": "Suite", "Suite": "Suite", "Unit": "Unit", "Rm": "Room"}
+_ADDRESS_GOES_ON = re.compile(
+    rf"\s+(?:(?:{'|'.join(_UNITS_OF_ADDRESS)})\b|#\s?\d|(?:{'|'.join(_COMPASS)})(?![\w'-]|\.\s))"
+)
+
+
+def _german_street(m: re.Match, lang: str) -> str:
+    """ "Goethestr. 12" -> "Goethestraße zwölf", "Karl-Marx-Str." -> "Karl-Marx-Straße"; a sentence's end
+    keeps its period."""
+    stop = "." if not re.match(r"\s*\d", m.string[m.end() :]) and ends_sentence(m) else ""
+    return f"{m.group('name')}{'Straße' if m.group('name').endswith('-') else 'straße'}{stop}"
+
+
+def _german_postcode(m: re.Match, lang: str) -> str | None:
+    """A postcode before its town ("Goethestr. 12, 10115 Berlin") is said digit by digit: after a street and
+    its house number, or at a line's start (German nouns are capitalized too: "12, 10115 Menschen")."""
+    before = m.string[max(0, m.start() - 60) : m.start()]
+    if before and not before.endswith("\n") and not _GERMAN_STREET_BEFORE.search(before):
+        return None
+    return digits(m.group(0), lang)
+
+
+_GERMAN_STREET_BEFORE = re.compile(
+    r"(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|markt)\s+\d+\s?[a-z]?,\s$",
+    re.IGNORECASE,
+)
 
 
 def _street_type(m: re.Match, lang: str) -> str:

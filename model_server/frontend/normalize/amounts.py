@@ -101,6 +101,13 @@ def _currency_names(sym: str, lang: str) -> tuple[str, str, str | None, str | No
 _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     "en": {
         "km/h": ("kilometer per hour", "kilometers per hour"),
+        # clinical units, as a patient's results are read out
+        "mg/dL": ("milligram per deciliter", "milligrams per deciliter"),
+        "mg/dl": ("milligram per deciliter", "milligrams per deciliter"),
+        "mmol/L": ("millimole per liter", "millimoles per liter"),
+        "mmol/l": ("millimole per liter", "millimoles per liter"),
+        "mcg": ("microgram", "micrograms"),
+        "µg": ("microgram", "micrograms"),
         "mph": ("mile per hour", "miles per hour"),
         "km": ("kilometer", "kilometers"),
         "cm": ("centimeter", "centimeters"),
@@ -153,6 +160,10 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "es": {
         "km/h": ("kilómetro por hora", "kilómetros por hora"),
+        "mg/dL": ("miligramo por decilitro", "miligramos por decilitro"),
+        "mg/dl": ("miligramo por decilitro", "miligramos por decilitro"),
+        "mmol/L": ("milimol por litro", "milimoles por litro"),
+        "mmol/l": ("milimol por litro", "milimoles por litro"),
         "km": ("kilómetro", "kilómetros"),
         "cm": ("centímetro", "centímetros"),
         "mm": ("milímetro", "milímetros"),
@@ -170,6 +181,10 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "de": {
         "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"),
+        "mg/dL": ("Milligramm pro Deziliter", "Milligramm pro Deziliter"),
+        "mg/dl": ("Milligramm pro Deziliter", "Milligramm pro Deziliter"),
+        "mmol/L": ("Millimol pro Liter", "Millimol pro Liter"),
+        "mmol/l": ("Millimol pro Liter", "Millimol pro Liter"),
         "km": ("Kilometer", "Kilometer"),
         "cm": ("Zentimeter", "Zentimeter"),
         "mm": ("Millimeter", "Millimeter"),
@@ -190,6 +205,10 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "fr": {
         "km/h": ("kilomètre heure", "kilomètres heure"),
+        "mg/dL": ("milligramme par décilitre", "milligrammes par décilitre"),
+        "mg/dl": ("milligramme par décilitre", "milligrammes par décilitre"),
+        "mmol/L": ("millimole par litre", "millimoles par litre"),
+        "mmol/l": ("millimole par litre", "millimoles par litre"),
         "km": ("kilomètre", "kilomètres"),
         "cm": ("centimètre", "centimètres"),
         "mm": ("millimètre", "millimètres"),
@@ -212,11 +231,22 @@ def _currency(m: re.Match, lang: str) -> str:
     if m.group("neg") or m.group("neg2"):
         return f"{_WORDS[lang]['minus']} {_currency_amount(m, lang)}"
     said = _currency_amount(m, lang)
-    amount = m.group("amt") or m.group("amt2")
-    if lang == "en" and "." not in amount and not m.group("scale") and _attributive(m):
-        one, many, _, _ = _currency_names(m.group("sym") or m.group("sym2"), lang)
-        said = re.sub(rf"\b{many}$", one, said)  # "a $5 fee": "a five dollar fee", as a compound adjective
+    if lang == "en" and not m.group("scale") and _attributive(m):
+        # "a $5 fee": "a five dollar fee", and "a $2.50 fee" "a two dollar and fifty cent fee": compound
+        # adjectives ("pence" keeps its form: "penny" is no adjective)
+        one, many, sub_one, sub_many = _currency_names(m.group("sym") or m.group("sym2"), lang)
+        said = re.sub(rf"\b{many}\b", one, said, count=1)
+        if sub_many and sub_many == f"{sub_one}s":
+            said = re.sub(rf"\b{sub_many}$", sub_one, said)
+        elif sub_many:  # "a £2.50 fee": "a two pound fifty fee"
+            said = re.sub(rf" {_WORDS[lang]['and']} (.+) {sub_many}$", r" \1", said)
     return said
+
+
+def _pence(m: re.Match, lang: str) -> str:
+    """ "99p" -> "ninety nine pence", "1p" -> "one penny"."""
+    n = int(m.group(1))
+    return f"{cardinal(n, lang)} {'penny' if n == 1 else 'pence'}"
 
 
 def _attributive(m: re.Match) -> bool:
@@ -233,8 +263,21 @@ def _attributive(m: re.Match) -> bool:
 
 def _currency_amount(m: re.Match, lang: str) -> str:
     sym = m.group("sym") or m.group("sym2")
-    amount = m.group("amt") or m.group("amt2")
+    amount = _local_amount(m.group("amt") or m.group("amt2"), lang)
     return _money(sym, amount, (m.groupdict().get("scale") or "").lower(), m, lang)
+
+
+def _local_amount(amount: str, lang: str) -> str:
+    """An amount beside its currency, written in the language's own convention. Beside a currency, the other
+    convention is unambiguous: "€1.250,00" in English text and "$45.99" in Spanish (the Americas write
+    the decimal point) have cents, and "$.99" is "$0.99"."""
+    if lang == "en":
+        if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d\d", amount):
+            return amount.replace(".", ",")[:-3] + "." + amount[-2:]
+        return "0" + amount if amount.startswith(".") else amount
+    if re.fullmatch(r"\d+\.\d\d", amount):
+        return amount.replace(".", ",")
+    return amount
 
 
 def _currency_word(m: re.Match, lang: str) -> str:

@@ -83,11 +83,13 @@ def _phone(m: re.Match, lang: str) -> str | None:
     ext = m.groupdict().get("ext")
     if ext:
         text = text[: m.start("extword") - m.start()]
-    if lang != "en" and re.fullmatch(r"\d{1,3}(?:[ .\u202f]\d{3})+", text):
+    # (a group with a leading zero starts no amount: "0 800 123 456" is a French toll-free number)
+    if lang != "en" and re.fullmatch(r"[1-9]\d{0,2}(?:[ .\u202f]\d{3})+", text):
         cued = _PHONE_CUE_ES.search(m.string[max(0, m.start() - 30) : m.start()])
         if not (lang == "es" and cued and re.fullmatch(r"[6-9]\d\d \d{3} \d{3}", text)):
             return None  # "1 000 000" / "1.000.000": a grouped number ("llame al 612 345 678" is a phone)
-    groups = re.findall(r"\d+", text)
+    # "+44 (0)20 ...": the trunk zero in brackets is dialled only from inside the country, and not said
+    groups = re.findall(r"\d+", re.sub(r"\(0\)", "", text) if text.startswith("+") else text)
     if m.groupdict().get("ungrouped"):  # "5551234567" -> 555, 123, 4567; "612345678" -> 612, 345, 678
         groups = (
             [text[:-10], text[-10:-7], text[-7:-4], text[-4:]] if lang == "en" else re.findall(r"\d{3}", text)
@@ -98,6 +100,16 @@ def _phone(m: re.Match, lang: str) -> str | None:
         if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
             said.append(_hundred_code(g, lang))
         elif lang in _PAIRS_AS_NUMBERS and pair_as_number(g, len(groups)):
+            said.append(cardinal(int(g), lang))
+        elif (
+            lang == "fr"
+            and len(g) == 3
+            and g[0] != "0"
+            and groups[0][0] == "0"
+            and len("".join(groups)) == 10
+        ):
+            # a French number in threes, "0 800 123 456": "zéro, huit cents, cent vingt-trois, quatre cent
+            # cinquante-six" (a foreign one, "+1 555 123 4567", keeps its digits)
             said.append(cardinal(int(g), lang))
         else:
             said.append(digits(g, lang))

@@ -291,6 +291,8 @@ def _month_day(m: re.Match, lang: str) -> str | None:
     # Without a cue, what no fraction is written as is a date ("Appointment date: 3/14", "12/5"); "3/4" and
     # "1/2" stay fractions, "24/7" a phrase.
     fraction = 0 < month < day <= 10
+    if cue is None and fraction and _in_date_list(m):
+        cue = m  # "Dates: 3/10, 3/12 and 3/15": a list of dates is dates, its first item too
     if not _valid_date(day, month) or (cue is None and (fraction or (month, day) == (24, 7))):
         return None
     after = agreement.next_word(m.string, m.end())
@@ -299,6 +301,24 @@ def _month_day(m: re.Match, lang: str) -> str | None:
     if cue is not None and cue.group(0).split()[0].lower().rstrip(".,") in _AMOUNT_CUES and month < day <= 4:
         return None  # "cut by 1/3", "from 1/4 to 1/2": a half, a third or a quarter
     return _day_month_year(day, month, None, lang)
+
+
+_LIST_NEXT = re.compile(r"\s*(?:,|and\b|or\b|&)\s*(\d{1,2})/(\d{1,2})(?![\d/])")
+_LIST_PREVIOUS = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})\s*(?:,|and|or|&)\s*$")
+
+
+def _in_date_list(m: re.Match) -> bool:
+    """Whether a month/day item stands in a list beside one that can only be a date (its day above 10)."""
+    after = _LIST_NEXT.match(m.string, m.end())
+    before = _LIST_PREVIOUS.search(m.string[max(0, m.start() - 12) : m.start()])
+    if after is not None and agreement.next_word(m.string, after.end()) == "of":
+        after = None  # "1/2, 3/4 or 12/5 of it": fractions
+    for other in (after, before):
+        if other is not None:
+            month, day = int(other.group(1)), int(other.group(2))
+            if _valid_date(day, month) and not 0 < month < day <= 10:
+                return True
+    return False
 
 
 # Words in -s after a date that are no plural noun ("on 3/4 this year", "due 5/12 as agreed").

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from .abbreviations import _ABBREVIATIONS, _SYMBOLS, _abbrev, _compound, _initialism
+from .abbreviations import _ABBREVIATIONS, _SYMBOLS, _abbrev, _compound, _initialism, _letters_and
 from .address import (
     _COMPASS,
     _STREET_TYPES,
@@ -18,6 +18,8 @@ from .address import (
     _address_unit,
     _compass_street,
     _doctor_drive,
+    _german_postcode,
+    _german_street,
     _saint_street,
     _street_type,
     _us_state,
@@ -32,6 +34,7 @@ from .amounts import (
     _currency_word,
     _feet_inches,
     _money,
+    _pence,
     _per,
     _percent,
     _rating,
@@ -110,6 +113,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     num_eu = r"\d{1,3}(?:[.\u202f ]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"
     num = num_en if lang == "en" else num_eu
     syms = _currency_alt(lang)
+    # Beside a currency, an amount in the other convention too ("€1.250,00" in English, "$45.99" in Spanish;
+    # `amounts._local_amount` reads them), and in English "$.99"
+    money_num = (
+        rf"\d{{1,3}}(?:\.\d{{3}})+,\d\d(?!\d|[.,]\d)|{num}|(?<=[$£€¢])\.\d\d(?!\d|[.,]\d)"
+        if lang == "en"
+        else rf"\d+\.\d\d(?!\d|[.,]\d)|{num}"
+    )
     months = _alt(list(_MONTHS[lang]) + ([m.capitalize() for m in _MONTHS[lang]] if lang != "en" else []))
     if lang == "en":
         months = _alt(
@@ -148,7 +158,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         r"|\d{1,2}(?=\s?[-–]\s?\d{1,2}(?::\d{2})?\s?[aApP]\.?\s?[mM]\.?(?!\w))" if lang == "en" else ""
     )
     weekdays = _alt(_weekdays(lang))
-    en_dot = r"\.?" if lang == "en" else ""  # "Mon.-Fri.": English abbreviations written with a dot
+    # "Mon.-Fri.", "lun.-vie.": abbreviations written with a dot where CLDR writes none
+    day_dot = r"\.?"
     table: list[tuple[str, str, Handler]] = [
         (
             "address",
@@ -175,7 +186,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # not in a chain of days ("Mon-Wed-Fri" stays three days)
         (
             "weekday_range",
-            rf"(?<![\w-])(?P<d1>{weekdays}){en_dot}\s?[-–]\s?(?P<d2>{weekdays})(?P<dot2>{en_dot})(?!\w|\s?[-–]\s?\w)",
+            rf"(?<![\w-])(?P<d1>{weekdays}){day_dot}\s?[-–]\s?(?P<d2>{weekdays})(?P<dot2>{day_dot})(?!\w|\s?[-–]\s?\w)",
             _weekday_range,
         ),
         *(
@@ -195,11 +206,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             # a minus before the amount or its sign is said: "-$23.17", "$-23.17", "-23,17 €" (the sign was a
             # pause, or the euro was lost to the number rule)
             rf"(?P<neg>(?<![\w.,])[-\u2212](?=[^\s\d]|\d))?"
-            rf"(?:(?P<sym>{syms})\s?(?P<neg2>[-\u2212])?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms}))"
+            rf"(?:(?P<sym>{syms})\s?(?P<neg2>[-\u2212])?(?P<amt>{money_num}){scale}|(?P<amt2>{money_num})\s?(?P<sym2>{syms}))"
             # "$95 USD": the code after the sign is the same currency, said once
             r"(?:\s(?:USD|EUR|GBP)\b)?",
             _currency,
         ),
+        # British pence: "99p" (at most two digits: "720p" is a video's lines)
+        *([("pence", r"(?<![\w.,])(\d{1,2})p\b(?!\.\w)", _pence)] if lang == "en" else []),
         *(
             [
                 # "24h/24, 7j/7": around the clock, every day ("vingt-quatre h vingt-quatre" before)
@@ -222,7 +235,19 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     "whole_euros",
                     r"(?<![\w.,])(?P<amt>\d{1,3}(?:\.\d{3})*|\d+),-\s?(?:€|EUR\b|Euro\b)",
                     lambda m, lg: _money("€", m.group("amt"), "", m, lg),
-                )
+                ),
+                # "Goethestr. 12", "Karl-Marx-Str.": the street ("Str." alone is an abbreviation below)
+                (
+                    "street",
+                    r"\b(?P<name>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*-?)(?:str|Str)\.",
+                    _german_street,
+                ),
+                # a postcode after the house number or at a line's start, before its town
+                (
+                    "postcode",
+                    r"(?:(?<=\d, )|(?<=\d[a-z], )|(?<=\n)|^)\d{5}(?=\s+[A-ZÄÖÜ][a-zäöüß])",
+                    _german_postcode,
+                ),
             ]
             if lang == "de"
             else []
@@ -315,8 +340,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             + r"|(?<![\w+])\+\d{1,3}(?:[- ]\(?0?\)?\d{1,10}){2,5}(?!\w|[.,]\d)"
             # 555-0142 (a round "100-1000" is a range)
             + r"|(?<![\w.,-])(?!\d00-\d000(?!\d))\d{3}-\d{4}(?!\w|[.,-]\d)"
-            # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456"
-            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{5,8}(?!\w|[.,-]\d)"
+            # an area code with its leading zero, then the number in one group: "030 1234567", "02/123456",
+            # and a German extension after a dash ("030 12345-678")
+            + r"|(?<![\w.,-])0\d{1,4}\s?[-/ ]\s?\d{5,8}(?:-\d{1,5})?(?!\w|[.,-]\d)"
             # written without groups: a North American number (area code and exchange start with 2-9),
             # a Spanish one (nine digits from 6 to 9)
             + (
@@ -534,6 +560,11 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             )
         )
         table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))
+        # a quadrant after a street type with its period: "500 Main St. NW" (it was spelled "N.W.")
+        after_type = "|".join(rf"(?<=\b{t}\. )" for t in ("St", "Dr", "Ave", "Rd", "Blvd", "Ln", "Ct", "Pl"))
+        table.append(
+            ("street_quadrant", rf"(?:{after_type})(?P<point>[NS][EW]|[NSEW])(?![\w'-])", _compass_street)
+        )
         table.append(
             (
                 "address_unit",
@@ -543,6 +574,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         )
         table.append(("saint_street", r"\bSt\.(?=(?P<next>\s+[A-Z]))?", _saint_street))
         table.append(("doctor_drive", r"\bDr\.(?=(?P<next>\s+[A-Z]))?", _doctor_drive))
+        table.append(("letters_and", r"(?<![\w&])([A-Z]{1,3})&([A-Z]{1,3})(?![\w&'])", _letters_and))
         table.append(("initialism", r"(?<![\w.'-])[A-Z]{2,5}(?![\w']|-[A-Za-z]|\.[A-Za-z])", _initialism))
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     table += [

@@ -241,7 +241,8 @@ def _ordinal(m: re.Match, lang: str) -> str:
         if suffix.endswith(("ª", "a")):
             return ordinals.romance_feminine_ordinal(words)  # "la segunda planta"
         noun = agreement.next_word(m.string, m.end())
-        if agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
+        # (a letter is no noun: the floor "3.º B" is "tercero B")
+        if len(noun) > 1 and agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
             return re.sub(r"(prim|terc)ero$", r"\1er", words)  # "el primer piso", "el tercer día"
     return words
 
