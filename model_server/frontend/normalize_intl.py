@@ -60,6 +60,7 @@ __all__ = ["normalize_segments", "spell_number"]
 
 _MAX_DIGITS = 15
 _CURRENCY_SYMBOLS = {
+    "R$": "BRL",
     "€": "EUR",
     "$": "USD",
     "£": "GBP",
@@ -160,6 +161,11 @@ def _spell_digits_in(text: str, language: str) -> str:
     return re.sub(r"\d+", lambda m: spell_number(int(m.group(0)), language), text)
 
 
+# Group separators written beside CLDR's: Portugal's CLDR groups thousands with a space, but "1.284,37 €" (Brazil's
+# way) is as common there, and the dot was read as a full stop ("um. duzentos ...").
+_GROUP_ALSO = {"pt": "."}
+
+
 def _parse_amount(text: str, language: str) -> tuple[int, str]:
     """(whole part, fraction digits) of a number written with the locale's separators."""
     loc = _locale(language)
@@ -167,8 +173,9 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
     group = get_group_symbol(loc)
     text = text.replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
     whole, _, frac = text.partition(dec) if dec in text else (text, "", "")
-    if group in ".,":
-        whole = whole.replace(group, "")
+    for g in (group, _GROUP_ALSO.get(language, "")):
+        if g and g in ".,":
+            whole = whole.replace(g, "")
     whole = re.sub(r"[^\d]", "", whole)
     # past any quantity (and int()'s limit of 4300 digits) only "many" matters: `_number` says the digits
     return int(whole[: _MAX_DIGITS + 1] or "0"), frac
@@ -755,10 +762,11 @@ def _dotted(m: re.Match, language: str) -> str:
     dwa, jeden sześć osiem, jeden, jeden"), seven digits or more as a phone number. The dot is a pause: the word for it differs by language and
     use, and CLDR does not name it. Groups of thousands written with dots are numbers."""
     text = m.group("dotted")
-    if get_group_symbol(_locale(language)) == "." and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
-        return _number(text, language, m)
     parts = text.split(".")
     kind = dotted_kind(parts)
+    dot_groups = get_group_symbol(_locale(language)) == "." or _GROUP_ALSO.get(language) == "."
+    if dot_groups and kind != "ip" and re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+", text):
+        return _number(text, language, m)
     if kind == "phone":  # "06.12.34.56.78": a phone number written with dots
         return _phone_groups(parts, language)
     ip = kind == "ip"
@@ -798,6 +806,8 @@ def _master(language: str) -> re.Pattern:
     dec = re.escape(get_decimal_symbol(loc))
     group = get_group_symbol(loc)
     group_re = r"[ \u00a0\u202f]" if group.strip() in ("", "\u00a0", "\u202f") else re.escape(group)
+    if language in _GROUP_ALSO:  # (not after a lone zero: "0.001" is no thousand)
+        group_re = f"(?:{group_re}|(?<!(?<!\\d)0){re.escape(_GROUP_ALSO[language])})"
     num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
     # Symbols written with letters (zł, Kč, Ft) only as whole words: "złotych" holds no "zł".
     syms = "|".join(
@@ -990,6 +1000,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
+    if language == "pt" and re.fullmatch(r"[29]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", m.group("num")):
+        # a Portuguese phone number (nine digits, land lines from 2, mobiles from 9), not 912 million
+        return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):

@@ -822,7 +822,7 @@ def test_other_languages(lang, text, expected):
         ("Hi \x00\x07 there", "Hi there"),
         ("\u200b\u200d", ""),
         ("１２ apples at ３:３０ pm", "twelve apples at three thirty p.m."),
-        ("5 km² and 3½", "five kilometers and three and a half"),
+        ("5 km² and 3½", "five square kilometers and three and a half"),
         ("“quoted” – ﬁne…", '"quoted", fine...'),
     ],
 )
@@ -1030,4 +1030,131 @@ def test_thousands_of_digits_are_read_not_raised(lang):
     ],
 )
 def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # Portuguese amounts grouped with dots (Brazil's way, common in Portugal), reais, phone numbers
+        (
+            "pt",
+            "O saldo é de 1.284,37 €.",
+            "O saldo é de mil duzentos e oitenta e quatro euros trinta e sete.",
+        ),
+        ("pt", "Tem 12.500 pontos.", "Tem doze mil e quinhentos pontos."),
+        ("pt", "O valor é de R$ 50.", "O valor é de cinquenta reais brasileiros."),
+        ("pt", "Ligue para o 912 345 678.", "Ligue para o nove um dois, três quatro cinco, seis sete oito."),
+        ("pt", "0.001", "zero. zero zero um"),
+        (
+            "it",
+            "255.255.255.255",
+            "due cinque cinque, due cinque cinque, due cinque cinque, due cinque cinque",
+        ),
+        # a sentence's end after a short street type or weekday; and the address going on
+        ("en", "Turn onto Oak Rd. Then left.", "Turn onto Oak Road. Then left."),
+        ("en", "Call us on Mon. We'll be open.", "Call us on Monday. We'll be open."),
+        (
+            "en",
+            "The office is at 1600 Pennsylvania Ave. NW.",
+            "The office is at sixteen hundred Pennsylvania Avenue Northwest.",
+        ),
+        ("de", "Ihr Flug hat 45 Min. Verspätung.", "Ihr Flug hat fünfundvierzig Minuten Verspätung."),
+        (
+            "de",
+            "Die Fahrt dauert 45 Min. Bitte kommen Sie.",
+            "Die Fahrt dauert fünfundvierzig Minuten. Bitte kommen Sie.",
+        ),
+        # house numbers, PO boxes and compass points of American addresses
+        (
+            "en",
+            "Our warehouse is at 2200 Industrial Blvd, Reno.",
+            "Our warehouse is at twenty two hundred Industrial Boulevard, Reno.",
+        ),
+        ("en", "Send it to P.O. Box 4521.", "Send it to P.O. Box forty five twenty one."),
+        ("en", "Go to 1234 N Main St.", "Go to twelve thirty four North Main Street."),
+        ("en", "It is 2000 Main Street.", "It is two thousand Main Street."),
+        # toll-free numbers without their 1, seats after "is", a doctor's degree
+        ("en", "Call 800-555-0199.", "Call eight hundred, five five five, zero one nine nine."),
+        ("en", "Your seat is 23A.", "Your seat is twenty three A."),
+        ("en", "Your appointment is with Dr. Nguyen, MD.", "Your appointment is with Doctor Nguyen, M.D."),
+        ("en", "Ship it to Baltimore, MD 21201.", "Ship it to Baltimore, Maryland two one two zero one."),
+        # an amount after "the" or a possessive qualifies its noun, unless a verb or a pronoun follows
+        ("en", "after the $50 credit", "after the fifty dollar credit"),
+        ("en", "The $50 you paid", "The fifty dollars you paid"),
+        # months written short after a day, weekdays short in a span
+        ("fr", "Votre RDV est le 12 sept. à 10h.", "Votre RDV est le douze septembre à dix heures."),
+        ("fr", "Le 15 janv.", "Le quinze janvier."),
+        ("es", "Hasta el 31 dic. 2025.", "Hasta el treinta y uno de diciembre de dos mil veinticinco."),
+        ("de", "Am 12. Sept. schließen wir.", "Am zwölften September schließen wir."),
+        ("fr", "Ouvert du lun. au sam.", "Ouvert du lundi au samedi."),
+        ("de", "Wir haben von Mo. bis Sa. geöffnet.", "Wir haben von Montag bis Samstag geöffnet."),
+        ("es", "Voy de mar a mar.", "Voy de mar a mar."),
+        # German and Spanish short forms
+        (
+            "de",
+            "Der Preis beträgt 1.250 € zzgl. MwSt.",
+            "Der Preis beträgt eintausendzweihundertfünfzig Euro zuzüglich Mehrwertsteuer.",
+        ),
+        ("de", "Zinsen: 3,25 % p.a.", "Zinsen: drei Komma zwei fünf Prozent pro Jahr."),
+        ("es", "Tiene 3 uds. en su carrito.", "Tiene tres unidades en su carrito."),
+        ("es", "Le atiende D.ª Carmen Ruiz.", "Le atiende doña Carmen Ruiz."),
+        # how often
+        ("de", "Nehmen Sie 20 Tropfen 3x täglich.", "Nehmen Sie zwanzig Tropfen dreimal täglich."),
+        ("es", "Tome 20 gotas 3x al día.", "Tome veinte gotas tres veces al día."),
+        ("es", "Oferta 2x1.", "Oferta dos por uno."),
+        ("en", "Apply it 2x/day.", "Apply it twice a day."),
+        ("en", "It's 1.5x faster.", "It's one point five times faster."),
+        # units: compound, clinical, data and energy in every language, squared, decimals without trailing zeros
+        ("en", "The dose is 10 mg/kg.", "The dose is ten milligrams per kilogram."),
+        (
+            "en",
+            "It was 120/80 mmHg, pulse 72 bpm.",
+            "It was one twenty over eighty, pulse seventy two beats per minute.",
+        ),
+        (
+            "de",
+            "Sie verbrauchten 3.240 kWh.",
+            "Sie verbrauchten dreitausendzweihundertvierzig Kilowattstunden.",
+        ),
+        ("fr", "Il vous reste 2,5 Go.", "Il vous reste deux virgule cinq gigaoctets."),
+        ("de", "Mit 250 Mbit/s.", "Mit zweihundertfünfzig Megabit pro Sekunde."),
+        ("fr", "L'appartement fait 45 m².", "L'appartement fait quarante-cinq mètres carrés."),
+        ("en", "1,200 ft² and x²", "one thousand two hundred square feet and x"),
+        ("de", "Das Paket ist 1,20 m lang.", "Das Paket ist eins Komma zwei Meter lang."),
+        ("es", "Pesa 1.5 kg.", "Pesa uno coma cinco kilos."),
+        # identifiers after "n°", postcodes before their town
+        (
+            "fr",
+            "Votre commande n° 558912 a été expédiée.",
+            "Votre commande numéro cinq cinq huit neuf un deux a été expédiée.",
+        ),
+        ("es", "Su pedido n° 558912.", "Su pedido número cinco cinco ocho nueve uno dos."),
+        (
+            "fr",
+            "25, rue de la Paix, 75002 Paris.",
+            "vingt-cinq, rue de la Paix, soixante-quinze zéro zéro deux Paris.",
+        ),
+        (
+            "es",
+            "Estamos en calle Alcalá 45, 28014 Madrid.",
+            "Estamos en calle Alcalá cuarenta y cinco, dos ocho cero uno cuatro Madrid.",
+        ),
+        ("es", "C/ Mayor 5", "calle Mayor cinco"),
+        # quarters as year cues, ordinals joined by a hyphen, e-mail marks, a Spanish slash
+        (
+            "en",
+            "Your statement for Q4 2024 is ready.",
+            "Your statement for Q four twenty twenty four is ready.",
+        ),
+        ("en", "The 3rd-party charge.", "The third party charge."),
+        (
+            "en",
+            "Email john_smith+orders@gmail.com now.",
+            "Email john underscore smith plus orders at gmail dot com now.",
+        ),
+        ("es", "Visite www.banco.es/ayuda hoy.", "Visite www punto banco punto es barra ayuda hoy."),
+    ],
+)
+def test_what_the_second_audit_found_in_agent_sentences(lang, text, expected):
     assert normalize(text, lang) == expected

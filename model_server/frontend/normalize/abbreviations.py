@@ -22,14 +22,14 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Sgt.": "Sergeant",
         "Rev.": "Reverend",
         "Mt.": "Mount",
-        "Ave.": "Avenue",
-        "Rd.": "Road",
-        "Blvd.": "Boulevard",
         "etc.": "et cetera",
         "e.g.": "for example",
         "appt.": "appointment",
         "appt": "appointment",
         "Rx": "R X",
+        "qty": "quantity",
+        "Qty": "quantity",
+        "Qty.": "quantity",
         "i.e.": "that is",
         "vs.": "versus",
         "vs": "versus",
@@ -50,9 +50,6 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "p.m.": "p.m.",
         "Ste.": "Suite",
         "Apt.": "Apartment",
-        "Hwy.": "Highway",
-        "Ln.": "Lane",
-        "Ct.": "Court",
         "ext.": "extension",
         "Ext.": "extension",
         "Mon.": "Monday",
@@ -80,11 +77,17 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         # an address's floor and door: "3.º B izq." ("n.º" is "n.o" after NFKC)
         "n.o": "número",
         "N.o": "número",
+        "n°": "número",
+        "N°": "número",
         "izq.": "izquierda",
         "izda.": "izquierda",
         "dcha.": "derecha",
         "núm.": "número",
         "pág.": "página",
+        "uds.": "unidades",
+        "Pza.": "plaza",
+        "D.a": "doña",  # "D.ª" after NFKC
+        "incl.": "incluido",
     },
     "de": {
         "Dr.": "Doktor",
@@ -104,6 +107,14 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "u.a.": "unter anderem",
         "inkl.": "inklusive",
         "vgl.": "vergleiche",
+        "zzgl.": "zuzüglich",
+        "MwSt.": "Mehrwertsteuer",
+        "mtl.": "monatlich",
+        "mind.": "mindestens",
+        "p.a.": "pro Jahr",
+        "p. a.": "pro Jahr",
+        "ggf.": "gegebenenfalls",
+        "zw.": "zwischen",
     },
     "fr": {
         "M.": "Monsieur",
@@ -118,6 +129,7 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "env.": "environ",
         "av.": "avenue",
         "bd": "boulevard",
+        "bât.": "bâtiment",
         "n°": "numéro",
         "N°": "numéro",
     },
@@ -126,9 +138,35 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
 
 # Abbreviations that can also end a sentence: their period is kept when the text ends or a capital follows.
 _SENTENCE_FINAL = {
-    "en": {"etc.", "Inc.", "Ltd.", "Co.", "Corp.", "Jr.", "Sr.", "a.m.", "p.m."},
-    "es": {"etc.", "izq.", "izda.", "dcha."},
-    "de": {"usw.", "ca."},
+    "en": {
+        "etc.",
+        "Inc.",
+        "Ltd.",
+        "Co.",
+        "Corp.",
+        "Jr.",
+        "Sr.",
+        "a.m.",
+        "p.m.",
+        "Dept.",
+        "Jan.",
+        "Feb.",
+        "Aug.",
+        "Sept.",
+        "Oct.",
+        "Nov.",
+        "Dec.",
+        "Mon.",
+        "Tue.",
+        "Tues.",
+        "Wed.",
+        "Thu.",
+        "Thurs.",
+        "Fri.",
+        "Sat.",
+    },
+    "es": {"etc.", "izq.", "izda.", "dcha.", "uds.", "incl."},
+    "de": {"usw.", "ca.", "MwSt.", "mtl.", "p.a.", "p. a.", "inkl."},
     "fr": {"etc."},
 }
 
@@ -263,6 +301,6 @@ def _letters_and(m: re.Match, lang: str) -> str:
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
     key = m.group(0)
     spoken = table[key]
-    if key in _SENTENCE_FINAL[lang] and ends_sentence(m):
+    if key in _SENTENCE_FINAL[lang] and ends_sentence(m, lang):
         spoken += "."
     return spoken

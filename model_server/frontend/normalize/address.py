@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from .abbreviations import _SYMBOLS
-from .words import _DOT, cardinal, digits, ends_sentence
+from .words import _DOT, _number_pair, cardinal, digits, ends_sentence
 
 # US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
 # 62704" -> "Illinois"; it was spelled "I.L.").
@@ -27,29 +27,51 @@ _US_STATES = {
 def _us_state(m: re.Match, lang: str) -> str | None:
     """A state's code after a city: the word before the comma is capitalized ("Springfield, IL"); "That's fine,
     OK." is no state."""
-    city = re.search(r"\b[A-Z][\w'-]*,\s*$", m.string[max(0, m.start() - 40) : m.start()])
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    city = re.search(r"\b[A-Z][\w'-]*,\s*$", before)
+    if (
+        city
+        and m.group("st") in ("MD", "DO", "PA")
+        and re.search(r"\bDr\.?\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?,\s*$", before)
+    ):
+        return None  # "Dr. Nguyen, MD": a doctor's degree, spelled by the initialism rule
     return _US_STATES[m.group("st")] if city else None
 
 
 def spoken_address(text: str, words: dict[str, str], digit: Callable[[int], str]) -> str:
     """An e-mail or web address as it is said: "jane.doe@example.com" -> "jane dot doe at example dot com".
-    `words` names ".", "@" and "/" (a "," is a pause); digits are said one by one with `digit`; the scheme
-    and a closing slash are not said, and "-" and "_" are spaces."""
+    `words` names ".", "@" and "/" (a "," is a pause), and may name "_", "-" and "+", which someone writing the
+    address down needs to hear ("john_smith+orders" -> "john underscore smith plus orders"; without a word
+    they are spaces); digits are said one by one with `digit`; the scheme and a closing slash are not said."""
     text = re.sub(r"^https?://", "", text, flags=re.IGNORECASE).rstrip("/")
     said = []
     for part in re.split(r"([.@/])", text):
         if part in words:
             said.append(words[part])
         elif part:
-            spaced = part.replace("-", " ").replace("_", " ")
+            spaced = re.sub(r"[-_+]", lambda c: f" {words.get(c.group(0), '')} ", part)
             said.append(re.sub(r"\d", lambda d: f" {digit(int(d.group(0)))} ", spaced))
     return re.sub(r"\s+,", ",", " ".join(" ".join(said).split()))
 
 
 def _address(m: re.Match, lang: str) -> str:
-    return spoken_address(
-        m.group(0), {".": _DOT[lang], "@": _SYMBOLS[lang]["@"], "/": "slash"}, lambda d: cardinal(d, lang)
-    )
+    words = {
+        ".": _DOT[lang],
+        "@": _SYMBOLS[lang]["@"],
+        "/": "barra" if lang == "es" else "slash",  # German and French say "slash"
+        "+": _SYMBOLS[lang]["+"],
+        **_ADDRESS_MARKS[lang],
+    }
+    return spoken_address(m.group(0), words, lambda d: cardinal(d, lang))
+
+
+# What "_" and "-" are called when an address is read out.
+_ADDRESS_MARKS = {
+    "en": {"_": "underscore", "-": "dash"},
+    "es": {"_": "guion bajo", "-": "guion"},
+    "de": {"_": "Unterstrich", "-": "Bindestrich"},
+    "fr": {"_": "tiret bas", "-": "tiret"},
+}
 
 
 def _street_context(m: re.Match) -> bool:
@@ -72,7 +94,7 @@ def _street_end(m: re.Match) -> str:
     # A capital after "Elm Dr." (or the end of the text) means its period also ended the sentence, unless the
     # address goes on with a unit or a compass point ("12 Elm St. Apt. 4B", "Main St. NW").
     rest = m.string[m.end() :]
-    if re.match(_ADDRESS_GOES_ON, rest):
+    if _ADDRESS_GOES_ON.match(rest):
         return ""
     return "." if m.group("next") or not rest.strip() else ""
 
@@ -95,26 +117,74 @@ _ADDRESS_GOES_ON = re.compile(
 )
 
 
+# Street types written short with their period ("5th Ave.", "Oak Rd. Then left"); "St." and "Dr." have rules of
+# their own (Saint, Doctor).
+_STREET_ABBREVIATIONS = {"Ave.": "Avenue", "Rd.": "Road", "Blvd.": "Boulevard", "Ln.": "Lane", "Ct.": "Court",
+                         "Hwy.": "Highway"}  # fmt: skip
+
+
+def _street_abbreviation(m: re.Match, lang: str) -> str:
+    """ "Oak Rd." -> "Oak Road", with the period when it also ends the sentence ("Oak Rd. Then left."), not
+    when the address goes on ("Pennsylvania Ave. NW", "Elm Rd. Apt. 4")."""
+    if _ADDRESS_GOES_ON.match(m.string, m.end()):
+        return _STREET_ABBREVIATIONS[m.group(0)]
+    return _STREET_ABBREVIATIONS[m.group(0)] + ("." if ends_sentence(m) else "")
+
+
+# A street after a house number: up to three capitalized words and a street type, written out or short.
+_STREET_NAME = (
+    r"(?:[A-Z][\w'-]*\s+){1,3}"
+    r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Ct|Court|Way|Pl|Place|Pkwy|Parkway|Hwy"
+    r"|Highway|Ter|Terrace|Cir|Circle|Sq|Square)\b"
+)
+_STREET_AHEAD = rf"(?=\s+(?:[NSEW]\.?\s+)?{_STREET_NAME})"
+
+
+def _house_number(m: re.Match, lang: str) -> str:
+    """A four-digit house number is said in pairs, as Americans say them: "2200 Industrial Blvd" -> "twenty two
+    hundred", "4521 Oak St" -> "forty five twenty one" (a round thousand stays "two thousand")."""
+    n = int(m.group(0))
+    return cardinal(n, lang) if n % 1000 == 0 else f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
+
+
 def _german_street(m: re.Match, lang: str) -> str:
     """ "Goethestr. 12" -> "Goethestraße zwölf", "Karl-Marx-Str." -> "Karl-Marx-Straße"; a sentence's end
     keeps its period."""
-    stop = "." if not re.match(r"\s*\d", m.string[m.end() :]) and ends_sentence(m) else ""
+    stop = "." if not re.match(r"\s*\d", m.string[m.end() :]) and ends_sentence(m, lang) else ""
     return f"{m.group('name')}{'Straße' if m.group('name').endswith('-') else 'straße'}{stop}"
 
 
-def _german_postcode(m: re.Match, lang: str) -> str | None:
-    """A postcode before its town ("Goethestr. 12, 10115 Berlin") is said digit by digit: after a street and
-    its house number, or at a line's start (German nouns are capitalized too: "12, 10115 Menschen")."""
-    before = m.string[max(0, m.start() - 60) : m.start()]
-    if before and not before.endswith("\n") and not _GERMAN_STREET_BEFORE.search(before):
+def _postcode(m: re.Match, lang: str) -> str | None:
+    """A postcode before its town, after a street (`_STREET_BEFORE_POSTCODE`) or at a line's start: digit by
+    digit in German and Spanish ("Goethestr. 12, 10115 Berlin" -> "eins null eins eins fünf Berlin", "calle
+    Alcalá 45, 28014 Madrid"), the département and then the digits in French ("rue de la Paix, 75002 Paris" ->
+    "soixante-quinze zéro zéro deux"). Elsewhere five digits before a capital stay a number: German capitalizes
+    its nouns ("12, 10115 Menschen")."""
+    before = m.string[max(0, m.start() - 80) : m.start()]
+    if before and not before.endswith("\n") and not _STREET_BEFORE_POSTCODE[lang].search(before):
         return None
-    return digits(m.group(0), lang)
+    code = m.group(0)
+    if lang == "fr":
+        return f"{cardinal(int(code[:2]), lang)} {digits(code[2:], lang)}"
+    return digits(code, lang)
 
 
-_GERMAN_STREET_BEFORE = re.compile(
-    r"(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|markt)\s+\d+\s?[a-z]?,\s$",
-    re.IGNORECASE,
-)
+# A street, its house number and what may follow them up to the comma before the postcode.
+_STREET_BEFORE_POSTCODE = {
+    "de": re.compile(
+        r"(?:stra(?:ß|ss)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|markt)\s+\d+\s?[a-z]?,\s$",
+        re.IGNORECASE,
+    ),
+    "es": re.compile(
+        r"\b(?:calle|c/|avenida|avda\.|av\.|plaza|pza\.|paseo|camino|carretera|ronda|traves[ií]a|glorieta)\s"
+        r"[^\n]{0,60}\d[^\n]{0,20},\s$",
+        re.IGNORECASE,
+    ),
+    "fr": re.compile(
+        r"\b(?:rue|avenue|av\.|boulevard|bd|place|chemin|all[ée]e|impasse|quai|route|cours)\s[^\n]{0,60},\s$",
+        re.IGNORECASE,
+    ),
+}
 
 
 def _street_type(m: re.Match, lang: str) -> str:

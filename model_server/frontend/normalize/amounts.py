@@ -101,7 +101,21 @@ def _currency_names(sym: str, lang: str) -> tuple[str, str, str | None, str | No
 _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     "en": {
         "km/h": ("kilometer per hour", "kilometers per hour"),
+        "m2": ("square meter", "square meters"),
+        "km2": ("square kilometer", "square kilometers"),
+        "cm2": ("square centimeter", "square centimeters"),
+        "ft2": ("square foot", "square feet"),
+        "mi2": ("square mile", "square miles"),
+        "m3": ("cubic meter", "cubic meters"),
+        "cm3": ("cubic centimeter", "cubic centimeters"),
         # clinical units, as a patient's results are read out
+        "ng": ("nanogram", "nanograms"),
+        "pg": ("picogram", "picograms"),
+        "mmHg": ("millimeter of mercury", "millimeters of mercury"),
+        "bpm": ("beat per minute", "beats per minute"),
+        "kbps": ("kilobit per second", "kilobits per second"),
+        "secs": ("second", "seconds"),
+        "dL": ("deciliter", "deciliters"),
         "mg/dL": ("milligram per deciliter", "milligrams per deciliter"),
         "mg/dl": ("milligram per deciliter", "milligrams per deciliter"),
         "mmol/L": ("millimole per liter", "millimoles per liter"),
@@ -160,6 +174,18 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "es": {
         "km/h": ("kilómetro por hora", "kilómetros por hora"),
+        "m2": ("metro cuadrado", "metros cuadrados"),
+        "km2": ("kilómetro cuadrado", "kilómetros cuadrados"),
+        "cm2": ("centímetro cuadrado", "centímetros cuadrados"),
+        "m3": ("metro cúbico", "metros cúbicos"),
+        "kWh": ("kilovatio hora", "kilovatios hora"),
+        "GB": ("gigabyte", "gigabytes"),
+        "MB": ("megabyte", "megabytes"),
+        "TB": ("terabyte", "terabytes"),
+        "Mbps": ("megabit por segundo", "megabits por segundo"),
+        "Mb/s": ("megabit por segundo", "megabits por segundo"),
+        "Gbps": ("gigabit por segundo", "gigabits por segundo"),
+        "mmHg": ("milímetro de mercurio", "milímetros de mercurio"),
         "mg/dL": ("miligramo por decilitro", "miligramos por decilitro"),
         "mg/dl": ("miligramo por decilitro", "miligramos por decilitro"),
         "mmol/L": ("milimol por litro", "milimoles por litro"),
@@ -181,6 +207,19 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "de": {
         "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"),
+        "m2": ("Quadratmeter", "Quadratmeter"),
+        "km2": ("Quadratkilometer", "Quadratkilometer"),
+        "cm2": ("Quadratzentimeter", "Quadratzentimeter"),
+        "m3": ("Kubikmeter", "Kubikmeter"),
+        "qm": ("Quadratmeter", "Quadratmeter"),
+        "kWh": ("Kilowattstunde", "Kilowattstunden"),
+        "GB": ("Gigabyte", "Gigabyte"),
+        "MB": ("Megabyte", "Megabyte"),
+        "TB": ("Terabyte", "Terabyte"),
+        "Mbit/s": ("Megabit pro Sekunde", "Megabit pro Sekunde"),
+        "Gbit/s": ("Gigabit pro Sekunde", "Gigabit pro Sekunde"),
+        "Mbps": ("Megabit pro Sekunde", "Megabit pro Sekunde"),
+        "mmHg": ("Millimeter Quecksilbersäule", "Millimeter Quecksilbersäule"),
         "mg/dL": ("Milligramm pro Deziliter", "Milligramm pro Deziliter"),
         "mg/dl": ("Milligramm pro Deziliter", "Milligramm pro Deziliter"),
         "mmol/L": ("Millimol pro Liter", "Millimol pro Liter"),
@@ -205,6 +244,19 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "fr": {
         "km/h": ("kilomètre heure", "kilomètres heure"),
+        "m2": ("mètre carré", "mètres carrés"),
+        "km2": ("kilomètre carré", "kilomètres carrés"),
+        "cm2": ("centimètre carré", "centimètres carrés"),
+        "m3": ("mètre cube", "mètres cubes"),
+        "kWh": ("kilowattheure", "kilowattheures"),
+        "Go": ("gigaoctet", "gigaoctets"),
+        "Mo": ("mégaoctet", "mégaoctets"),
+        "To": ("téraoctet", "téraoctets"),
+        "GB": ("gigaoctet", "gigaoctets"),
+        "Mbit/s": ("mégabit par seconde", "mégabits par seconde"),
+        "Gbit/s": ("gigabit par seconde", "gigabits par seconde"),
+        "Mb/s": ("mégabit par seconde", "mégabits par seconde"),
+        "mmHg": ("millimètre de mercure", "millimètres de mercure"),
         "mg/dL": ("milligramme par décilitre", "milligrammes par décilitre"),
         "mg/dl": ("milligramme par décilitre", "milligrammes par décilitre"),
         "mmol/L": ("millimole par litre", "millimoles par litre"),
@@ -250,15 +302,23 @@ def _pence(m: re.Match, lang: str) -> str:
 
 
 def _attributive(m: re.Match) -> bool:
-    """An English amount between "a"/"an" and the noun it qualifies ("a $50 gift card")."""
+    """An English amount between a determiner and the noun it qualifies ("a $50 gift card", "the $50 credit",
+    "your 2L bottle"). After "the" and the possessives the next word may also be a verb or a pronoun ("the $50
+    you paid", "the $50 will be refunded"), so those are left out."""
     before = agreement.previous_words(m.string, m.start(), 1)
     after = agreement.next_word(m.string, m.end())
-    return (
-        bool(before)
-        and before[-1].lower() in ("a", "an")
-        and after[:1].islower()
-        and after not in _NOT_MEASURED
-    )
+    if not before or not after[:1].islower() or after in _NOT_MEASURED:
+        return False
+    determiner = before[-1].lower()
+    return determiner in ("a", "an") or (determiner in _DEFINITE and after not in _NOT_A_NOUN)
+
+
+_DEFINITE = frozenset("the your our my their his her this that each every".split())
+_NOT_A_NOUN = frozenset(
+    "you we they he she it i that which who will would can could should must may might has have had be been "
+    "being back off up out over here there now today already still just then plus minus more less per each "
+    "was were is are do does did gets got goes went comes came".split()
+)
 
 
 def _currency_amount(m: re.Match, lang: str) -> str:
@@ -275,7 +335,7 @@ def _local_amount(amount: str, lang: str) -> str:
         if re.fullmatch(r"\d{1,3}(?:\.\d{3})+,\d\d", amount):
             return amount.replace(".", ",")[:-3] + "." + amount[-2:]
         return "0" + amount if amount.startswith(".") else amount
-    if re.fullmatch(r"\d+\.\d\d", amount):
+    if re.fullmatch(r"\d+\.\d\d?", amount):  # ("1.5 kg" too, beside a unit)
         return amount.replace(".", ",")
     return amount
 
@@ -336,14 +396,27 @@ def _percent(m: re.Match, lang: str) -> str:
 
 
 def _unit(m: re.Match, lang: str) -> str:
-    num, unit = m.group("num"), m.group("unit")
+    num, unit = _without_trailing_zeros(_local_amount(m.group("num"), lang), lang), m.group("unit")
     one, many = _UNITS[lang][unit]
     name = one if _plural_is_one(num) else many
     if lang == "en" and _attributive(m):
         name = one  # "a 2L soda": "a two liter soda", a compound adjective
-    if unit.endswith(".") and ends_sentence(m):
+    if m.group("per_unit"):  # "10 mg/kg": "ten milligrams per kilogram"
+        name += f" {_WORDS[lang]['per']} {_UNITS[lang][m.group('per_unit')][0]}"
+    elif unit.endswith(".") and ends_sentence(m, lang):
         name += "."  # "1,5 Std." at the end: the abbreviation's dot is also the full stop
     return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
+
+
+def _without_trailing_zeros(num: str, lang: str) -> str:
+    """A measure's decimals without their trailing zeros: "1,20 m" is "eins Komma zwei Meter" (it was "eins Komma
+    zwei null"), "2.0 kg" "two kilograms"."""
+    dec = "." if lang == "en" else ","
+    if dec not in num:
+        return num
+    whole, frac = num.rsplit(dec, 1)
+    frac = frac.rstrip("0")
+    return f"{whole}{dec}{frac}" if frac else whole
 
 
 def _per(m: re.Match, lang: str) -> str:
@@ -383,8 +456,9 @@ _BP_CUE = re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORE
 
 
 def _blood_pressure(m: re.Match, lang: str) -> str | None:
-    """ "Your blood pressure was 120/80" -> "one twenty over eighty" (it was "one hundred and twenty eighty")."""
-    if not _BP_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+    """ "Your blood pressure was 120/80" -> "one twenty over eighty" (it was "one hundred and twenty eighty"), and
+    "120/80 mmHg" without the cue (the unit is not said, as a nurse reads it)."""
+    if not m.group("mmhg") and not _BP_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
         return None
 
     def said(n: int) -> str:
@@ -415,3 +489,28 @@ def _currency_alt(lang: str) -> str:
         + "|"
         + "|".join(rf"(?<![A-Za-z]){c}(?![A-Za-z])" for c in _ISO_CURRENCY_CODES)
     )
+
+
+_TIMES_WORD = {"en": "times", "es": "veces", "de": "mal", "fr": "fois"}
+# How often, written "3x" ("3x täglich", "2x/day"): the language's word for so many times.
+_TIMES_PER = {"day": "a day", "d": "a day", "week": "a week", "wk": "a week", "month": "a month", "mo": "a month",
+              "year": "a year", "yr": "a year", "hour": "an hour", "hr": "an hour"}  # fmt: skip
+
+
+def _times(m: re.Match, lang: str) -> str:
+    """ "3x täglich" -> "dreimal täglich", "2x/day" -> "twice a day", "3x al día" -> "tres veces al día",
+    "2 x par jour" -> "deux fois par jour"."""
+    if not m.group("n").isdigit():  # "1.5x faster": "one point five times faster"
+        words = _number_words(_local_amount(m.group("n"), lang), lang)
+        return f"{words} {_TIMES_WORD[lang]}"
+    n = int(m.group("n"))
+    if lang == "en":
+        said = {1: "once", 2: "twice"}.get(n) or f"{cardinal(n, lang)} times"
+    elif lang == "de":
+        said = ("ein" if n == 1 else cardinal(n, lang)) + "mal"
+    elif lang == "es":
+        said = "una vez" if n == 1 else f"{cardinal(n, lang)} veces"
+    else:
+        said = "une fois" if n == 1 else f"{cardinal(n, lang)} fois"
+    per = m.group("per")
+    return f"{said} {_TIMES_PER[per.lower()]}" if per else said

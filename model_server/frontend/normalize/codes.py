@@ -97,7 +97,9 @@ def _phone(m: re.Match, lang: str) -> str | None:
         groups = [g for g in groups if g]
     said = []
     for i, g in enumerate(groups):
-        if lang == "en" and i > 0 and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and groups[0] == "1":
+        # "1-800-555-0199", and "800-555-0199" without its 1: "eight hundred"
+        area_code = i == 1 and groups[0] == "1" or i == 0 and [len(x) for x in groups] == [3, 3, 4]
+        if lang == "en" and g in _HUNDRED_AREA_CODES and len(groups) >= 3 and area_code:
             said.append(_hundred_code(g, lang))
         elif lang in _PAIRS_AS_NUMBERS and pair_as_number(g, len(groups)):
             said.append(cardinal(int(g), lang))
@@ -175,9 +177,10 @@ _CODE_CUE = re.compile(
 # "es", "est") and an article ("le"), a colon or "#".
 _CODE_CUE_EU = {
     "es": re.compile(
-        r"\b(?:n[uú]mero|n\.?[ºo°]|c[oó]digo(?:\s+postal|\s+de\s+verificaci[oó]n|\s+de\s+un\s+solo\s+uso)?|"
+        # ("n°": no word boundary after "°")
+        r"(?:\bn\.?°|\b(?:n[uú]mero|n\.?[ºo]|c[oó]digo(?:\s+postal|\s+de\s+verificaci[oó]n|\s+de\s+un\s+solo\s+uso)?|"
         r"cp|pin|pedido|referencia|ref|reserva|localizador|ticket|expediente|id|seguimiento|dni|nif|"
-        r"terminad[ao]\s+en|acaba\s+en|termina\s+en)\b\.?"
+        r"terminad[ao]\s+en|acaba\s+en|termina\s+en)\b\.?)"
         r"(?:\s+(?:de(?:l)?\s+(?:pedido|cliente|referencia|reserva|cuenta|factura|tel[eé]fono|seguimiento|"
         r"expediente|serie|socio|p[oó]liza|confirmaci[oó]n|contrato)|es|era|el|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
@@ -189,9 +192,10 @@ _CODE_CUE_EU = {
         re.IGNORECASE,
     ),
     "fr": re.compile(
-        r"\b(?:num[eé]ro|n[°o]|code(?:\s+postal|\s+de\s+v[eé]rification|\s+[aà]\s+usage\s+unique)?|cp|pin|"
-        r"commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|dossier|ticket|suivi|id|identifiant|"
-        r"se\s+terminant\s+par|terminant\s+par|finissant\s+par)\b\.?"
+        # ("n°": no word boundary after "°")
+        r"(?:\bn°|\b(?:num[eé]ro|no|code(?:\s+postal|\s+de\s+v[eé]rification|\s+[aà]\s+usage\s+unique)?|cp|"
+        r"pin|commande|r[eé]f[eé]rence|r[eé]f|r[eé]servation|dossier|ticket|suivi|id|identifiant|"
+        r"se\s+terminant\s+par|terminant\s+par|finissant\s+par)\b\.?)"
         r"(?:\s+(?:d[eu]\s+(?:commande|client|r[eé]f[eé]rence|r[eé]servation|dossier|facture|t[eé]l[eé]phone|"
         r"suivi|s[eé]rie|compte|confirmation|contrat)|est|était|le|la|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,
@@ -261,7 +265,9 @@ def _spaced_code(m: re.Match, lang: str) -> str | None:
 
 
 _SEAT_CUE = re.compile(
-    r"\b(?:gate|seat|terminal|row|platform|pier|bay|dock|concourse|track)\s*$", re.IGNORECASE
+    r"\b(?:gate|seat|terminal|row|platform|pier|bay|dock|concourse|track)(?:\s+(?:is|was|will\s+be|number))?\s*$"
+    r"|\b(?:you(?:'re|\s+are)\s+in|sitting\s+in)\s*$",
+    re.IGNORECASE,
 )
 
 
@@ -360,14 +366,14 @@ def _phone_spaced(m: re.Match, lang: str) -> str | None:
 
 
 _FLIGHT_ROOM_CUE = re.compile(
-    r"\b(?:flight|room|rm)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$", re.I
+    r"\b(?:flight|room|rm|box)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$", re.I
 )
 
 
 def _flight_room(m: re.Match, lang: str) -> str | None:
     """A flight's or a room's number is said in pairs, whatever follows it: "flight UA 1234 departs" ->
     "twelve thirty four" (it was "one thousand two hundred and thirty four" before a word), "room 1412" ->
-    "fourteen twelve", "room 405" -> "four oh five"."""
+    "fourteen twelve", "room 405" -> "four oh five", "P.O. Box 4521" -> "forty five twenty one"."""
     if not _FLIGHT_ROOM_CUE.search(m.string[max(0, m.start() - 30) : m.start()]):
         return None
     text = m.group(0)

@@ -10,6 +10,7 @@ from .. import agreement, ordinals
 from .words import (
     _DOT,
     _EN_MONTH_ABBR,
+    _MONTH_ABBR_AFTER_DAY,
     _MONTHS,
     _WORDS,
     _number,
@@ -95,13 +96,16 @@ def _slash_date(m: re.Match, lang: str) -> str | None:
 
 def _month_name_date(m: re.Match, lang: str) -> str | None:
     g = m.groupdict()
-    month_word = (g.get("mon") or g.get("mon2") or "").rstrip(".")
+    written = g.get("mon") or g.get("mon2") or ""
+    month_word = written.rstrip(".")
     day = int(g.get("day") or g.get("day2"))
     yr = g.get("yr") or g.get("yr2")
-    month = _month_index(month_word, lang)
+    month = _MONTH_ABBR_AFTER_DAY.get(lang, {}).get(written) or _month_index(month_word, lang)
     if month is None or not _valid_date(day, month):
         return None
     said = _day_month_year(day, month, int(yr) if yr else None, lang, _date_context(m))
+    if written in _MONTH_ABBR_AFTER_DAY.get(lang, {}) and not yr and ends_sentence(m, lang):
+        said += "."  # "le 12 sept.": the abbreviation's period also ends the sentence
     if g.get("end"):  # "December twentieth to twenty third", "November seventh to November ninth"
         end_month = _month_index(g["mon3"].rstrip("."), lang) if g.get("mon3") else month
         end = int(g["end"])
@@ -186,7 +190,7 @@ def _decade(m: re.Match, lang: str) -> str:
 # Words after which a four-digit number is a year: "in 2024", "since 1999", "the 2024 election".
 _YEAR_CUE = re.compile(
     r"\b(?:in|since|from|until|till|through|by|of|during|before|after|circa|year|summer|spring|fall|autumn|"
-    r"winter|the|this|that|their|our|your|its|his|her|early|late|mid|class|vintage)\s*$"
+    r"winter|the|this|that|their|our|your|its|his|her|early|late|mid|class|vintage|Q[1-4]|H[12]|FY)\s*$"
     r"|\b(?:" + "|".join(_MONTHS["en"]) + r")\.?,?\s*$",
     re.IGNORECASE,
 )
@@ -348,6 +352,26 @@ def _weekday_short(m: re.Match, lang: str) -> str:
     if m.string[m.end() : m.end() + 1] == "/":  # "Tue/Thu" -> "Tuesday and Thursday"
         return f"{day} {_WORDS[lang]['and']}"
     return day
+
+
+# The words that open and join a span of days: "du lun. au sam.", "von Mo. bis Sa.", "de lun. a sáb.", "from Mon.
+# to Fri." (a dash between them is `ranges._weekday_range`'s).
+_DAY_SPAN_WORDS = {
+    "en": (("from",), ("to", "through", "thru", "till", "until")),
+    "es": (("de", "del"), ("a", "al", "hasta")),
+    "de": (("von",), ("bis",)),
+    "fr": (("du", "de"), ("au", "à")),
+}
+
+
+def _weekday_span(m: re.Match, lang: str) -> str | None:
+    """ "du lun. au sam." -> "du lundi au samedi": both days written short in a span said with words (the same
+    day twice is none: "de mar a mar" is the sea)."""
+    days = _SHORT_WEEKDAYS[lang]
+    if m.group("d1") == m.group("d2"):
+        return None
+    stop = "." if m.group("dot2") and ends_sentence(m, lang) else ""
+    return f"{days[m.group('d1')]} {m.group('link')} {days[m.group('d2')]}{stop}"
 
 
 # Spanish and French write a day and a month with a slash too: after an article or a preposition of time

@@ -204,7 +204,7 @@ def _weekday_range(m: re.Match, lang: str) -> str | None:
     if lang == "fr" and link == "à":
         link = "au"
     dotted = m.group("d2").endswith(".") or m.groupdict().get("dot2")
-    stop = "." if dotted and ends_sentence(m) else ""  # "Mo.-Fr." ends a sentence
+    stop = "." if dotted and ends_sentence(m, lang) else ""  # "Mo.-Fr." ends a sentence
     return f"{days[m.group('d1')]} {link} {days[m.group('d2')]}{stop}"
 
 

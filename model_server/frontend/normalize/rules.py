@@ -11,6 +11,8 @@ from functools import cache
 from .abbreviations import _ABBREVIATIONS, _SYMBOLS, _abbrev, _compound, _initialism, _letters_and
 from .address import (
     _COMPASS,
+    _STREET_AHEAD,
+    _STREET_NAME,
     _STREET_TYPES,
     _UNITS_OF_ADDRESS,
     _US_STATES,
@@ -18,9 +20,11 @@ from .address import (
     _address_unit,
     _compass_street,
     _doctor_drive,
-    _german_postcode,
     _german_street,
+    _house_number,
+    _postcode,
     _saint_street,
+    _street_abbreviation,
     _street_type,
     _us_state,
 )
@@ -38,6 +42,7 @@ from .amounts import (
     _per,
     _percent,
     _rating,
+    _times,
     _unit,
 )
 from .codes import (
@@ -55,6 +60,7 @@ from .codes import (
     _vanity,
 )
 from .dates import (
+    _DAY_SPAN_WORDS,
     _SHORT_WEEKDAYS,
     _card_expiry,
     _decade,
@@ -70,6 +76,7 @@ from .dates import (
     _time,
     _time_hour,
     _weekday_short,
+    _weekday_span,
     _weekdays,
     _year,
 )
@@ -87,6 +94,7 @@ from .ranges import (
 from .words import (
     _EN_MONTH_ABBR,
     _MAX_CARDINAL_DIGITS,
+    _MONTH_ABBR_AFTER_DAY,
     _MONTHS,
     _alt,
     _long_digits,
@@ -128,6 +136,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             + [a.capitalize() for a in _EN_MONTH_ABBR]
         )
     units = _alt(_UNITS[lang])
+    unit_num = num if lang == "en" else rf"\d+\.\d\d?(?!\d)|{num}"
+    # after a day, a month may also be written short with its period ("12 sept.", "15 de dic.")
+    months_after_day = (
+        rf"(?:{_alt(_MONTH_ABBR_AFTER_DAY[lang])})(?!\w)|{months}"
+        if lang in _MONTH_ABBR_AFTER_DAY
+        else months
+    )
     ordinal_suffix = {
         "en": r"(?:st|nd|rd|th)",
         "es": r"(?:\.?º|\.?ª|\.?o|\.?a|\.?er)",  # "1.º", "1.er" (primer, tercer: the RAE's short forms)
@@ -242,16 +257,41 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     r"\b(?P<name>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]+)*-?)(?:str|Str)\.",
                     _german_street,
                 ),
-                # a postcode after the house number or at a line's start, before its town
-                (
-                    "postcode",
-                    r"(?:(?<=\d, )|(?<=\d[a-z], )|(?<=\n)|^)\d{5}(?=\s+[A-ZÄÖÜ][a-zäöüß])",
-                    _german_postcode,
-                ),
             ]
             if lang == "de"
             else []
         ),
+        *(
+            [
+                # a postcode after a street and its comma, or at a line's start, before its town
+                (
+                    "postcode",
+                    r"(?:(?<=, )|(?<=\n)|^)\d{5}(?=\s+[A-ZÄÖÜÉ][a-zäöüßéèáíóúñ])",
+                    _postcode,
+                ),
+                # Spanish "C/ Mayor": calle
+                *(
+                    [("calle", r"(?<![\w/])C/\s?(?=[A-ZÁÉÍÓÚÑ][a-záéíóúñ]{2})", lambda m, lg: "calle ")]
+                    if lang == "es"
+                    else []
+                ),
+            ]
+            if lang != "en"
+            else []
+        ),
+        # "3x täglich", "2x/day": how often (it was "drei x täglich", "two x day"); not "2x4" or "4x4"
+        (
+            "times",
+            r"(?<![\w.,])(?P<n>[1-9]\d?(?:[.,]\d+)?)[x×](?![\w×]|\s?\d)"
+            + (
+                r"(?:/(?P<per>(?i:day|d|week|wk|month|mo|year|yr|hour|hr))\b)?"
+                if lang == "en"
+                else "(?P<per>(?!))?"
+            ),
+            _times,
+        ),
+        # Spanish offers and sizes written "2x1", "3x2": "dos por uno"
+        *([("por", r"(?<=\d)[x×](?=\d)", lambda m, lg: " por ")] if lang == "es" else []),
         *(
             # "3 x 10 Minuten": times ("drei x zehn" before; English has its own "times" and "by")
             [("times_x", r"(?<=\d) [x×] (?=\d)", lambda m, lg: f" {_SYMBOLS[lg]['×']} ")]
@@ -281,7 +321,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 else ""
             )
             + rf"(?:,?\s+(?P<yr>\d{{4}})\b)?"
-            rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|\.|er)?\s+(?:de\s+)?(?P<mon2>{months})"
+            rf"|(?P<day2>\d{{1,2}})(?:st|nd|rd|th|\.|er)?\s+(?:de\s+)?(?P<mon2>{months_after_day})"
             rf"(?:,?\s+(?:de\s+)?(?P<yr2>\d{{4}})\b)?",
             _month_name_date,
         ),
@@ -380,6 +420,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             else []
         ),
         (
+            "weekday_span",
+            "(?:" + "|".join(rf"(?<=\b{w} )" for w in _DAY_SPAN_WORDS[lang][0]) + ")"
+            rf"(?P<d1>{_alt(_SHORT_WEEKDAYS[lang])})\.?\s+(?P<link>{_alt(_DAY_SPAN_WORDS[lang][1])})\s+"
+            rf"(?P<d2>{_alt(_SHORT_WEEKDAYS[lang])})(?P<dot2>\.)?(?!\w)",
+            _weekday_span,
+        ),
+        (
             "weekday_short",
             rf"(?<![\w.])(?P<day>{_alt(_SHORT_WEEKDAYS[lang])})\.?"
             rf"(?=,?\s*(?:\d|(?:{months})\b|&|/|and\b|und\b|(?:at|um|à|a\s+las)\s+\d))"
@@ -421,6 +468,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             [
                 # a flight's or a room's number in pairs, as it is said: "flight UA 1234" -> "twelve thirty four"
                 ("flight_room", r"(?<![\w.,])\d{3,4}(?![\w]|[.,]\d)", _flight_room),
+                ("house_number", rf"(?<![\w.,#-])\d{{4}}{_STREET_AHEAD}", _house_number),
                 # "401(k)", "403(b)": the plans' names, digit by digit
                 (
                     "plan_name",
@@ -448,16 +496,15 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     lambda m, lg: f"{cardinal(int(m.group(1)), lg)} K",
                 ),
                 # "1.5x faster", "2x points": times; "12 x 10 x 8": by
-                (
-                    "times",
-                    r"(?<![\w.])(\d+(?:\.\d+)?)x(?=\s+[a-z])",
-                    lambda m, lg: f"{_number_words(m.group(1), lg)} times",
-                ),
                 ("by", r"(?<=\d)(?:\s[x×]\s|[x×])(?=\d)", lambda m, lg: " by "),
                 # "M-F": the work week
                 ("work_week", r"\bM\s?[-–/]\s?F\b", lambda m, lg: "Monday to Friday"),
                 # "120/80" after blood pressure: "one twenty over eighty"
-                ("blood_pressure", r"(?<![\d/])(\d{2,3})/(\d{2,3})(?![\d/])", _blood_pressure),
+                (
+                    "blood_pressure",
+                    r"(?<![\d/])(\d{2,3})/(\d{2,3})(?![\d/])(?P<mmhg>\s?mmHg\b)?",
+                    _blood_pressure,
+                ),
                 # "at 0900": a time of the 24-hour clock with its leading zero
                 ("military", r"(?<=\bat )0([0-9])([0-5]\d)\b", _military),
             ]
@@ -472,14 +519,26 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             lambda m, lg: f"{_number_words(m.group('lo'), lg)} {_range_link(m, lg, contract=False)}",
         ),
         ("percent", rf"(-?(?:{num}))\s?%", _percent),
-        ("ordinal", rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)", _ordinal),
+        # (an English ordinal joined to its noun by a hyphen takes the hyphen: "3rd-party" -> "third party")
+        (
+            "ordinal",
+            rf"\b(\d{{1,9}}){ordinal_suffix}(?:-(?=[a-z])|(?!\w))"
+            if lang == "en"
+            else rf"\b(\d{{1,9}}){ordinal_suffix}(?!\w)",
+            _ordinal,
+        ),
         *([("decade", r"(?<![\w.'])'?(\d{1,3}0)'?s\b", _decade)] if lang == "en" else []),
         *(
             [("decade", r"(?<![\w.'])(\d?[1-9]0)er(-?)(?=\s?[A-ZÄÖÜ]|-)", _german_decade)]
             if lang == "de"
             else []
         ),
-        ("unit", rf"(?P<num>-?(?:{num}))\s?(?P<unit>{units})(?![\w/])", _unit),
+        # (beside a unit, es/de/fr read "1.5" as a decimal too: "1.500" would be a thousand and a half)
+        (
+            "unit",
+            rf"(?<!\d[.,])(?P<num>-?(?:{unit_num}))\s?(?P<unit>{units})(?:/(?P<per_unit>{units}))?(?![\w/])",
+            _unit,
+        ),
         *(
             [("rating", r"(?<![\d/.,])(\d{1,3}(?:\.\d{1,2})?)\s?/\s?(5|10|100)(?![\d/]|[.,]\d)", _rating)]
             if lang == "en"
@@ -560,6 +619,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             )
         )
         table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))
+        # without its period before a street ("1234 N Main St")
+        table.append(("compass_street", rf"(?<=\d )(?P<point>[NSEW])(?=\s+{_STREET_NAME})", _compass_street))
         # a quadrant after a street type with its period: "500 Main St. NW" (it was spelled "N.W.")
         after_type = "|".join(rf"(?<=\b{t}\. )" for t in ("St", "Dr", "Ave", "Rd", "Blvd", "Ln", "Ct", "Pl"))
         table.append(
@@ -572,6 +633,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 _address_unit,
             )
         )
+        table.append(("street_abbreviation", r"(?<![\w.])(?:Ave|Rd|Blvd|Ln|Ct|Hwy)\.", _street_abbreviation))
         table.append(("saint_street", r"\bSt\.(?=(?P<next>\s+[A-Z]))?", _saint_street))
         table.append(("doctor_drive", r"\bDr\.(?=(?P<next>\s+[A-Z]))?", _doctor_drive))
         table.append(("letters_and", r"(?<![\w&])([A-Z]{1,3})&([A-Z]{1,3})(?![\w&'])", _letters_and))

@@ -42,6 +42,9 @@ _PRE_NFKC = str.maketrans(
 )
 
 
+# A unit squared or cubed ("45 m²", "3 m³") keeps its power as a digit, which the unit rule reads ("square
+# meters"); any other superscript (a footnote's) is dropped.
+_SQUARE_OR_CUBE = re.compile(r"(?<=\d)(\s?(?:(?:k|c|m)?m|ft|yd|mi))([²³])(?!\w)")
 _VULGAR = re.compile("([\u00bd\u00bc\u00be])")
 
 
@@ -114,6 +117,7 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
     # Superscripts would become plain digits under NFKC ("km²" -> "km2"): drop them first. NFKC then folds
     # full-width digits and letters, ligatures and the like into what the rules expect.
     if not text.isascii():
+        text = _SQUARE_OR_CUBE.sub(lambda m: f"{m.group(1)}{'2' if m.group(2) == '²' else '3'}", text)
         parts = _VULGAR.split(text.translate(_PRE_NFKC))
         # "½" stays a symbol (NFKC would make it "1⁄2"); everything else is folded.
         text = "".join(p if k % 2 else unicodedata.normalize("NFKC", p) for k, p in enumerate(parts))

@@ -182,6 +182,16 @@ _EN_MONTH_ABBR = {
     "dec": 12,
 }
 
+# Spanish, German and French month abbreviations, with their period, after a day ("12 sept.", "15 de dic.",
+# "am 12. Sept."): "sept." alone is French for seven. Not before the day: "mar." is also Tuesday.
+_MONTH_ABBR_AFTER_DAY = {
+    "es": {"ene.": 1, "feb.": 2, "mar.": 3, "abr.": 4, "jun.": 6, "jul.": 7, "ago.": 8, "sep.": 9, "sept.": 9,
+           "oct.": 10, "nov.": 11, "dic.": 12},
+    "de": {"Jan.": 1, "Feb.": 2, "Apr.": 4, "Aug.": 8, "Sep.": 9, "Sept.": 9, "Okt.": 10, "Nov.": 11, "Dez.": 12},
+    "fr": {"janv.": 1, "févr.": 2, "fév.": 2, "avr.": 4, "juil.": 7, "sept.": 9, "oct.": 10, "nov.": 11,
+           "déc.": 12},
+}  # fmt: skip
+
 
 _SCALES = {
     "k": 10**3,
@@ -277,11 +287,21 @@ def _alt(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
-def ends_sentence(m: re.Match) -> bool:
+def ends_sentence(m: re.Match, lang: str = "") -> bool:
     """True when the text after a match that ends in a period ends, or goes on with a capital (of any
-    script: "г. Москва", "r. Źródło")."""
+    script: "г. Москва", "r. Źródło"). German capitalizes every noun, so there the capital must open a
+    sentence (a pronoun, an article, "Bitte"...): "45 Min. Verspätung" goes on."""
     rest = m.string[m.end() :]
     if not rest.strip():
         return True
-    nxt = re.match(r"\s+(\w)", rest)
-    return nxt is not None and nxt.group(1).isupper()
+    nxt = re.match(r"\s+(\w+)", rest)
+    if nxt is None or not nxt.group(1)[0].isupper():
+        return False
+    return lang != "de" or nxt.group(1) in _GERMAN_OPENERS
+
+
+_GERMAN_OPENERS = frozenset(
+    "Sie Wir Ich Er Es Das Der Die Den Dem Des Dies Diese Dieser Bitte Danke Vielen Ihr Ihre Unser Unsere Wenn "
+    "Dann Danach Falls Auch Leider Gerne Hier Da So Am Im Ab Um Bei Mit Für Nach Vor Zum Zur Ein Eine Einen "
+    "Kein Keine Man Was Wie Wo Wann Warum Wer Ja Nein Oder Und Aber Heute Morgen Jetzt Sobald".split()
+)
