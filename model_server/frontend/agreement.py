@@ -499,7 +499,8 @@ _DE_ACCUSATIVE = frozenset(
         "für durch gegen ohne um habe hast hat haben habt brauche brauchst braucht brauchen gibt möchte "
         "möchtest möchten bestelle bestellen buche buchen reserviere reservieren kaufe kaufen nehme nehmen "
         "nimmt bekomme bekommen bekommt erhalte erhalten erhält suche suchen sucht sende senden schicke "
-        "schicken benötige benötigen vereinbaren dauert dauern kostet kosten warte warten bleibe bleiben"
+        "schicken benötige benötigen vereinbaren dauert dauern kostet kosten warte warten bleibe bleiben "
+        "beträgt betragen zahle zahlen zahlt bezahle bezahlen bezahlt überweise überweisen überweist"
     ).split()
 )
 _DE_SKIPPED = frozenset(

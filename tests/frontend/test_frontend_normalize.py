@@ -1154,6 +1154,16 @@ def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text,
             "Email john underscore smith plus orders at gmail dot com now.",
         ),
         ("es", "Visite www.banco.es/ayuda hoy.", "Visite www punto banco punto es barra ayuda hoy."),
+        # items left open before: temperatures, list letters and steps, "L-V", "beträgt"
+        ("en", "It will be 72F tomorrow.", "It will be seventy two degrees Fahrenheit tomorrow."),
+        ("en", "Store below 25C.", "Store below twenty five degrees Celsius."),
+        ("en", "Your seat is 12F.", "Your seat is twelve F."),
+        ("en", "Choose (a) or (b).", "Choose A, or B."),
+        ("en", "Enter the item(s).", "Enter the item(s)."),
+        ("de", "1. Öffnen Sie die App.", "eins. Öffnen Sie die App."),
+        ("de", "Der 1. FC Köln spielt.", "Der erste FC Köln spielt."),
+        ("es", "Abierto L-V de 9 a 14.", "Abierto lunes a viernes de nueve a catorce."),
+        ("de", "Der Preis beträgt 1,20 €.", "Der Preis beträgt einen Euro und zwanzig Cent."),
     ],
 )
 def test_what_the_second_audit_found_in_agent_sentences(lang, text, expected):

@@ -514,3 +514,27 @@ def _times(m: re.Match, lang: str) -> str:
         said = "une fois" if n == 1 else f"{cardinal(n, lang)} fois"
     per = m.group("per")
     return f"{said} {_TIMES_PER[per.lower()]}" if per else said
+
+
+# Words before a temperature written "72F" / "22C" (without them "row 12F" is a seat, "12C" a code).
+_TEMPERATURE_CUE = re.compile(
+    r"\b(?:temperatures?|temp|highs?|lows?|fever|forecast|weather|outside|heat|warm|cold|cool|below|above|"
+    r"around|reach(?:es|ed)?|hit|feels\s+like|thermostat|set\s+to|between|be|is|was|of)\W*$",
+    re.IGNORECASE,
+)
+
+
+_PLACE_CUE = re.compile(
+    r"\b(?:seats?|rows?|gates?|rooms?|apartment|apt|suite|unit|floor|section|aisle)\b", re.I
+)
+
+
+def _temperature(m: re.Match, lang: str) -> str | None:
+    """ "It will be 72F tomorrow" -> "seventy two degrees Fahrenheit", after a word that a temperature follows."""
+    before = m.string[max(0, m.start() - 30) : m.start()]
+    if not _TEMPERATURE_CUE.search(before) or _PLACE_CUE.search(before):
+        return None
+    n = int(m.group("deg"))
+    scale = "Fahrenheit" if m.group("scale") == "F" else "Celsius"
+    words = cardinal(abs(n), lang)
+    return f"{'minus ' if n < 0 else ''}{words} {'degree' if abs(n) == 1 else 'degrees'} {scale}"

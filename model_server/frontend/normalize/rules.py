@@ -42,6 +42,7 @@ from .amounts import (
     _per,
     _percent,
     _rating,
+    _temperature,
     _times,
     _unit,
 )
@@ -268,6 +269,32 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     "postcode",
                     r"(?:(?<=, )|(?<=\n)|^)\d{5}(?=\s+[A-ZÄÖÜÉ][a-zäöüßéèáíóúñ])",
                     _postcode,
+                ),
+                # a list's step at a line's start ("1. Öffnen Sie die App."): the number, not an ordinal
+                *(
+                    [
+                        (
+                            "list_step",
+                            r"(?:^|(?<=\n))[ \t]*(?P<n>\d{1,2})\.(?=\s+[A-ZÄÖÜ][a-zäöüß]+\s+(?:Sie|du|Ihre?[nm]?)\b)",
+                            lambda m, lg: f"{cardinal(int(m.group('n')), lg)}.",
+                        )
+                    ]
+                    if lang == "de"
+                    else []
+                ),
+                # Spanish "L-V": de lunes a viernes (sábado, domingo)
+                *(
+                    [
+                        (
+                            "work_week",
+                            r"(?<![\w-])L\s?[-–/]\s?(?P<end>[VSD])(?![\w-])",
+                            lambda m, lg: (
+                                "lunes a " + {"V": "viernes", "S": "sábado", "D": "domingo"}[m.group("end")]
+                            ),
+                        )
+                    ]
+                    if lang == "es"
+                    else []
                 ),
                 # Spanish "C/ Mayor": calle
                 *(
@@ -499,6 +526,17 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 ("by", r"(?<=\d)(?:\s[x×]\s|[x×])(?=\d)", lambda m, lg: " by "),
                 # "M-F": the work week
                 ("work_week", r"\bM\s?[-–/]\s?F\b", lambda m, lg: "Monday to Friday"),
+                # "72F", "-5C" after a temperature's cue
+                ("temperature", r"(?<![\w.])(?P<deg>-?\d{1,3})(?P<scale>[FC])\b(?![-'])", _temperature),
+                # a list's letter in brackets: "(a) or (b)" -> "A, or B," ("A" alone would be the article)
+                (
+                    "list_letter",
+                    r"(?<![\w(])\((?P<letter>[a-hA-H])\)(?!\w)",
+                    lambda m, lg: (
+                        m.group("letter").upper()
+                        + ("" if re.match(r"\s*[.,;:!?]", m.string[m.end() :]) else ",")
+                    ),
+                ),
                 # "120/80" after blood pressure: "one twenty over eighty"
                 (
                     "blood_pressure",
