@@ -1,0 +1,222 @@
+"""Numbers, amounts with a currency, percentages and units in the catalog languages: num2words for the
+words, CLDR (Babel) for currency and unit names and the locale's separators."""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+
+from babel import Locale
+from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
+from babel.units import UnknownUnitError, format_unit
+from num2words import num2words
+
+from .. import agreement
+from ..languages import get
+
+_MAX_DIGITS = 15
+
+
+_CURRENCY_SYMBOLS = {
+    "R$": "BRL",
+    "€": "EUR",
+    "$": "USD",
+    "£": "GBP",
+    "¥": "JPY",
+    "₹": "INR",
+    "₩": "KRW",
+    "₺": "TRY",
+    "₽": "RUB",
+    "₫": "VND",
+    "฿": "THB",
+    "₪": "ILS",
+    "₴": "UAH",
+    "₸": "KZT",
+    "₼": "AZN",
+    "₾": "GEL",
+    "৳": "BDT",
+    "zł": "PLN",
+    "Kč": "CZK",
+    "Ft": "HUF",
+}
+
+
+# "¥" is the yuan in Chinese text.
+_SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}}
+
+
+_ISO_CODES = (
+    "EUR",
+    "USD",
+    "GBP",
+    "JPY",
+    "CNY",
+    "INR",
+    "CHF",
+    "SEK",
+    "NOK",
+    "DKK",
+    "PLN",
+    "CZK",
+    "HUF",
+    "RON",
+    "BGN",
+    "TRY",
+    "RUB",
+    "UAH",
+    "KRW",
+    "IDR",
+    "VND",
+    "THB",
+    "AED",
+    "SAR",
+    "ILS",
+    "BRL",
+)
+
+
+@cache
+def _locale(code: str) -> Locale:
+    return Locale.parse(get(code).babel)
+
+
+@lru_cache(maxsize=4096)
+def spell_number(n: int, language: str) -> str:
+    """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
+    lang = get(language)
+    if lang.num2words is None or len(str(abs(n))) > _MAX_DIGITS:
+        return str(n)
+    return " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+
+
+def _spell_digits_in(text: str, language: str) -> str:
+    return re.sub(r"\d+", lambda m: spell_number(int(m.group(0)), language), text)
+
+
+# Group separators written beside CLDR's: Portugal's CLDR groups thousands with a space, but "1.284,37 €" (Brazil's
+# way) is as common there, and the dot was read as a full stop ("um. duzentos ...").
+_GROUP_ALSO = {"pt": "."}
+
+
+def _parse_amount(text: str, language: str) -> tuple[int, str]:
+    """(whole part, fraction digits) of a number written with the locale's separators."""
+    loc = _locale(language)
+    dec = get_decimal_symbol(loc)
+    group = get_group_symbol(loc)
+    text = text.replace(" ", "").replace("\u202f", "").replace("\u00a0", "")
+    whole, _, frac = text.partition(dec) if dec in text else (text, "", "")
+    for g in (group, _GROUP_ALSO.get(language, "")):
+        if g and g in ".,":
+            whole = whole.replace(g, "")
+    whole = re.sub(r"[^\d]", "", whole)
+    # past any quantity (and int()'s limit of 4300 digits) only "many" matters: `_number` says the digits
+    return int(whole[: _MAX_DIGITS + 1] or "0"), frac
+
+
+def _number(text: str, language: str, m: re.Match | None = None) -> str:
+    if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
+        return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
+    whole, frac = _parse_amount(text, language)
+    if not frac:
+        words = spell_number(whole, language)
+        if m is None or not words[:1].isalpha():
+            return words
+        noun = agreement.counted_noun(m.string, m.end(), language)
+        return agreement.count_form(
+            words, whole, noun, language, agreement.previous_words(m.string, m.start())
+        )
+    # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
+    return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
+
+
+def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
+    whole, frac = _parse_amount(amount, language)
+    name = get_currency_name(code, count=whole, locale=_locale(language))
+    noun = (
+        name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
+    )  # "российских рубля", "české koruny", "dólares americanos"
+    spoken = spell_number(whole, language)
+    if agreement.after_genitive_preposition(before, language):
+        before = []  # CLDR's currency name is a nominative ("bez 1 Kč"): the count agrees with that
+    if spoken[:1].isalpha():
+        spoken = agreement.count_form(spoken, whole, noun, language, before)
+    words = f"{spoken} {name}"
+    if frac and len(frac) == 2 and int(frac):
+        words += f" {spell_number(int(frac), language)}"
+    elif frac and len(frac) != 2:
+        words = f"{_number(amount, language)} {name}"
+    return words
+
+
+def _percent(amount: str, language: str) -> str:
+    whole, frac = _parse_amount(amount, language)
+    spoken = _number(amount, language)
+    loc = _locale(language)
+    try:
+        value = float(f"{whole}.{frac}") if frac else whole
+        written = format_unit(value, "concentr-percent", length="long", locale=loc)
+        shown = format_decimal(value, locale=loc)
+    except (UnknownUnitError, ArithmeticError):
+        return f"{spoken} %"
+    if shown not in written or "concentr" in written:  # Babel's fallback is the unit's id (zh)
+        return f"{spoken} %"
+    return written.replace(shown, f" {spoken} ", 1)
+
+
+# Unit symbols and their CLDR unit ids: "5 km" is read with CLDR's long name in its plural form for that
+# amount ("cinque chilometri", "pięć kilometrów", "dwie godziny"). No "s" (a preposition in cs/sk/sl/hr/sr).
+UNITS = {
+    "km/h": "speed-kilometer-per-hour",
+    "kWh": "energy-kilowatt-hour",
+    "km": "length-kilometer",
+    "cm": "length-centimeter",
+    "mm": "length-millimeter",
+    "m": "length-meter",
+    "kg": "mass-kilogram",
+    "mg": "mass-milligram",
+    "g": "mass-gram",
+    "ml": "volume-milliliter",
+    "l": "volume-liter",  # not "L": a clothing size
+    "h": "duration-hour",
+    "min": "duration-minute",
+    "°C": "temperature-celsius",
+    "GB": "digital-gigabyte",
+    "MB": "digital-megabyte",
+    # Cyrillic symbols (ru, uk, bg, sr, kk); not "г", which is also "год"/"година" (year)
+    "км": "length-kilometer",
+    "см": "length-centimeter",
+    "мм": "length-millimeter",
+    "м": "length-meter",
+    "кг": "mass-kilogram",
+    "мл": "volume-milliliter",
+    "л": "volume-liter",
+    "ч": "duration-hour",
+    "мин": "duration-minute",
+}
+
+
+def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
+    """ "5 km" -> "cinque chilometri"; where CLDR has no long name for the language, the number and the
+    symbol as written. After a genitive preposition (Slavic, Russian) the name is a genitive, which CLDR
+    writes as the form for 5 (plural: "do dwóch kilometrów") or for 1.5 (singular: "до одного километра")."""
+    whole, frac = _parse_amount(amount, language)
+    spoken = _number(amount, language)
+    loc = _locale(language)
+    unit = UNITS[symbol]
+    try:
+        value = float(f"{whole}.{frac}") if frac else whole
+        form = value
+        if not frac and agreement.genitive_count(before, language):
+            form = 1.5 if whole % 10 == 1 and whole % 100 != 11 else 5
+        written = format_unit(form, unit, length="long", locale=loc)
+        shown = format_decimal(form, locale=loc)
+    except (UnknownUnitError, ArithmeticError):  # ArithmeticError: a number beyond Decimal's precision
+        return f"{spoken} {symbol}"
+    if shown not in written or unit in written:  # Babel's fallback is the unit's id
+        return f"{spoken} {symbol}"
+    name = written.replace(shown, " ", 1).split()
+    if not frac and spoken[:1].isalpha() and name:
+        # the count agrees with the unit's name, whose first word is its noun: "dwie godziny", "двадцать
+        # один градус Цельсия"
+        spoken = agreement.count_form(spoken, whole, name[0], language, before)
+    return written.replace(shown, f" {spoken} ", 1)

@@ -1,0 +1,256 @@
+"""The patterns of the scan's other rules: ordinals, ranges, e-mail and web addresses, phone numbers,
+numbers joined by dots and numeric dates."""
+
+from __future__ import annotations
+
+import re
+
+from babel.dates import get_date_format
+from babel.numbers import get_group_symbol
+
+from .. import agreement
+from ..normalize.address import spoken_address
+from ..normalize.codes import pair_as_number
+from ..normalize.dates import dotted_kind
+from ..normalize.ranges import is_range
+from .amounts import _GROUP_ALSO, _locale, _number, spell_number
+from .dates import _slavic_patterns
+
+# Language-specific patterns tried before the common ones: Russian and Polish dates and years take
+# ordinals in their case ("первого мая", "w dwa tysiące dwudziestym czwartym roku"); Italian and Portuguese
+# write ordinals 1º/1ª (NFKC makes them 1o/1a), Catalan 1r/2n/1a.
+_ROMANCE_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))"
+
+
+# Catalan: 1r, 2n, 3r, 4t, 5è and the feminine 1a, 2a.
+_CATALAN_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})(?P<ords>r|n|t|è|a)(?!\w))"
+
+
+# Portuguese clock times written with "h": "9h", "17h30" (the "h" was read as a letter).
+_PT_CLOCK = r"(?P<hclock>(?<![\w.,:])(?P<hc_h>\d{1,2})h(?P<hc_m>\d{2})?(?!\w))"
+
+
+_EXTRA = {
+    "ru": _slavic_patterns("ru"),
+    "uk": _slavic_patterns("uk"),
+    "pl": _slavic_patterns("pl"),
+    "it": _ROMANCE_ORDINAL,
+    "pt": _ROMANCE_ORDINAL + "|" + _PT_CLOCK,
+    "ca": _CATALAN_ORDINAL,
+}
+
+
+# The word a range's dash is said as, where the language says one ("2-3 dias" -> "dois a três dias",
+# "2-3 dagen" -> "twee tot drie dagen"); elsewhere the dash stays a short pause ("due-tre giorni", "два-три
+# дня" are said so; Czech "až" would need the second count's case too).
+RANGE_LINKS = {"pt": "a", "ca": "a", "nl": "tot", "sv": "till", "da": "til", "no": "til"}
+
+
+def _range_pattern(language: str) -> str:
+    if language not in RANGE_LINKS:
+        return ""
+    return (
+        r"|(?P<rng>(?<![\w.,/+*=-])(?P<rlo>[1-9]\d{0,3})\s?[-–]\s?"
+        r"(?=(?P<rhi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=)))"
+    )
+
+
+def _range(m: re.Match, language: str, before: list[str]) -> str:
+    """The first count of a range and its link ("uma a", "twee tot"); the second is read by its own rule.
+    The same test as en/es/de/fr's: rising, of like size, no identifier's cue; a phone number or a score
+    keeps its dash ("555-1234", "3-1")."""
+    lo, hi = int(m.group("rlo")), int(m.group("rhi"))
+    if not is_range(lo, hi, m.string[max(0, m.start() - 40) : m.start()], language):
+        return f"{_number(m.group('rlo'), language)} -"
+    noun = agreement.counted_noun(m.string, m.end() + len(m.group("rhi")), language)
+    words = agreement.count_form(spell_number(lo, language), lo, noun, language, before, ranged=True)
+    return f"{words} {RANGE_LINKS[language]}"
+
+
+# E-mail and web addresses, tried first: "info@azienda.it" -> "info chiocciola azienda punto it" (the "@" was
+# dropped as unspeakable). Latin letters only: Chinese and Japanese write no space before an address. The words for "@" and "." where the language has a common one; elsewhere the
+# English "at" and "dot", which are said in web addresses in many languages.
+_ADDRESS = (
+    r"(?P<address>(?<![A-Za-z0-9_.+-])[A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+    r"|(?:https?://|www\.)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?:/[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)*/?)|"
+)
+
+
+_AT = {
+    "it": "chiocciola",
+    "pt": "arroba",
+    "ca": "arrova",
+    "nl": "apenstaartje",
+    "pl": "małpa",
+    "cs": "zavináč",
+    "sk": "zavináč",
+    "sl": "afna",
+    "ru": "собака",
+    "uk": "равлик",
+    "sv": "snabel-a",
+    "da": "snabel-a",
+    "no": "krøllalfa",
+    "fi": "ät",
+    "hu": "kukac",
+    "tr": "et",
+    "el": "παπάκι",
+    "ro": "a rond",
+}
+
+
+# The word for "+" before a country code ("+48 ..." is "plus czterdzieści osiem"); a language without one here
+# leaves the sign unsaid, as before.
+_PLUS = {
+    **dict.fromkeys("nl pl cs sk sl hr sr sv da fi lv ro id af".split(), "plus"),
+    **dict.fromkeys("ru uk bg kk".split(), "плюс"),
+    **dict.fromkeys("no et".split(), "pluss"),
+    "it": "più",
+    "pt": "mais",
+    "ca": "més",
+    "lt": "plius",
+    "hu": "plusz",
+    "is": "plús",
+    "el": "συν",
+    "tr": "artı",
+    "eu": "gehi",
+    "ja": "プラス",
+    "zh": "加",
+    "ko": "플러스",
+    "vi": "cộng",
+    "th": "บวก",
+    "he": "פלוס",
+    "ar": "زائد",
+    "hi": "प्लस",
+    "ka": "პლუს",
+    # The English word, which Indian languages and Urdu say before a country code, in each script.
+    "mr": "प्लस",
+    "bn": "প্লাস",
+    "gu": "પ્લસ",
+    "pa": "ਪਲੱਸ",
+    "kn": "ಪ್ಲಸ್",
+    "ml": "പ്ലസ്",
+    "ta": "பிளஸ்",
+    "te": "ప్లస్",
+    "ur": "پلس",
+}
+
+
+_DOT_WORD = {
+    "it": "punto",
+    "pt": "ponto",
+    "ca": "punt",
+    "nl": "punt",
+    "pl": "kropka",
+    "cs": "tečka",
+    "sk": "bodka",
+    "sl": "pika",
+    "ru": "точка",
+    "uk": "крапка",
+    "sv": "punkt",
+    "da": "punktum",
+    "no": "punktum",
+    "fi": "piste",
+    "hu": "pont",
+    "tr": "nokta",
+    "el": "τελεία",
+    "ro": "punct",
+}
+
+
+def _address(m: re.Match, language: str) -> str:
+    words = {".": _DOT_WORD.get(language, "dot"), "@": _AT.get(language, "at"), "/": ","}
+    return spoken_address(m.group("address"), words, lambda d: spell_number(d, language))
+
+
+# Digits and the letters of the scripts that put a space between a word and a number.
+_ALPHANUMERIC = "0-9A-Za-z\u00c0-\u024f\u0370-\u052f"
+
+
+# Phone numbers and other grouped digits (tried after dates, before ranges and numbers): an international
+# prefix, an area code in brackets or with its leading zero, three or more groups joined by spaces or
+# dashes, or the "555-1234" shape. Groups of thousands ("1 234 567") are numbers (`_phone`).
+def _phone_pattern(thousands: str, after_amount: str) -> str:
+    """`thousands`: a number grouped the locale's way, which is no phone number; `after_amount`: what may
+    follow an amount (a currency, a unit, "%"), after which grouped digits are one."""
+    return (
+        # (not after a Latin, Greek or Cyrillic letter: "A12-34-56" is a code; Chinese and Japanese write no
+        # space before a number: "電話は03-1234-5678")
+        rf"|(?P<phone>(?<![{_ALPHANUMERIC}.,+/-])(?!(?:{thousands})(?![\d]|[ -]\d))(?:"
+        # a prefix or an area code in brackets: seven digits in all ("+20-25 stopni", "(2) 500 g" are none)
+        r"(?=[+(](?:[ ()-]*\d){7})(?:\+\d{1,3}(?:[ -]?\(\d{1,5}\))?(?:[ -]\d{1,8})+"
+        r"|\(\d{1,5}\)\s?\d{1,8}(?:[ -]\d{1,8})*)"
+        # an area code with its zero: then two more groups, or five digits ("08-16" is a span, "03/2026" a month)
+        r"|0\d{1,4}(?:[ /-]\d{2,8}){2,}|0\d{1,4}[ /-]\d{5,8}"
+        r"|\d{1,4}(?:[ -]\d{2,4}){2,}"
+        r"|\d{3}-\d{4}"
+        rf")(?![{_ALPHANUMERIC}]|[.,]\d|[/-]\d|\s?(?:{after_amount})))"
+    )
+
+
+# Versions and network addresses: three or more numbers joined by dots that are no date ("3.12.1",
+# "192.168.1.1"); not a group of thousands with its decimals ("1.234.567,89 €").
+_DOTTED = r"|(?P<dotted>(?<![\w.,])\d{1,4}(?:\.\d{1,4}){2,}(?!\w|[.,]\d))"
+
+
+# Where digits are said one by one even in pairs.
+_DIGITS_ONLY = frozenset({"zh", "ja", "ko"})
+
+
+def _digits(group: str, language: str) -> str:
+    return " ".join(spell_number(int(d), language) for d in group)
+
+
+def _phone_groups(groups: list[str], language: str) -> str:
+    """ "22 123 45 67" -> "dwadzieścia dwa, jeden dwa trzy, czterdzieści pięć, sześćdziesiąt siedem": one
+    pause per written group; a pair is said as a number (as French, Spanish, Russian, Polish, Italian...
+    speakers say numbers written in pairs), other groups and any group with a leading zero digit by digit.
+    (`_phone_pattern` leaves groups of thousands, "1 234 567", to the number rule.)"""
+    return ", ".join(
+        spell_number(int(g), language)
+        if pair_as_number(g, len(groups)) and language not in _DIGITS_ONLY
+        else _digits(g, language)
+        for g in groups
+    )
+
+
+def _dotted(m: re.Match, language: str) -> str:
+    """ "3.12.1" -> "trzy, dwanaście, jeden"; an IPv4 address digit by digit ("192.168.1.1" -> "jeden dziewięć
+    dwa, jeden sześć osiem, jeden, jeden"), seven digits or more as a phone number. The dot is a pause: the word for it differs by language and
+    use, and CLDR does not name it. Groups of thousands written with dots are numbers."""
+    text = m.group("dotted")
+    parts = text.split(".")
+    kind = dotted_kind(parts)
+    dot_groups = get_group_symbol(_locale(language)) == "." or _GROUP_ALSO.get(language) == "."
+    if dot_groups and kind != "ip" and re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+", text):
+        return _number(text, language, m)
+    if kind == "phone":  # "06.12.34.56.78": a phone number written with dots
+        return _phone_groups(parts, language)
+    ip = kind == "ip"
+    return ", ".join(
+        _digits(p, language) if ip or (p[0] == "0" and p != "0") else spell_number(int(p), language)
+        for p in parts
+    )
+
+
+def _numeric_date_pattern(language: str) -> str:
+    """Dates in digits: "03/12/2024", "3.12.2024", "3. 12. 2024", "03-12-24", day first where the locale's
+    CLDR short date starts with the day (every catalog language that starts with a number), and a year of
+    four digits first anywhere ("2024/12/03"). A two-digit year is this century's."""
+    sep = r"(?:[/-]|\.\s?)"
+    year_first = rf"(?P<ny1>\d{{4}}){sep}(?P<nm1>\d{{1,2}}){sep}(?P<nd1>\d{{1,2}})"
+    # a two-digit year only after slashes or dots: "06-12-34" is more often a phone number or a code
+    day_first = (
+        rf"(?P<nd>\d{{1,2}}){sep}(?P<nm>\d{{1,2}}){sep}(?P<ny>\d{{4}})"
+        rf"|(?P<nd2>\d{{1,2}})(?:/|\.\s?)(?P<nm2>\d{{1,2}})(?:/|\.\s?)(?P<ny2>\d{{2}})"
+    )
+    starts_with_day = get_date_format("short", locale=_locale(language)).pattern.lstrip("'").startswith("d")
+    both = f"{year_first}|{day_first}" if starts_with_day else year_first
+    # "03.12.2024 г.": the year's abbreviation is in the spoken date ("... года")
+    year_word = {
+        "ru": r"(?:\s?г\.)?",
+        "bg": r"(?:\s?г\.)?",
+        "uk": r"(?:\s?(?:р\.|року\b))?",
+        "pl": r"(?:\s?(?:r\.|roku\b))?",
+    }
+    year_word = year_word.get(language, "")
+    return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"

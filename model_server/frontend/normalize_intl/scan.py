@@ -1,0 +1,333 @@
+"""The scan: one pattern of all rules per language, the handler that reads a match, and the pass over the text."""
+
+from __future__ import annotations
+
+import datetime
+import re
+import threading
+import unicodedata
+from functools import cache
+
+from babel.dates import get_time_format
+from babel.numbers import get_decimal_symbol, get_group_symbol
+from num2words import num2words
+
+from .. import agreement, ordinals, suffixes
+from ..languages import get
+from ..normalize import NormalizationError, Segment
+from .amounts import (
+    _CURRENCY_SYMBOLS,
+    _GROUP_ALSO,
+    _ISO_CODES,
+    _SYMBOL_OVERRIDES,
+    UNITS,
+    _currency,
+    _locale,
+    _number,
+    _percent,
+    _unit,
+    spell_number,
+)
+from .dates import (
+    _NOT_AFTER_YEAR,
+    _PL_CLOCK_CUES,
+    _YEAR_CUES,
+    _date,
+    _day_month,
+    _day_month_slash,
+    _dot_date_pattern,
+    _dot_day,
+    _kept_stop,
+    _month_names,
+    _polish_year,
+    _slash_day_month,
+    _time,
+    _ukrainian_year,
+    _year,
+)
+from .patterns import (
+    _ADDRESS,
+    _DOTTED,
+    _EXTRA,
+    _PLUS,
+    _address,
+    _digits,
+    _dotted,
+    _numeric_date_pattern,
+    _phone_groups,
+    _phone_pattern,
+    _range,
+    _range_pattern,
+)
+
+# Sentence punctuation of other scripts -> the marks the frontend tokenizes.
+_PUNCT_FOLD = str.maketrans(
+    {
+        "。": ".",
+        "．": ".",
+        "、": ",",
+        "，": ",",
+        "；": ";",
+        "：": ":",
+        "！": "!",
+        "？": "?",
+        "؟": "?",
+        "،": ",",
+        "؛": ";",
+        "۔": ".",
+        "।": ".",
+        "॥": ".",
+        "«": '"',
+        "»": '"',
+        "„": '"',
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "\u00a0": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+    }
+)
+
+
+_KEEP = set(".,;:!?'\"()-")
+
+
+@cache
+def _master(language: str) -> re.Pattern:
+    loc = _locale(language)
+    dec = re.escape(get_decimal_symbol(loc))
+    group = get_group_symbol(loc)
+    group_re = r"[ \u00a0\u202f]" if group.strip() in ("", "\u00a0", "\u202f") else re.escape(group)
+    if language in _GROUP_ALSO:  # (not after a lone zero: "0.001" is no thousand)
+        group_re = f"(?:{group_re}|(?<!(?<!\\d)0){re.escape(_GROUP_ALSO[language])})"
+    num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
+    # Symbols written with letters (zł, Kč, Ft) only as whole words: "złotych" holds no "zł".
+    syms = "|".join(
+        rf"(?<!\w){re.escape(s)}(?!\w)" if s[-1].isalpha() else re.escape(s) for s in _CURRENCY_SYMBOLS
+    )
+    codes = "|".join(_ISO_CODES)
+    units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
+    # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
+    # Where a dot cannot be the decimal symbol, "9.30" is a time too ("ore 9.30", "kl. 9.30"): a group of
+    # thousands has three digits.
+    dot_time = ".mm" in get_time_format("short", locale=loc).pattern or get_decimal_symbol(loc) != "."
+    time_sep = "[:.]" if dot_time else ":"
+    clock_word = ""
+    if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
+        time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
+        clock_word = r"(?:\s+uur\b)?"
+    extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
+    if language in ordinals.DAY_ORDINAL_LANGUAGES:
+        extra += _dot_date_pattern(language) + "|"
+    if language == "hu":  # "(2024.) május 3.", "május 3-án"
+        months = "|".join(map(re.escape, _month_names(language)))
+        extra += (
+            rf"(?P<hu_date>(?<![\d.,])(?:(?P<hu_year>\d{{4}})\.\s+)?(?P<hu_month>(?i:{months}))\s+"
+            rf"(?P<hu_day>\d{{1,2}})(?:-(?P<hu_ending>[^\W\d_]+)|\.)(?!\w))|"
+        )
+    if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
+        sep = re.escape(suffixes.SEPARATORS[language])
+        extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
+    return re.compile(
+        _ADDRESS
+        + extra
+        + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
+        + _numeric_date_pattern(language)
+        + (
+            r"|(?P<dm>(?<![\d.,/-])(?P<dmd>\d{1,2})/(?P<dmm>\d{1,2})(?![\d/]|[.,]\d))"
+            if _slash_day_month(language)
+            else ""
+        )
+        + _DOTTED
+        + _phone_pattern(
+            rf"\d{{1,3}}(?:[ {re.escape(group)}]\d{{3}})+",
+            rf"{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’])",
+        )
+        + _range_pattern(language)
+        + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
+        rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
+        rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
+        rf"|(?P<pct>(?P<pamt>{num})\s?%)"
+        # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
+        rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]|[-:.]\w))"
+        rf"|(?P<num>{num})"
+    )
+
+
+def _speakable(text: str) -> str:
+    """Letters of any script with their marks, digits, spaces and kept punctuation; the rest -> space."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if ch in _KEEP or cat[0] in "LMN" and (cat != "No"):
+            out.append(ch)
+        else:
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
+_janome_lock = threading.Lock()
+
+
+@cache
+def _janome():
+    from janome.tokenizer import Tokenizer  # loaded on the first Japanese text (0.4 s, a 200 MB dictionary)
+
+    return Tokenizer()
+
+
+_HAS_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+# Counters after a number, read as counters (the dictionary alone reads 3月 as "3 tsuki", moon).
+_COUNTERS = {"年": "ネン", "月": "ガツ", "日": "ニチ", "円": "エン", "時": "ジ", "分": "フン", "人": "ニン"}
+
+
+_COUNTER = re.compile(r"(?<=\d)([年月日円時分人])")
+
+
+def _kana(text: str) -> str:
+    """Japanese text as katakana pronunciation, for espeak-ng; text without kanji is left as it is."""
+    text = _COUNTER.sub(lambda m: _COUNTERS[m.group(1)], text)
+    if not _HAS_KANJI.search(text):
+        return text
+    with _janome_lock:  # Janome's tokenizer keeps state between calls
+        tokens = list(_janome().tokenize(text))
+    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in tokens)
+
+
+def _add_text(segments: list[Segment], chunk: str) -> None:
+    if not chunk:
+        return
+    spoken = _speakable(chunk)
+    if spoken or chunk.strip():
+        segments.append(Segment(chunk, spoken, "text"))
+
+
+def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
+    groups = m.groupdict()
+    before = agreement.previous_words(m.string, m.start())
+    if groups.get("address"):
+        return "address", _address(m, language)
+    if groups.get("sdate"):
+        yr = int(m.group("sy")) if m.group("sy") else None
+        spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
+        return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("hu_date"):
+        day, ending = int(m.group("hu_day")), (m.group("hu_ending") or "").lower()
+        year = f"{spell_number(int(m.group('hu_year')), language)} " if m.group("hu_year") else ""
+        if not 1 <= day <= 31:  # no day: the number as it is written
+            said = (
+                suffixes.with_ending(day, ending, language) if ending else f"{spell_number(day, language)}."
+            )
+            return "date", f"{year}{m.group('hu_month')} {said}"
+        spoken = f"{year}{m.group('hu_month')} {suffixes.hungarian_day(day, ending)}"
+        return "date", spoken + _kept_stop(m)
+    if groups.get("ended"):
+        n, ending = int(m.group("ended_n")), m.group("ending")
+        if not (ending.islower() or ending.isupper()):  # "1:Öppna appen": a new sentence, not an ending
+            return "number", f"{spell_number(n, language)} {suffixes.SEPARATORS[language]}{ending}"
+        return "number", suffixes.with_ending(n, ending, language)
+    if groups.get("hclock"):
+        h, mi = int(m.group("hc_h")), int(m.group("hc_m") or 0)
+        if h > 23 or mi > 59:  # no clock time: the numbers as written
+            return "number", f"{spell_number(h, language)} h" + (
+                f" {spell_number(mi, language)}" if mi else ""
+            )
+        # hours are feminine: "uma hora", "duas horas", "às vinte e duas horas e trinta"
+        noun = "hora" if h == 1 else "horas"
+        hours = agreement.count_form(spell_number(h, language), h, noun, language, before)
+        return "time", f"{hours} {noun}" + (f" e {spell_number(mi, language)}" if mi else "")
+    if groups.get("dot_day"):
+        return "date", _dot_day(m, language)
+    if groups.get("syear"):
+        n, word = int(m.group("syn")), m.group("syw")
+        if language == "ru":
+            words, year_word = ordinals.russian_year(n, word, before)
+            return "year", f"{words} {year_word}" + _kept_stop(m)
+        if language == "uk":
+            return "year", _ukrainian_year(n, word, before) + _kept_stop(m)
+        return "year", _polish_year(n, word, before) + _kept_stop(m)
+    if groups.get("ord"):
+        words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
+        feminine = m.group("ords") == "a"
+        return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
+    if m.group("date"):
+        return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
+    if m.group("ndate"):
+        g = m.groupdict()  # one of the three alternatives matched: year first, day first, two-digit year
+        y, mo, d = (int(g[f"{k}1"] or g.get(k) or g.get(f"{k}2")) for k in ("ny", "nm", "nd"))
+        if g.get("ny2"):  # "12/05/98" is a birth date, not 2098; "03/12/24" this century's
+            y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
+        spoken = _date(y, mo, d, language, before)
+        return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
+    if m.groupdict().get("dm"):
+        return _day_month_slash(m, language, before)
+    if m.groupdict().get("dotted"):
+        return "dotted", _dotted(m, language)
+    if m.groupdict().get("phone"):
+        plus = _PLUS.get(language, "") if m.group("phone").startswith("+") else ""
+        return "phone", (f"{plus} " if plus else "") + _phone_groups(
+            re.findall(r"\d+", m.group("phone")), language
+        )
+    if m.groupdict().get("rng"):
+        return "range", _range(m, language, before)
+    if m.group("time"):
+        dotted = m.group("time")[len(m.group("h"))] == "."
+        if dotted and language == "pl" and not (before and before[-1] in _PL_CLOCK_CUES):
+            return "time", None  # "wersja 2.10", "art. 5.12": no hour (a Polish hour is an ordinal)
+        return "time", _time(int(m.group("h")), int(m.group("mi")), language, before)
+    if m.group("cur"):
+        sym = m.group("sym") or m.group("sym2")
+        code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)
+        return "currency", _currency(code, m.group("amt") or m.group("amt2"), language, before)
+    if m.group("pct"):
+        return "percent", _percent(m.group("pamt"), language)
+    if m.group("unit"):
+        return "unit", _unit(m.group("uamt"), m.group("usym"), language, before)
+    if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
+        cued = before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))
+        after = agreement.next_word(m.string, m.end())
+        # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
+        if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
+            return "year", _year(int(m.group("num")), language)
+    if language == "pt" and re.fullmatch(r"[29]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", m.group("num")):
+        # a Portuguese phone number (nine digits, land lines from 2, mobiles from 9), not 912 million
+        return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
+    if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
+        return "number", _digits(m.group("num"), language)
+    if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
+        # "ordine 12345678": seven digits or more, ungrouped and not round, are an identifier (an amount
+        # that large is written with groups, "12 345 678", or round, "1000000")
+        return "number", _digits(m.group("num"), language)
+    return "number", _number(m.group("num"), language, m)
+
+
+def normalize_segments(text: str, language: str) -> list[Segment]:
+    """Segments of `text` with their spoken form, for a catalog language without hand-written rules."""
+    if not isinstance(text, str):
+        raise NormalizationError(f"text must be str, got {type(text).__name__}")
+    get(language)
+    text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
+    master = _master(language)
+    segments: list[Segment] = []
+    pos = 0
+    for m in master.finditer(text):
+        rule, spoken = _handle(m, language)
+        if spoken is None:
+            continue  # "25:99" is no time: it stays in the text as written (espeak-ng reads its digits)
+        _add_text(segments, text[pos : m.start()])
+        segments.append(Segment(m.group(0), " ".join(spoken.split()), rule))
+        pos = m.end()
+    _add_text(segments, text[pos:])
+    if language == "ja":
+        kana: list[Segment] = []
+        for seg in segments:
+            spoken = seg.spoken
+            if kana and kana[-1].original[-1:].isdigit() and spoken[:1] in _COUNTERS:  # "3" then "月"
+                spoken = _COUNTERS[spoken[0]] + spoken[1:]
+            kana.append(Segment(seg.original, _kana(spoken), seg.rule))
+        segments = kana
+    return segments
