@@ -298,6 +298,16 @@ def _letters_and(m: re.Match, lang: str) -> str:
     return f"{left}-and-{right}" if "A" in (left, right) else f"{left} and {right}"
 
 
+def _list_letter(m: re.Match, lang: str) -> str:
+    """A list's letter in brackets: "(a) or (b)" -> "A-or B". A lone "A" inside a clause is the article "uh"
+    (the frontend's clause does not end at a rule's comma), so it joins the next word as in codes ("A-one");
+    another letter takes the pause of a list."""
+    letter, following = m.group("letter").upper(), m.group("next")
+    if following is None:
+        return letter
+    return f"{letter}-{following}" if letter == "A" else f"{letter}, {following}"
+
+
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
     key = m.group(0)
     spoken = table[key]

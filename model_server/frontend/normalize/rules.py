@@ -8,7 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from .abbreviations import _ABBREVIATIONS, _SYMBOLS, _abbrev, _compound, _initialism, _letters_and
+from .abbreviations import (
+    _ABBREVIATIONS,
+    _SYMBOLS,
+    _abbrev,
+    _compound,
+    _initialism,
+    _letters_and,
+    _list_letter,
+)
 from .address import (
     _COMPASS,
     _STREET_AHEAD,
@@ -531,11 +539,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 # a list's letter in brackets: "(a) or (b)" -> "A, or B," ("A" alone would be the article)
                 (
                     "list_letter",
-                    r"(?<![\w(])\((?P<letter>[a-hA-H])\)(?!\w)",
-                    lambda m, lg: (
-                        m.group("letter").upper()
-                        + ("" if re.match(r"\s*[.,;:!?]", m.string[m.end() :]) else ",")
-                    ),
+                    r"(?<![\w(])\((?P<letter>[a-hA-H])\)(?!\w)(?:\s+(?P<next>[A-Za-z]+))?",
+                    _list_letter,
                 ),
                 # "120/80" after blood pressure: "one twenty over eighty"
                 (
