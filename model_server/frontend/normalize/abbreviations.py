@@ -292,20 +292,17 @@ def _initialism(m: re.Match, lang: str) -> str | None:
 
 def _letters_and(m: re.Match, lang: str) -> str:
     """Capitals joined by "&" without spaces are spelled: "AT&T" -> "A.T. and T" ("AT" alone is a shouted
-    word), "R&D" -> "R and D". A lone "A" would be the article, so it joins its neighbours: "Q&A" ->
-    "Q-and-A". With spaces ("A & B", "WE & YOU") "&" is the symbol's "and"."""
+    word), "R&D" -> "R and D", "Q&A" -> "Q and Eigh". With spaces ("A & B", "WE & YOU") "&" is the symbol's
+    "and"."""
     left, right = _spell_letters(m.group(1)), _spell_letters(m.group(2))
-    return f"{left}-and-{right}" if "A" in (left, right) else f"{left} and {right}"
+    return f"{left} and {right}"
 
 
 def _list_letter(m: re.Match, lang: str) -> str:
-    """A list's letter in brackets: "(a) or (b)" -> "A-or B". A lone "A" inside a clause is the article "uh"
-    (the frontend's clause does not end at a rule's comma), so it joins the next word as in codes ("A-one");
-    another letter takes the pause of a list."""
-    letter, following = m.group("letter").upper(), m.group("next")
-    if following is None:
-        return letter
-    return f"{letter}-{following}" if letter == "A" else f"{letter}, {following}"
+    """A list's letter in brackets, with the pause of a list before the next word: "(a) or (b)" -> "Eigh, or
+    B" (`LETTER_A`)."""
+    letter, following = _spell_letters(m.group("letter")), m.group("next")
+    return f"{letter}, {following}" if following else letter
 
 
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from .abbreviations import _SYMBOLS
-from .words import _DOT, _number_pair, cardinal, digits, ends_sentence
+from .words import _DOT, _number_pair, _spell_letters, cardinal, digits, ends_sentence
 
 # US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
 # 62704" -> "Illinois"; it was spelled "I.L.").
@@ -204,7 +204,7 @@ def _address_unit(m: re.Match, lang: str) -> str:
         if len(number) <= 4 and not number.startswith("0")
         else digits(number, lang)
     )
-    return f"{_UNITS_OF_ADDRESS[m.group('unit')]} {said}" + (f" {letter}" if letter else "")
+    return f"{_UNITS_OF_ADDRESS[m.group('unit')]} {said}" + (f" {_spell_letters(letter)}" if letter else "")
 
 
 def _saint_street(m: re.Match, lang: str) -> str:

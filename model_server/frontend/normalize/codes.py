@@ -302,7 +302,7 @@ def _code(m: re.Match, lang: str) -> str | None:
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
     if seat and _SEAT_CUE.search(before):  # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"
         letter, number = (seat.group(1), seat.group(2)) if seat.group(1) else (seat.group(4), seat.group(3))
-        said = cardinal(int(number), lang)
+        said, letter = cardinal(int(number), lang), _spell_letters(letter)
         return f"{letter} {said}" if seat.group(1) else f"{said} {letter}"
     promo = re.fullmatch(r"([A-Z]{4,})(\d{1,3})", token)
     promo_cue = _PROMO_CUE.search(m.string[max(0, m.start() - 40) : m.start()])
@@ -317,18 +317,7 @@ def _code(m: re.Match, lang: str) -> str | None:
                 words.append(digits(run, lang))
             else:
                 words.append(_spell_letters(run))
-        # A lone "A" joins the next word ("A-one"), or the previous one at the end ("seven-A").
-        for i, w in enumerate(words):
-            if w == "A":
-                if i + 1 < len(words):
-                    first, _, rest = words[i + 1].partition(" ")
-                    words[i + 1] = f"A-{first}" + (f" {rest}" if rest else "")
-                    words[i] = ""
-                elif i > 0:
-                    head, _, last = words[i - 1].rpartition(" ")
-                    words[i - 1] = (f"{head} " if head else "") + f"{last}-A"
-                    words[i] = ""
-        groups.append(" ".join(w for w in words if w))
+        groups.append(" ".join(words))
     return ", ".join(g for g in groups if g)
 
 

@@ -231,11 +231,18 @@ def _number_words(num: str, lang: str) -> str:
     return f"{_WORDS[lang]['minus']} {words}" if neg else words
 
 
+# The letter A said alone: espeak-ng and Festival both read a lone "A" as the article "uh" (and espeak-ng a
+# hyphenated "four-A" too), while both say this spelling as the letter's name (Festival's lexicon: "eigh" ->
+# ey). It is spoken text only: word timestamps carry what the client wrote.
+LETTER_A = "Eigh"
+
+
 def _spell_letters(letters: str) -> str:
     """Letters said one by one, written so that espeak-ng and Festival both say the letter names: a run of
-    two or more is a dotted initialism ("F.B.I."), one letter stays a capital. A lone "A" would be read as
-    the article "uh", so the caller joins it to its neighbour with a hyphen ("A-one")."""
+    two or more is a dotted initialism ("F.B.I."), one letter stays a capital, and a lone "A" is `LETTER_A`."""
     letters = letters.upper()
+    if letters == "A":
+        return LETTER_A
     return letters if len(letters) == 1 else "".join(f"{c}." for c in letters)
 
 
