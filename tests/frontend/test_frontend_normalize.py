@@ -1166,6 +1166,12 @@ def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text,
         ("de", "1. Öffnen Sie die App.", "eins. Öffnen Sie die App."),
         ("de", "Der 1. FC Köln spielt.", "Der erste FC Köln spielt."),
         ("es", "Abierto L-V de 9 a 14.", "Abierto lunes a viernes de nueve a catorce."),
+        (
+            "en",
+            "We are closed on Martin Luther King Jr. Day.",
+            "We are closed on Martin Luther King Junior Day.",
+        ),
+        ("en", "Ask for Sammy Davis Jr. He knows.", "Ask for Sammy Davis Junior. He knows."),
         ("de", "Der Preis beträgt 1,20 €.", "Der Preis beträgt einen Euro und zwanzig Cent."),
     ],
 )

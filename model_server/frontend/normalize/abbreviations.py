@@ -308,6 +308,13 @@ def _list_letter(m: re.Match, lang: str) -> str:
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
     key = m.group(0)
     spoken = table[key]
-    if key in _SENTENCE_FINAL[lang] and ends_sentence(m, lang):
+    if key in _SENTENCE_FINAL[lang] and ends_sentence(m, lang) and not _NAMED_AFTER.match(m.string, m.end()):
         spoken += "."
     return spoken
+
+
+# What is named after someone "Jr." ("Martin Luther King Jr. Day", "King Jr. Blvd"): the name goes on.
+_NAMED_AFTER = re.compile(
+    r"\s+(?:Day|Boulevard|Blvd|Drive|Avenue|Ave|Street|Highway|Parkway|Memorial|Park|Bridge|High|Elementary|"
+    r"Middle|School|Center|Centre|Hospital|Library|Airport|Stadium|Plaza|Building)\b"
+)
