@@ -165,8 +165,8 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ("pt", "Ligue 555-1234, jogo 3-1.", "Ligue cinco cinco cinco, um dois três quatro, jogo três - um."),
         ("it", "In 2-3 giorni.", "In due - tre giorni."),  # "due-tre giorni": no word for the dash
         # a dot before two digits is a clock time where the dot is no decimal symbol
-        ("it", "Alle 9.30.", "Alle nove trenta."),
-        ("sv", "Kl. 9.30 i dag.", "Kl. nio trettio i dag."),
+        ("it", "Alle 9.30.", "Alle nove e trenta."),
+        ("sv", "Kl. 9.30 i dag.", "Klockan nio trettio i dag."),
         (
             "pl",
             "O 9.30, wersja 2.10.",
@@ -245,7 +245,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         ("ja", "メールはinfo@example.jpです。", "メールは info at example dot jp です."),
         # a day and a month with a slash, where the locale writes dates so (they were two numbers)
         ("it", "Il 15/12 siamo chiusi.", "Il quindici dicembre siamo chiusi."),
-        ("it", "Il 5/3 alle 10:30.", "Il cinque marzo alle dieci trenta."),  # a cue: no fraction
+        ("it", "Il 5/3 alle 10:30.", "Il cinque marzo alle dieci e trenta."),  # a cue: no fraction
         ("it", "Il 1/12/2024 siamo chiusi.", "Il primo dicembre duemilaventiquattro siamo chiusi."),
         ("pt", "Até 15/12.", "Até quinze de dezembro."),
         ("pt", "No dia 5/3.", "No dia cinco de março."),
@@ -352,3 +352,68 @@ def test_check_language_lists_the_supported_ones():
         check_language(7, supported)
     with pytest.raises(UnsupportedLanguageError, match="not in the catalog"):
         get("xx")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # phone numbers in threes, not millions
+        (
+            "pl",
+            "Prosimy o kontakt pod numerem 601 234 567.",
+            "Prosimy o kontakt pod numerem sześć zero jeden, dwa trzy cztery, pięć sześć siedem.",
+        ),
+        ("pt", "Ligue para o 808 200 300.", "Ligue para o oito zero oito, dois zero zero, três zero zero."),
+        # a clock time's minutes: "and" in Italian and Portuguese, a zero before 1-9 where it is said
+        ("it", "Il volo delle 07:05.", "Il volo delle sette e cinque."),
+        ("ru", "Встреча в 9:05.", "Встреча в девять ноль пять."),
+        ("sv", "Kl. 9.05 går tåget.", "Klockan nio noll fem går tåget."),
+        # currencies written with letters, a Turkish percent, an amount grouped with dots keeps its currency
+        (
+            "sv",
+            "Ditt saldo är 12 345,67 kr.",
+            "Ditt saldo är tolvtusen trehundraförtiofem svenska kronor sextiosju.",
+        ),
+        ("da", "Det koster 250 kr.", "Det koster tohundrede og halvtreds danske kroner."),
+        ("tr", "Hesap bakiyeniz 250 TL.", "Hesap bakiyeniz ikiyüzelli Türk lirası."),
+        ("tr", "%20 indirim kazandınız.", "yüzde yirmi indirim kazandınız."),
+        (
+            "ru",
+            "Платёж 1 250 руб. будет списан.",
+            "Платёж одна тысяча двести пятьдесят российских рублей будет списан.",
+        ),
+        ("it", "Il premio è di 2.000.000 €.", "Il premio è di due milioni euro."),
+        # ordinals: Dutch 2e/21ste, the Italian degree sign for º (not degrees)
+        (
+            "nl",
+            "Dit is uw 2e herinnering op de 21ste.",
+            "Dit is uw tweede herinnering op de eenentwintigste.",
+        ),
+        ("it", "Dal 1° marzo, al 3° piano, 30° all'ombra.", "Dal primo marzo, al terzo piano, 30 all'ombra."),
+        # a dose's count
+        ("nl", "Neem 2x per dag 1 tablet.", "Neem twee keer per dag één tablet."),
+        ("it", "Prenda 3x al giorno.", "Prenda tre volte al giorno."),
+        # short forms said as words; a title keeps no period before its name; "№" is "номер"
+        (
+            "it",
+            "Il suo ordine n. 4589, dott. Rossi, ecc. Poi.",
+            "Il suo ordine numero quattromilacinquecentottantanove, dottor Rossi, eccetera. Poi.",
+        ),
+        (
+            "pl",
+            "Zameldowanie od godz. 15:00 przy ul. Marszałkowskiej.",
+            "Zameldowanie od godzina piętnastej przy ulica Marszałkowskiej.",
+        ),
+        ("ru", "Заказ № 12, ул. Тверская.", "Заказ номер двенадцать, улица Тверская."),
+        ("pt", "A encomenda n.º 12 na Av. da Liberdade.", "A encomenda número doze na Avenida da Liberdade."),
+        (
+            "nl",
+            "Uw afspraak bij dr. Jansen, ca. 2 weken.",
+            "Uw afspraak bij dokter Jansen, circa twee weken.",
+        ),
+        ("sv", "festvox-ca-ona-hts", "festvox-ca-ona-hts"),
+        ("pl", "To jest ok.", "To jest ok."),
+    ],
+)
+def test_what_the_intl_audit_found(lang, text, expected):
+    assert normalize(text, lang) == expected

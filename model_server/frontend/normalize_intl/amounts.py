@@ -19,6 +19,9 @@ _MAX_DIGITS = 15
 
 _CURRENCY_SYMBOLS = {
     "R$": "BRL",
+    "kr": "SEK",  # Danish, Norwegian and Icelandic crowns: `_SYMBOL_OVERRIDES`
+    "TL": "TRY",
+    "руб.": "RUB",
     "€": "EUR",
     "$": "USD",
     "£": "GBP",
@@ -42,7 +45,7 @@ _CURRENCY_SYMBOLS = {
 
 
 # "¥" is the yuan in Chinese text.
-_SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}}
+_SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}, "da": {"kr": "DKK"}, "no": {"kr": "NOK"}, "is": {"kr": "ISK"}}
 
 
 _ISO_CODES = (

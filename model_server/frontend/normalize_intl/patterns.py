@@ -19,7 +19,13 @@ from .dates import _slavic_patterns
 # Language-specific patterns tried before the common ones: Russian and Polish dates and years take
 # ordinals in their case ("первого мая", "w dwa tysiące dwudziestym czwartym roku"); Italian and Portuguese
 # write ordinals 1º/1ª (NFKC makes them 1o/1a), Catalan 1r/2n/1a.
-_ROMANCE_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})\.?(?P<ords>[oa])(?!\w))"
+# Italians also type the degree sign for "º" ("dal 1° marzo", "3° piano"): an ordinal before a word other than C/F.
+_ROMANCE_ORDINAL = (
+    r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,9})(?:\.?(?P<ords>[oa])|(?P<ordd>°)(?=\s+(?![CF]\b)[^\W\d_]))(?!\w))"
+)
+
+# Dutch: 1e, 2de, 21ste.
+_DUTCH_ORDINAL = r"(?P<ord>(?<![\w.,])(?P<ordn>\d{1,4})(?:e|de|ste)(?!\w))"
 
 
 # Catalan: 1r, 2n, 3r, 4t, 5è and the feminine 1a, 2a.
@@ -37,6 +43,7 @@ _EXTRA = {
     "it": _ROMANCE_ORDINAL,
     "pt": _ROMANCE_ORDINAL + "|" + _PT_CLOCK,
     "ca": _CATALAN_ORDINAL,
+    "nl": _DUTCH_ORDINAL,
 }
 
 
@@ -189,7 +196,10 @@ def _phone_pattern(thousands: str, after_amount: str) -> str:
 
 # Versions and network addresses: three or more numbers joined by dots that are no date ("3.12.1",
 # "192.168.1.1"); not a group of thousands with its decimals ("1.234.567,89 €").
-_DOTTED = r"|(?P<dotted>(?<![\w.,])\d{1,4}(?:\.\d{1,4}){2,}(?!\w|[.,]\d))"
+def _dotted_pattern(after_amount: str) -> str:
+    """Three numbers or more joined by dots, not before a currency, a unit or "%" (then they are an amount grouped
+    by dots: "2.000.000 €" lost its euro)."""
+    return rf"|(?P<dotted>(?<![\w.,])\d{{1,4}}(?:\.\d{{1,4}}){{2,}}(?!\w|[.,]\d)(?!\s?(?:{after_amount})))"
 
 
 # Where digits are said one by one even in pairs.
@@ -254,3 +264,40 @@ def _numeric_date_pattern(language: str) -> str:
     }
     year_word = year_word.get(language, "")
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"
+
+
+# Short forms said as words, per language, matched case-sensitively with their period ("n." only before a number).
+_ABBREVIATIONS = {
+    "it": {"n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
+           "dott.ssa": "dottoressa", "Dott.ssa": "dottoressa", "sig.": "signor", "Sig.": "signor",
+           "sig.ra": "signora", "Sig.ra": "signora", "C.so": "corso", "P.zza": "piazza", "p.zza": "piazza",
+           "ecc.": "eccetera"},
+    "pt": {"n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
+           "Dra.": "Doutora", "esq.": "esquerdo", "dto.": "direito", "aprox.": "aproximadamente",
+           "tel.": "telefone", "Tel.": "telefone"},
+    "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
+           "nr": "numer", "Nr": "numer", "szt.": "sztuk", "pok.": "pokój", "al.": "aleja", "ok.": "około",
+           "np.": "na przykład", "itd.": "i tak dalej"},
+    "nl": {"dr.": "dokter", "Dr.": "dokter", "ca.": "circa", "tel.": "telefoon", "Tel.": "telefoon",
+           "bijv.": "bijvoorbeeld", "ong.": "ongeveer", "t/m": "tot en met", "nr.": "nummer", "Nr.": "nummer"},
+    "sv": {"kl.": "klockan", "Kl.": "klockan", "nr": "nummer", "Nr": "nummer", "ca": "cirka", "ca.": "cirka",
+           "t.ex.": "till exempel", "tel.": "telefon", "Tel.": "telefon"},
+    "tr": {"Cad.": "Caddesi", "Sok.": "Sokak", "Mah.": "Mahallesi", "Dr.": "Doktor", "vb.": "ve benzeri"},
+    "ru": {"ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
+           "т.д.": "так далее"},
+}  # fmt: skip
+
+
+def _abbreviation_pattern(language: str) -> str:
+    table = _ABBREVIATIONS.get(language)
+    if not table:
+        return ""
+    alt = "|".join(
+        re.escape(a) + (r"(?=\s?\d)" if a in _BEFORE_A_NUMBER else "")
+        for a in sorted(table, key=len, reverse=True)
+    )
+    return rf"(?P<abbr>(?<![\w.-])(?:{alt})(?![\w-]))|"
+
+
+# Short forms that are one only before a number ("n. 4589", "ca 2 veckor"; "ca" is also a word's part).
+_BEFORE_A_NUMBER = frozenset({"n.", "ca", "ca.", "nr", "Nr", "ok."})

@@ -46,13 +46,15 @@ from .dates import (
     _year,
 )
 from .patterns import (
+    _ABBREVIATIONS,
     _ADDRESS,
-    _DOTTED,
     _EXTRA,
     _PLUS,
+    _abbreviation_pattern,
     _address,
     _digits,
     _dotted,
+    _dotted_pattern,
     _numeric_date_pattern,
     _phone_groups,
     _phone_pattern,
@@ -118,7 +120,11 @@ def _master(language: str) -> re.Pattern:
     if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
-    extra = f"{_EXTRA[language]}|" if language in _EXTRA else ""
+    extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
+    if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
+        extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
+    if language in _TIMES_WORD:  # a dose: "2x per dag", "3x al giorno"
+        extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
@@ -140,7 +146,7 @@ def _master(language: str) -> re.Pattern:
             if _slash_day_month(language)
             else ""
         )
-        + _DOTTED
+        + _dotted_pattern(rf"{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’])")
         + _phone_pattern(
             rf"\d{{1,3}}(?:[ {re.escape(group)}]\d{{3}})+",
             rf"{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’])",
@@ -206,11 +212,39 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
         segments.append(Segment(chunk, spoken, "text"))
 
 
+_PHONE_333 = {"pt": r"[289]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", "pl": r"[1-9]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}"}
+# "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
+_NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
+# Short forms that may end a sentence (the others are titles, streets and the like before a name).
+_ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox.", "ca.", "ok."})
+# A dose's count: "2x per dag" -> "twee keer per dag".
+_TIMES_WORD = {
+    "it": "volte",
+    "pt": "vezes",
+    "nl": "keer",
+    "pl": "razy",
+    "sv": "gånger",
+    "tr": "kez",
+    "ca": "vegades",
+}
+
+
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     groups = m.groupdict()
     before = agreement.previous_words(m.string, m.start())
     if groups.get("address"):
         return "address", _address(m, language)
+    if groups.get("abbr"):
+        # a title or a street before a name keeps no period; "ecc." at a sentence's end does
+        ends = not m.string[m.end() :].strip() or (m.group("abbr") in _ENDING_ABBREVIATIONS and _kept_stop(m))
+        word = _ABBREVIATIONS[language][m.group("abbr")]
+        if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
+            word = word[0].upper() + word[1:]
+        return "abbreviation", word + ("." if ends else "")
+    if groups.get("pct_first"):
+        return "percent", _percent(m.group("pfamt"), language)
+    if groups.get("times"):
+        return "number", f"{spell_number(int(m.group('times_n')), language)} {_TIMES_WORD[language]}"
     if groups.get("sdate"):
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
@@ -251,8 +285,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "year", _ukrainian_year(n, word, before) + _kept_stop(m)
         return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
+        if (
+            groups.get("ordd")
+            and int(m.group("ordn")) > 10
+            and agreement.next_word(m.string, m.end()) not in (_month_names(language))
+        ):
+            return "ordinal", None  # "30° all'ombra": degrees (a day's "15° marzo" goes on)
         words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
-        feminine = m.group("ords") == "a"
+        feminine = groups.get("ords") == "a"
         return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
         return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
@@ -293,8 +333,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
-    if language == "pt" and re.fullmatch(r"[29]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", m.group("num")):
-        # a Portuguese phone number (nine digits, land lines from 2, mobiles from 9), not 912 million
+    if language in _PHONE_333 and re.fullmatch(_PHONE_333[language], m.group("num")):
+        # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
+        # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
@@ -310,6 +351,8 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     if not isinstance(text, str):
         raise NormalizationError(f"text must be str, got {type(text).__name__}")
     get(language)
+    if language in _NUMERO:
+        text = text.replace("№", f"{_NUMERO[language]} ")
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
     master = _master(language)
     segments: list[Segment] = []
