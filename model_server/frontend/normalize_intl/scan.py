@@ -291,7 +291,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             and agreement.next_word(m.string, m.end()) not in (_month_names(language))
         ):
             return "ordinal", None  # "30° all'ombra": degrees (a day's "15° marzo" goes on)
-        words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
+        try:
+            words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
+        except (KeyError, IndexError, ValueError, NotImplementedError, OverflowError):
+            # num2words 0.5.14 raises for some ordinals (Catalan 30, 40, ... 130: KeyError): the cardinal
+            return "ordinal", spell_number(int(m.group("ordn")), language)
         feminine = groups.get("ords") == "a"
         return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
