@@ -413,6 +413,12 @@ def test_check_language_lists_the_supported_ones():
         ),
         ("sv", "festvox-ca-ona-hts", "festvox-ca-ona-hts"),
         ("pl", "To jest ok.", "To jest ok."),
+        # prices per unit, Polish amounts grouped with dots, Dutch postcodes
+        ("it", "La tariffa costa 9,99 €/mese.", "La tariffa costa nove euro novantanove al mese."),
+        ("pt", "Custa 12,99 €/mês.", "Custa doze euros noventa e nove por mês."),
+        ("sv", "Det kostar 49 kr/mån.", "Det kostar förtionio svenska kronor per månad."),
+        ("pl", "Koszt 1.299 zł.", "Koszt tysiąc dwieście dziewięćdziesiąt dziewięć złotych polskich."),
+        ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
         # num2words raises for Catalan ordinals of the tens from 30 (KeyError): the cardinal, not a crash
         ("ca", "El 30è aniversari.", "El trenta aniversari."),
     ],

@@ -98,7 +98,7 @@ def _spell_digits_in(text: str, language: str) -> str:
 
 # Group separators written beside CLDR's: Portugal's CLDR groups thousands with a space, but "1.284,37 €" (Brazil's
 # way) is as common there, and the dot was read as a full stop ("um. duzentos ...").
-_GROUP_ALSO = {"pt": "."}
+_GROUP_ALSO = {"pt": ".", "pl": "."}  # (Polish shops and invoices write "1.299,00 zł" too)
 
 
 def _parse_amount(text: str, language: str) -> tuple[int, str]:

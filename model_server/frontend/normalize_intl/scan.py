@@ -123,6 +123,8 @@ def _master(language: str) -> re.Pattern:
     extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
+    if language == "nl":  # a postcode, "1012 LG Amsterdam": four digits and two capitals
+        extra += r"(?P<nl_postcode>(?<![\w.,])(?P<pc_digits>[1-9]\d{3}) ?(?P<pc_letters>[A-Z]{2})(?![\w-]))|"
     if language in _TIMES_WORD:  # a dose: "2x per dag", "3x al giorno"
         extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
@@ -154,8 +156,10 @@ def _master(language: str) -> re.Pattern:
         + _range_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
         rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
-        rf"|(?P<cur>(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
-        rf"|(?P<pct>(?P<pamt>{num})\s?%)"
+        rf"|(?P<cur>(?:(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
+        # a price per unit: "9,99 €/mese", "49 kr/mån"
+        + (r"(?:\s?/\s?(?P<per>[^\W\d_]{2,12})\b)?)" if language in _PER_WORD else ")")
+        + rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
         rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]|[-:.]\w))"
         rf"|(?P<num>{num})"
@@ -217,6 +221,21 @@ _PHONE_333 = {"pt": r"[289]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", "pl": r"[1-9]\d\d[
 _NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
 # Short forms that may end a sentence (the others are titles, streets and the like before a name).
 _ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox.", "ca.", "ok."})
+# How a price per unit says its "/" ("9,99 €/mese" -> "al mese"), and the units written short after it.
+_PER_WORD = {
+    "it": lambda unit: "al" if unit in ("mese", "giorno", "anno", "minuto") else "a",
+    "pt": "por",
+    "nl": "per",
+    "sv": "per",
+    "da": "pr.",
+    "no": "per",
+}
+_PER_UNIT = {
+    "sv": {"mån": "månad", "st": "styck", "år": "år"},
+    "nl": {"mnd": "maand", "st": "stuk"},
+    "da": {"md": "måned", "stk": "styk"},
+    "no": {"mnd": "måned", "stk": "stykk"},
+}
 # A dose's count: "2x per dag" -> "twee keer per dag".
 _TIMES_WORD = {
     "it": "volte",
@@ -241,6 +260,12 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
             word = word[0].upper() + word[1:]
         return "abbreviation", word + ("." if ends else "")
+    if groups.get("nl_postcode"):  # said in pairs, then the letters: "tien twaalf L G"
+        d = m.group("pc_digits")
+        pairs = " ".join(
+            _digits(p, language) if p[0] == "0" else spell_number(int(p), language) for p in (d[:2], d[2:])
+        )
+        return "postcode", f"{pairs} {' '.join(m.group('pc_letters'))}"
     if groups.get("pct_first"):
         return "percent", _percent(m.group("pfamt"), language)
     if groups.get("times"):
@@ -326,7 +351,13 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("cur"):
         sym = m.group("sym") or m.group("sym2")
         code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)
-        return "currency", _currency(code, m.group("amt") or m.group("amt2"), language, before)
+        said = _currency(code, m.group("amt") or m.group("amt2"), language, before)
+        if groups.get("per"):
+            unit = _PER_UNIT.get(language, {}).get(m.group("per").lower(), m.group("per"))
+            link = _PER_WORD[language]
+            link = link(unit) if callable(link) else link
+            said += f" {link} {unit}"
+        return "currency", said
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
     if m.group("unit"):
