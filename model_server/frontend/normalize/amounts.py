@@ -491,10 +491,9 @@ def _currency_alt(lang: str) -> str:
     )
 
 
+# How often, written "3x" ("3x täglich", "2x/day"): the language's word for so many times, and for once.
 _TIMES_WORD = {"en": "times", "es": "veces", "de": "mal", "fr": "fois"}
-# How often, written "3x" ("3x täglich", "2x/day"): the language's word for so many times.
-_TIMES_PER = {"day": "a day", "d": "a day", "week": "a week", "wk": "a week", "month": "a month", "mo": "a month",
-              "year": "a year", "yr": "a year", "hour": "an hour", "hr": "an hour"}  # fmt: skip
+_ONCE = {"en": "once", "es": "una vez", "de": "einmal", "fr": "une fois"}
 
 
 def _times(m: re.Match, lang: str) -> str:
@@ -504,16 +503,16 @@ def _times(m: re.Match, lang: str) -> str:
         words = _number_words(_local_amount(m.group("n"), lang), lang)
         return f"{words} {_TIMES_WORD[lang]}"
     n = int(m.group("n"))
-    if lang == "en":
-        said = {1: "once", 2: "twice"}.get(n) or f"{cardinal(n, lang)} times"
-    elif lang == "de":
-        said = ("ein" if n == 1 else cardinal(n, lang)) + "mal"
-    elif lang == "es":
-        said = "una vez" if n == 1 else f"{cardinal(n, lang)} veces"
-    else:
-        said = "une fois" if n == 1 else f"{cardinal(n, lang)} fois"
-    per = m.group("per")
-    return f"{said} {_TIMES_PER[per.lower()]}" if per else said
+    if n == 1:
+        said = _ONCE[lang]
+    elif lang == "en" and n == 2:
+        said = "twice"
+    else:  # "dreimal" is one word
+        said = cardinal(n, lang) + ("mal" if lang == "de" else f" {_TIMES_WORD[lang]}")
+    if not m.group("per"):
+        return said
+    unit = {**_PER["en"], "d": "day"}[m.group("per").lower()]  # (only English writes "2x/day")
+    return f"{said} {'an' if unit == 'hour' else 'a'} {unit}"
 
 
 # Words before a temperature written "72F" / "22C" (without them "row 12F" is a seat, "12C" a code).

@@ -220,7 +220,7 @@ _PHONE_333 = {"pt": r"[289]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", "pl": r"[1-9]\d\d[
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
 _NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
 # Short forms that may end a sentence (the others are titles, streets and the like before a name).
-_ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox.", "ca.", "ok."})
+_ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox."})
 # How a price per unit says its "/" ("9,99 €/mese" -> "al mese"), and the units written short after it.
 _PER_WORD = {
     "it": lambda unit: "al" if unit in ("mese", "giorno", "anno", "minuto") else "a",
@@ -318,8 +318,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "ordinal", None  # "30° all'ombra": degrees (a day's "15° marzo" goes on)
         try:
             words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
-        except (KeyError, IndexError, ValueError, NotImplementedError, OverflowError):
-            # num2words 0.5.14 raises for some ordinals (Catalan 30, 40, ... 130: KeyError): the cardinal
+        except KeyError:  # num2words 0.5.14 has no Catalan ordinal for the tens from 30: the cardinal
             return "ordinal", spell_number(int(m.group("ordn")), language)
         feminine = groups.get("ords") == "a"
         return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
