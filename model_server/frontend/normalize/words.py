@@ -199,6 +199,7 @@ _SCALES = {
     "m": 10**6,
     "million": 10**6,
     "mn": 10**6,
+    "mm": 10**6,
     "b": 10**9,
     "bn": 10**9,
     "billion": 10**9,
@@ -235,6 +236,11 @@ def _number_words(num: str, lang: str) -> str:
 # hyphenated "four-A" too), while both say this spelling as the letter's name (Festival's lexicon: "eigh" ->
 # ey). It is spoken text only: word timestamps carry what the client wrote.
 LETTER_A = "Eigh"
+
+
+# A clothing size in capitals ("XL", "XXS"): spelled, since espeak-ng reads "XL" as the roman numeral 40 in the
+# other languages ("cuarenta", "römisch vierzig").
+CLOTHING_SIZE = r"(?<![\w.'-])X{1,3}[LS](?![\w'])"
 
 
 def _spell_letters(letters: str) -> str:

@@ -9,10 +9,11 @@ from functools import cache, lru_cache
 from babel import Locale
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_unit
-from num2words import num2words
+from num2words import CONVERTER_CLASSES, num2words
 
 from .. import agreement
 from ..languages import get
+from . import cjk
 
 _MAX_DIGITS = 15
 
@@ -87,12 +88,37 @@ def _locale(code: str) -> Locale:
 def spell_number(n: int, language: str) -> str:
     """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
     lang = get(language)
-    if lang.num2words is None or len(str(abs(n))) > _MAX_DIGITS:
+    if len(str(abs(n))) > _MAX_DIGITS:
+        return str(n)
+    if language == "zh":
+        return cjk.chinese_number(n)
+    if language == "ja":
+        return cjk.japanese_number(n)
+    if lang.num2words is None:
         return str(n)
     return " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
 
 
+# The word for a minus sign where num2words has none (or none that is a word: Arabic's "(-)").
+_MINUS = {"it": "meno", "id": "minus", "vi": "âm", "zh": "负", "ja": "マイナス", "el": "μείον", "bg": "минус",
+          "hr": "minus", "et": "miinus"}  # fmt: skip
+
+
+@cache
+def minus_word(language: str) -> str | None:
+    """How the language says the minus of "-20 €" and "-5 °C" (espeak-ng reads a lone "-" as a pause, and the
+    sign was lost); None where we do not know it."""
+    if language in _MINUS:
+        return _MINUS[language]
+    lang = get(language).num2words
+    word = (getattr(CONVERTER_CLASSES[lang], "negword", None) or "").strip() if lang else ""
+    return word if word.isalpha() else None
+
+
 def _spell_digits_in(text: str, language: str) -> str:
+    cjk_spoken = cjk.spell_digits_in(text, language)
+    if cjk_spoken is not None:
+        return cjk_spoken
     return re.sub(r"\d+", lambda m: spell_number(int(m.group(0)), language), text)
 
 
@@ -128,13 +154,21 @@ def _number(text: str, language: str, m: re.Match | None = None) -> str:
         return agreement.count_form(
             words, whole, noun, language, agreement.previous_words(m.string, m.start())
         )
+    if language in ("zh", "ja"):
+        return cjk.decimal(f"{whole}.{frac}", language)
     # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
     return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
 
 
+# Where the name said differs from CLDR's written one: a price in China is so many 元, not 人民币.
+_SPOKEN_CURRENCY_NAMES = {("zh", "CNY"): "元"}
+
+
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
-    name = get_currency_name(code, count=whole, locale=_locale(language))
+    name = _SPOKEN_CURRENCY_NAMES.get((language, code)) or get_currency_name(
+        code, count=whole, locale=_locale(language)
+    )
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
     )  # "российских рубля", "české koruny", "dólares americanos"
@@ -154,6 +188,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
 def _percent(amount: str, language: str) -> str:
     whole, frac = _parse_amount(amount, language)
     spoken = _number(amount, language)
+    if language == "zh":  # "50%" -> 百分之五十: the hundred comes first
+        return f"百分之{spoken}"
     loc = _locale(language)
     try:
         value = float(f"{whole}.{frac}") if frac else whole
@@ -204,6 +240,10 @@ def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     writes as the form for 5 (plural: "do dwóch kilometrów") or for 1.5 (singular: "до одного километра")."""
     whole, frac = _parse_amount(amount, language)
     spoken = _number(amount, language)
+    if language == "zh" and symbol in cjk.CHINESE_UNITS:
+        return f"{spoken}{cjk.CHINESE_UNITS[symbol]}"
+    if language == "ja" and symbol in cjk.JAPANESE_UNIT_COUNTERS and not frac:
+        return cjk.counted(whole, cjk.JAPANESE_UNIT_COUNTERS[symbol])
     loc = _locale(language)
     unit = UNITS[symbol]
     try:

@@ -13,6 +13,7 @@ from num2words import num2words
 from .. import agreement, ordinals, suffixes
 from ..languages import get
 from ..normalize.words import ends_sentence
+from . import cjk
 from .amounts import _locale, _number, _spell_digits_in, spell_number
 
 
@@ -141,6 +142,8 @@ _MINUTE_LINK = {"it": "e"}
 def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if h > 23 or m > 59:
         return None
+    if language in ("zh", "ja"):
+        return cjk.clock_time(h, m, language)
     minutes = f" {spell_number(m, language)}" if m else ""
     if 0 < m < 10 and language in _MINUTE_ZERO:  # "9:05": "девять ноль пять", "nio noll fem"
         minutes = f" {_MINUTE_ZERO[language]}{minutes}"

@@ -9,6 +9,7 @@ from babel.dates import get_date_format
 from babel.numbers import get_group_symbol
 
 from .. import agreement
+from ..languages import get
 from ..normalize.address import spoken_address
 from ..normalize.codes import pair_as_number
 from ..normalize.dates import dotted_kind
@@ -50,14 +51,32 @@ _EXTRA = {
 # The word a range's dash is said as, where the language says one ("2-3 dias" -> "dois a três dias",
 # "2-3 dagen" -> "twee tot drie dagen"); elsewhere the dash stays a short pause ("due-tre giorni", "два-три
 # дня" are said so; Czech "až" would need the second count's case too).
-RANGE_LINKS = {"pt": "a", "ca": "a", "nl": "tot", "sv": "till", "da": "til", "no": "til"}
+RANGE_LINKS = {
+    "pt": "a",
+    "ca": "a",
+    "nl": "tot",
+    "sv": "till",
+    "da": "til",
+    "no": "til",
+    "zh": "到",
+    "ja": "から",
+}
+
+
+def word_char(language: str) -> str:
+    """A letter, digit or underscore that joins a number to a word: `\\w`, except in the languages written
+    without spaces (zh, ja, th), where a number stands right after a word ("共3-5个", "温度25°C")."""
+    if get(language).spaces:
+        return r"\w"
+    return r"[^\W\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 
 
 def _range_pattern(language: str) -> str:
     if language not in RANGE_LINKS:
         return ""
+    dash = "[-–~]" if language in ("zh", "ja") else "[-–]"  # "3～5営業日" (NFKC folds the wave dash to ~)
     return (
-        r"|(?P<rng>(?<![\w.,/+*=-])(?P<rlo>[1-9]\d{0,3})\s?[-–]\s?"
+        rf"|(?P<rng>(?<!{word_char(language)})(?<![.,/+*=-])(?P<rlo>[1-9]\d{{0,3}})\s?{dash}\s?"
         r"(?=(?P<rhi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=)))"
     )
 

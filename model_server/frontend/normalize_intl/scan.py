@@ -15,6 +15,8 @@ from num2words import num2words
 from .. import agreement, ordinals, suffixes
 from ..languages import get
 from ..normalize import NormalizationError, Segment
+from ..normalize.words import CLOTHING_SIZE
+from . import cjk
 from .amounts import (
     _CURRENCY_SYMBOLS,
     _GROUP_ALSO,
@@ -26,6 +28,7 @@ from .amounts import (
     _number,
     _percent,
     _unit,
+    minus_word,
     spell_number,
 )
 from .dates import (
@@ -60,6 +63,7 @@ from .patterns import (
     _phone_pattern,
     _range,
     _range_pattern,
+    word_char,
 )
 
 # Sentence punctuation of other scripts -> the marks the frontend tokenizes.
@@ -104,7 +108,7 @@ def _master(language: str) -> re.Pattern:
     group_re = r"[ \u00a0\u202f]" if group.strip() in ("", "\u00a0", "\u202f") else re.escape(group)
     if language in _GROUP_ALSO:  # (not after a lone zero: "0.001" is no thousand)
         group_re = f"(?:{group_re}|(?<!(?<!\\d)0){re.escape(_GROUP_ALSO[language])})"
-    num = rf"\d{{1,3}}(?:{group_re}\d{{3}})+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"
+    num = rf"\d{{1,3}}(?:{group_re}\d{{3}}(?!\d))+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"  # "T3 2025": no "3 202"
     # Symbols written with letters (zł, Kč, Ft) only as whole words: "złotych" holds no "zł".
     syms = "|".join(
         rf"(?<!\w){re.escape(s)}(?!\w)" if s[-1].isalpha() else re.escape(s) for s in _CURRENCY_SYMBOLS
@@ -120,7 +124,11 @@ def _master(language: str) -> re.Pattern:
     if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
+    word = word_char(language)
     extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
+    extra += rf"(?P<size>{CLOTHING_SIZE})|"
+    if minus_word(language):  # "-20 €", "-5 °C": a sign before a number, after a space or the start
+        extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])[-−](?=\d))|"
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
     if language == "nl":  # a postcode, "1012 LG Amsterdam": four digits and two capitals
@@ -161,7 +169,7 @@ def _master(language: str) -> re.Pattern:
         + (r"(?:\s?/\s?(?P<per>[^\W\d_]{2,12})\b)?)" if language in _PER_WORD else ")")
         + rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
-        rf"|(?P<unit>(?<![\w.,])(?P<uamt>{num})\s?(?P<usym>{units})(?![\w/'’]|[-:.]\w))"
+        rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|[-:.]\w))"
         rf"|(?P<num>{num})"
     )
 
@@ -191,21 +199,28 @@ def _janome():
 _HAS_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
-# Counters after a number, read as counters (the dictionary alone reads 3月 as "3 tsuki", moon).
-_COUNTERS = {"年": "ネン", "月": "ガツ", "日": "ニチ", "円": "エン", "時": "ジ", "分": "フン", "人": "ニン"}
-
-
-_COUNTER = re.compile(r"(?<=\d)([年月日円時分人])")
-
-
 def _kana(text: str) -> str:
     """Japanese text as katakana pronunciation, for espeak-ng; text without kanji is left as it is."""
-    text = _COUNTER.sub(lambda m: _COUNTERS[m.group(1)], text)
     if not _HAS_KANJI.search(text):
         return text
+    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in _tokens(text))
+
+
+def _tokens(text: str) -> list:
     with _janome_lock:  # Janome's tokenizer keeps state between calls
-        tokens = list(_janome().tokenize(text))
-    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in tokens)
+        return list(_janome().tokenize(text))
+
+
+def _kana_after_counter(text: str, counter: str) -> str | None:
+    """The katakana of `text` after the counter it starts with ("日後" -> ゴ), or None where the dictionary
+    reads the counter as part of a longer word (then it is no counter)."""
+    tokens = _tokens(text)
+    if not tokens or tokens[0].surface != counter:
+        return None
+    rest = tokens[1:]
+    if rest and rest[0].surface == "様":  # "2名様": alone the dictionary reads 様 as ヨウ
+        return "サマ" + _kana(text[len(counter) + 1 :])
+    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in rest)
 
 
 def _add_text(segments: list[Segment], chunk: str) -> None:
@@ -266,6 +281,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             _digits(p, language) if p[0] == "0" else spell_number(int(p), language) for p in (d[:2], d[2:])
         )
         return "postcode", f"{pairs} {' '.join(m.group('pc_letters'))}"
+    if groups.get("size"):  # "XL": the letters (espeak-ng reads a roman 40)
+        return "abbreviation", ".".join(m.group("size")) + "."
+    if groups.get("minus"):
+        return "number", minus_word(language)
     if groups.get("pct_first"):
         return "percent", _percent(m.group("pfamt"), language)
     if groups.get("times"):
@@ -351,6 +370,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         sym = m.group("sym") or m.group("sym2")
         code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS.get(sym, sym)
         said = _currency(code, m.group("amt") or m.group("amt2"), language, before)
+        if language == "zh" and code == "CNY" and m.string.startswith(("元", "块"), m.end()):
+            said = _number(m.group("amt") or m.group("amt2"), language)  # "¥5000元": the 元 is written
         if groups.get("per"):
             unit = _PER_UNIT.get(language, {}).get(m.group("per").lower(), m.group("per"))
             link = _PER_WORD[language]
@@ -367,6 +388,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)
+    if language == "zh" and re.fullmatch(r"\d{4}", m.group("num")) and m.string.startswith("年", m.end()):
+        return "year", cjk.chinese_digits(m.group("num"))  # "2024年": 二零二四年
     if language in _PHONE_333 and re.fullmatch(_PHONE_333[language], m.group("num")):
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
@@ -402,9 +425,17 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     if language == "ja":
         kana: list[Segment] = []
         for seg in segments:
-            spoken = seg.spoken
-            if kana and kana[-1].original[-1:].isdigit() and spoken[:1] in _COUNTERS:  # "3" then "月"
-                spoken = _COUNTERS[spoken[0]] + spoken[1:]
+            spoken, number = seg.spoken, kana[-1] if kana and kana[-1].rule == "number" else None
+            counter = next((c for c in cjk.COUNTERS if spoken.startswith(c)), None)
+            rest = _kana_after_counter(spoken, counter) if counter else None
+            if number and re.fullmatch(r"\d[\d,]*", number.original) and rest is not None:
+                # "3" then "日": the number and its counter are said together (みっか, not "san nichi"); the
+                # dictionary alone would read 3月 as "3 tsuki", moon
+                after_month = len(kana) > 1 and kana[-2].original.endswith("月")
+                said = cjk.counted(int(number.original.replace(",", "")), counter, after_month)
+                kana[-1] = Segment(number.original, said, number.rule)
+                kana.append(Segment(seg.original, rest, seg.rule))
+                continue
             kana.append(Segment(seg.original, _kana(spoken), seg.rule))
         segments = kana
     return segments

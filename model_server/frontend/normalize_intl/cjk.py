@@ -1,0 +1,144 @@
+"""Numbers in Chinese and Japanese, written in the language's own words before espeak-ng reads them.
+
+espeak-ng reads Mandarin digits wrong past 9,999 ("10000" as 十千, "1000000" as 一万) and drops inner zeros
+("105" as 一百五, which is 150), and it reads Japanese "10000" as "juu sen" and "3000" without its
+rendaku ("san sen"). So a Chinese number is passed on as Chinese numerals (cn2an: 一百零五, 一万二千三百四十五)
+and a Japanese one as its reading in hiragana (num2words: さんぜん, いちまんにせん); a Chinese year is said
+digit by digit (二零二四年).
+
+A Japanese counter changes how the number before it sounds: "3日" is みっか, not "san nichi"; "4時" よじ;
+"30分" さんじゅっぷん; "2人" ふたり. `counted` reads a number with the counters a voice agent says (dates,
+clock times, people, things, money, years).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from num2words import num2words
+
+
+@cache
+def _an2cn():
+    from cn2an import An2Cn  # loaded with the first Chinese number
+
+    return An2Cn().an2cn
+
+
+def chinese_number(n: int) -> str:
+    """ "105" -> 一百零五, "-3" -> 负三."""
+    return _an2cn()(n)
+
+
+_CHINESE_DIGITS = "零一二三四五六七八九"
+
+
+def chinese_digits(digits: str) -> str:
+    """ "2024" -> 二零二四: a year, read digit by digit."""
+    return "".join(_CHINESE_DIGITS[int(d)] for d in digits)
+
+
+def decimal(text: str, language: str) -> str:
+    """ "3.5" -> 三点五 / さんてんご (`text` written with a decimal point)."""
+    if language == "zh":
+        return _an2cn()(text)
+    return num2words(float(text), lang="ja", reading=True)
+
+
+# Unit names said in Chinese, where CLDR (Babel 2.17) has no long name for most of them ("5 length-kilometer").
+CHINESE_UNITS = {"km": "公里", "cm": "厘米", "mm": "毫米", "m": "米", "kg": "公斤", "mg": "毫克", "g": "克",
+                 "ml": "毫升", "l": "升", "h": "小时", "min": "分钟", "°C": "摄氏度", "km/h": "公里每小时",
+                 "kWh": "千瓦时"}  # fmt: skip
+
+
+def japanese_number(n: int) -> str:
+    """The reading of `n` in hiragana: 3000 -> さんぜん, 10000 -> いちまん."""
+    return num2words(n, lang="ja", reading=True)
+
+
+# Days of the month (and counts of days) with a reading of their own; the others are the number and にち.
+_DAYS = {1: "ついたち", 2: "ふつか", 3: "みっか", 4: "よっか", 5: "いつか", 6: "むいか", 7: "なのか", 8: "ようか",
+         9: "ここのか", 10: "とおか", 14: "じゅうよっか", 20: "はつか", 24: "にじゅうよっか"}  # fmt: skip
+# The native count of things with つ.
+_THINGS = {1: "ひとつ", 2: "ふたつ", 3: "みっつ", 4: "よっつ", 5: "いつつ", 6: "むっつ", 7: "ななつ", 8: "やっつ",
+           9: "ここのつ", 10: "とお"}  # fmt: skip
+# The last digit's sound before 時 (hour), 月 (month), 年 and 円: 4時 よじ, 9月 くがつ, 4年 よねん.
+_LAST_DIGIT = {
+    "時": {4: "よ", 7: "しち", 9: "く"},
+    "時間": {4: "よ", 9: "く"},
+    "月": {4: "し", 7: "しち", 9: "く"},
+    "年": {4: "よ"},
+    "円": {4: "よ"},
+}
+# 分 is ふん after 2, 5, 7, 9 and ぷん, with a doubled consonant, after 1, 3, 4, 6, 8 and the tens.
+_MINUTES_LAST = {1: "いっぷん", 3: "さんぷん", 4: "よんぷん", 6: "ろっぷん", 8: "はっぷん"}
+_COUNTER_READING = {"時間": "じかん", "時": "じ", "月": "がつ", "年": "ねん", "円": "えん", "日": "にち", "人": "にん", "分": "ふん",
+                    "名": "めい", "位": "い", "回": "かい", "個": "こ", "件": "けん", "階": "かい", "歳": "さい"}  # fmt: skip
+COUNTERS = tuple(_COUNTER_READING) + ("つ",)  # longest first: 時間 before 時
+_DOUBLING = "回個件階歳"
+
+
+def _with_last_digit(n: int, last: str) -> str:
+    """`n` read with its last digit said as `last`: 14 and よ -> じゅうよ."""
+    return (japanese_number(n - n % 10) if n >= 10 else "") + last
+
+
+def counted(n: int, counter: str, after_month: bool = False) -> str:
+    """The reading of `n` followed by `counter` (one of `COUNTERS`), in hiragana. `after_month`: a day of the
+    month ("3月1日" -> ついたち), where 1日 alone is a day's length (いちにち)."""
+    if counter == "日" and n in _DAYS and (n != 1 or after_month):
+        return _DAYS[n]
+    if counter == "つ":
+        return _THINGS.get(n, japanese_number(n))  # past ten the number alone ("11個" is written instead)
+    if counter == "人" and n in (1, 2):
+        return ("ひとり", "ふたり")[n - 1]
+    if counter == "人" and n % 10 == 4:
+        return _with_last_digit(n, "よ") + "にん"
+    if counter == "歳" and n == 20:
+        return "はたち"
+    if counter == "分" and n % 10 == 0 and 0 < n < 100:
+        return (japanese_number(n // 10) if n >= 20 else "") + "じゅっぷん"
+    if counter == "分" and n % 10 in _MINUTES_LAST:
+        return _with_last_digit(n, _MINUTES_LAST[n % 10])
+    if n % 10 in _LAST_DIGIT.get(counter, {}):
+        return _with_last_digit(n, _LAST_DIGIT[counter][n % 10]) + _COUNTER_READING[counter]
+    if counter in _DOUBLING:
+        # 1回 いっかい, 6個 ろっこ, 8歳 はっさい, 10件 じゅっけん: the number's last sound doubles the
+        # counter's consonant
+        if n % 10 in (1, 6, 8):
+            return _with_last_digit(n, {1: "いっ", 6: "ろっ", 8: "はっ"}[n % 10]) + _COUNTER_READING[counter]
+        if n % 10 == 0 and 0 < n < 100:
+            return (japanese_number(n // 10) if n >= 20 else "") + "じゅっ" + _COUNTER_READING[counter]
+    if counter == "階" and n % 10 == 3:
+        return _with_last_digit(n, "さん") + "がい"
+    return japanese_number(n) + _COUNTER_READING[counter]
+
+
+def clock_time(h: int, m: int, language: str) -> str:
+    """ "15:30" -> 十五点三十分 / じゅうごじさんじゅっぷん; "9:05" -> 九点零五分 / くじごふん."""
+    if language == "zh":
+        if not m:
+            return f"{chinese_number(h)}点"
+        return f"{chinese_number(h)}点{'零' if m < 10 else ''}{chinese_number(m)}分"
+    return counted(h, "時") + (counted(m, "分") if m else "")
+
+
+_JA_COUNTED = re.compile(rf"(?<!\d)(\d{{1,6}})({'|'.join(COUNTERS)})")
+# Units CLDR (Babel 2.17) has no Japanese name for, said as counters: "2 h" -> にじかん.
+JAPANESE_UNIT_COUNTERS = {"h": "時間", "min": "分"}
+_ZH_YEAR = re.compile(r"(?<!\d)(\d{4})(?=年)")
+
+
+def spell_digits_in(text: str, language: str) -> str | None:
+    """`text` (a date CLDR wrote, "2024年3月15日") with its numbers said the language's way, or None for a
+    language other than zh and ja."""
+    if language == "zh":
+        text = _ZH_YEAR.sub(lambda m: chinese_digits(m.group(1)), text)
+        return re.sub(r"\d+", lambda m: chinese_number(int(m.group(0))), text)
+    if language == "ja":
+        text = _JA_COUNTED.sub(
+            lambda m: counted(int(m.group(1)), m.group(2), text[: m.start()].endswith("月")), text
+        )
+        return re.sub(r"\d+", lambda m: japanese_number(int(m.group(0))), text)
+    return None
