@@ -1177,3 +1177,54 @@ def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text,
 )
 def test_what_the_second_audit_found_in_agent_sentences(lang, text, expected):
     assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # a third audit (telehealth, travel, banking, retail): sizes with a slash were dates or fractions
+        ("en", "This shirt comes in Size 10/12.", "This shirt comes in Size ten twelve."),
+        ("en", "Size 8/10", "Size eight ten"),
+        ("en", "Shoe size 10.5/11", "Shoe size ten and a half eleven"),
+        (
+            "en",
+            "The dress comes in sizes 2/4, 6/8 and 10/12.",
+            "The dress comes in sizes two four, six eight and ten twelve.",
+        ),
+        ("en", "See you on 10/12.", "See you on October twelfth."),  # no size: still a date
+        # the last digits of a masked card: one by one (they were "four thousand eight hundred ...")
+        ("en", "Your account ending in ...4821.", "Your account ending in four eight two one."),
+        ("en", "Card ending in ****4821.", "Card ending in four eight two one."),
+        ("en", "xxxx-xxxx-xxxx-4821", "four eight two one"),
+        ("en", "Wait... 45 minutes.", "Wait... forty five minutes."),  # an ellipsis is a pause
+        ("es", "Tarjeta terminada en ****4821.", "Tarjeta terminada en cuatro ocho dos uno."),
+        # a capital and one or two digits are a name and its number (they were "B one two")
+        ("en", "Take vitamin B12.", "Take vitamin B twelve."),
+        ("en", "Your gate changed from C12 to C18.", "Your gate changed from C twelve to C eighteen."),
+        ("en", "Your seats are 14C and 14D.", "Your seats are fourteen C and fourteen D."),
+        ("en", "Samsung Galaxy S24.", "Samsung Galaxy S twenty four."),
+        ("en", "Your confirmation code is A12.", "Your confirmation code is Eigh one two."),  # a code
+        # "MM" is finance's million (it was "one hundred and fifty dollars MM")
+        ("en", "The company raised $150MM.", "The company raised one hundred and fifty million dollars."),
+        # a group of three digits ends there: "T3 2025" was "T tres mil doscientos dos cinco"
+        ("es", "Resultados del T3 2025.", "Resultados del T tres dos mil veinticinco."),
+        ("de", "Zahlen für Q3 2025.", "Zahlen für Q drei zweitausendfünfundzwanzig."),
+        (
+            "fr",
+            "Il y a 1 234 567 habitants.",
+            "Il y a un million deux cent trente-quatre mille cinq cent soixante-sept habitants.",
+        ),
+        # clothing sizes are letters: espeak-ng read "XL" as the roman numeral 40 ("cuarenta")
+        ("es", "La talla XL.", "La talla X.L."),
+        ("fr", "Taille XXL.", "Taille X.X.L."),
+        ("es", "el siglo XV", "el siglo XV"),  # a roman numeral stays one
+        ("de", "1,2 Mio. Euro.", "eins Komma zwei Millionen Euro."),
+        (
+            "de",
+            "Der Gewinn betrug 3 Mio. Danach kam der Verlust.",
+            "Der Gewinn betrug drei Millionen. Danach kam der Verlust.",
+        ),
+    ],
+)
+def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
+    assert normalize(text, lang) == expected

@@ -115,6 +115,9 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "p. a.": "pro Jahr",
         "ggf.": "gegebenenfalls",
         "zw.": "zwischen",
+        "Tsd.": "Tausend",
+        "Mio.": "Millionen",  # "1,2 Mio. Euro"; espeak-ng said "Mi-o" and "M R D"
+        "Mrd.": "Milliarden",
     },
     "fr": {
         "M.": "Monsieur",
@@ -166,7 +169,7 @@ _SENTENCE_FINAL = {
         "Sat.",
     },
     "es": {"etc.", "izq.", "izda.", "dcha.", "uds.", "incl."},
-    "de": {"usw.", "ca.", "MwSt.", "mtl.", "p.a.", "p. a.", "inkl."},
+    "de": {"usw.", "ca.", "MwSt.", "mtl.", "p.a.", "p. a.", "inkl.", "Tsd.", "Mio.", "Mrd."},
     "fr": {"etc."},
 }
 

@@ -300,7 +300,10 @@ def _code(m: re.Match, lang: str) -> str | None:
         name, number = token.split("-")
         return f"{_name_word(name)} {cardinal(int(number), lang)}"
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
-    if seat and _SEAT_CUE.search(before):  # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"
+    # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"; without a code's cue a capital and one or two
+    # digits are a name and its number too: "vitamin B12", "Galaxy S24", "from C12 to C18"
+    named = seat is not None and not cued and len(seat.group(2) or seat.group(3)) <= 2
+    if seat and (_SEAT_CUE.search(before) or named):
         letter, number = (seat.group(1), seat.group(2)) if seat.group(1) else (seat.group(4), seat.group(3))
         said, letter = cardinal(int(number), lang), _spell_letters(letter)
         return f"{letter} {said}" if seat.group(1) else f"{said} {letter}"
@@ -331,6 +334,12 @@ def _name_word(word: str) -> str:
 def _n11(m: re.Match, lang: str) -> str:
     """Three-digit service numbers (911, 411, 311...) are said digit by digit: "nine one one"."""
     return digits(m.group(0), lang)
+
+
+def _masked_digits(m: re.Match, lang: str) -> str:
+    """ "Card ending in ****4821" -> "four eight two one": the last digits of a masked number, one by one (they
+    were "four thousand eight hundred and twenty one"); the mask itself is not said."""
+    return digits(m.group("last") or m.group("last4"), lang)
 
 
 def _leading_zero(m: re.Match, lang: str) -> str:

@@ -8,6 +8,21 @@ from .. import agreement
 from .amounts import _UNITS
 from .words import cardinal, ordinal
 
+_SIZE_CUE = re.compile(r"\bsizes?\b(?:[^.!?/]{0,30}|[^.!?]{0,40}(?:,|\band|\bor))\s*$", re.IGNORECASE)
+
+
+def _size_pair(m: re.Match, lang: str) -> str | None:
+    """A clothing or shoe size with a slash, after "size": "Size 10/12" -> "ten twelve", "sizes 2/4, 6/8 and
+    10/12" (they were October twelfth and two quarters), "size 10.5/11" -> "ten and a half eleven"."""
+    if not _SIZE_CUE.search(m.string[max(0, m.start() - 48) : m.start()]):
+        return None
+    return " ".join(_size(part, lang) for part in (m.group(1), m.group(2)))
+
+
+def _size(written: str, lang: str) -> str:
+    whole, _, half = written.partition(".")
+    return cardinal(int(whole), lang) + (" and a half" if half else "")
+
 
 def _fraction(m: re.Match, lang: str) -> str | None:
     num, den = int(m.group(1)), int(m.group(2))

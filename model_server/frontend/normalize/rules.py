@@ -62,6 +62,7 @@ from .codes import (
     _identifier,
     _key,
     _leading_zero,
+    _masked_digits,
     _n11,
     _phone,
     _phone_spaced,
@@ -89,7 +90,7 @@ from .dates import (
     _weekdays,
     _year,
 )
-from .fractions import _fraction, _mixed_fraction
+from .fractions import _fraction, _mixed_fraction, _size_pair
 from .ranges import (
     _currency_range,
     _german_date_range,
@@ -105,11 +106,13 @@ from .words import (
     _MAX_CARDINAL_DIGITS,
     _MONTH_ABBR_AFTER_DAY,
     _MONTHS,
+    CLOTHING_SIZE,
     _alt,
     _long_digits,
     _number,
     _number_words,
     _ordinal,
+    _spell_letters,
     cardinal,
     year,
 )
@@ -126,8 +129,9 @@ class _Rule:
 
 @cache
 def _rules(lang: str) -> tuple[_Rule, ...]:
-    num_en = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-    num_eu = r"\d{1,3}(?:[.\u202f ]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"
+    # a group of three digits ends there: "T3 2025" is no "3 202" and a 5
+    num_en = r"\d{1,3}(?:,\d{3}(?!\d))+(?:\.\d+)?|\d+(?:\.\d+)?"
+    num_eu = r"\d{1,3}(?:[.\u202f ]\d{3}(?!\d))+(?:,\d+)?|\d+(?:,\d+)?"
     num = num_en if lang == "en" else num_eu
     syms = _currency_alt(lang)
     # Beside a currency, an amount in the other convention too ("€1.250,00" in English, "$45.99" in Spanish;
@@ -160,7 +164,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     }[lang]
     abbr = {k: v for k, v in _ABBREVIATIONS[lang].items()}
     # Scale words after an amount ("$5 million", "$3bn") are English spellings.
-    scale_words = r"thousand|million|billion|trillion|bn|mn|[kKmMbBtT]"
+    scale_words = r"thousand|million|billion|trillion|bn|mn|MM|[kKmMbBtT]"  # "MM": finance's million
     scale = rf"(?:\s?(?P<scale>{scale_words})\b)?" if lang == "en" else ""
     scale_text = (
         rf"(?:\s?(?:{scale_words})\b)?" if lang == "en" else ""
@@ -339,7 +343,21 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             rf"{re.escape('.' if lang == 'en' else ',')}\d\d)\s(?P<name>(?i:{_alt(_CURRENCY_BY_NAME[lang])}))\b",
             _currency_word,
         ),
+        # the last digits of a masked card or account ("****4821", "...4821", "xxxx-xxxx-4821"): the mask is not
+        # said, the digits one by one
+        (
+            "masked_digits",
+            # (an ellipsis only right before four digits: "Wait... 45 minutes" is a pause)
+            r"(?:(?:(?:[*•]{2,}|[xX]{3,})[- ]?)+(?P<last>\d{2,6})|(?<![\w.])(?:\.{3}|…)(?P<last4>\d{4}))"
+            r"(?![\w]|[.,]\d)",
+            _masked_digits,
+        ),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
+        *(
+            [("size_pair", r"(?<![\d/.])(\d{1,2}(?:\.5)?)/(\d{1,2}(?:\.5)?)(?![\d/]|\.\d)", _size_pair)]
+            if lang == "en"
+            else []
+        ),
         (
             "slash_date",
             r"(?<![\d/])(\d{1,2})[/.](\d{1,2})[/.](\d{4}|\d{2})(?![\d/])"
@@ -682,6 +700,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(("letters_and", r"(?<![\w&])([A-Z]{1,3})&([A-Z]{1,3})(?![\w&'])", _letters_and))
         table.append(("initialism", r"(?<![\w.'-])[A-Z]{2,5}(?![\w']|-[A-Za-z]|\.[A-Za-z])", _initialism))
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
+    else:  # English spells these as initialisms
+        table.append(("clothing_size", CLOTHING_SIZE, lambda m, lg: _spell_letters(m.group(0))))
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
         # a markdown heading's marks are not said ("### Next steps" was "number number number Next steps")
