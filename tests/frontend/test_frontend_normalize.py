@@ -452,7 +452,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("the CEO", "the C.E.O."),
         ("OK", "okay"),
         ("I LOVE THIS", "I LOVE THIS"),
-        ("World War II", "World War II"),
+        ("World War II", "World War two"),
         ("the IRS and the DMV", "the I.R.S. and the D.M.V."),
         ("SQL", "S.Q.L."),
         ("ASAP", "A.S.A.P."),
@@ -472,7 +472,7 @@ OTHER = [
         "Hay seiscientos doce millones trescientos cuarenta y cinco mil seiscientos setenta y ocho habitantes.",
     ),
     ("de", "Von 100-1000 Euro.", "Von einhundert bis eintausend Euro."),
-    ("de", "Bayern gewann 3-1.", "Bayern gewann drei - eins."),
+    ("de", "Bayern gewann 3-1.", "Bayern gewann drei zu eins."),  # a score (it kept its dash)
     ("de", "Von 2020-2024.", "Von zweitausendzwanzig bis zweitausendvierundzwanzig."),
     ("es", "Por 1-2 noches, 80 €/noche.", "Por una a dos noches, ochenta euros por noche."),
     ("de", "Für 1-2 Nächte.", "Für ein bis zwei Nächte."),
@@ -1049,7 +1049,7 @@ def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text,
         (
             "it",
             "255.255.255.255",
-            "due cinque cinque, due cinque cinque, due cinque cinque, due cinque cinque",
+            "due cinque cinque punto due cinque cinque punto due cinque cinque punto due cinque cinque",
         ),
         # a sentence's end after a short street type or weekday; and the address going on
         ("en", "Turn onto Oak Rd. Then left.", "Turn onto Oak Road. Then left."),
@@ -1227,4 +1227,71 @@ def test_what_the_second_audit_found_in_agent_sentences(lang, text, expected):
     ],
 )
 def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        # blood pressure after its cue in es/de/fr (it was "doce de agosto")
+        ("es", "Su tensión es de 12/8.", "Su tensión es de doce ocho."),
+        ("fr", "Votre tension est à 12/8.", "Votre tension est à douze huit."),
+        ("de", "Ihr Blutdruck liegt bei 120/80.", "Ihr Blutdruck liegt bei einhundertzwanzig zu achtzig."),
+        ("es", "La cita es el 12/8.", "La cita es el doce de agosto."),  # no cue: a date
+        # a hexadecimal code character by character (Spanish read its "x" as "por")
+        ("es", "Error 0x80070005.", "Error cero X ocho cero cero siete cero cero cero cinco."),
+        ("de", "Fehler 0x1F.", "Fehler null X eins F."),
+        # sizes and dimensions
+        ("en", "The jeans are 32x34.", "The jeans are thirty two by thirty four."),
+        ("en", "Screen is 1920x1080.", "Screen is nineteen twenty by ten eighty."),
+        ("en", "A 2x4 board.", "A two by four board."),
+        ("en", "It is 3x faster.", "It is three times faster."),
+        # results: a zero, a record, a cue after the score (the dash was a pause)
+        ("en", "The Chiefs won 27-0.", "The Chiefs won twenty seven to zero."),
+        ("en", "It was a 3-0 win.", "It was a three to zero win."),
+        ("en", "The team went 10-2 this season.", "The team went ten and two this season."),
+        ("en", "For ages 3-5.", "For ages three to five."),
+        ("es", "Ganó 3-1.", "Ganó tres a uno."),
+        ("fr", "Le PSG a gagné 3-1.", "Le PSG a gagné trois à un."),
+        ("de", "Es steht 2:0.", "Es steht zwei zu null."),
+        ("de", "Um 3:15 Uhr.", "Um drei Uhr fünfzehn."),
+        ("it", "Ha vinto 3-1.", "Ha vinto tre a uno."),
+        ("pt", "Venceu por 3-1.", "Venceu por três a um."),
+        ("it", "pagine 3-5", "pagine tre - cinque"),
+        # versions and addresses: the dot and the slash said, the "v" of es/de/fr not
+        ("es", "Versión v2.3.1.", "Versión dos punto tres punto uno."),
+        ("de", "Version v2.3.1.", "Version zwei Punkt drei Punkt eins."),
+        ("it", "Versione v2.3.1.", "Versione due punto tre punto uno."),
+        ("it", "Vada su 192.168.1.1.", "Vada su uno nove due punto uno sei otto punto uno punto uno."),
+        ("pt", "Veja www.exemplo.pt/ajuda.", "Veja www ponto exemplo ponto pt barra ajuda."),
+        ("en", "Firmware v3.0.4 is out.", "Firmware version three point zero point four is out."),
+        # model, port and status numbers in pairs
+        ("en", "Port 8080.", "Port eighty eighty."),
+        ("en", "That page returned a 404 error.", "That page returned a four oh four error."),
+        ("en", "Error 503 again.", "Error five oh three again."),
+        ("en", "RTX 4090", "R.T.X. forty ninety"),
+        ("en", "We have 404 users.", "We have four hundred and four users."),
+        # doses every so many hours; roman numerals after a word that numbers or a monarch's name
+        ("en", "Take 500 mg q8h.", "Take five hundred milligrams every eight hours."),
+        ("en", "Use 2 puffs q4-6h.", "Use two puffs every four to six hours."),
+        ("en", "You have type II diabetes.", "You have type two diabetes."),
+        ("en", "Super Bowl LVIII was in Las Vegas.", "Super Bowl fifty eight was in Las Vegas."),
+        ("en", "King Charles III spoke.", "King Charles the third spoke."),
+        ("en", "Grade C students", "Grade C students"),
+        ("en", "I think so.", "I think so."),
+        # the catalog languages: IBANs, compound units, "x" in sizes; French durations
+        (
+            "it",
+            "IBAN IT60 X054 2811 1010.",
+            "IBAN I.T. sei zero, X. zero cinque quattro, due otto uno uno, uno zero uno zero.",
+        ),
+        ("it", "98 mg/dl.", "novantotto milligrammi al decilitro."),
+        ("pt", "5 mg/kg", "cinco miligramas por quilograma"),
+        ("it", "Il quadro misura 30 x 40 cm.", "Il quadro misura trenta per quaranta centimetri."),
+        ("pt", "Promo 3x2.", "Promo três por dois."),
+        ("fr", "Le vol dure 2 h 15 min.", "Le vol dure deux heures quinze minutes."),
+        ("fr", "Rendez-vous à 14 h 30.", "Rendez-vous à quatorze heures trente."),
+    ],
+)
+def test_what_the_third_audit_found_beyond_the_first_fixes(lang, text, expected):
     assert normalize(text, lang) == expected

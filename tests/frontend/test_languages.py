@@ -216,8 +216,8 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         # leading zeros are said (a postcode, a code)
         ("it", "Il CAP è 00184.", "Il CAP è zero zero uno otto quattro."),
         # versions and addresses: the dot a pause; an IPv4 address digit by digit
-        ("pl", "Wersja 3.12.1 jest gotowa.", "Wersja trzy, dwanaście, jeden jest gotowa."),
-        ("it", "L'IP è 192.168.1.1.", "L'IP è uno nove due, uno sei otto, uno, uno."),
+        ("pl", "Wersja 3.12.1 jest gotowa.", "Wersja trzy kropka dwanaście kropka jeden jest gotowa."),
+        ("it", "L'IP è 192.168.1.1.", "L'IP è uno nove due punto uno sei otto punto uno punto uno."),
         (
             "it",
             "Costa 1.234.567 euro.",
@@ -242,7 +242,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Scriva a info chiocciola azienda punto it per favore.",
         ),
         ("pl", "Pisz na jan.kowalski2@poczta.pl.", "Pisz na jan kropka kowalski dwa małpa poczta kropka pl."),
-        ("pl", "Odwiedź www.sklep.pl/pomoc.", "Odwiedź www kropka sklep kropka pl, pomoc."),
+        ("pl", "Odwiedź www.sklep.pl/pomoc.", "Odwiedź www kropka sklep kropka pl ukośnik pomoc."),
         ("ru", "Пишите на support@company.ru.", "Пишите на support собака company точка ru."),
         ("hi", "ईमेल: help@example.com", "ईमेल: help at example dot com"),
         ("ja", "メールはinfo@example.jpです。", "メールは info at example dot jp です."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .words import _spell_letters, cardinal, ends_sentence
+from .words import _spell_letters, cardinal, ends_sentence, ordinal
 
 # Abbreviations (matched case-sensitively, with their period). "St." is handled by a rule below.
 _ABBREVIATIONS: dict[str, dict[str, str]] = {
@@ -273,6 +273,39 @@ _SHOUTED = {
 
 
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+# Words before a roman numeral that is a number ("World War II", "type II diabetes", "Super Bowl LVIII"), and
+# titles and names before one that is a monarch's or a pope's ordinal ("King Charles III", "Henry VIII").
+_ROMAN_NUMBER_CUE = re.compile(
+    r"\b(?:war|type|phase|part|chapter|stage|class|title|level|tier|bowl|act|volume|vol\.|grade|step|"
+    r"round|season|book|article|schedule|appendix|star\s+wars\s+episode|episode|mark|mk\.?)\s+$",
+    re.IGNORECASE,
+)
+_REGNAL_CUE = re.compile(
+    r"\b(?:King|Queen|Pope|Emperor|Empress|Prince|Princess|Tsar|Czar|Henry|Louis|Elizabeth|Charles|George|"
+    r"Edward|Richard|William|James|Mary|Anne|Victoria|Philip|Frederick|Napoleon|Benedict|Pius|Leo|Gregory|"
+    r"Innocent|Clement|Boniface|Paul|Francis|Alexander|Nicholas|Peter|Catherine|Ferdinand|Isabella|Juan\s+Carlos|"
+    r"Felipe|Carl\s+Gustaf|Harald|Margrethe|Willem-Alexander|Rainier|Albert)(?:\s+[A-Z][a-z]+)?\s+$"
+)
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+_ROMAN_FULL = re.compile(r"C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+
+
+def _roman(m: re.Match, lang: str) -> str | None:
+    """A roman numeral after a word that numbers ("World War II" -> "two", "Super Bowl LVIII" -> "fifty eight")
+    or a monarch's name ("Henry VIII" -> "the eighth"); elsewhere None (an initialism, or a word: "I", "CV")."""
+    word = m.group(0)
+    if not _ROMAN_FULL.fullmatch(word) or word in ("C", "L", "X"):  # "Grade C", "size L", "Class X": letters
+        return None
+    values = [_ROMAN_VALUES[c] for c in word]
+    n = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    if n > 1 and _REGNAL_CUE.search(before):
+        return f"the {ordinal(n, lang)}"
+    if _ROMAN_NUMBER_CUE.search(before):
+        return cardinal(n, lang)
+    return None
 
 
 def _initialism(m: re.Match, lang: str) -> str | None:

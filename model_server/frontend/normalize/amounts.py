@@ -16,6 +16,7 @@ from .words import (
     _plural_is_one,
     cardinal,
     ends_sentence,
+    year,
 )
 
 # What a rate is per, written after a slash ("$20/hr", "3,50 €/Monat"): the written word -> the spoken one.
@@ -452,19 +453,33 @@ _NOT_MEASURED = frozenset(
 )
 
 
-_BP_CUE = re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORECASE)
+_BP_CUE = {
+    "en": re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORECASE),
+    "es": re.compile(r"\b(?:tensi[oó]n|presi[oó]n(?:\s+arterial)?|TA)\b[^.]{0,20}$", re.IGNORECASE),
+    "de": re.compile(r"\b(?:Blutdruck\w*|RR)\b[^.]{0,20}$", re.IGNORECASE),
+    "fr": re.compile(r"\b(?:tension|pression\s+art[ée]rielle|TA)\b[^.]{0,20}$", re.IGNORECASE),
+}
+# Between the two pressures: "one twenty over eighty", "hundertzwanzig zu achtzig"; Spanish and French say
+# them one after the other ("doce ocho", "douze huit").
+_BP_LINK = {"en": " over ", "es": " ", "de": " zu ", "fr": " "}
 
 
 def _blood_pressure(m: re.Match, lang: str) -> str | None:
     """ "Your blood pressure was 120/80" -> "one twenty over eighty" (it was "one hundred and twenty eighty"), and
-    "120/80 mmHg" without the cue (the unit is not said, as a nurse reads it)."""
-    if not m.group("mmhg") and not _BP_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+    "120/80 mmHg" without the cue (the unit is not said, as a nurse reads it). In es/de/fr after their cue:
+    "Su tensión es de 12/8" -> "doce ocho" (it was "doce de agosto")."""
+    if not m.group("mmhg") and not _BP_CUE[lang].search(m.string[max(0, m.start() - 40) : m.start()]):
+        return None
+    high, low = int(m.group(1)), int(m.group(2))
+    if not (low < high and (lang == "en" or m.group("mmhg") or high >= 5)):
         return None
 
     def said(n: int) -> str:
-        return cardinal(n, lang) if n < 100 else f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
+        if lang != "en" or n < 100:
+            return cardinal(n, lang)
+        return f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
 
-    return f"{said(int(m.group(1)))} over {said(int(m.group(2)))}"
+    return f"{said(high)}{_BP_LINK[lang]}{said(low)}"
 
 
 def _feet_inches(m: re.Match, lang: str) -> str | None:
@@ -494,6 +509,22 @@ def _currency_alt(lang: str) -> str:
 # How often, written "3x" ("3x täglich", "2x/day"): the language's word for so many times, and for once.
 _TIMES_WORD = {"en": "times", "es": "veces", "de": "mal", "fr": "fois"}
 _ONCE = {"en": "once", "es": "una vez", "de": "einmal", "fr": "une fois"}
+
+
+def _q_hours(m: re.Match, lang: str) -> str:
+    """ "q8h" -> "every eight hours", "q4-6h" -> "every four to six hours", "q1h" -> "every hour"."""
+    first, last = int(m.group("q1")), m.group("q2")
+    if last:
+        return f"every {cardinal(first, lang)} to {cardinal(int(last), lang)} hours"
+    return "every hour" if first == 1 else f"every {cardinal(first, lang)} hours"
+
+
+def _dimensions(m: re.Match, lang: str) -> str:
+    """ "32x34" -> "thirty two by thirty four", "12 x 12 x 8" -> "twelve by twelve by eight"; four digits in
+    pairs, as a screen's are said ("1920x1080" -> "nineteen twenty by ten eighty")."""
+    return " by ".join(
+        year(int(n), lang) if len(n) == 4 else cardinal(int(n), lang) for n in re.findall(r"\d+", m.group(0))
+    )
 
 
 def _times(m: re.Match, lang: str) -> str:

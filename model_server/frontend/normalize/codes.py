@@ -336,6 +336,11 @@ def _n11(m: re.Match, lang: str) -> str:
     return digits(m.group(0), lang)
 
 
+def _hex(m: re.Match, lang: str) -> str:
+    """ "0x80070005" -> "zero X eight zero zero seven zero zero zero five": a hexadecimal code's characters."""
+    return " ".join(cardinal(int(c), lang) if c.isdigit() else c.upper() for c in m.group(0))
+
+
 def _masked_digits(m: re.Match, lang: str) -> str:
     """ "Card ending in ****4821" -> "four eight two one": the last digits of a masked number, one by one (they
     were "four thousand eight hundred and twenty one"); the mask itself is not said."""
@@ -364,15 +369,24 @@ def _phone_spaced(m: re.Match, lang: str) -> str | None:
 
 
 _FLIGHT_ROOM_CUE = re.compile(
-    r"\b(?:flight|room|rm|box)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$", re.I
+    r"\b(?:flight|room|rm|box|port|rtx|gtx|rx|boeing|airbus\s+a)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$",
+    re.I,
 )
+# An HTTP status: "a 404 error", "error 503", "HTTP 500".
+_STATUS_AFTER = re.compile(r"\s+(?:error|page|status|response)\b", re.I)
+_STATUS_BEFORE = re.compile(r"\b(?:error|status|http)\s*(?:code\s*)?$", re.I)
 
 
 def _flight_room(m: re.Match, lang: str) -> str | None:
     """A flight's or a room's number is said in pairs, whatever follows it: "flight UA 1234 departs" ->
     "twelve thirty four" (it was "one thousand two hundred and thirty four" before a word), "room 1412" ->
-    "fourteen twelve", "room 405" -> "four oh five", "P.O. Box 4521" -> "forty five twenty one"."""
-    if not _FLIGHT_ROOM_CUE.search(m.string[max(0, m.start() - 30) : m.start()]):
+    "fourteen twelve", "room 405" -> "four oh five", "P.O. Box 4521" -> "forty five twenty one"; so are a port,
+    a model ("port 8080", "RTX 4090", "Boeing 737") and an HTTP status ("a 404 error" -> "four oh four")."""
+    status = re.fullmatch(r"[45]\d\d", m.group(0)) and (
+        _STATUS_AFTER.match(m.string, m.end())
+        or _STATUS_BEFORE.search(m.string[max(0, m.start() - 20) : m.start()])
+    )
+    if not status and not _FLIGHT_ROOM_CUE.search(m.string[max(0, m.start() - 30) : m.start()]):
         return None
     text = m.group(0)
     return f"{cardinal(int(text[:-2]), lang)} {_number_pair(int(text[-2:]), lang)}"

@@ -419,10 +419,10 @@ def _dotted(m: re.Match, lang: str) -> str | None:
     been read as a sentence's end, "zwei. zehn"), and in English after a version or section cue
     (`VERSION_CUE`), where "2.10" would otherwise be the decimal "two point one zero". Four parts of at most
     255 without such a cue are an IPv4 address, read digit by digit with "dot"."""
-    text = m.group(0)
+    text = m.group(0).lstrip("vV")  # "v2.3.1": a version, its "v" not said
     parts = text.split(".")
     before = m.string[max(0, m.start() - 24) : m.start()]
-    cued = VERSION_CUE.search(before) is not None
+    cued = VERSION_CUE.search(before) is not None or text != m.group(0)
     if lang != "en" and re.fullmatch(r"\d{1,3}(?:\.\d{3})+", text):
         return None  # "9.000", "1.234.567": thousands
     if len(parts) == 2 and lang == "en" and not cued:

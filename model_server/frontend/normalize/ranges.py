@@ -14,7 +14,7 @@ from .words import _MONTHS, _WORDS, _alt, _number_words, cardinal, ends_sentence
 # Words before a dashed number that make it an identifier or a phone number, not a range ("order 1234-5678",
 # "Llame al 555-1234", "Room 5-201").
 _ID_CUE = re.compile(
-    r"\b(?:room|model|item|flight|gate|platform|line|tel|phone|call|dial|fax|"
+    r"\b(?:room|model|item|flight|gate|platform|line|tel|phone|call|dial|fax|boeing|airbus|"
     r"pedido|c[oó]digo|n[uú]mero|tel[eé]fono|llame|llamar|habitaci[oó]n|vuelo|"
     r"nummer|bestellung|telefon|anrufen|zimmer|flug|"
     r"num[eé]ro|commande|t[eé]l[eé]phone|appelez|chambre|vol)\b\.?\s*(?:#|:|no\.?|nr\.?|al)?\s*$",
@@ -92,6 +92,54 @@ _SCORE_CUE = re.compile(
     r"trailing|defeated|tied|drew)\b(?:\s+(?:was|is|at|by|with|the\s+game))?\s*:?\s*$",
     re.IGNORECASE,
 )
+
+
+# A game's result: the verb or noun before the score ("won 27-0", "Ganó 3-1", "a gagné 3-1", "venceu por 3-1")
+# or after it ("a 3-0 win", "3:1 gewonnen"), and the word said for the dash. English records ("went 10-2",
+# "a 45-37 record") say "and".
+_SCORE_WORDS = {
+    "en": r"score|scored|won|win|wins|lost|lose|loses|beat|beats|ended|finished|final|lead|leads|leading|"
+    r"trailing|defeated|tied|drew|victory|loss|defeat|shutout",
+    "es": r"gan[óo]|ganaron|venci[óo]|vencieron|perdi[óo]|perdieron|empat[óo]|termin[óo]|resultado|marcador|"
+    r"victoria|derrota",
+    "de": r"gewonnen|gewinnt|gewann|verloren|verliert|verlor|steht|stand|endete|Endstand|Ergebnis|Sieg|"
+    r"Niederlage|siegte",
+    "fr": r"gagn[ée]|gagnent|perdu|battu|impos[ée]|score|victoire|d[ée]faite|termin[ée]|m[èe]ne|menait",
+    "it": r"vinto|vince|vincono|perso|battuto|pareggiato|finita|finito|risultato|vittoria|sconfitta",
+    "pt": r"venceu|venceram|ganhou|ganharam|perdeu|perderam|empatou|terminou|resultado|placar|vit[óo]ria|"
+    r"derrota",
+}
+SCORE_LINK = {"en": "to", "es": "a", "de": "zu", "fr": "à", "it": "a", "pt": "a"}
+_RECORD_WORDS = r"went|record|records"
+
+
+def score_link(before: str, after: str, lang: str) -> str | None:
+    """The word for a score's dash ("to", "a", "zu", "à"; "and" in an English record) when a result's word
+    is within two words before the score (`before`: the text before it) or right after it (`after`), else
+    None."""
+    if lang not in _SCORE_WORDS:
+        return None
+    near = r"\b(?:{})\b(?:\s+\S+){{0,2}}?\s*:?\s*$"
+    next_words = r"^\s*(?:\S+\s+)?(?:{})\b"
+    if lang == "en" and (
+        re.search(near.format(_RECORD_WORDS), before, re.I)
+        or re.match(next_words.format("record"), after, re.I)
+    ):
+        return "and"
+    words = _SCORE_WORDS[lang]
+    if re.search(near.format(words), before, re.I) or re.match(next_words.format(words), after, re.I):
+        return SCORE_LINK[lang]
+    return None
+
+
+def _score(m: re.Match, lang: str) -> str | None:
+    """ "The Chiefs won 27-0" -> "twenty seven to zero", "Ganó 3-1" -> "tres a uno", "Bayern hat 3:1
+    gewonnen" -> "drei zu eins", "went 10-2" -> "ten and two"; the dash was a pause, a zero kept it."""
+    a, b = int(m.group("s1")), int(m.group("s2"))
+    link = score_link(m.string[max(0, m.start() - 40) : m.start()], m.string[m.end() : m.end() + 30], lang)
+    if link is None:
+        return None
+    return f"{cardinal(a, lang)} {link} {cardinal(b, lang)}"
 
 
 def _range(m: re.Match, lang: str) -> str | None:

@@ -16,6 +16,7 @@ from .abbreviations import (
     _initialism,
     _letters_and,
     _list_letter,
+    _roman,
 )
 from .address import (
     _COMPASS,
@@ -44,11 +45,13 @@ from .amounts import (
     _currency,
     _currency_alt,
     _currency_word,
+    _dimensions,
     _feet_inches,
     _money,
     _pence,
     _per,
     _percent,
+    _q_hours,
     _rating,
     _temperature,
     _times,
@@ -59,6 +62,7 @@ from .codes import (
     _code,
     _eu_code,
     _flight_room,
+    _hex,
     _identifier,
     _key,
     _leading_zero,
@@ -97,6 +101,7 @@ from .ranges import (
     _number_range,
     _range,
     _range_link,
+    _score,
     _time_range,
     _weekday_range,
     _year_range,
@@ -189,6 +194,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
     # "Mon.-Fri.", "lun.-vie.": abbreviations written with a dot where CLDR writes none
     day_dot = r"\.?"
     table: list[tuple[str, str, Handler]] = [
+        # an error code in hexadecimal ("0x80070005"): character by character (es read its "x" as "por")
+        ("hex", r"(?<![\w.])0[xX](?=[0-9A-Fa-f]*\d)[0-9A-Fa-f]{2,16}(?!\w|[.,]\d)", _hex),
         (
             "address",
             r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
@@ -318,6 +325,31 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             if lang != "en"
             else []
         ),
+        *(
+            # a dose every so many hours: "q8h" -> "every eight hours", "q4-6h" -> "every four to six hours"
+            [
+                (
+                    "q_hours",
+                    r"(?<![\w.])q\.?\s?(?P<q1>\d{1,2})(?:\s?-\s?(?P<q2>\d{1,2}))?\s?h(?:rs?)?\b",
+                    _q_hours,
+                )
+            ]
+            if lang == "en"
+            else []
+        ),
+        *(
+            # sizes and dimensions: "32x34" -> "thirty two by thirty four" (the code rule spelled it), "12x12x8"
+            [("dimensions", r"(?<![\w.,])\d{1,4}(?:\s?[x×]\s?\d{1,4}){1,2}(?!\w|[.,]\d)", _dimensions)]
+            if lang == "en"
+            else []
+        ),
+        (
+            "score",
+            r"(?<![\w.,/+*=-])(?P<s1>\d{1,3})\s?"
+            + ("[-–:]" if lang == "de" else "[-–]")
+            + r"\s?(?P<s2>\d{1,3})(?![\d-]|[.,:]\d|\s*=)",
+            _score,
+        ),
         # "3x täglich", "2x/day": how often (it was "drei x täglich", "two x day"); not "2x4" or "4x4"
         (
             "times",
@@ -383,7 +415,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "time",
             r"(?<![\d:])(?P<h>\d{1,2})"
             + (r"(?::|\s?h\s?)" if lang == "fr" else rf"(?::|\.(?=\d\d(?:{dotted_time_end})))")  # fr 14h30
-            + r"(?P<min>\d{2})(?![\d:])(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
+            # "2 h 15 min" is a duration (it was the clock time "deux heures quinze", then "min")
+            + r"(?P<min>\d{2})(?![\d:]|\s?min\b)(?:\s*(?P<ampm>[aApP]\.?\s?[mM]\.?)(?!\w))?"
             + (
                 r"(?:\s+Uhr\b)?"
                 if lang == "de"
@@ -408,7 +441,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # versions and addresses: before the phone rule, which takes dots between groups of digits
         (
             "dotted",
-            r"(?<![\w.,])\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
+            # (a "v" before a version in es/de/fr is not said: "Versión v2.3.1"; English says "version")
+            (r"(?<![\w.,])" if lang == "en" else r"(?:(?<![\w.,])[vV](?=\d{1,4}\.\d)|(?<![\w.,]))")
+            + r"\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
             # "1.5 kg", "update 1.25 million records": the unit's, the amount's
             + rf"(?!\s?(?:%|{units}(?![\w/])|{syms}|(?i:thousand|million|billion|trillion)\b))",
             _dotted,
@@ -570,7 +605,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 ("military", r"(?<=\bat )0([0-9])([0-5]\d)\b", _military),
             ]
             if lang == "en"
-            else []
+            else [
+                # "Su tensión es de 12/8": two pressures, not the twelfth of August
+                (
+                    "blood_pressure",
+                    r"(?<![\d/])(\d{1,3})/(\d{1,3})(?![\d/])(?P<mmhg>\s?mmHg\b)?",
+                    _blood_pressure,
+                )
+            ]
         ),
         ("per", rf"(?<=[\d%€$£¥kKmM])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
         # "19.99%-29.99%": the first of two percentages and the dash ("minus" before)
@@ -698,6 +740,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(("saint_street", r"\bSt\.(?=(?P<next>\s+[A-Z]))?", _saint_street))
         table.append(("doctor_drive", r"\bDr\.(?=(?P<next>\s+[A-Z]))?", _doctor_drive))
         table.append(("letters_and", r"(?<![\w&])([A-Z]{1,3})&([A-Z]{1,3})(?![\w&'])", _letters_and))
+        # "World War II" -> "two", "Henry VIII" -> "the eighth" (espeak-ng said "roman two", and spelled "LVIII")
+        table.append(("roman", r"(?<![\w.'-])[IVXLC]{1,7}(?![\w'-])", _roman))
         table.append(("initialism", r"(?<![\w.'-])[A-Z]{2,5}(?![\w']|-[A-Za-z]|\.[A-Za-z])", _initialism))
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     else:  # English spells these as initialisms

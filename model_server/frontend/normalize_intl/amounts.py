@@ -8,7 +8,7 @@ from functools import cache, lru_cache
 
 from babel import Locale
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
-from babel.units import UnknownUnitError, format_unit
+from babel.units import UnknownUnitError, format_compound_unit, format_unit
 from num2words import CONVERTER_CLASSES, num2words
 
 from .. import agreement
@@ -232,6 +232,30 @@ UNITS = {
     "ч": "duration-hour",
     "мин": "duration-minute",
 }
+
+
+# What a compound unit is divided by ("98 mg/dl", "5 mg/kg"): CLDR's name for it, as the denominator.
+PER_UNITS = {"dl": "volume-deciliter", "dL": "volume-deciliter", "l": "volume-liter", "L": "volume-liter",
+             "ml": "volume-milliliter", "mL": "volume-milliliter", "kg": "mass-kilogram", "h": "duration-hour",
+             "min": "duration-minute", "km": "length-kilometer", "m": "length-meter"}  # fmt: skip
+
+
+def compound_unit(amount: str, symbol: str, per: str, language: str) -> str | None:
+    """ "98 mg/dl" -> "novantotto milligrammi al decilitro", "5 mg/kg" -> "cinque miligramas por quilograma"
+    (CLDR's compound pattern); None where CLDR writes no words for it (a "/" or a unit id left)."""
+    whole, frac = _parse_amount(amount, language)
+    value = float(f"{whole}.{frac}") if frac else whole
+    loc = _locale(language)
+    try:
+        written = format_compound_unit(
+            value, UNITS[symbol], denominator_unit=PER_UNITS[per], length="long", locale=loc
+        )
+        shown = format_decimal(value, locale=loc)
+    except (UnknownUnitError, ArithmeticError, KeyError):
+        return None
+    if "/" in written or "-" in written.replace(shown, "") or shown not in written:
+        return None
+    return written.replace(shown, f" {_number(amount, language)} ", 1)
 
 
 def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:

@@ -183,8 +183,18 @@ _DOT_WORD = {
 }
 
 
+# The word for "/" in a web address's path (it was a pause, and the path was lost to a listener).
+_SLASH_WORD = {"it": "barra", "pt": "barra", "ca": "barra", "nl": "slash", "pl": "ukośnik", "cs": "lomítko",
+               "sk": "lomka", "sv": "snedstreck", "da": "skråstreg", "no": "skråstrek", "fi": "kauttaviiva",
+               "ru": "слэш", "uk": "слеш", "tr": "eğik çizgi", "ro": "slash", "hu": "per"}  # fmt: skip
+
+
 def _address(m: re.Match, language: str) -> str:
-    words = {".": _DOT_WORD.get(language, "dot"), "@": _AT.get(language, "at"), "/": ","}
+    words = {
+        ".": _DOT_WORD.get(language, "dot"),
+        "@": _AT.get(language, "at"),
+        "/": _SLASH_WORD.get(language, ","),
+    }
     return spoken_address(m.group("address"), words, lambda d: spell_number(d, language))
 
 
@@ -218,7 +228,10 @@ def _phone_pattern(thousands: str, after_amount: str) -> str:
 def _dotted_pattern(after_amount: str) -> str:
     """Three numbers or more joined by dots, not before a currency, a unit or "%" (then they are an amount grouped
     by dots: "2.000.000 €" lost its euro)."""
-    return rf"|(?P<dotted>(?<![\w.,])\d{{1,4}}(?:\.\d{{1,4}}){{2,}}(?!\w|[.,]\d)(?!\s?(?:{after_amount})))"
+    return (
+        rf"|(?P<dotted>(?:(?<![\w.,])[vV](?=\d{{1,4}}\.\d)\d{{1,4}}(?:\.\d{{1,4}})+"  # "v2.3", a version
+        rf"|(?<![\w.,])\d{{1,4}}(?:\.\d{{1,4}}){{2,}})(?!\w|[.,]\d)(?!\s?(?:{after_amount})))"
+    )
 
 
 # Where digits are said one by one even in pairs.
@@ -243,10 +256,11 @@ def _phone_groups(groups: list[str], language: str) -> str:
 
 
 def _dotted(m: re.Match, language: str) -> str:
-    """ "3.12.1" -> "trzy, dwanaście, jeden"; an IPv4 address digit by digit ("192.168.1.1" -> "jeden dziewięć
-    dwa, jeden sześć osiem, jeden, jeden"), seven digits or more as a phone number. The dot is a pause: the word for it differs by language and
-    use, and CLDR does not name it. Groups of thousands written with dots are numbers."""
-    text = m.group("dotted")
+    """ "3.12.1" -> "tre punto dodici punto uno"; an IPv4 address digit by digit ("192.168.1.1" -> "uno nove due
+    punto uno sei otto punto uno punto uno"), seven digits or more as a phone number; "v2.3.1" a version. The dot
+    is said where the language's word for it is known (`_DOT_WORD`: a listener types a version or an address from
+    it), else a pause. Groups of thousands written with dots are numbers."""
+    text = m.group("dotted").lstrip("vV")
     parts = text.split(".")
     kind = dotted_kind(parts)
     dot_groups = get_group_symbol(_locale(language)) == "." or _GROUP_ALSO.get(language) == "."
@@ -255,7 +269,8 @@ def _dotted(m: re.Match, language: str) -> str:
     if kind == "phone":  # "06.12.34.56.78": a phone number written with dots
         return _phone_groups(parts, language)
     ip = kind == "ip"
-    return ", ".join(
+    dot = f" {_DOT_WORD[language]} " if language in _DOT_WORD else ", "
+    return dot.join(
         _digits(p, language) if ip or (p[0] == "0" and p != "0") else spell_number(int(p), language)
         for p in parts
     )

@@ -15,6 +15,7 @@ from num2words import num2words
 from .. import agreement, ordinals, suffixes
 from ..languages import get
 from ..normalize import NormalizationError, Segment
+from ..normalize.ranges import SCORE_LINK
 from ..normalize.words import CLOTHING_SIZE
 from . import cjk
 from .amounts import (
@@ -22,12 +23,14 @@ from .amounts import (
     _GROUP_ALSO,
     _ISO_CODES,
     _SYMBOL_OVERRIDES,
+    PER_UNITS,
     UNITS,
     _currency,
     _locale,
     _number,
     _percent,
     _unit,
+    compound_unit,
     minus_word,
     spell_number,
 )
@@ -115,6 +118,7 @@ def _master(language: str) -> re.Pattern:
     )
     codes = "|".join(_ISO_CODES)
     units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
+    per_units = "|".join(map(re.escape, sorted(PER_UNITS, key=len, reverse=True)))
     # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
     # Where a dot cannot be the decimal symbol, "9.30" is a time too ("ore 9.30", "kl. 9.30"): a group of
     # thousands has three digits.
@@ -127,12 +131,27 @@ def _master(language: str) -> re.Pattern:
     word = word_char(language)
     extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     extra += rf"(?P<size>{CLOTHING_SIZE})|"
+    # an IBAN: country, check digits and groups, character by character, a pause per group
+    extra += r"(?P<iban>\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b)|"
     if minus_word(language):  # "-20 €", "-5 °C": a sign before a number, after a space or the start
         extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])[-−](?=\d))|"
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
     if language == "nl":  # a postcode, "1012 LG Amsterdam": four digits and two capitals
         extra += r"(?P<nl_postcode>(?<![\w.,])(?P<pc_digits>[1-9]\d{3}) ?(?P<pc_letters>[A-Z]{2})(?![\w-]))|"
+    if language in _SCORE_BEFORE:  # a result: "Ha vinto 3-1" -> "tre a uno" (the dash was a pause)
+        cues = "|".join(
+            rf"(?<=\b{w} )|(?<=\b{w} {p} )"
+            for w in _SCORE_BEFORE[language]
+            for p in ("per", "por", "de", "di")
+        )
+        after = "|".join(_SCORE_AFTER[language])
+        extra += (
+            rf"(?P<score>(?:(?i:{cues})|(?=\d{{1,3}}\s?[-–]\s?\d{{1,3}}\s+(?:{after})\b))"
+            r"(?P<sc1>\d{1,3})\s?[-–]\s?(?P<sc2>\d{1,3})(?![\d-]|[.,:]\d))|"
+        )
+    if language in _BY_WORD:  # a size: "30 x 40 cm", a promotion "3x2" (espeak-ng said the letter x)
+        extra += r"(?P<dim>(?<![\w.,])(?P<dim_a>\d{1,4})\s?[x×]\s?(?=\d{1,4}(?!\d)))|"
     if language in _TIMES_WORD:  # a dose: "2x per dag", "3x al giorno"
         extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
@@ -169,6 +188,7 @@ def _master(language: str) -> re.Pattern:
         + (r"(?:\s?/\s?(?P<per>[^\W\d_]{2,12})\b)?)" if language in _PER_WORD else ")")
         + rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
+        rf"|(?P<cunit>(?<!{word})(?<![.,])(?P<cuamt>{num})\s?(?P<cu1>{units})/(?P<cu2>{per_units})(?!{word}|[/'’]))"
         rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|[-:.]\w))"
         rf"|(?P<num>{num})"
     )
@@ -251,6 +271,15 @@ _PER_UNIT = {
     "da": {"md": "måned", "stk": "styk"},
     "no": {"mnd": "måned", "stk": "stykk"},
 }
+# A game's result: the words before a score ("ha vinto 3-1", "venceu por 3-1") and after it ("una vittoria
+# 3-0"); the dash is said with `SCORE_LINK`.
+_SCORE_BEFORE = {
+    "it": "vinto vince vincono perso perde battuto pareggiato finita finito risultato vittoria sconfitta".split(),
+    "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota".split(),
+}
+_SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
+# The word for the "x" between a size's numbers: "trenta per quaranta", "dertig bij veertig", "тридцать на сорок".
+_BY_WORD = {"it": "per", "pt": "por", "ca": "per", "nl": "bij", "pl": "na", "ru": "на", "uk": "на"}
 # A dose's count: "2x per dag" -> "twee keer per dag".
 _TIMES_WORD = {
     "it": "volte",
@@ -261,6 +290,14 @@ _TIMES_WORD = {
     "tr": "kez",
     "ca": "vegades",
 }
+
+
+def _characters(code: str, language: str) -> str:
+    """A code's letters spelled (dotted: the frontend says their names) and its digits one by one."""
+    return " ".join(
+        _digits(run, language) if run.isdigit() else ".".join(run) + "."
+        for run in re.findall(r"\d+|[A-Z]+", code)
+    )
 
 
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
@@ -281,12 +318,19 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             _digits(p, language) if p[0] == "0" else spell_number(int(p), language) for p in (d[:2], d[2:])
         )
         return "postcode", f"{pairs} {' '.join(m.group('pc_letters'))}"
+    if groups.get("iban"):  # "IT60 X054 2811" -> "I.T. sei zero, X. zero cinque quattro, due otto uno uno"
+        return "code", ", ".join(_characters(group, language) for group in m.group("iban").split())
     if groups.get("size"):  # "XL": the letters (espeak-ng reads a roman 40)
         return "abbreviation", ".".join(m.group("size")) + "."
     if groups.get("minus"):
         return "number", minus_word(language)
     if groups.get("pct_first"):
         return "percent", _percent(m.group("pfamt"), language)
+    if groups.get("score"):
+        a, b = (spell_number(int(m.group(g)), language) for g in ("sc1", "sc2"))
+        return "number", f"{a} {SCORE_LINK[language]} {b}"
+    if groups.get("dim"):
+        return "number", f"{spell_number(int(m.group('dim_a')), language)} {_BY_WORD[language]}"
     if groups.get("times"):
         return "number", f"{spell_number(int(m.group('times_n')), language)} {_TIMES_WORD[language]}"
     if groups.get("sdate"):
@@ -380,6 +424,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "currency", said
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
+    if groups.get("cunit"):
+        said = compound_unit(m.group("cuamt"), m.group("cu1"), m.group("cu2"), language)
+        if said:
+            return "unit", said
+        return "unit", f"{_unit(m.group('cuamt'), m.group('cu1'), language, before)} {m.group('cu2')}"
     if m.group("unit"):
         return "unit", _unit(m.group("uamt"), m.group("usym"), language, before)
     if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
