@@ -1291,6 +1291,23 @@ def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
         ("pt", "Promo 3x2.", "Promo três por dois."),
         ("fr", "Le vol dure 2 h 15 min.", "Le vol dure deux heures quinze minutes."),
         ("fr", "Rendez-vous à 14 h 30.", "Rendez-vous à quatorze heures trente."),
+        # kitchen, pharmacy and lab units; a unit before "/day"; a unit after the word "per"
+        ("en", "Take 1 tsp.", "Take one teaspoon."),
+        ("en", "Use 3,000 mg/day.", "Use three thousand milligrams per day."),
+        ("es", "Tome 500 mg/día.", "Tome quinientos miligramos por día."),
+        ("en", "Sodium is 140 mEq/L.", "Sodium is one hundred and forty milliequivalents per liter."),
+        ("en", "That is $3.49 per lb.", "That is three dollars and forty nine cents per pound."),
+        ("en", "5 mg/xyz", "five mg xyz"),  # no rate: the unit is left
+        # a range after a capitalized plural (a singular name keeps its dash: a model, a room)
+        ("en", "Read Chapters 3-4 tonight.", "Read Chapters three to four tonight."),
+        ("en", "Meet at Gate B 5-7.", "Meet at Gate B five - seven."),
+        # a diagnosis code keeps its zero; a well-known name-number stays one after "code is"
+        (
+            "en",
+            "The diagnosis code is ICD-10 E11.9.",
+            "The diagnosis code is I.C.D. ten E eleven point nine.",
+        ),
+        ("en", "Billed under J06.9.", "Billed under J zero six point nine."),
     ],
 )
 def test_what_the_third_audit_found_beyond_the_first_fixes(lang, text, expected):

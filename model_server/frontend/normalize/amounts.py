@@ -172,6 +172,12 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "mos": ("month", "months"),
         "wk": ("week", "weeks"),
         "wks": ("week", "weeks"),
+        # kitchen and pharmacy measures, said to a patient
+        "tsp": ("teaspoon", "teaspoons"),
+        "tbsp": ("tablespoon", "tablespoons"),
+        "fl oz": ("fluid ounce", "fluid ounces"),
+        "mEq/L": ("milliequivalent per liter", "milliequivalents per liter"),
+        "IU": ("international unit", "international units"),
     },
     "es": {
         "km/h": ("kilómetro por hora", "kilómetros por hora"),

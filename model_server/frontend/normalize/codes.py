@@ -254,6 +254,7 @@ _STRONG_CUE = re.compile(
 
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
 _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
+_KNOWN_NAMES = frozenset({"ICD", "COVID", "ISO"})
 
 
 # A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
@@ -296,14 +297,15 @@ def _code(m: re.Match, lang: str) -> str | None:
         cued = False  # "order 12 pizzas" counts; "order number 12", "order #12" and "order 12345" do not
     if not cued and not has_letters:
         return None
-    if not cued and _NAME_NUMBER.fullmatch(token):
+    # a name and its number ("COVID-19"); the well-known ones even after a code's cue ("code is ICD-10 E11.9")
+    if _NAME_NUMBER.fullmatch(token) and (not cued or token.split("-")[0].upper() in _KNOWN_NAMES):
         name, number = token.split("-")
         return f"{_name_word(name)} {cardinal(int(number), lang)}"
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
     # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"; without a code's cue a capital and one or two
     # digits are a name and its number too: "vitamin B12", "Galaxy S24", "from C12 to C18"
-    named = seat is not None and not cued and len(seat.group(2) or seat.group(3)) <= 2
-    if seat and (_SEAT_CUE.search(before) or named):
+    name_and_number = seat is not None and not cued and len(seat.group(2) or seat.group(3)) <= 2
+    if seat and (_SEAT_CUE.search(before) or name_and_number):
         letter, number = (seat.group(1), seat.group(2)) if seat.group(1) else (seat.group(4), seat.group(3))
         said, letter = cardinal(int(number), lang), _spell_letters(letter)
         return f"{letter} {said}" if seat.group(1) else f"{said} {letter}"
@@ -339,6 +341,14 @@ def _n11(m: re.Match, lang: str) -> str:
 def _hex(m: re.Match, lang: str) -> str:
     """ "0x80070005" -> "zero X eight zero zero seven zero zero zero five": a hexadecimal code's characters."""
     return " ".join(cardinal(int(c), lang) if c.isdigit() else c.upper() for c in m.group(0))
+
+
+def _icd(m: re.Match, lang: str) -> str:
+    """ "J06.9" -> "J zero six point nine", "E11.65" -> "E eleven point six five": a diagnosis code's letter,
+    its category as a number (digit by digit when it starts with a zero) and the digits after the point."""
+    letter, category, detail = m.group(0)[0], m.group(0)[1:3], m.group(0)[4:]
+    said = digits(category, lang) if category[0] == "0" else cardinal(int(category), lang)
+    return f"{letter} {said} point {digits(detail, lang)}"
 
 
 def _masked_digits(m: re.Match, lang: str) -> str:

@@ -46,8 +46,10 @@ def is_range(lo: int, hi: int, before: str, lang: str) -> bool:
         return False
     if hi <= lo:  # a score or a sum keeps its dash; opening hours fall ("open 9-5")
         return hi < lo <= 12 and _HOURS_CUE.search(before) is not None
-    if lang == "en" and re.search(r"[^\s.!?]\s+[A-Z][a-z]*\s*$", before):
-        return False  # after a name inside a sentence: a model or a room ("Boeing 737-800", "Gate B 5-7")
+    if lang == "en" and re.search(r"[^\s.!?]\s+(?![A-Z][a-z]{2,}s\s*$)[A-Z][a-z]*\s*$", before):
+        # after a name inside a sentence: a model or a room ("Boeing 737-800", "Gate B 5-7"); not after a
+        # plural ("Read Chapters 3-4", "Seats 5-6")
+        return False
     if len(str(hi)) - len(str(lo)) > 1:
         return False
     if (len(str(lo)), len(str(hi))) == (3, 4):  # a phone number, unless round ("100-1000")

@@ -63,6 +63,7 @@ from .codes import (
     _eu_code,
     _flight_room,
     _hex,
+    _icd,
     _identifier,
     _key,
     _leading_zero,
@@ -324,6 +325,10 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             ]
             if lang != "en"
             else []
+        ),
+        *(
+            # a diagnosis code (ICD-10): "J06.9" -> "J zero six point nine" (the zero was lost), "E11.9"
+            [("icd", r"(?<![\w.])[A-Z]\d{2}\.\d{1,4}(?![\w]|\.\d)", _icd)] if lang == "en" else []
         ),
         *(
             # a dose every so many hours: "q8h" -> "every eight hours", "q4-6h" -> "every four to six hours"
@@ -614,7 +619,24 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 )
             ]
         ),
-        ("per", rf"(?<=[\d%€$£¥kKmM])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+", _per),
+        *(
+            # a unit after the word "per": "$3.49 per lb" -> "per pound" (it was spelled "L B")
+            [
+                (
+                    "per_word_unit",
+                    r"(?<=\bper )(?:lbs?|oz|kg|gal|ft|mi|yd|hr|sq ft)\b",
+                    lambda m, lg: _UNITS[lg][m.group(0)][0],
+                )
+            ]
+            if lang == "en"
+            else []
+        ),
+        # (after an amount or a unit's letters: "$5/month", "3,000 mg/day")
+        (
+            "per",
+            rf"(?<=[\d%€$£¥a-zA-Zµ])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+",
+            _per,
+        ),
         # "19.99%-29.99%": the first of two percentages and the dash ("minus" before)
         (
             "percent_range",
@@ -639,7 +661,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # (beside a unit, es/de/fr read "1.5" as a decimal too: "1.500" would be a thousand and a half)
         (
             "unit",
-            rf"(?<!\d[.,])(?P<num>-?(?:{unit_num}))\s?(?P<unit>{units})(?:/(?P<per_unit>{units}))?(?![\w/])",
+            # (before "/day" too: "3,000 mg/day", the rate's "per day" is the "per" rule's)
+            rf"(?<!\d[.,])(?P<num>-?(?:{unit_num}))\s?(?P<unit>{units})(?:/(?P<per_unit>{units}))?"
+            rf"(?!\w|/(?!(?i:{_alt(_PER[lang])})\b))",
             _unit,
         ),
         *(
