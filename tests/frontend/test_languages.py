@@ -393,6 +393,32 @@ def test_signs_groups_and_sizes_in_the_catalog_languages(code, text, expected):
     assert normalize(text, code) == expected
 
 
+@pytest.mark.parametrize(
+    ("code", "text", "expected"),
+    [
+        # less than one of a currency: its minor unit, in the plural form for the count (num2words' forms)
+        ("it", "Costa 0,50 €.", "Costa cinquanta centesimi."),
+        ("it", "0,01 €", "un centesimo"),
+        ("pl", "Kosztuje 0,99 zł.", "Kosztuje dziewięćdziesiąt dziewięć groszy."),
+        ("ru", "Стоит 0,02 ₽", "Стоит две копейки"),
+        ("sv", "Det kostar 0,50 kr.", "Det kostar femtio öre."),
+        ("it", "Costa 12,50 €.", "Costa dodici euro cinquanta."),  # one or more: as before
+        ("tr", "0,50 TL", "sıfır Türk lirası elli"),  # num2words has no kuruş: as before
+        # a day and a month with a dot where the locale writes dates so (it was "пятнадцать ноль три")
+        ("ru", "Доставка до 15.03.", "Доставка до пятнадцатого марта."),
+        ("pl", "Do 15.03 proszę.", "Do piętnastego marca proszę."),
+        ("cs", "Do 15.03 prosím.", "Do patnáctého března prosím."),
+        ("tr", "Teslimat 15.03 tarihinde.", "Teslimat onbeş Mart tarihinde."),
+        ("ru", "Встреча в 15.03.", "Встреча в пятнадцать ноль три."),  # after "в": a clock time
+        ("ru", "Встреча в 15.30.", "Встреча в пятнадцать тридцать."),  # a round minute: a clock time
+        ("ru", "Сейчас 9.07", "Сейчас девять ноль семь"),  # a day is written with two digits
+        ("pl", "od 9.30 do 17.30", "od dziewiątej trzydzieści do siedemnastej trzydzieści"),
+    ],
+)
+def test_minor_units_and_days_with_a_dot_in_the_catalog_languages(code, text, expected):
+    assert normalize(text, code) == expected
+
+
 def test_japanese_kanji_are_read_as_kana():
     # espeak-ng spells a kanji out in English ("Chinese letter"): the normalizer gives it katakana.
     assert normalize("今日は42円です。", "ja") == "キョーワ よんじゅうにえん デス."

@@ -172,6 +172,13 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
     )  # "российских рубля", "české koruny", "dólares americanos"
+    cents = int(frac) if len(frac) == 2 else 0
+    minor = _minor_unit(code, cents, language) if whole == 0 and cents else None
+    if minor:  # "0,50 €" -> "cinquanta centesimi" (it was "zero euro cinquanta")
+        said = spell_number(cents, language)
+        if said[:1].isalpha():  # "un centesimo", "одна копейка"
+            said = agreement.count_form(said, cents, minor.split()[-1], language, before)
+        return f"{said} {minor}"
     spoken = spell_number(whole, language)
     if agreement.after_genitive_preposition(before, language):
         before = []  # CLDR's currency name is a nominative ("bez 1 Kč"): the count agrees with that
@@ -183,6 +190,20 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     elif frac and len(frac) != 2:
         words = f"{_number(amount, language)} {name}"
     return words
+
+
+def _minor_unit(code: str, n: int, language: str) -> str | None:
+    """The name of `n` of a currency's minor unit (centesimi, groszy, öre), in the plural form for `n`, from
+    num2words' currency forms; None where it has none for the language and currency."""
+    lang = get(language).num2words
+    converter = CONVERTER_CLASSES.get(lang) if lang else None
+    forms = getattr(converter, "CURRENCY_FORMS", {}).get(code)
+    if not forms:
+        return None
+    try:
+        return converter.pluralize(n, forms[1])
+    except (IndexError, NotImplementedError):
+        return None
 
 
 def _percent(amount: str, language: str) -> str:

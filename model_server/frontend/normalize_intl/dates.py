@@ -49,6 +49,33 @@ def _first_day(written: str, day: int, language: str) -> str:
     return re.sub(r"(?<!\d)0?1(?!\d)", _FIRST_DAY[language], written, count=1)
 
 
+@cache
+def dot_day_month(language: str) -> bool:
+    """Whether the locale writes a short date with dots, day first ("15.03.2024"): then "15.03" with a month's
+    number that no clock time would be written with (01-12, not 05 or 10) is the fifteenth of March, not
+    "fifteen oh three" (ru, uk, pl, cs, tr, ...)."""
+    pattern = get_date_format("short", locale=_locale(language)).pattern.lstrip("'")
+    return pattern.startswith("d") and "." in pattern
+
+
+def day_and_month(day: int, month: int, language: str, before: list[str]) -> str | None:
+    """A day and a month in the language's words, in the phrase's case where it has one ("до пятнадцатого
+    марта", "patnáctého března", "on beş Mart"); None for no such day."""
+    try:
+        date = datetime.date(2000, month, day)
+    except ValueError:
+        return None
+    if language in _MONTHS_GENITIVE:
+        return _day_month(day, _MONTHS_GENITIVE[language][month - 1], None, language, before)
+    written = format_skeleton("MMMMd", date, locale=_locale(language))
+    if language in _MONTHS_SPOKEN_GENITIVE:
+        written = f"{day}. {_MONTHS_SPOKEN_GENITIVE[language][month - 1]}"
+    if language in ordinals.DAY_ORDINAL_LANGUAGES:
+        written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
+    written = re.sub(r"(?<=\d)\.", " ", written)
+    return _spell_digits_in(_first_day(written, day, language), language)
+
+
 def _slash_day_month(language: str) -> bool:
     """Whether the locale writes a day and a month "15/12": its CLDR short date is day first, with slashes."""
     pattern = get_date_format("short", locale=_locale(language)).pattern.lstrip("'")

@@ -50,6 +50,8 @@ from .dates import (
     _time,
     _ukrainian_year,
     _year,
+    day_and_month,
+    dot_day_month,
 )
 from .patterns import (
     _ABBREVIATIONS,
@@ -278,6 +280,19 @@ _SCORE_BEFORE = {
     "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota".split(),
 }
 _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
+# Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`).
+_CLOCK_CUES = {
+    "ru": frozenset("в во сейчас около примерно".split()),
+    "uk": frozenset("о об зараз близько".split()),
+    "pl": frozenset("o godz godzina około jest".split()),
+    "cs": frozenset("v ve kolem".split()),
+    "sk": frozenset("o okolo".split()),
+    "tr": frozenset("saat".split()),
+    "fi": frozenset("klo kello".split()),
+    "da": frozenset("kl kl. klokken".split()),
+    "no": frozenset("kl kl. klokken".split()),
+    "ro": frozenset("la ora".split()),
+}
 # The word for the "x" between a size's numbers: "trenta per quaranta", "dertig bij veertig", "тридцать на сорок".
 _BY_WORD = {"it": "per", "pt": "por", "ca": "per", "nl": "bij", "pl": "na", "ru": "на", "uk": "на"}
 # A dose's count: "2x per dag" -> "twee keer per dag".
@@ -407,6 +422,22 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "range", _range(m, language, before)
     if m.group("time"):
         dotted = m.group("time")[len(m.group("h"))] == "."
+        day, month = int(m.group("h")), int(m.group("mi"))
+        clock_cue = bool(before) and before[-1].lower() in _CLOCK_CUES.get(language, ())
+        if (
+            dotted
+            and dot_day_month(language)
+            and len(m.group("h")) == 2
+            and 1 <= month <= 12
+            and month % 5
+            and 1 <= day <= 31
+            and not clock_cue
+        ):
+            # "до 15.03": a day and a month (it was "пятнадцать ноль три"); "15.05", "9.07", "в 15.03" stay
+            # clock times
+            said = day_and_month(day, month, language, before)
+            if said:
+                return "date", said
         if dotted and language == "pl" and not (before and before[-1] in _PL_CLOCK_CUES):
             return "time", None  # "wersja 2.10", "art. 5.12": no hour (a Polish hour is an ordinal)
         return "time", _time(int(m.group("h")), int(m.group("mi")), language, before)
