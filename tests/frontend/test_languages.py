@@ -413,6 +413,12 @@ def test_signs_groups_and_sizes_in_the_catalog_languages(code, text, expected):
         ("ru", "Встреча в 15.30.", "Встреча в пятнадцать тридцать."),  # a round minute: a clock time
         ("ru", "Сейчас 9.07", "Сейчас девять ноль семь"),  # a day is written with two digits
         ("pl", "od 9.30 do 17.30", "od dziewiątej trzydzieści do siedemnastej trzydzieści"),
+        # a Russian clock time in the case its preposition takes (it was "с четырнадцать до восемнадцать")
+        ("ru", "Мы работаем с 9:00 до 18:00.", "Мы работаем с девяти до восемнадцати."),
+        ("ru", "Приходите к 14:30.", "Приходите к четырнадцати тридцати."),
+        ("ru", "После 21:00 звоните.", "После двадцати одного звоните."),
+        ("ru", "с 9:05", "с девяти ноль пяти"),
+        ("ru", "Встреча в 15:30.", "Встреча в пятнадцать тридцать."),
     ],
 )
 def test_minor_units_and_days_with_a_dot_in_the_catalog_languages(code, text, expected):

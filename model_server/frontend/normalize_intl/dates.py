@@ -176,6 +176,11 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
         minutes = f" {_MINUTE_ZERO[language]}{minutes}"
     elif m and language in _MINUTE_LINK:  # "7:05": "sette e cinque", "nove e cinco"
         minutes = f" {_MINUTE_LINK[language]}{minutes}"
+    prev = before[-1].lower() if before else ""
+    if language == "ru" and prev in _RU_TIME_CASES:  # "с четырнадцати до восемнадцати", "к девяти тридцати"
+        case = _RU_TIME_CASES[prev]
+        said = " ".join(num2words(n, lang="ru", case=case) for n in ((h, m) if m else (h,)))
+        return said.replace(" ", " ноль ", 1) if 0 < m < 10 else said
     if language == "nl":  # "acht uur dertig"
         return f"{spell_number(h, language)} uur{minutes}"
     if language == "pl" and h:  # the hour is a feminine ordinal: "o siedemnastej dwadzieścia", "jest druga"
@@ -188,6 +193,10 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
         if case:
             return ordinals.ukrainian_ordinal(h, case, "f") + minutes
     return spell_number(h, language) + minutes
+
+
+# The case a Russian preposition puts a clock time in (after "в" it stays the nominative: "в пятнадцать").
+_RU_TIME_CASES = dict.fromkeys("с со до после около от".split(), "genitive") | {"к": "dative", "ко": "dative"}
 
 
 # Month names in the genitive, as a date writes them: the day before them is an ordinal in Russian and
