@@ -1308,6 +1308,18 @@ def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
             "The diagnosis code is I.C.D. ten E eleven point nine.",
         ),
         ("en", "Billed under J06.9.", "Billed under J zero six point nine."),
+        # a web address's port and query string are read out (the query kept a raw "?" and "123" was a number)
+        ("en", "http://localhost:8080/admin", "localhost colon eight zero eight zero slash admin"),
+        (
+            "en",
+            "Visit https://example.com/reset?user=123&lang=en now.",
+            "Visit example dot com slash reset question mark user equals one two three and lang equals en now.",
+        ),
+        (
+            "es",
+            "Visite www.banco.es/ayuda?id=5 hoy.",
+            "Visite www punto banco punto es barra ayuda signo de interrogación id igual cinco hoy.",
+        ),
     ],
 )
 def test_what_the_third_audit_found_beyond_the_first_fixes(lang, text, expected):

@@ -41,11 +41,11 @@ def _us_state(m: re.Match, lang: str) -> str | None:
 def spoken_address(text: str, words: dict[str, str], digit: Callable[[int], str]) -> str:
     """An e-mail or web address as it is said: "jane.doe@example.com" -> "jane dot doe at example dot com".
     `words` names ".", "@" and "/" (a "," is a pause), and may name "_", "-" and "+", which someone writing the
-    address down needs to hear ("john_smith+orders" -> "john underscore smith plus orders"; without a word
+    address down needs to hear, and a port's ":" and a query's "?", "=" and "&" ("john_smith+orders" -> "john underscore smith plus orders"; without a word
     they are spaces); digits are said one by one with `digit`; the scheme and a closing slash are not said."""
     text = re.sub(r"^https?://", "", text, flags=re.IGNORECASE).rstrip("/")
     said = []
-    for part in re.split(r"([.@/])", text):
+    for part in re.split(r"([.@/:?=&])", text):
         if part in words:
             said.append(words[part])
         elif part:
@@ -65,13 +65,16 @@ def _address(m: re.Match, lang: str) -> str:
     return spoken_address(m.group(0), words, lambda d: cardinal(d, lang))
 
 
-# What "_" and "-" are called when an address is read out.
+# What "_", "-", a port's ":" and a query's "?", "=" and "&" are called when an address is read out.
 _ADDRESS_MARKS = {
-    "en": {"_": "underscore", "-": "dash"},
-    "es": {"_": "guion bajo", "-": "guion"},
-    "de": {"_": "Unterstrich", "-": "Bindestrich"},
-    "fr": {"_": "tiret bas", "-": "tiret"},
-}
+    "en": {"_": "underscore", "-": "dash", ":": "colon", "?": "question mark", "=": "equals", "&": "and"},
+    "es": {"_": "guion bajo", "-": "guion", ":": "dos puntos", "?": "signo de interrogación", "=": "igual",
+           "&": "y"},
+    "de": {"_": "Unterstrich", "-": "Bindestrich", ":": "Doppelpunkt", "?": "Fragezeichen", "=": "gleich",
+           "&": "und"},
+    "fr": {"_": "tiret bas", "-": "tiret", ":": "deux-points", "?": "point d'interrogation", "=": "égal",
+           "&": "et"},
+}  # fmt: skip
 
 
 def _street_context(m: re.Match) -> bool:

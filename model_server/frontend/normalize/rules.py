@@ -201,7 +201,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "address",
             r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
             # a path's last dot is the sentence's ("Visit www.example.com/help.")
-            r"|(?:https?://|www\.)[\w-]+(?:\.[\w-]+)+(?:/[\w-]+(?:\.[\w-]+)*)*/?"
+            # a port and a query string are read out too ("localhost:8080/admin", "reset?user=123&lang=en")
+            r"|(?:https?://(?:localhost\b|[\w-]+(?:\.[\w-]+)+)|www\.[\w-]+(?:\.[\w-]+)+)(?::\d{2,5}\b)?"
+            r"(?:/[\w-]+(?:\.[\w-]+)*)*/?(?:\?[\w-]+=[\w%.-]*(?:&[\w-]+=[\w%.-]*)*(?<!\.))?"
             r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
             _address,
         ),
