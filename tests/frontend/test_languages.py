@@ -202,7 +202,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
             "Chiami il più trentanove, zero sei, uno due tre quattro, cinque sei sette otto.",
         ),
         ("tr", "+90 212 123 45 67", "artı doksan, iki bir iki, bir iki üç, kırkbeş, altmışyedi"),
-        ("zh", "+86 10 1234 5678", "加 八 六, 一 零, 一 二 三 四, 五 六 七 八"),
+        ("zh", "+86 10 1234 5678", "加 八 六, 幺 零, 幺 二 三 四, 五 六 七 八"),
         ("ta", "+91 98765 43210", "பிளஸ் 91, 9 8 7 6 5, 4 3 2 1 0"),
         ("bn", "+880 1712 345678", "প্লাস আট আট শূন্য, এক সাত এক দুই, তিন চার পাঁচ ছয় সাত আট"),
         ("ga", "+353 1 234 5678", "3 5 3, 1, 2 3 4, 5 6 7 8"),  # no word known: the sign stays unsaid
@@ -344,7 +344,16 @@ def test_a_table_with_long_phonemes_keeps_them_and_a_bad_rule_is_named():
         ("zh", "3-5个工作日", "三 到 五 个工作日"),
         ("zh", "温度25°C。", "温度 二十五摄氏度."),
         ("zh", "距离5km以内", "距离 五公里 以内"),
-        ("zh", "订单号是12345678。", "订单号是 一 二 三 四 五 六 七 八."),
+        ("zh", "订单号是12345678。", "订单号是 幺二三四五六七八."),
+        # an identifier digit by digit with 幺 for 1: a mobile number (it was 一百三十八亿...), a room, a flight
+        ("zh", "请拨打13800138000。", "请拨打 幺三八零零幺三八零零零."),
+        ("zh", "房间1201", "房间 幺二零幺"),
+        ("zh", "航班CA1831", "航班CA 幺八三幺"),
+        # 2 is 两 before a measure word and in 两千, 两万; an ordinal stays 二
+        ("zh", "共2个工作日", "共 两 个工作日"),
+        ("zh", "下午2点到", "下午 两 点到"),
+        ("zh", "费用2000元", "费用 两千 元"),
+        ("zh", "2楼", "二 楼"),
         # Japanese: the reading, with the counter's sound changes (espeak-ng read 10000 as "juu sen")
         ("ja", "12,800円", "いちまんにせんはっぴゃくえん"),
         ("ja", "お荷物は3日以内にお届けします。", "オニモツワ みっか イナイニオトドケシマス."),

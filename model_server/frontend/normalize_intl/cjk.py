@@ -26,9 +26,28 @@ def _an2cn():
     return An2Cn().an2cn
 
 
-def chinese_number(n: int) -> str:
-    """ "105" -> 一百零五, "-3" -> 负三."""
-    return _an2cn()(n)
+def chinese_number(n: int, before_measure: bool = False) -> str:
+    """ "105" -> 一百零五, "-3" -> 负三; two thousand and two ten-thousands are 两千, 两万 as they are said, and
+    a lone 2 before a measure word (`before_measure`: "2个", "2点", "2小时") is 两."""
+    if n == 2 and before_measure:
+        return "两"
+    said = _an2cn()(n)
+    return "两" + said[1:] if said[:2] in ("二千", "二万", "二亿") else said
+
+
+# Measure words after which 2 is 两 ("两个", "两点", "两天"); not 楼, 层, 号, 月, 日, where it is an ordinal.
+CHINESE_MEASURES = ("万", "千", "亿", "小时", "分钟", "个", "点", "天", "人", "位", "次", "张", "件", "本", "年", "岁", "周", "元", "块",
+                    "倍", "家", "台", "辆", "杯", "份", "瓶", "条")  # fmt: skip
+# Words after which digits are an identifier, said one by one with 幺 for 1, as a phone or room number is
+# ("房间1201" -> 幺二零幺, not 一千二百零一).
+CHINESE_ID_CUES = ("房间", "房号", "航班", "号码", "电话", "手机", "订单", "订单号", "编号", "尾号", "车次", "座位", "验证码",
+                   "密码", "邮编", "工号", "拨打", "致电", "热线", "单号", "账号", "卡号")  # fmt: skip
+_CODE_DIGITS = "零幺二三四五六七八九"
+
+
+def chinese_code(digits: str) -> str:
+    """ "1201" -> 幺二零幺: an identifier's digits, 1 said yāo so it is not heard as 七."""
+    return "".join(_CODE_DIGITS[int(d)] for d in digits)
 
 
 _CHINESE_DIGITS = "零一二三四五六七八九"

@@ -470,6 +470,18 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "year", _year(int(m.group("num")), language)
     if language == "zh" and re.fullmatch(r"\d{4}", m.group("num")) and m.string.startswith("年", m.end()):
         return "year", cjk.chinese_digits(m.group("num"))  # "2024年": 二零二四年
+    if language == "zh":
+        head = re.sub(
+            r"[是为:\s]+$", "", m.string[max(0, m.start() - 8) : m.start()]
+        )  # "订单号是" -> "订单号"
+        if (
+            re.fullmatch(r"1[3-9]\d{9}", m.group("num"))  # a mobile number (it was 一百三十八亿...)
+            or head.endswith(cjk.CHINESE_ID_CUES)
+            or re.search(r"[A-Za-z]$", head)  # "CA1831": a flight, a code
+        ) and m.group("num").isdigit():
+            return "number", cjk.chinese_code(m.group("num"))
+        if m.group("num") == "2" and m.string.startswith(cjk.CHINESE_MEASURES, m.end()):
+            return "number", cjk.chinese_number(2, before_measure=True)
     if language in _PHONE_333 and re.fullmatch(_PHONE_333[language], m.group("num")):
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
