@@ -272,14 +272,14 @@ _SHOUTED = {
 }  # fmt: skip
 
 
-_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
+_SMALL_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 
 
 # Words before a roman numeral that is a number ("World War II", "type II diabetes", "Super Bowl LVIII"), and
 # titles and names before one that is a monarch's or a pope's ordinal ("King Charles III", "Henry VIII").
 _ROMAN_NUMBER_CUE = re.compile(
     r"\b(?:war|type|phase|part|chapter|stage|class|title|level|tier|bowl|act|volume|vol\.|grade|step|"
-    r"round|season|book|article|schedule|appendix|star\s+wars\s+episode|episode|mark|mk\.?)\s+$",
+    r"round|season|book|article|schedule|appendix|episode)\s+$",
     re.IGNORECASE,
 )
 _REGNAL_CUE = re.compile(
@@ -289,21 +289,27 @@ _REGNAL_CUE = re.compile(
     r"Felipe|Carl\s+Gustaf|Harald|Margrethe|Willem-Alexander|Rainier|Albert)(?:\s+[A-Z][a-z]+)?\s+$"
 )
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-_ROMAN_FULL = re.compile(r"C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+# Any roman numeral up to 399 (`_roman` reads it after a cue); `_SMALL_ROMAN` (below 40, without L and C) are
+# the ones an initialism leaves alone when no cue reads them ("CV" and "LLC" are still spelled).
+_ROMAN_NUMERAL = re.compile(r"C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 
 
 def _roman(m: re.Match, lang: str) -> str | None:
     """A roman numeral after a word that numbers ("World War II" -> "two", "Super Bowl LVIII" -> "fifty eight")
     or a monarch's name ("Henry VIII" -> "the eighth"); elsewhere None (an initialism, or a word: "I", "CV")."""
     word = m.group(0)
-    if not _ROMAN_FULL.fullmatch(word) or word in ("C", "L", "X"):  # "Grade C", "size L", "Class X": letters
+    if not _ROMAN_NUMERAL.fullmatch(word) or word in ("C", "L"):  # "Grade C", "size L": letters
         return None
     values = [_ROMAN_VALUES[c] for c in word]
     n = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
     before = m.string[max(0, m.start() - 40) : m.start()]
-    if n > 1 and _REGNAL_CUE.search(before):
+    if len(word) == 1 and not re.match(r"\s*(?:[.,;:!?)]|$|diabetes\b)", m.string[m.end() :]):
+        return (
+            None  # "the part I ordered", "mark V as done": a pronoun, a letter ("Part I.", "type I diabetes")
+        )
+    if 1 < n <= 30 and _REGNAL_CUE.search(before):
         return f"the {ordinal(n, lang)}"
-    if _ROMAN_NUMBER_CUE.search(before):
+    if n < 100 and _ROMAN_NUMBER_CUE.search(before):  # ("Schedule CC" is a name's letters)
         return cardinal(n, lang)
     return None
 
@@ -318,7 +324,7 @@ def _initialism(m: re.Match, lang: str) -> str | None:
         return word.capitalize()
     if word == "OK":
         return "okay"
-    if word in _SHOUTED or _ROMAN.fullmatch(word):
+    if word in _SHOUTED or _SMALL_ROMAN.fullmatch(word):
         return None
     letters = [c for c in m.string if c.isalpha()]
     if len(m.string.split()) >= 3 and not any(c.islower() for c in letters):

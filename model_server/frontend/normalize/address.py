@@ -136,7 +136,7 @@ def _street_abbreviation(m: re.Match, lang: str) -> str:
 
 # A street after a house number: up to three capitalized words and a street type, written out or short.
 _STREET_NAME = (
-    r"(?:[A-Z][\w'-]*\s+){1,3}"
+    r"(?:(?:[A-Z][\w'-]*|\d{1,3}(?:st|nd|rd|th))\s+){1,3}"  # "Oak", "Martin Luther King", "5th"
     r"(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Ln|Lane|Dr|Drive|Ct|Court|Way|Pl|Place|Pkwy|Parkway|Hwy"
     r"|Highway|Ter|Terrace|Cir|Circle|Sq|Square)\b"
 )
@@ -144,8 +144,9 @@ _STREET_AHEAD = rf"(?=\s+(?:[NSEW]\.?\s+)?{_STREET_NAME})"
 
 
 def _house_number(m: re.Match, lang: str) -> str:
-    """A four-digit house number is said in pairs, as Americans say them: "2200 Industrial Blvd" -> "twenty two
-    hundred", "4521 Oak St" -> "forty five twenty one" (a round thousand stays "two thousand")."""
+    """A house number of three or four digits is said in pairs, as Americans say them: "2200 Industrial Blvd" ->
+    "twenty two hundred", "4521 Oak St" -> "forty five twenty one", "350 5th Ave" -> "three fifty" (a round
+    thousand stays "two thousand")."""
     n = int(m.group(0))
     return cardinal(n, lang) if n % 1000 == 0 else f"{cardinal(n // 100, lang)} {_number_pair(n % 100, lang)}"
 

@@ -410,6 +410,8 @@ def _unit(m: re.Match, lang: str) -> str:
         name = one  # "a 2L soda": "a two liter soda", a compound adjective
     if m.group("per_unit"):  # "10 mg/kg": "ten milligrams per kilogram"
         name += f" {_WORDS[lang]['per']} {_UNITS[lang][m.group('per_unit')][0]}"
+    elif m.group("rate"):  # "3,000 mg/day": "three thousand milligrams per day"
+        name += f" {_WORDS[lang]['per']} {_PER[lang][m.group('rate').lower()]}"
     elif unit.endswith(".") and ends_sentence(m, lang):
         name += "."  # "1,5 Std." at the end: the abbreviation's dot is also the full stop
     return f"{_counting(_number_words(num, lang), num, lang, name.split()[0], m)} {name}"
@@ -461,9 +463,10 @@ _NOT_MEASURED = frozenset(
 
 _BP_CUE = {
     "en": re.compile(r"\b(?:blood\s+pressure|bp|b\.p\.)\b[^.]{0,20}$", re.IGNORECASE),
-    "es": re.compile(r"\b(?:tensi[oó]n|presi[oó]n(?:\s+arterial)?|TA)\b[^.]{0,20}$", re.IGNORECASE),
-    "de": re.compile(r"\b(?:Blutdruck\w*|RR)\b[^.]{0,20}$", re.IGNORECASE),
-    "fr": re.compile(r"\b(?:tension|pression\s+art[ée]rielle|TA)\b[^.]{0,20}$", re.IGNORECASE),
+    # (the short forms in capitals only: French "ta" is "your")
+    "es": re.compile(r"(?:\b(?i:tensi[oó]n|presi[oó]n\s+arterial)|\bTA)\b[^.,]{0,20}$"),
+    "de": re.compile(r"(?:\b(?i:Blutdruck\w*)|\bRR)\b[^.,]{0,20}$"),
+    "fr": re.compile(r"(?:\b(?i:tension|pression\s+art[ée]rielle)|\bTA)\b[^.,]{0,20}$"),
 }
 # Between the two pressures: "one twenty over eighty", "hundertzwanzig zu achtzig"; Spanish and French say
 # them one after the other ("doce ocho", "douze huit").
@@ -526,11 +529,15 @@ def _q_hours(m: re.Match, lang: str) -> str:
 
 
 def _dimensions(m: re.Match, lang: str) -> str:
-    """ "32x34" -> "thirty two by thirty four", "12 x 12 x 8" -> "twelve by twelve by eight"; four digits in
-    pairs, as a screen's are said ("1920x1080" -> "nineteen twenty by ten eighty")."""
-    return " by ".join(
-        year(int(n), lang) if len(n) == 4 else cardinal(int(n), lang) for n in re.findall(r"\d+", m.group(0))
-    )
+    """ "32x34" -> "thirty two by thirty four", "12 x 12 x 8" -> "twelve by twelve by eight", "30 x 40 cm" ->
+    "... centimeters"; four digits in pairs, as a screen's are said ("1920x1080" -> "nineteen twenty by ten
+    eighty")."""
+    numbers = re.findall(r"\d+", m.group(0))
+    said = " by ".join(year(int(n), lang) if len(n) == 4 else cardinal(int(n), lang) for n in numbers)
+    if m.group("unit"):
+        one, many = _UNITS[lang][m.group("unit")]
+        said += f" {one if numbers[-1] == '1' else many}"
+    return said
 
 
 def _times(m: re.Match, lang: str) -> str:

@@ -254,7 +254,8 @@ _STRONG_CUE = re.compile(
 
 # Letters and a number joined by a hyphen are a name and a number, not a code: "COVID-19", "F-16".
 _NAME_NUMBER = re.compile(r"[A-Za-z]+-\d{1,4}")
-_KNOWN_NAMES = frozenset({"ICD", "COVID", "ISO"})
+# Names with a number that stay so even after a code's cue ("code is ICD-10 E11.9").
+_NAMES_WITH_NUMBERS = frozenset({"ICD", "COVID", "ISO"})
 
 
 # A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
@@ -298,7 +299,7 @@ def _code(m: re.Match, lang: str) -> str | None:
     if not cued and not has_letters:
         return None
     # a name and its number ("COVID-19"); the well-known ones even after a code's cue ("code is ICD-10 E11.9")
-    if _NAME_NUMBER.fullmatch(token) and (not cued or token.split("-")[0].upper() in _KNOWN_NAMES):
+    if _NAME_NUMBER.fullmatch(token) and (not cued or token.split("-")[0].upper() in _NAMES_WITH_NUMBERS):
         name, number = token.split("-")
         return f"{_name_word(name)} {cardinal(int(number), lang)}"
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
@@ -379,11 +380,12 @@ def _phone_spaced(m: re.Match, lang: str) -> str | None:
 
 
 _FLIGHT_ROOM_CUE = re.compile(
-    r"\b(?:flight|room|rm|box|port|rtx|gtx|rx|boeing|airbus\s+a)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$",
+    r"\b(?:flight|room|rm|box|port|rtx|gtx|boeing)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$",
     re.I,
 )
-# An HTTP status: "a 404 error", "error 503", "HTTP 500".
-_STATUS_AFTER = re.compile(r"\s+(?:error|page|status|response)\b", re.I)
+# An HTTP status: "a 404 error", "error 503", "HTTP 500" (the common ones: "450 error reports" is a count).
+_HTTP_STATUSES = frozenset("400 401 403 404 405 408 409 410 413 415 422 429 500 501 502 503 504".split())
+_STATUS_AFTER = re.compile(r"\s+(?:error|page|status|response)\b(?!s)", re.I)
 _STATUS_BEFORE = re.compile(r"\b(?:error|status|http)\s*(?:code\s*)?$", re.I)
 
 
@@ -392,7 +394,7 @@ def _flight_room(m: re.Match, lang: str) -> str | None:
     "twelve thirty four" (it was "one thousand two hundred and thirty four" before a word), "room 1412" ->
     "fourteen twelve", "room 405" -> "four oh five", "P.O. Box 4521" -> "forty five twenty one"; so are a port,
     a model ("port 8080", "RTX 4090", "Boeing 737") and an HTTP status ("a 404 error" -> "four oh four")."""
-    status = re.fullmatch(r"[45]\d\d", m.group(0)) and (
+    status = m.group(0) in _HTTP_STATUSES and (
         _STATUS_AFTER.match(m.string, m.end())
         or _STATUS_BEFORE.search(m.string[max(0, m.start() - 20) : m.start()])
     )

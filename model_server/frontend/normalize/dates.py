@@ -419,7 +419,7 @@ def _dotted(m: re.Match, lang: str) -> str | None:
     been read as a sentence's end, "zwei. zehn"), and in English after a version or section cue
     (`VERSION_CUE`), where "2.10" would otherwise be the decimal "two point one zero". Four parts of at most
     255 without such a cue are an IPv4 address, read digit by digit with "dot"."""
-    text = m.group(0).lstrip("vV")  # "v2.3.1": a version, its "v" not said
+    text = m.group(0).lstrip("v")  # es/de/fr "v2.3.1": a version, its "v" not said
     parts = text.split(".")
     before = m.string[max(0, m.start() - 24) : m.start()]
     cued = VERSION_CUE.search(before) is not None or text != m.group(0)

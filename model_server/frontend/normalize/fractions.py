@@ -8,7 +8,8 @@ from .. import agreement
 from .amounts import _UNITS
 from .words import cardinal, ordinal
 
-_SIZE_CUE = re.compile(r"\bsizes?\b(?:[^.!?/]{0,30}|[^.!?]{0,40}(?:,|\band|\bor))\s*$", re.IGNORECASE)
+# "size 10/12", "sizes 2/4, 6/8 and 10/12": right after the word, or after a list of sizes.
+_SIZE_CUE = re.compile(r"\bsizes?\s*:?\s+(?:[\d./]+\s*(?:,|\band\b|\bor\b)\s*){0,4}$", re.IGNORECASE)
 
 
 def _size_pair(m: re.Match, lang: str) -> str | None:

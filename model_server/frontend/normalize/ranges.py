@@ -96,39 +96,45 @@ _SCORE_CUE = re.compile(
 )
 
 
-# A game's result: the verb or noun before the score ("won 27-0", "Ganó 3-1", "a gagné 3-1", "venceu por 3-1")
-# or after it ("a 3-0 win", "3:1 gewonnen"), and the word said for the dash. English records ("went 10-2",
-# "a 45-37 record") say "and".
+# A game's result: the verb or noun before the score ("won 27-0", "Ganó 3-1", "a gagné 3-1") or after it ("a
+# 3-0 win", "3:1 gewonnen"), and the word said for the dash (the catalog languages' Italian and Portuguese
+# words are in normalize_intl.scan, which reads them). An English record ("went 10-2", "a record of 45-37")
+# says "and". German "steht", "stand", "endete" name a score only in its own "2:0" form ("steht 3-5 Tage
+# bereit" is a range).
 _SCORE_WORDS = {
     "en": r"score|scored|won|win|wins|lost|lose|loses|beat|beats|ended|finished|final|lead|leads|leading|"
     r"trailing|defeated|tied|drew|victory|loss|defeat|shutout",
     "es": r"gan[óo]|ganaron|venci[óo]|vencieron|perdi[óo]|perdieron|empat[óo]|termin[óo]|resultado|marcador|"
     r"victoria|derrota",
-    "de": r"gewonnen|gewinnt|gewann|verloren|verliert|verlor|steht|stand|endete|Endstand|Ergebnis|Sieg|"
-    r"Niederlage|siegte",
-    "fr": r"gagn[ée]|gagnent|perdu|battu|impos[ée]|score|victoire|d[ée]faite|termin[ée]|m[èe]ne|menait",
-    "it": r"vinto|vince|vincono|perso|battuto|pareggiato|finita|finito|risultato|vittoria|sconfitta",
-    "pt": r"venceu|venceram|ganhou|ganharam|perdeu|perderam|empatou|terminou|resultado|placar|vit[óo]ria|"
-    r"derrota",
+    "de": r"gewonnen|gewinnt|gewann|verloren|verliert|verlor|Endstand|Ergebnis|Sieg|Niederlage|siegte",
+    "fr": r"gagn[ée]|gagnent|perdu|battu|impos[ée]|score|victoire|d[ée]faite|m[èe]ne|menait",
 }
+_COLON_SCORE_WORDS = (
+    r"steht|stand|endete|gewonnen|gewinnt|gewann|verloren|verlor|Endstand|Ergebnis|Sieg|siegte"
+)
 SCORE_LINK = {"en": "to", "es": "a", "de": "zu", "fr": "à", "it": "a", "pt": "a"}
-_RECORD_WORDS = r"went|record|records"
+# A count's noun after "2-3": a range whatever came before ("went there 2-3 times", "keep records 5-7 years").
+_COUNTED_AFTER = re.compile(
+    r"\s*(?:times|days|weeks|months|years|hours|minutes|people|items|sentences|pages|Tage|Wochen|Jahre|Stunden|"
+    r"Minuten|días|semanas|años|horas|minutos|jours|semaines|ans|heures|minutes)\b",
+    re.IGNORECASE,
+)
 
 
-def score_link(before: str, after: str, lang: str) -> str | None:
-    """The word for a score's dash ("to", "a", "zu", "à"; "and" in an English record) when a result's word
-    is within two words before the score (`before`: the text before it) or right after it (`after`), else
-    None."""
-    if lang not in _SCORE_WORDS:
+def _score_link(before: str, after: str, lang: str, colon: bool = False) -> str | None:
+    """The word for a score's dash ("to", "a", "zu", "à"; "and" in an English record) when a result's word is
+    within two words before the score (`before`: the text before it) or right after it (`after`), else None.
+    `colon`: the score is written "2:0" (German)."""
+    if _COUNTED_AFTER.match(after):
         return None
     near = r"\b(?:{})\b(?:\s+\S+){{0,2}}?\s*:?\s*$"
     next_words = r"^\s*(?:\S+\s+)?(?:{})\b"
     if lang == "en" and (
-        re.search(near.format(_RECORD_WORDS), before, re.I)
-        or re.match(next_words.format("record"), after, re.I)
+        re.search(r"\b(?:went|record\s+(?:is|was|of|at|to|now))\s*$", before, re.I)
+        or re.match(r"^\s*record\b", after, re.I)
     ):
         return "and"
-    words = _SCORE_WORDS[lang]
+    words = _COLON_SCORE_WORDS if colon else _SCORE_WORDS[lang]
     if re.search(near.format(words), before, re.I) or re.match(next_words.format(words), after, re.I):
         return SCORE_LINK[lang]
     return None
@@ -137,8 +143,11 @@ def score_link(before: str, after: str, lang: str) -> str | None:
 def _score(m: re.Match, lang: str) -> str | None:
     """ "The Chiefs won 27-0" -> "twenty seven to zero", "Ganó 3-1" -> "tres a uno", "Bayern hat 3:1
     gewonnen" -> "drei zu eins", "went 10-2" -> "ten and two"; the dash was a pause, a zero kept it."""
-    a, b = int(m.group("s1")), int(m.group("s2"))
-    link = score_link(m.string[max(0, m.start() - 40) : m.start()], m.string[m.end() : m.end() + 30], lang)
+    colon = m.groupdict().get("s2c") is not None
+    a, b = int(m.group("s1")), int(m.group("s2c") if colon else m.group("s2"))
+    link = _score_link(
+        m.string[max(0, m.start() - 40) : m.start()], m.string[m.end() : m.end() + 30], lang, colon
+    )
     if link is None:
         return None
     return f"{cardinal(a, lang)} {link} {cardinal(b, lang)}"

@@ -346,15 +346,27 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         *(
             # sizes and dimensions: "32x34" -> "thirty two by thirty four" (the code rule spelled it), "12x12x8"
-            [("dimensions", r"(?<![\w.,])\d{1,4}(?:\s?[x×]\s?\d{1,4}){1,2}(?!\w|[.,]\d)", _dimensions)]
+            [
+                (
+                    "dimensions",
+                    rf"(?<![\w.,])\d{{1,4}}(?:\s?[x×]\s?\d{{1,4}}){{1,2}}(?:\s?(?P<unit>{units})(?![\w/]))?"
+                    r"(?!\w|[.,]\d)",
+                    _dimensions,
+                )
+            ]
             if lang == "en"
             else []
         ),
         (
             "score",
-            r"(?<![\w.,/+*=-])(?P<s1>\d{1,3})\s?"
-            + ("[-–:]" if lang == "de" else "[-–]")
-            + r"\s?(?P<s2>\d{1,3})(?![\d-]|[.,:]\d|\s*=)",
+            # (German writes "3:1" too; a clock time has two digits after its colon: "endete um 17:30")
+            r"(?<![\w.,/+*=-])(?P<s1>\d{1,3})"
+            + (
+                r"(?:\s?[-–]\s?(?P<s2>\d{1,3})|:(?P<s2c>\d)(?!\d))"
+                if lang == "de"
+                else r"\s?[-–]\s?(?P<s2>\d{1,3})"
+            )
+            + r"(?![\d-]|[.,:]\d|\s*=)",
             _score,
         ),
         # "3x täglich", "2x/day": how often (it was "drei x täglich", "two x day"); not "2x4" or "4x4"
@@ -387,8 +399,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "masked_digits",
             # (an ellipsis only right before four digits: "Wait... 45 minutes" is a pause)
-            r"(?:(?:(?:[*•]{2,}|[xX]{3,})[- ]?)+(?P<last>\d{2,6})|(?<![\w.])(?:\.{3}|…)(?P<last4>\d{4}))"
-            r"(?![\w]|[.,]\d)",
+            # (not markdown bold, "**42**": three stars at least, and none after the digits)
+            r"(?:(?:[*•]{3,}[- ]?|[xX]{3,}[- ])+(?P<last>\d{2,6})|(?<![\w.])(?:\.{3}|…)(?P<last4>\d{4}))"
+            r"(?![\w*]|[.,]\d)",
             _masked_digits,
         ),
         ("iso_date", r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)", _iso_date),
@@ -449,7 +462,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         (
             "dotted",
             # (a "v" before a version in es/de/fr is not said: "Versión v2.3.1"; English says "version")
-            (r"(?<![\w.,])" if lang == "en" else r"(?:(?<![\w.,])[vV](?=\d{1,4}\.\d)|(?<![\w.,]))")
+            (r"(?<![\w.,])" if lang == "en" else r"(?:(?<![\w.,])v(?=\d{1,4}\.\d)|(?<![\w.,]))")
             + r"\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
             # "1.5 kg", "update 1.25 million records": the unit's, the amount's
             + rf"(?!\s?(?:%|{units}(?![\w/])|{syms}|(?i:thousand|million|billion|trillion)\b))",
@@ -563,7 +576,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             [
                 # a flight's or a room's number in pairs, as it is said: "flight UA 1234" -> "twelve thirty four"
                 ("flight_room", r"(?<![\w.,])\d{3,4}(?![\w]|[.,]\d)", _flight_room),
-                ("house_number", rf"(?<![\w.,#-])\d{{4}}{_STREET_AHEAD}", _house_number),
+                ("house_number", rf"(?<![\w.,#-])\d{{3,4}}{_STREET_AHEAD}", _house_number),
                 # "401(k)", "403(b)": the plans' names, digit by digit
                 (
                     "plan_name",
@@ -626,7 +639,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             [
                 (
                     "per_word_unit",
-                    r"(?<=\bper )(?:lbs?|oz|kg|gal|ft|mi|yd|hr|sq ft)\b",
+                    rf"(?<=\bper )(?:{units})(?![\w/])",
                     lambda m, lg: _UNITS[lg][m.group(0)][0],
                 )
             ]
@@ -636,7 +649,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # (after an amount or a unit's letters: "$5/month", "3,000 mg/day")
         (
             "per",
-            rf"(?<=[\d%€$£¥a-zA-Zµ])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+",
+            rf"(?<=[\d%€$£¥kKmM])(?:\s?/\s?(?i:{_alt(_PER[lang])})\b(?:\.(?=\s+[a-zäöüéèàç]))?)+",
             _per,
         ),
         # "19.99%-29.99%": the first of two percentages and the dash ("minus" before)
@@ -663,9 +676,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # (beside a unit, es/de/fr read "1.5" as a decimal too: "1.500" would be a thousand and a half)
         (
             "unit",
-            # (before "/day" too: "3,000 mg/day", the rate's "per day" is the "per" rule's)
-            rf"(?<!\d[.,])(?P<num>-?(?:{unit_num}))\s?(?P<unit>{units})(?:/(?P<per_unit>{units}))?"
-            rf"(?!\w|/(?!(?i:{_alt(_PER[lang])})\b))",
+            # and a rate after it: "3,000 mg/day" -> "milligrams per day"
+            rf"(?<!\d[.,])(?P<num>-?(?:{unit_num}))\s?(?P<unit>{units})"
+            rf"(?:/(?P<per_unit>{units})|/(?P<rate>(?i:{_alt(_PER[lang])}))\b)?(?![\w/])",
             _unit,
         ),
         *(

@@ -201,9 +201,10 @@ def _minor_unit(code: str, n: int, language: str) -> str | None:
     if not forms:
         return None
     try:
-        return converter.pluralize(n, forms[1])
+        name = converter.pluralize(n, forms[1])
     except (IndexError, NotImplementedError):
         return None
+    return name if isinstance(name, str) else None  # (Icelandic's returns the forms' tuple)
 
 
 def _percent(amount: str, language: str) -> str:

@@ -166,6 +166,10 @@ _MINUTE_ZERO = {"ru": "ноль", "bg": "нула", "sv": "noll", "no": "null", 
 _MINUTE_LINK = {"it": "e"}
 
 
+# The case a Russian preposition puts a clock time in (after "в" it stays the nominative: "в пятнадцать").
+_RU_TIME_CASES = dict.fromkeys("с со до после около от".split(), "genitive") | {"к": "dative", "ко": "dative"}
+
+
 def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if h > 23 or m > 59:
         return None
@@ -193,10 +197,6 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
         if case:
             return ordinals.ukrainian_ordinal(h, case, "f") + minutes
     return spell_number(h, language) + minutes
-
-
-# The case a Russian preposition puts a clock time in (after "в" it stays the nominative: "в пятнадцать").
-_RU_TIME_CASES = dict.fromkeys("с со до после около от".split(), "genitive") | {"к": "dative", "ко": "dative"}
 
 
 # Month names in the genitive, as a date writes them: the day before them is an ordinal in Russian and

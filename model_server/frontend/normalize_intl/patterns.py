@@ -230,7 +230,7 @@ def _dotted_pattern(after_amount: str) -> str:
     """Three numbers or more joined by dots, not before a currency, a unit or "%" (then they are an amount grouped
     by dots: "2.000.000 €" lost its euro)."""
     return (
-        rf"|(?P<dotted>(?:(?<![\w.,])[vV](?=\d{{1,4}}\.\d)\d{{1,4}}(?:\.\d{{1,4}})+"  # "v2.3", a version
+        rf"|(?P<dotted>(?:(?<![\w.,])v(?=\d{{1,4}}\.\d)\d{{1,4}}(?:\.\d{{1,4}})+"  # "v2.3", a version
         rf"|(?<![\w.,])\d{{1,4}}(?:\.\d{{1,4}}){{2,}})(?!\w|[.,]\d)(?!\s?(?:{after_amount})))"
     )
 
@@ -263,7 +263,7 @@ def _dotted(m: re.Match, language: str) -> str:
     punto uno sei otto punto uno punto uno"), seven digits or more as a phone number; "v2.3.1" a version. The dot
     is said where the language's word for it is known (`_DOT_WORD`: a listener types a version or an address from
     it), else a pause. Groups of thousands written with dots are numbers."""
-    text = m.group("dotted").lstrip("vV")
+    text = m.group("dotted").lstrip("v")
     parts = text.split(".")
     kind = dotted_kind(parts)
     dot_groups = get_group_symbol(_locale(language)) == "." or _GROUP_ALSO.get(language) == "."

@@ -136,7 +136,7 @@ def _master(language: str) -> re.Pattern:
     # an IBAN: country, check digits and groups, character by character, a pause per group
     extra += r"(?P<iban>\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b)|"
     if minus_word(language):  # "-20 €", "-5 °C": a sign before a number, after a space or the start
-        extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])[-−](?=\d))|"
+        extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])(?<!\d\s)[-−](?=\d))|"
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
     if language == "nl":  # a postcode, "1012 LG Amsterdam": four digits and two capitals
@@ -237,12 +237,23 @@ def _kana_after_counter(text: str, counter: str) -> str | None:
     """The katakana of `text` after the counter it starts with ("日後" -> ゴ), or None where the dictionary
     reads the counter as part of a longer word (then it is no counter)."""
     tokens = _tokens(text)
-    if not tokens or tokens[0].surface != counter:
+    if not tokens or not tokens[0].surface.startswith(counter):
         return None
+    if tokens[0].surface != counter:  # "時に" read as one word (toki-ni, "sometimes"): the rest read anew
+        return _kana_of(text[len(counter) :])
     rest = tokens[1:]
     if rest and rest[0].surface == "様":  # "2名様": alone the dictionary reads 様 as ヨウ
         return "サマ" + _kana(text[len(counter) + 1 :])
     return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in rest)
+
+
+def _kana_of(text: str) -> str:
+    """Like `_kana`, for text that may hold no kanji (its kana are read by the dictionary too)."""
+    return (
+        "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in _tokens(text))
+        if text
+        else ""
+    )
 
 
 def _add_text(segments: list[Segment], chunk: str) -> None:
@@ -280,7 +291,11 @@ _SCORE_BEFORE = {
     "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota".split(),
 }
 _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
-# Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`).
+# The word for version, whose number is no date ("версия", "wersja", "verze", "sürüm", ...): prefixes.
+_VERSION_WORDS = ("верс", "wers", "verz", "verzi", "sürüm", "versi", "vers", "версі", "vérs", "versio")
+# Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`). Not
+# Polish "od", "do" (`dates._PL_CLOCK_CUES` has them: there the number is known to be an hour, here "do
+# 15.03" is a date).
 _CLOCK_CUES = {
     "ru": frozenset("в во сейчас около примерно".split()),
     "uk": frozenset("о об зараз близько".split()),
@@ -423,7 +438,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("time"):
         dotted = m.group("time")[len(m.group("h"))] == "."
         day, month = int(m.group("h")), int(m.group("mi"))
-        clock_cue = bool(before) and before[-1].lower() in _CLOCK_CUES.get(language, ())
+        prev = before[-1].lower() if before else ""
+        clock_cue = prev in _CLOCK_CUES.get(language, ())
+        # "Ubuntu 22.04", "Версия 11.02": a version, not a day (the word for version, or a Latin name in a
+        # Cyrillic text)
+        latin_name = (
+            language in ("ru", "uk", "bg", "kk") and re.fullmatch(r"[a-z][a-z0-9-]*", prev) is not None
+        )
+        version = latin_name or prev.startswith(_VERSION_WORDS)
         if (
             dotted
             and dot_day_month(language)
@@ -432,6 +454,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             and month % 5
             and 1 <= day <= 31
             and not clock_cue
+            and not version
         ):
             # "до 15.03": a day and a month (it was "пятнадцать ноль три"); "15.05", "9.07", "в 15.03" stay
             # clock times
@@ -456,6 +479,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
     if groups.get("cunit"):
+        symbol = f"{m.group('cu1')}/{m.group('cu2')}"
+        if symbol in UNITS:  # "60 km/h": a unit of its own
+            return "unit", _unit(m.group("cuamt"), symbol, language, before)
         said = compound_unit(m.group("cuamt"), m.group("cu1"), m.group("cu2"), language)
         if said:
             return "unit", said
