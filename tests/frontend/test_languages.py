@@ -376,6 +376,15 @@ def test_a_table_with_long_phonemes_keeps_them_and_a_bad_rule_is_named():
         ("ja", "2014年", "にせんじゅうよねん"),
         ("ja", "3.5キロ", "さんてんご キロ"),
         ("ja", "3～5営業日", "さん から ご エイギョービ"),
+        # Korean counts things, people, hours and ages with its native numbers (it was 삼 개, 이 명, 사 시)
+        ("ko", "사과 3개 주세요.", "사과 세 개 주세요."),
+        ("ko", "2명 예약하셨습니다.", "두 명 예약하셨습니다."),
+        ("ko", "3시 30분에 만나요.", "세 시 삼십 분에 만나요."),  # minutes stay Sino-Korean
+        ("ko", "20개", "스무 개"),
+        ("ko", "21살", "스물한 살"),
+        ("ko", "13시에", "십삼 시에"),  # the 24-hour clock is Sino-Korean
+        ("ko", "100개", "백 개"),
+        ("ko", "3월 15일", "삼 월 십오 일"),
     ],
 )
 def test_chinese_and_japanese_numbers_are_said_in_their_own_words(code, text, expected):

@@ -143,6 +143,36 @@ def clock_time(h: int, m: int, language: str) -> str:
     return counted(h, "時") + (counted(m, "分") if m else "")
 
 
+# Korean counts things, people, hours and years of age with its native numbers, in their form before a counter
+# ("3개" is 세 개, "2명" 두 명, "3시" 세 시, "20살" 스무 살; minutes, dates, money and numbers past 99 stay
+# Sino-Korean: 삼십 분, 삼월, 만 오천 원).
+_KO_UNITS = {1: "한", 2: "두", 3: "세", 4: "네", 5: "다섯", 6: "여섯", 7: "일곱", 8: "여덟", 9: "아홉"}
+_KO_TENS = {
+    10: "열",
+    20: "스물",
+    30: "서른",
+    40: "마흔",
+    50: "쉰",
+    60: "예순",
+    70: "일흔",
+    80: "여든",
+    90: "아흔",
+}
+KOREAN_NATIVE_COUNTERS = ("시간", "시", "개", "명", "살", "번째", "마리", "잔", "병", "권", "장", "대", "사람", "가지",
+                          "달")  # fmt: skip
+
+
+def korean_native(n: int, counter: str) -> str | None:
+    """`n` (1-99) in native Korean before `counter`: 3 -> 세, 20 -> 스무, 21 -> 스물한; None past 99, and for
+    an hour past 12 (the 24-hour clock is said in Sino-Korean: 십삼 시)."""
+    if not 0 < n < 100 or (counter == "시" and n > 12):
+        return None
+    tens, units = n - n % 10, n % 10
+    if tens == 20 and not units:
+        return "스무"
+    return _KO_TENS.get(tens, "") + _KO_UNITS.get(units, "")
+
+
 _JA_COUNTED = re.compile(rf"(?<!\d)(\d{{1,6}})({'|'.join(COUNTERS)})")
 # Units CLDR (Babel 2.17) has no Japanese name for, said as counters: "2 h" -> にじかん.
 JAPANESE_UNIT_COUNTERS = {"h": "時間", "min": "分"}

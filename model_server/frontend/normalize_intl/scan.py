@@ -247,6 +247,20 @@ def _kana_after_counter(text: str, counter: str) -> str | None:
     return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in rest)
 
 
+def _korean_counts(segments: list[Segment]) -> list[Segment]:
+    """A number before a counter that counts in native Korean takes its native form: "3개" -> 세 개 (it was 삼 개)."""
+    out = segments[:1]
+    for seg in segments[1:]:
+        number = out[-1]
+        counter = next((c for c in cjk.KOREAN_NATIVE_COUNTERS if seg.original.startswith(c)), None)
+        if counter and number.rule == "number" and number.original.isdigit():
+            native = cjk.korean_native(int(number.original), counter)
+            if native:
+                out[-1] = Segment(number.original, native, number.rule)
+        out.append(seg)
+    return out
+
+
 def _kana_of(text: str) -> str:
     """Like `_kana`, for text that may hold no kanji (its kana are read by the dictionary too)."""
     return (
@@ -540,6 +554,8 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
         segments.append(Segment(m.group(0), " ".join(spoken.split()), rule))
         pos = m.end()
     _add_text(segments, text[pos:])
+    if language == "ko":
+        segments = _korean_counts(segments)
     if language == "ja":
         kana: list[Segment] = []
         for seg in segments:
