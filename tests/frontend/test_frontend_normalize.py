@@ -911,7 +911,7 @@ def test_random_junk_never_crashes():
         ("es", "Son las 10.30.", "Son las diez y treinta."),
         ("fr", "Il est à 10.30.", "Il est à dix heures trente."),
         # fractions stay fractions before "of", a plural noun, "de"/"des"; 9/11 is a name
-        ("en", "It works on 9/10 devices.", "It works on nine tenths devices."),
+        ("en", "It works on 9/10 devices.", "It works on nine out of ten devices."),
         ("en", "Save on 1/2 of the items.", "Save on one half of the items."),
         ("en", "Since 9/11 things changed.", "Since nine eleven things changed."),
         ("es", "Llegó 1/3 de los invitados.", "Llegó un tercio de los invitados."),
@@ -1322,6 +1322,9 @@ def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
             "The diagnosis code is I.C.D. ten E eleven point nine.",
         ),
         ("en", "Billed under J06.9.", "Billed under J zero six point nine."),
+        # a fraction before a plural it counts is "out of" (a measure keeps its fraction)
+        ("en", "You have 3/5 lives left.", "You have three out of five lives left."),
+        ("en", "Add 3/4 cups of flour.", "Add three quarters cups of flour."),
         # a house number of three digits in pairs too; a compass letter before a numbered street
         (
             "en",

@@ -38,6 +38,9 @@ def _fraction(m: re.Match, lang: str) -> str | None:
         if num != 1:
             return f"{cardinal(num, lang)} {many}"
         return _one_part(one, den, m, lang)
+    after = agreement.next_word(m.string, m.end())
+    if 1 < num < den and re.fullmatch(r"[a-z]{3,}s", after) and after not in _MEASURES:
+        return f"{cardinal(num, lang)} out of {cardinal(den, lang)}"  # "3/5 lives left": a count, not a part
     name = _english_fraction_name(num, den)
     if num == 1:
         before = agreement.previous_words(m.string, m.start(), 1)
@@ -47,6 +50,13 @@ def _fraction(m: re.Match, lang: str) -> str | None:
         if den in (2, 4) and after.isalpha() and after.islower() and after not in _NOT_COUNTED["en"]:
             return f"a {name}"  # "1/2 cup": "a half cup" ("1/2 of the items" stays "one half of")
     return f"{cardinal(num, lang)} {name}"
+
+
+# Plural nouns a fraction measures out ("3/4 cups", "2/3 miles"); before other plurals it counts ("3/5 lives").
+_MEASURES = frozenset(
+    "cups teaspoons tablespoons pounds ounces inches feet miles yards hours minutes seconds days weeks months "
+    "years gallons liters litres pints quarts grams kilograms meters metres sticks cans slices".split()
+)
 
 
 def _english_fraction_name(num: int, den: int) -> str:
