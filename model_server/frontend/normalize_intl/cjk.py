@@ -18,6 +18,8 @@ from functools import cache
 
 from num2words import num2words
 
+from ..normalize import Segment
+
 
 @cache
 def _an2cn():
@@ -171,6 +173,20 @@ def korean_native(n: int, counter: str) -> str | None:
     if tens == 20 and not units:
         return "스무"
     return _KO_TENS.get(tens, "") + _KO_UNITS.get(units, "")
+
+
+def korean_counts(segments: list[Segment]) -> list[Segment]:
+    """A number before a counter that counts in native Korean takes its native form: "3개" -> 세 개 (it was 삼 개)."""
+    out = segments[:1]
+    for seg in segments[1:]:
+        number = out[-1]
+        counter = next((c for c in KOREAN_NATIVE_COUNTERS if seg.original.startswith(c)), None)
+        if counter and number.rule == "number" and number.original.isdigit():
+            native = korean_native(int(number.original), counter)
+            if native:
+                out[-1] = Segment(number.original, native, number.rule)
+        out.append(seg)
+    return out
 
 
 _JA_COUNTED = re.compile(rf"(?<!\d)(\d{{1,6}})({'|'.join(COUNTERS)})")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import threading
 import unicodedata
 from functools import cache
 
@@ -17,7 +16,7 @@ from ..languages import get
 from ..normalize import NormalizationError, Segment
 from ..normalize.ranges import SCORE_LINK
 from ..normalize.words import CLOTHING_SIZE
-from . import cjk
+from . import cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
     _GROUP_ALSO,
@@ -206,68 +205,6 @@ def _speakable(text: str) -> str:
         else:
             out.append(" ")
     return " ".join("".join(out).split())
-
-
-_janome_lock = threading.Lock()
-
-
-@cache
-def _janome():
-    from janome.tokenizer import Tokenizer  # loaded on the first Japanese text (0.4 s, a 200 MB dictionary)
-
-    return Tokenizer()
-
-
-_HAS_KANJI = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
-def _kana(text: str) -> str:
-    """Japanese text as katakana pronunciation, for espeak-ng; text without kanji is left as it is."""
-    if not _HAS_KANJI.search(text):
-        return text
-    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in _tokens(text))
-
-
-def _tokens(text: str) -> list:
-    with _janome_lock:  # Janome's tokenizer keeps state between calls
-        return list(_janome().tokenize(text))
-
-
-def _kana_after_counter(text: str, counter: str) -> str | None:
-    """The katakana of `text` after the counter it starts with ("日後" -> ゴ), or None where the dictionary
-    reads the counter as part of a longer word (then it is no counter)."""
-    tokens = _tokens(text)
-    if not tokens or not tokens[0].surface.startswith(counter):
-        return None
-    if tokens[0].surface != counter:  # "時に" read as one word (toki-ni, "sometimes"): the rest read anew
-        return _kana_of(text[len(counter) :])
-    rest = tokens[1:]
-    if rest and rest[0].surface == "様":  # "2名様": alone the dictionary reads 様 as ヨウ
-        return "サマ" + _kana(text[len(counter) + 1 :])
-    return "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in rest)
-
-
-def _korean_counts(segments: list[Segment]) -> list[Segment]:
-    """A number before a counter that counts in native Korean takes its native form: "3개" -> 세 개 (it was 삼 개)."""
-    out = segments[:1]
-    for seg in segments[1:]:
-        number = out[-1]
-        counter = next((c for c in cjk.KOREAN_NATIVE_COUNTERS if seg.original.startswith(c)), None)
-        if counter and number.rule == "number" and number.original.isdigit():
-            native = cjk.korean_native(int(number.original), counter)
-            if native:
-                out[-1] = Segment(number.original, native, number.rule)
-        out.append(seg)
-    return out
-
-
-def _kana_of(text: str) -> str:
-    """Like `_kana`, for text that may hold no kanji (its kana are read by the dictionary too)."""
-    return (
-        "".join(t.phonetic if t.phonetic not in ("*", "") else t.surface for t in _tokens(text))
-        if text
-        else ""
-    )
 
 
 def _add_text(segments: list[Segment], chunk: str) -> None:
@@ -555,21 +492,7 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
         pos = m.end()
     _add_text(segments, text[pos:])
     if language == "ko":
-        segments = _korean_counts(segments)
+        segments = cjk.korean_counts(segments)
     if language == "ja":
-        kana: list[Segment] = []
-        for seg in segments:
-            spoken, number = seg.spoken, kana[-1] if kana and kana[-1].rule == "number" else None
-            counter = next((c for c in cjk.COUNTERS if spoken.startswith(c)), None)
-            rest = _kana_after_counter(spoken, counter) if counter else None
-            if number and re.fullmatch(r"\d[\d,]*", number.original) and rest is not None:
-                # "3" then "日": the number and its counter are said together (みっか, not "san nichi"); the
-                # dictionary alone would read 3月 as "3 tsuki", moon
-                after_month = len(kana) > 1 and kana[-2].original.endswith("月")
-                said = cjk.counted(int(number.original.replace(",", "")), counter, after_month)
-                kana[-1] = Segment(number.original, said, number.rule)
-                kana.append(Segment(seg.original, rest, seg.rule))
-                continue
-            kana.append(Segment(seg.original, _kana(spoken), seg.rule))
-        segments = kana
+        segments = japanese.kana_segments(segments)
     return segments
