@@ -420,8 +420,10 @@ def _romanian_count(words: str, n: int, noun: str) -> str:
     if n == 1 and words == "unu":
         return "o" if low.endswith(("ă", "a")) or low in _RO_FEMININE_ONE else "un"
     if n % 100 in (2, 12) or (n % 10 == 2 and n % 100 > 20):
-        if low.endswith(("e", "uri")) or low in _RO_FEMININE_PLURAL_I:
-            return re.sub(r"doi(sprezece)?$", r"două\1", words)
+        if low.endswith(("e", "uri", "ări")) or low in _RO_FEMININE_PLURAL_I:
+            words = re.sub(r"doi(sprezece)?$", r"două\1", words)
+    if (n % 100 >= 20 or (n >= 100 and n % 100 == 0)) and low != "de":
+        words += " de"  # from twenty on a count is joined by "de": "douăzeci de lei", "o sută de ani"
     return words
 
 

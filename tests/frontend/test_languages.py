@@ -566,3 +566,56 @@ def test_amounts_symbols_and_signs_never_raise_in_any_catalog_language(code):
         "15.03",
     ):
         assert isinstance(normalize(text, code), str)
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "expected"),
+    [
+        # from a fourth review (ar, he, fa, ur, hi, bn, ta, te, mr, vi, th, id, ms, ko, el, uk, bg, hu, ro, cs)
+        # Romanian "de" from twenty on, and a feminine plural's "două"
+        ("ro", "20 lei", "douăzeci de lei"),
+        ("ro", "120 lei", "o sută douăzeci de lei"),
+        ("ro", "2 notificări", "două notificări"),
+        ("ro", "până la 31.12", "până la treizeci și unu decembrie"),
+        # the Bulgarian lev; a minor unit where num2words has none
+        ("bg", "1 лв.", "1 лев"),
+        ("bg", "0,50 лв.", "50 стотинки"),
+        ("el", "0,50 €", "50 λεπτά"),
+        # an ordinal with a dot before a noun
+        ("hu", "A 3. emeleten lakom.", "A harmadik emeleten lakom."),
+        ("da", "på 3. sal", "på tredje sal"),
+        ("fi", "3. kerros", "kolmas kerros"),
+        # lakh and crore grouping (it was "1 भारतीय रुपया, 25000"); espeak-ng reads the digits as lakh
+        ("hi", "₹1,25,000", "125000 भारतीय रुपए"),
+        ("hi", "Rs. 2,500", "2500 भारतीय रुपए"),
+        # a range's word in more languages
+        ("hi", "3-5 दिन", "3 से 5 दिन"),
+        ("te", "3-5 రోజులు", "మూడు నుండి అయిదు రోజులు"),
+        ("ur", "1,50,000 روپے", "150000 روپے"),
+        # currencies written with letters right before the digits; đ, RM
+        ("id", "Rp250.000", "dua ratus lima puluh ribu Rupiah Indonesia"),
+        ("vi", "Tổng cộng 250.000 đ.", "Tổng cộng hai trăm năm mươi nghìn đồng Việt Nam."),
+        # num2words' Vietnamese wrote "hai nghìn lẻ hai mươi bốn"
+        ("vi", "năm 2024", "năm hai nghìn không trăm hai mươi bốn"),
+        ("vi", "năm 2004", "năm hai nghìn không trăm lẻ bốn"),
+        # decimals in words where espeak-ng drops the point (th, ko) or says "sik" (he)
+        ("th", "3.75%", "สามจุดเจ็ดห้า เปอร์เซ็นต์"),
+        ("ko", "3.5%", "삼 점 오 퍼센트"),
+        ("he", "4.8 מתוך 5", "ארבע נקודה שמונה מתוך חמש"),
+        ("vi", "từ 3-5 ngày", "từ ba đến năm ngày"),
+        # Korean counters: months, ordinals and age groups stay Sino-Korean; a space before the counter
+        ("ko", "3개월", "삼 개월"),
+        ("ko", "1번째", "첫 번째"),
+        ("ko", "20대", "이십 대"),
+        ("ko", "사과 3 개", "사과 세 개"),
+        # Arabic, Persian and Urdu: the minus, the Arabic percent and separators
+        ("ar", "رصيد حسابك -150 ريال.", "رصيد حسابك سالب مائة و خمسون ريال."),
+        ("fa", "۱٬۲۹۹٬۰۰۰ تومان", "یک میلیون و دویست و نود و نه هزار تومان"),
+        ("ar", "الخصم ٢٠٪", "الخصم عشرون بالمائة"),
+        ("ar", "3-5 أيام", "ثلاثة إلى خمسة أيام"),
+        ("pl", "12zł", "dwanaście złotych polskich"),
+        ("sw", "50%", "asilimia 50"),
+    ],
+)
+def test_what_the_fourth_review_found_in_the_catalog_languages(code, text, expected):
+    assert normalize(text, code) == expected

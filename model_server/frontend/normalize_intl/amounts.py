@@ -40,6 +40,15 @@ _CURRENCY_SYMBOLS = {
     "₾": "GEL",
     "৳": "BDT",
     "zł": "PLN",
+    "лв.": "BGN",
+    "Rs.": "INR",
+    "Rp": "IDR",
+    "RM": "MYR",
+    "đ": "VND",
+    "Rs": "INR",
+    "₨": "INR",
+    "रु.": "INR",
+    "лв": "BGN",
     "Kč": "CZK",
     "Ft": "HUF",
 }
@@ -76,6 +85,7 @@ _ISO_CODES = (
     "SAR",
     "ILS",
     "BRL",
+    "MYR",
 )
 
 
@@ -96,12 +106,16 @@ def spell_number(n: int, language: str) -> str:
         return cjk.japanese_number(n)
     if lang.num2words is None:
         return str(n)
-    return " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+    words = " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+    if language == "vi":  # num2words writes "hai nghìn lẻ hai mươi bốn" for 2024: a thousand's empty hundreds
+        words = re.sub(r"\b(nghìn|triệu|tỷ) lẻ (?=\S+ mươi)", r"\1 không trăm ", words)  # are "không trăm"
+        words = re.sub(r"\b(nghìn|triệu|tỷ) lẻ\b", r"\1 không trăm lẻ", words)
+    return words
 
 
 # The word for a minus sign where num2words has none (or none that is a word: Arabic's "(-)").
 _MINUS = {"it": "meno", "id": "minus", "vi": "âm", "zh": "负", "ja": "マイナス", "el": "μείον", "bg": "минус",
-          "hr": "minus", "et": "miinus"}  # fmt: skip
+          "hr": "minus", "et": "miinus", "ar": "سالب", "fa": "منفی", "ur": "منفی"}  # fmt: skip
 
 
 @cache
@@ -142,6 +156,11 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
     return int(whole[: _MAX_DIGITS + 1] or "0"), frac
 
 
+# Where num2words' decimals are right and espeak-ng's are not: it says no decimal point in Thai and Korean ("3.75"
+# was "three seven five"), and "sik" in Hebrew.
+_DECIMALS_IN_WORDS = frozenset({"th", "ko", "he"})
+
+
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
     if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
         return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
@@ -156,18 +175,27 @@ def _number(text: str, language: str, m: re.Match | None = None) -> str:
         )
     if language in ("zh", "ja"):
         return cjk.decimal(f"{whole}.{frac}", language)
+    if language in _DECIMALS_IN_WORDS:
+        return " ".join(num2words(float(f"{whole}.{frac}"), lang=language).split())
     # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
     return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
 
 
-# Where the name said differs from CLDR's written one: a price in China is so many 元, not 人民币.
-_SPOKEN_CURRENCY_NAMES = {("zh", "CNY"): "元"}
+# Where the name said differs from CLDR's written one (one, many): a price in China is so many 元, not 人民币;
+# a Bulgarian one so many лева, not "български лева".
+_SPOKEN_CURRENCY_NAMES = {("zh", "CNY"): ("元", "元"), ("bg", "BGN"): ("лев", "лева")}
+# A currency's minor unit (one, many) where num2words has none for the language.
+_MINOR_UNITS = {("el", "EUR"): ("λεπτό", "λεπτά"), ("bg", "BGN"): ("стотинка", "стотинки"),
+                ("bg", "EUR"): ("цент", "цента"), ("hu", "EUR"): ("cent", "cent"), ("hu", "HUF"): ("fillér", "fillér")}  # fmt: skip
 
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
-    name = _SPOKEN_CURRENCY_NAMES.get((language, code)) or get_currency_name(
-        code, count=whole, locale=_locale(language)
+    spoken_names = _SPOKEN_CURRENCY_NAMES.get((language, code))
+    name = (
+        spoken_names[whole != 1]
+        if spoken_names
+        else get_currency_name(code, count=whole, locale=_locale(language))
     )
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
@@ -195,6 +223,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
 def _minor_unit(code: str, n: int, language: str) -> str | None:
     """The name of `n` of a currency's minor unit (centesimi, groszy, öre), in the plural form for `n`, from
     num2words' currency forms; None where it has none for the language and currency."""
+    if (language, code) in _MINOR_UNITS:
+        return _MINOR_UNITS[language, code][n != 1]
     lang = get(language).num2words
     converter = CONVERTER_CLASSES.get(lang) if lang else None
     forms = getattr(converter, "CURRENCY_FORMS", {}).get(code)
@@ -207,11 +237,19 @@ def _minor_unit(code: str, n: int, language: str) -> str | None:
     return name if isinstance(name, str) else None  # (Icelandic's returns the forms' tuple)
 
 
+_PERCENT_WORD = {"vi": "phần trăm", "ko": "퍼센트", "mt": "fil-mija", "ml": "ശതമാനം", "ar": "بالمائة", "fa": "درصد",
+                 "ur": "فیصد"}  # fmt: skip
+
+
 def _percent(amount: str, language: str) -> str:
     whole, frac = _parse_amount(amount, language)
     spoken = _number(amount, language)
     if language == "zh":  # "50%" -> 百分之五十: the hundred comes first
         return f"百分之{spoken}"
+    if language == "sw":  # "asilimia hamsini"
+        return f"asilimia {spoken}"
+    if language in _PERCENT_WORD:  # CLDR (Babel 2.17) has no long name for percent in these
+        return f"{spoken} {_PERCENT_WORD[language]}"
     loc = _locale(language)
     try:
         value = float(f"{whole}.{frac}") if frac else whole

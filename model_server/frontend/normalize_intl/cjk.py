@@ -160,8 +160,23 @@ _KO_TENS = {
     80: "여든",
     90: "아흔",
 }
-KOREAN_NATIVE_COUNTERS = ("시간", "시", "개", "명", "살", "번째", "마리", "잔", "병", "권", "장", "대", "사람", "가지",
-                          "달")  # fmt: skip
+# (not 번, which is a count or a number: "3번 잘못" 세 번, "3번 출구" 삼 번; nor 대, an age group too: 이십 대)
+KOREAN_NATIVE_COUNTERS = (
+    "시간",
+    "시",
+    "개",
+    "명",
+    "살",
+    "번째",
+    "마리",
+    "잔",
+    "병",
+    "권",
+    "장",
+    "사람",
+    "가지",
+    "달",
+)
 
 
 def korean_native(n: int, counter: str) -> str | None:
@@ -169,6 +184,8 @@ def korean_native(n: int, counter: str) -> str | None:
     an hour past 12 (the 24-hour clock is said in Sino-Korean: 십삼 시)."""
     if not 0 < n < 100 or (counter == "시" and n > 12):
         return None
+    if counter == "번째" and n == 1:
+        return "첫"  # "1번째" -> 첫 번째
     tens, units = n - n % 10, n % 10
     if tens == 20 and not units:
         return "스무"
@@ -180,7 +197,10 @@ def korean_counts(segments: list[Segment]) -> list[Segment]:
     out = segments[:1]
     for seg in segments[1:]:
         number = out[-1]
-        counter = next((c for c in KOREAN_NATIVE_COUNTERS if seg.original.startswith(c)), None)
+        text = seg.original.lstrip()  # "3 개" too
+        counter = next((c for c in KOREAN_NATIVE_COUNTERS if text.startswith(c)), None)
+        if counter == "개" and text.startswith("개월"):  # months are counted in Sino-Korean: 삼 개월
+            counter = None
         if counter and number.rule == "number" and number.original.isdigit():
             native = korean_native(int(number.original), counter)
             if native:

@@ -97,6 +97,9 @@ _PUNCT_FOLD = str.maketrans(
         "\u00a0": " ",
         "\u202f": " ",
         "\u2009": " ",
+        "٪": "%",  # Arabic percent, decimal and thousands signs (the locales' CLDR symbols are "." and ",")
+        "٫": ".",
+        "٬": ",",
     }
 )
 
@@ -113,9 +116,15 @@ def _master(language: str) -> re.Pattern:
     if language in _GROUP_ALSO:  # (not after a lone zero: "0.001" is no thousand)
         group_re = f"(?:{group_re}|(?<!(?<!\\d)0){re.escape(_GROUP_ALSO[language])})"
     num = rf"\d{{1,3}}(?:{group_re}\d{{3}}(?!\d))+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"  # "T3 2025": no "3 202"
-    # Symbols written with letters (zł, Kč, Ft) only as whole words: "złotych" holds no "zł".
+    if (
+        loc.decimal_formats[None].grouping[1] == 2 or language == "ur"
+    ):  # lakh and crore: "1,25,000", "2,50,00,000"
+        num = rf"\d{{1,2}}(?:{group_re}\d{{2}})+{group_re}\d{{3}}(?!\d)(?:{dec}\d+)?|{num}"
+    # Symbols written with letters (zł, Kč, Ft, Rp) not inside a word ("złotych" holds no "zł"); a digit may touch
+    # them ("12zł", "Rp250.000").
     syms = "|".join(
-        rf"(?<!\w){re.escape(s)}(?!\w)" if s[-1].isalpha() else re.escape(s) for s in _CURRENCY_SYMBOLS
+        rf"(?<![^\W\d_]){re.escape(s)}(?![^\W\d_])" if s[-1].isalpha() else re.escape(s)
+        for s in _CURRENCY_SYMBOLS
     )
     codes = "|".join(_ISO_CODES)
     units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
@@ -163,6 +172,10 @@ def _master(language: str) -> re.Pattern:
             rf"(?P<hu_date>(?<![\d.,])(?:(?P<hu_year>\d{{4}})\.\s+)?(?P<hu_month>(?i:{months}))\s+"
             rf"(?P<hu_day>\d{{1,2}})(?:-(?P<hu_ending>[^\W\d_]+)|\.)(?!\w))|"
         )
+    if (
+        language in _DOT_ORDINAL
+    ):  # "3. emelet" -> "harmadik emelet", "på 3. sal" (a date's day is matched above)
+        extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
         extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
@@ -257,8 +270,11 @@ _CLOCK_CUES = {
     "fi": frozenset("klo kello".split()),
     "da": frozenset("kl kl. klokken".split()),
     "no": frozenset("kl kl. klokken".split()),
-    "ro": frozenset("la ora".split()),
+    "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
+# Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
+# said before a noun.
+_DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
 # The word for the "x" between a size's numbers: "trenta per quaranta", "dertig bij veertig", "тридцать на сорок".
 _BY_WORD = {"it": "per", "pt": "por", "ca": "per", "nl": "bij", "pl": "na", "ru": "на", "uk": "на"}
 # A dose's count: "2x per dag" -> "twee keer per dag".
@@ -310,6 +326,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("score"):
         a, b = (spell_number(int(m.group(g)), language) for g in ("sc1", "sc2"))
         return "number", f"{a} {SCORE_LINK[language]} {b}"
+    if groups.get("dotord"):
+        return "ordinal", num2words(int(m.group("dotord_n")), lang=get(language).num2words, to="ordinal")
     if groups.get("dim"):
         return "number", f"{spell_number(int(m.group('dim_a')), language)} {_BY_WORD[language]}"
     if groups.get("times"):
