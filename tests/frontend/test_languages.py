@@ -615,6 +615,21 @@ def test_amounts_symbols_and_signs_never_raise_in_any_catalog_language(code):
         ("ar", "3-5 أيام", "ثلاثة إلى خمسة أيام"),
         ("pl", "12zł", "dwanaście złotych polskich"),
         ("sw", "50%", "asilimia 50"),
+        # Thai eras (a Buddhist-era year was labelled ค.ศ., 543 years off); clock times with their words
+        ("th", "ภายในวันที่ 15/03/2567", "ภายในวันที่ สิบห้า มีนาคม พุทธศักราช สองพันห้าร้อยหกสิบเจ็ด"),
+        ("th", "วันที่ 15/03/2024", "วันที่ สิบห้า มีนาคม คริสต์ศักราช สองพันยี่สิบสี่"),
+        ("th", "เวลา 14:30 น.", "เวลา สิบสี่ นาฬิกา สามสิบ นาที"),
+        ("vi", "lúc 14:30", "lúc mười bốn giờ ba mươi phút"),
+        ("ko", "3:30", "세 시 삼십 분"),
+        ("ko", "14:30에 출발", "십사 시 삼십 분 에 출발"),
+        # unit names CLDR lacks (it wrote "km" for a Persian reader); Hebrew's ק"מ
+        ("fa", "12 km", "دوازده کیلومتر"),
+        ("he", '12 ק"מ', "שתים עשרה קילומטרים"),
+        # a one-time code after its word, digit by digit
+        ("vi", "Mã OTP của bạn là 482910.", "Mã OTP của bạn là bốn tám hai chín một không."),
+        ("id", "Kode OTP Anda 482910", "Kode OTP Anda empat delapan dua sembilan satu nol"),
+        # a Hebrew prefix joined to a number by a dash (espeak-ng said the letter's name)
+        ("he", "ל-15/03/2024", "לְ חמש עשרה במרץ אלפיים עשרים וארבע"),
     ],
 )
 def test_what_the_fourth_review_found_in_the_catalog_languages(code, text, expected):

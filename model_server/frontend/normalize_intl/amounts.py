@@ -281,6 +281,11 @@ UNITS = {
     "°C": "temperature-celsius",
     "GB": "digital-gigabyte",
     "MB": "digital-megabyte",
+    # Hebrew, with its gershayim or a quotation mark
+    'ק"מ': "length-kilometer",
+    'ק"ג': "mass-kilogram",
+    "ק״מ": "length-kilometer",
+    "ק״ג": "mass-kilogram",
     # Cyrillic symbols (ru, uk, bg, sr, kk); not "г", which is also "год"/"година" (year)
     "км": "length-kilometer",
     "см": "length-centimeter",
@@ -318,6 +323,17 @@ def compound_unit(amount: str, symbol: str, per: str, language: str) -> str | No
     return written.replace(shown, f" {_number(amount, language)} ", 1)
 
 
+# Unit names where CLDR (Babel 2.17) has none for the language (it wrote "12 length-kilometer").
+_UNIT_NAMES = {
+    "fa": {"km": "کیلومتر", "m": "متر", "cm": "سانتی‌متر", "mm": "میلی‌متر", "kg": "کیلوگرم", "g": "گرم",
+           "mg": "میلی‌گرم", "l": "لیتر", "ml": "میلی‌لیتر", "h": "ساعت", "min": "دقیقه", "GB": "گیگابایت",
+           "MB": "مگابایت", "km/h": "کیلومتر بر ساعت"},
+    "ur": {"km": "کلومیٹر", "m": "میٹر", "cm": "سینٹی میٹر", "mm": "ملی میٹر", "g": "گرام", "mg": "ملی گرام",
+           "l": "لیٹر", "ml": "ملی لیٹر", "h": "گھنٹے", "min": "منٹ", "GB": "گیگا بائٹ", "MB": "میگا بائٹ",
+           "km/h": "کلومیٹر فی گھنٹہ"},
+}  # fmt: skip
+
+
 def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     """ "5 km" -> "cinque chilometri"; where CLDR has no long name for the language, the number and the
     symbol as written. After a genitive preposition (Slavic, Russian) the name is a genitive, which CLDR
@@ -326,6 +342,8 @@ def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     spoken = _number(amount, language)
     if language == "zh" and symbol in cjk.CHINESE_UNITS:
         return f"{spoken}{cjk.CHINESE_UNITS[symbol]}"
+    if symbol in _UNIT_NAMES.get(language, {}):
+        return f"{spoken} {_UNIT_NAMES[language][symbol]}"
     if language == "ja" and symbol in cjk.JAPANESE_UNIT_COUNTERS and not frac:
         return cjk.counted(whole, cjk.JAPANESE_UNIT_COUNTERS[symbol])
     loc = _locale(language)

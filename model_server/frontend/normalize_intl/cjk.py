@@ -137,7 +137,11 @@ def counted(n: int, counter: str, after_month: bool = False) -> str:
 
 
 def clock_time(h: int, m: int, language: str) -> str:
-    """ "15:30" -> 十五点三十分 / じゅうごじさんじゅっぷん; "9:05" -> 九点零五分 / くじごふん."""
+    """ "15:30" -> 十五点三十分 / じゅうごじさんじゅっぷん / 세 시 삼십 분 (3:30); "9:05" -> 九点零五分 / くじごふん / 아홉 시
+    오 분; a Korean hour past 12 is Sino-Korean: 십사 시."""
+    if language == "ko":
+        hour = korean_native(h, "시") or num2words(h, lang="ko")
+        return f"{hour} 시" + (f" {num2words(m, lang='ko')} 분" if m else "")
     if language == "zh":
         if not m:
             return f"{chinese_number(h)}点"

@@ -34,6 +34,8 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
         written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
     if language in _YEAR_CUES:
         written = written.replace(str(y), _year(y, language))
+    if language == "th":  # CLDR writes "ค.ศ." (read as letters); a year past 2400 is of the Buddhist era
+        written = written.replace("ค.ศ.", "พุทธศักราช" if y > 2400 else "คริสต์ศักราช")
     # "2024. március 15." (hu), "15. 3. 2024" (cs): the dots would end the sentence.
     written = re.sub(r"(?<=\d)\.", " ", written)
     return _spell_digits_in(written, language)
@@ -170,11 +172,20 @@ _MINUTE_LINK = {"it": "e"}
 _RU_TIME_CASES = dict.fromkeys("с со до после около от".split(), "genitive") | {"к": "dative", "ко": "dative"}
 
 
+# The words for hour and minute where a clock time is said with them (it was "mười bốn ba mươi").
+_HOUR_MINUTE_WORDS = {"vi": ("giờ", "phút"), "th": ("นาฬิกา", "นาที")}
+
+
 def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if h > 23 or m > 59:
         return None
-    if language in ("zh", "ja"):
+    if language in ("zh", "ja", "ko"):
         return cjk.clock_time(h, m, language)
+    if language in _HOUR_MINUTE_WORDS:  # "mười bốn giờ ba mươi phút", "สิบสี่นาฬิกา สามสิบนาที"
+        hour_word, minute_word = _HOUR_MINUTE_WORDS[language]
+        return f"{spell_number(h, language)} {hour_word}" + (
+            f" {spell_number(m, language)} {minute_word}" if m else ""
+        )
     minutes = f" {spell_number(m, language)}" if m else ""
     if 0 < m < 10 and language in _MINUTE_ZERO:  # "9:05": "девять ноль пять", "nio noll fem"
         minutes = f" {_MINUTE_ZERO[language]}{minutes}"

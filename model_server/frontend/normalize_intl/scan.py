@@ -135,6 +135,8 @@ def _master(language: str) -> re.Pattern:
     dot_time = ".mm" in get_time_format("short", locale=loc).pattern or get_decimal_symbol(loc) != "."
     time_sep = "[:.]" if dot_time else ":"
     clock_word = ""
+    if language == "th":  # "14:30 น." (นาฬิกา): the written abbreviation is part of the time, which says it
+        clock_word = r"(?:\s*น\.)?"
     if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
@@ -255,6 +257,9 @@ _SCORE_BEFORE = {
     "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota".split(),
 }
 _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
+# Hebrew's one-letter prefixes, vowelled so espeak-ng says them as syllables, when a dash joins them to a number.
+_HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
+_HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
 # The word for version, whose number is no date ("версия", "wersja", "verze", "sürüm", ...): prefixes.
 _VERSION_WORDS = ("верс", "wers", "verz", "verzi", "sürüm", "versi", "vers", "версі", "vérs", "versio")
 # Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`). Not
@@ -272,6 +277,10 @@ _CLOCK_CUES = {
     "no": frozenset("kl kl. klokken".split()),
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
+# Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ...").
+_CODE_WORDS = frozenset(
+    "otp pin mã kode รหัส 인증번호 비밀번호 पिन ओटीपी कोड পিন ওটিপি কোড பின் ஓடிபி குறியீடு పిన్ ఓటీపీ కోడ్ رمز کد کوڈ קוד".split()
+)
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
 # said before a noun.
 _DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
@@ -481,6 +490,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
+    if re.fullmatch(r"\d{4,8}", m.group("num")) and any(w.lower() in _CODE_WORDS for w in before[-5:]):
+        return "number", _digits(
+            m.group("num"), language
+        )  # "Mã OTP của bạn là 482910": a code, digit by digit
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
@@ -497,6 +510,10 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     get(language)
     if language in _NUMERO:
         text = text.replace("№", f"{_NUMERO[language]} ")
+    if (
+        language == "he"
+    ):  # "ל-15/03/2024": a prefix joined by a dash is said as its syllable (espeak-ng: "lamed")
+        text = _HEBREW_PREFIX.sub(lambda p: f"{_HEBREW_PREFIXES[p.group(1)]} ", text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
     master = _master(language)
     segments: list[Segment] = []
