@@ -153,7 +153,8 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
             whole = whole.replace(g, "")
     whole = re.sub(r"[^\d]", "", whole)
     # past any quantity (and int()'s limit of 4300 digits) only "many" matters: `_number` says the digits
-    return int(whole[: _MAX_DIGITS + 1] or "0"), frac
+    # (the decimals in ASCII digits: "3٫۵" is written with Persian digits, and cn2an takes only ASCII)
+    return int(whole[: _MAX_DIGITS + 1] or "0"), "".join(str(int(c)) if c.isdigit() else c for c in frac)
 
 
 # Where num2words' decimals are right and espeak-ng's are not: it says no decimal point in Thai and Korean ("3.75"
