@@ -422,9 +422,14 @@ def _romanian_count(words: str, n: int, noun: str) -> str:
     if n % 100 in (2, 12) or (n % 10 == 2 and n % 100 > 20):
         if low.endswith(("e", "uri", "ări")) or low in _RO_FEMININE_PLURAL_I:
             words = re.sub(r"doi(sprezece)?$", r"două\1", words)
-    if (n % 100 >= 20 or (n >= 100 and n % 100 == 0)) and low != "de":
-        words += " de"  # from twenty on a count is joined by "de": "douăzeci de lei", "o sută de ani"
     return words
+
+
+def romanian_de(words: str, n: int) -> str:
+    """A Romanian count from twenty on is joined to its noun by "de" ("douăzeci de lei", "o sută de kilometri");
+    added where the noun is known to follow (a currency's name; CLDR's unit patterns have their own), not before
+    any next word: a verb ("anul 2024 a fost") or a month ("25 decembrie") takes none."""
+    return f"{words} de" if n % 100 >= 20 or (n >= 100 and n % 100 == 0) else words
 
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)

@@ -1325,6 +1325,7 @@ def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
         # a fraction before a plural it counts is "out of" (a measure keeps its fraction)
         ("en", "You have 3/5 lives left.", "You have three out of five lives left."),
         ("en", "Add 3/4 cups of flour.", "Add three quarters cups of flour."),
+        ("en", "Run 3/4 kilometers.", "Run three quarters kilometers."),  # a measure, not a count
         # a house number of three digits in pairs too; a compass letter before a numbered street
         (
             "en",

@@ -39,7 +39,7 @@ def _fraction(m: re.Match, lang: str) -> str | None:
             return f"{cardinal(num, lang)} {many}"
         return _one_part(one, den, m, lang)
     after = agreement.next_word(m.string, m.end())
-    if 1 < num < den and re.fullmatch(r"[a-z]{3,}s", after) and after not in _MEASURES:
+    if 1 < num < den and after in _COUNTED:
         return f"{cardinal(num, lang)} out of {cardinal(den, lang)}"  # "3/5 lives left": a count, not a part
     name = _english_fraction_name(num, den)
     if num == 1:
@@ -52,10 +52,11 @@ def _fraction(m: re.Match, lang: str) -> str | None:
     return f"{cardinal(num, lang)} {name}"
 
 
-# Plural nouns a fraction measures out ("3/4 cups", "2/3 miles"); before other plurals it counts ("3/5 lives").
-_MEASURES = frozenset(
-    "cups teaspoons tablespoons pounds ounces inches feet miles yards hours minutes seconds days weeks months "
-    "years gallons liters litres pints quarts grams kilograms meters metres sticks cans slices".split()
+# Plural nouns a fraction before them counts ("3/5 lives left", "9/10 dentists"): "out of"; before others it
+# measures ("3/4 cups", "3/4 kilometers", "3/4 sleeves").
+_COUNTED = frozenset(
+    "lives players people users customers patients students votes questions answers tries attempts tasks steps "
+    "devices items dentists doctors respondents members games matches rounds levels points stars".split()
 )
 
 

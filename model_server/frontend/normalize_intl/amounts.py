@@ -41,6 +41,7 @@ _CURRENCY_SYMBOLS = {
     "৳": "BDT",
     "zł": "PLN",
     "лв.": "BGN",
+    "lei": "RON",
     "Rs.": "INR",
     "Rp": "IDR",
     "RM": "MYR",
@@ -106,9 +107,14 @@ def spell_number(n: int, language: str) -> str:
         return cjk.japanese_number(n)
     if lang.num2words is None:
         return str(n)
-    words = " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+    try:
+        words = " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
+    except OverflowError:  # num2words' Telugu and Kannada stop at 10**10: the digits, for espeak-ng to read
+        return str(n)
     if language == "vi":  # num2words writes "hai nghìn lẻ hai mươi bốn" for 2024: a thousand's empty hundreds
-        words = re.sub(r"\b(nghìn|triệu|tỷ) lẻ (?=\S+ mươi)", r"\1 không trăm ", words)  # are "không trăm"
+        words = re.sub(
+            r"\b(nghìn|triệu|tỷ) lẻ (?=mười|\S+ mươi)", r"\1 không trăm ", words
+        )  # are "không trăm"
         words = re.sub(r"\b(nghìn|triệu|tỷ) lẻ\b", r"\1 không trăm lẻ", words)
     return words
 
@@ -157,9 +163,9 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
     return int(whole[: _MAX_DIGITS + 1] or "0"), "".join(str(int(c)) if c.isdigit() else c for c in frac)
 
 
-# Where num2words' decimals are right and espeak-ng's are not: it says no decimal point in Thai and Korean ("3.75"
-# was "three seven five"), and "sik" in Hebrew.
-_DECIMALS_IN_WORDS = frozenset({"th", "ko", "he"})
+# The word for the decimal point where espeak-ng says none (Thai and Korean: "3.75" was "three seven five") or a
+# wrong one (Hebrew "sik").
+_POINT_WORD = {"th": "จุด", "ko": "점", "he": "נקודה"}
 
 
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
@@ -176,18 +182,36 @@ def _number(text: str, language: str, m: re.Match | None = None) -> str:
         )
     if language in ("zh", "ja"):
         return cjk.decimal(f"{whole}.{frac}", language)
-    if language in _DECIMALS_IN_WORDS:
-        return " ".join(num2words(float(f"{whole}.{frac}"), lang=language).split())
+    if (
+        language in _POINT_WORD
+    ):  # the digits after the point one by one, as num2words says them ("14.30" keeps its 0)
+        decimals = " ".join(spell_number(int(d), language) for d in frac)
+        return f"{spell_number(whole, language)} {_POINT_WORD[language]} {decimals}"
     # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
     return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
 
 
 # Where the name said differs from CLDR's written one (one, many): a price in China is so many 元, not 人民币;
 # a Bulgarian one so many лева, not "български лева".
-_SPOKEN_CURRENCY_NAMES = {("zh", "CNY"): ("元", "元"), ("bg", "BGN"): ("лев", "лева")}
+_SPOKEN_CURRENCY_NAMES = {
+    ("zh", "CNY"): ("元", "元"),
+    ("bg", "BGN"): ("лев", "лева"),
+    ("id", "IDR"): ("rupiah", "rupiah"),
+    ("ms", "MYR"): ("ringgit", "ringgit"),
+    ("vi", "VND"): ("đồng", "đồng"),
+    ("hi", "INR"): ("रुपया", "रुपये"),
+    ("mr", "INR"): ("रुपया", "रुपये"),
+    ("ro", "RON"): ("leu", "lei"),
+}
 # A currency's minor unit (one, many) where num2words has none for the language.
 _MINOR_UNITS = {("el", "EUR"): ("λεπτό", "λεπτά"), ("bg", "BGN"): ("стотинка", "стотинки"),
                 ("bg", "EUR"): ("цент", "цента"), ("hu", "EUR"): ("cent", "cent"), ("hu", "HUF"): ("fillér", "fillér")}  # fmt: skip
+
+
+def currency_plural(code: str, language: str) -> str:
+    """The currency's name for many, as it is said ("rupiah", "đồng") or CLDR's."""
+    spoken = _SPOKEN_CURRENCY_NAMES.get((language, code))
+    return spoken[1] if spoken else get_currency_name(code, count=5, locale=_locale(language))
 
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
@@ -213,6 +237,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
         before = []  # CLDR's currency name is a nominative ("bez 1 Kč"): the count agrees with that
     if spoken[:1].isalpha():
         spoken = agreement.count_form(spoken, whole, noun, language, before)
+    if language == "ro":
+        spoken = agreement.romanian_de(spoken, whole)
     words = f"{spoken} {name}"
     if frac and len(frac) == 2 and int(frac):
         words += f" {spell_number(int(frac), language)}"

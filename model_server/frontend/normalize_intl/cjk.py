@@ -183,6 +183,10 @@ KOREAN_NATIVE_COUNTERS = (
 )
 
 
+# Words that begin like a native counter but count in Sino-Korean (months, dollars, countries, seasons, ...).
+_KOREAN_NOT_COUNTERS = ("개월", "개국", "개년", "달러", "시즌", "시리즈", "병동", "장관")
+
+
 def korean_native(n: int, counter: str) -> str | None:
     """`n` (1-99) in native Korean before `counter`: 3 -> 세, 20 -> 스무, 21 -> 스물한; None past 99, and for
     an hour past 12 (the 24-hour clock is said in Sino-Korean: 십삼 시)."""
@@ -203,8 +207,8 @@ def korean_counts(segments: list[Segment]) -> list[Segment]:
         number = out[-1]
         text = seg.original.lstrip()  # "3 개" too
         counter = next((c for c in KOREAN_NATIVE_COUNTERS if text.startswith(c)), None)
-        if counter == "개" and text.startswith("개월"):  # months are counted in Sino-Korean: 삼 개월
-            counter = None
+        if text.startswith(_KOREAN_NOT_COUNTERS) or (len(out) > 1 and out[-2].original.endswith("제")):
+            counter = None  # 3개월, 10달러, 3시즌: words that begin like a counter; 제3장: an ordinal
         if counter and number.rule == "number" and number.original.isdigit():
             native = korean_native(int(number.original), counter)
             if native:

@@ -30,6 +30,7 @@ from .amounts import (
     _percent,
     _unit,
     compound_unit,
+    currency_plural,
     minus_word,
     spell_number,
 )
@@ -116,17 +117,21 @@ def _master(language: str) -> re.Pattern:
     if language in _GROUP_ALSO:  # (not after a lone zero: "0.001" is no thousand)
         group_re = f"(?:{group_re}|(?<!(?<!\\d)0){re.escape(_GROUP_ALSO[language])})"
     num = rf"\d{{1,3}}(?:{group_re}\d{{3}}(?!\d))+(?:{dec}\d+)?|\d+(?:{dec}\d+)?"  # "T3 2025": no "3 202"
-    if (
-        loc.decimal_formats[None].grouping[1] == 2 or language == "ur"
-    ):  # lakh and crore: "1,25,000", "2,50,00,000"
+    # lakh and crore: "1,25,000", "2,50,00,000" (India's locales, and Pakistan's and Karnataka's as written)
+    if loc.decimal_formats[None].grouping[1] == 2 or language in ("ur", "kn"):
         num = rf"\d{{1,2}}(?:{group_re}\d{{2}})+{group_re}\d{{3}}(?!\d)(?:{dec}\d+)?|{num}"
     # Symbols written with letters (zł, Kč, Ft, Rp) not inside a word ("złotych" holds no "zł"); a digit may touch
     # them ("12zł", "Rp250.000").
     syms = "|".join(
-        rf"(?<![^\W\d_]){re.escape(s)}(?![^\W\d_])" if s[-1].isalpha() else re.escape(s)
+        rf"(?<![^\W\d_]){re.escape(s)}(?![^\W\d_]){_NOT_AFTER_SYMBOL.get(s, '')}"
+        if s[-1].isalpha()
+        else re.escape(s)
         for s in _CURRENCY_SYMBOLS
     )
     codes = "|".join(_ISO_CODES)
+    # a scale word after a price ("Rp1,5 juta", "₹50 लाख"): said before the currency's name
+    scales = _SCALE_WORDS.get(language)
+    scale = rf"(?:\s?(?P<scale>{'|'.join(map(re.escape, scales))})(?!\w))?" if scales else ""
     units = "|".join(map(re.escape, sorted(UNITS, key=len, reverse=True)))
     per_units = "|".join(map(re.escape, sorted(PER_UNITS, key=len, reverse=True)))
     # Clock times are written 14:30, or 14.30 where the locale writes them so (fi, da, no).
@@ -135,7 +140,8 @@ def _master(language: str) -> re.Pattern:
     dot_time = ".mm" in get_time_format("short", locale=loc).pattern or get_decimal_symbol(loc) != "."
     time_sep = "[:.]" if dot_time else ":"
     clock_word = ""
-    if language == "th":  # "14:30 น." (นาฬิกา): the written abbreviation is part of the time, which says it
+    if language == "th":  # "14:30 น.", "14.30 น." (นาฬิกา): the written abbreviation is part of the time
+        time_sep = r"(?::|\.(?=\d\d\s*น\.))"
         clock_word = r"(?:\s*น\.)?"
     if language == "nl":  # "14.30 uur" as well as "14:30"; the written "uur" is part of the time
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
@@ -174,10 +180,10 @@ def _master(language: str) -> re.Pattern:
             rf"(?P<hu_date>(?<![\d.,])(?:(?P<hu_year>\d{{4}})\.\s+)?(?P<hu_month>(?i:{months}))\s+"
             rf"(?P<hu_day>\d{{1,2}})(?:-(?P<hu_ending>[^\W\d_]+)|\.)(?!\w))|"
         )
-    if (
-        language in _DOT_ORDINAL
-    ):  # "3. emelet" -> "harmadik emelet", "på 3. sal" (a date's day is matched above)
-        extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞА-Я]))|"
+    # "3. emelet" -> "harmadik emelet", "på 3. sal" (a date's day is matched above); not a sentence's last number
+    # before a lower-case word, nor a house number after its street ("Váci út 23.")
+    if language in _DOT_ORDINAL:
+        extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
         extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
@@ -199,7 +205,7 @@ def _master(language: str) -> re.Pattern:
         + _range_pattern(language)
         + rf"|(?P<time>(?<![\d:.,])(?P<h>\d{{1,2}}){time_sep}(?P<mi>\d{{2}})(?![\d:]|[.,]\d)"
         rf"(?!\s?(?:{syms}|%|(?:{codes})\b|(?:{units})(?![\w/'’]))){clock_word})"
-        rf"|(?P<cur>(?:(?P<sym>{syms})\s?(?P<amt>{num})|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
+        rf"|(?P<cur>(?:(?P<sym>{syms})\s?(?P<amt>{num}){scale}|(?P<amt2>{num})\s?(?P<sym2>{syms}|(?:{codes})\b))"
         # a price per unit: "9,99 €/mese", "49 kr/mån"
         + (r"(?:\s?/\s?(?P<per>[^\W\d_]{2,12})\b)?)" if language in _PER_WORD else ")")
         + rf"|(?P<pct>(?P<pamt>{num})\s?%)"
@@ -277,13 +283,38 @@ _CLOCK_CUES = {
     "no": frozenset("kl kl. klokken".split()),
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
-# Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ...").
-_CODE_WORDS = frozenset(
-    "otp pin mã kode รหัส 인증번호 비밀번호 पिन ओटीपी कोड পিন ওটিপি কোড பின் ஓடிபி குறியீடு పిన్ ఓటీపీ కోడ్ رمز کد کوڈ קוד".split()
-)
+# Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ..."):
+# a one-time code's name within five words before it. Not "mã", "kode", "pin" alone: a discount code's amount,
+# a phone's battery ("pin 5000 mAh" in Vietnamese).
+_CODE_WORDS = frozenset("otp pin-code 인증번호 비밀번호 पिन ओटीपी পিন ওটিপি பின் ஓடிபி పిన్ ఓటీపీ".split())
+# Words after which a number is an amount or a year, whatever came before ("năm 2025", "50000 đồng").
+_NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".split())
+
+
+def _is_code(m: re.Match, before: list[str]) -> bool:
+    after = agreement.next_word(m.string, m.end()).lower()
+    return (
+        any(w.lower() in _CODE_WORDS for w in before[-5:])
+        and not (before and before[-1].lower() in _NOT_CODE_BEFORE)
+        and not (after and after in _AMOUNT_WORDS)
+    )
+
+
+# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng").
+_AMOUNT_WORDS = frozenset("đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు".split())
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
 # said before a noun.
 _DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
+# What may not follow a currency's symbol: "đ." before a name is a street (đường), not đồng.
+_NOT_AFTER_SYMBOL = {"đ": r"(?!\.\s?[^\W\d_])"}
+# Scale words written after a price, and how they are said.
+_SCALE_WORDS = {
+    "id": {"juta": "juta", "ribu": "ribu", "rb": "ribu", "miliar": "miliar", "triliun": "triliun"},
+    "ms": {"juta": "juta", "ribu": "ribu", "bilion": "bilion"},
+    "vi": {"triệu": "triệu", "nghìn": "nghìn", "tỷ": "tỷ"},
+    "hi": {"लाख": "लाख", "करोड़": "करोड़", "lakh": "लाख", "crore": "करोड़"},
+    "mr": {"लाख": "लाख", "कोटी": "कोटी", "lakh": "लाख", "crore": "कोटी"},
+}
 # The word for the "x" between a size's numbers: "trenta per quaranta", "dertig bij veertig", "тридцать на сорок".
 _BY_WORD = {"it": "per", "pt": "por", "ca": "per", "nl": "bij", "pl": "na", "ru": "на", "uk": "на"}
 # A dose's count: "2x per dag" -> "twee keer per dag".
@@ -448,6 +479,13 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         said = _currency(code, m.group("amt") or m.group("amt2"), language, before)
         if language == "zh" and code == "CNY" and m.string.startswith(("元", "块"), m.end()):
             said = _number(m.group("amt") or m.group("amt2"), language)  # "¥5000元": the 元 is written
+        if groups.get(
+            "scale"
+        ):  # "Rp1,5 juta" -> "satu koma lima juta rupiah" (it was "... Rupiah Indonesia juta")
+            scale_word = _SCALE_WORDS[language][m.group("scale")]
+            said = f"{_number(m.group('amt'), language)} {scale_word} {currency_plural(code, language)}"
+        if m.group(0).endswith("."):  # "25 лв. Искате ли...": the abbreviation's dot also ends the sentence
+            said += _kept_stop(m)
         if groups.get("per"):
             unit = _PER_UNIT.get(language, {}).get(m.group("per").lower(), m.group("per"))
             link = _PER_WORD[language]
@@ -490,10 +528,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
-    if re.fullmatch(r"\d{4,8}", m.group("num")) and any(w.lower() in _CODE_WORDS for w in before[-5:]):
-        return "number", _digits(
-            m.group("num"), language
-        )  # "Mã OTP của bạn là 482910": a code, digit by digit
+    if re.fullmatch(r"\d{4,8}", m.group("num")) and _is_code(m, before):
+        # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit
+        return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
@@ -510,9 +547,8 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     get(language)
     if language in _NUMERO:
         text = text.replace("№", f"{_NUMERO[language]} ")
-    if (
-        language == "he"
-    ):  # "ל-15/03/2024": a prefix joined by a dash is said as its syllable (espeak-ng: "lamed")
+    # "ל-15/03/2024": a prefix joined by a dash is said as its syllable (espeak-ng said the letter, "lamed")
+    if language == "he":
         text = _HEBREW_PREFIX.sub(lambda p: f"{_HEBREW_PREFIXES[p.group(1)]} ", text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
     master = _master(language)
