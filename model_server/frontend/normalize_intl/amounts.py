@@ -208,20 +208,15 @@ _MINOR_UNITS = {("el", "EUR"): ("λεπτό", "λεπτά"), ("bg", "BGN"): ("с
                 ("bg", "EUR"): ("цент", "цента"), ("hu", "EUR"): ("cent", "cent"), ("hu", "HUF"): ("fillér", "fillér")}  # fmt: skip
 
 
-def currency_plural(code: str, language: str) -> str:
-    """The currency's name for many, as it is said ("rupiah", "đồng") or CLDR's."""
+def currency_name(code: str, count: int, language: str) -> str:
+    """The currency's name for `count`, as it is said ("rupiah", "đồng", "лева") or else CLDR's."""
     spoken = _SPOKEN_CURRENCY_NAMES.get((language, code))
-    return spoken[1] if spoken else get_currency_name(code, count=5, locale=_locale(language))
+    return spoken[count != 1] if spoken else get_currency_name(code, count=count, locale=_locale(language))
 
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
-    spoken_names = _SPOKEN_CURRENCY_NAMES.get((language, code))
-    name = (
-        spoken_names[whole != 1]
-        if spoken_names
-        else get_currency_name(code, count=whole, locale=_locale(language))
-    )
+    name = currency_name(code, whole, language)
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
     )  # "российских рубля", "české koruny", "dólares americanos"
@@ -259,7 +254,7 @@ def _minor_unit(code: str, n: int, language: str) -> str | None:
         return None
     try:
         name = converter.pluralize(n, forms[1])
-    except (IndexError, NotImplementedError):
+    except (IndexError, NotImplementedError):  # num2words' base class has no plural rule for some languages
         return None
     return name if isinstance(name, str) else None  # (Icelandic's returns the forms' tuple)
 

@@ -44,20 +44,17 @@ CHINESE_MEASURES = ("万", "千", "亿", "小时", "分钟", "个", "点", "天"
 # ("房间1201" -> 幺二零幺, not 一千二百零一).
 CHINESE_ID_CUES = ("房间", "房号", "航班", "号码", "电话", "手机", "订单", "订单号", "编号", "尾号", "车次", "座位", "验证码",
                    "密码", "邮编", "工号", "拨打", "致电", "热线", "单号", "账号", "卡号")  # fmt: skip
-_CODE_DIGITS = "零幺二三四五六七八九"
-
-
-def chinese_code(digits: str) -> str:
-    """ "1201" -> 幺二零幺: an identifier's digits, 1 said yāo so it is not heard as 七."""
-    return "".join(_CODE_DIGITS[int(d)] for d in digits)
-
-
 _CHINESE_DIGITS = "零一二三四五六七八九"
 
 
 def chinese_digits(digits: str) -> str:
     """ "2024" -> 二零二四: a year, read digit by digit."""
     return "".join(_CHINESE_DIGITS[int(d)] for d in digits)
+
+
+def chinese_code(digits: str) -> str:
+    """ "1201" -> 幺二零幺: an identifier's digits, 1 said yāo so it is not heard as 七."""
+    return chinese_digits(digits).replace("一", "幺")
 
 
 def decimal(text: str, language: str) -> str:

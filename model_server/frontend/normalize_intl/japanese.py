@@ -60,9 +60,11 @@ def kana_segments(segments: list[Segment]) -> list[Segment]:
     kana: list[Segment] = []
     for seg in segments:
         spoken, number = seg.spoken, kana[-1] if kana and kana[-1].rule == "number" else None
-        counter = next((c for c in cjk.COUNTERS if spoken.startswith(c)), None)
+        counted = number is not None and re.fullmatch(r"\d[\d,]*", number.original) is not None
+        # (the dictionary is asked about a counter only after a number)
+        counter = next((c for c in cjk.COUNTERS if spoken.startswith(c)), None) if counted else None
         rest = _kana_after_counter(spoken, counter) if counter else None
-        if number and re.fullmatch(r"\d[\d,]*", number.original) and rest is not None:
+        if rest is not None:
             # "3" then "日": the number and its counter are said together (みっか, not "san nichi"); the
             # dictionary alone would read 3月 as "3 tsuki", moon
             after_month = len(kana) > 1 and kana[-2].original.endswith("月")

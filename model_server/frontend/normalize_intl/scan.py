@@ -30,7 +30,7 @@ from .amounts import (
     _percent,
     _unit,
     compound_unit,
-    currency_plural,
+    currency_name,
     minus_word,
     spell_number,
 )
@@ -483,7 +483,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             "scale"
         ):  # "Rp1,5 juta" -> "satu koma lima juta rupiah" (it was "... Rupiah Indonesia juta")
             scale_word = _SCALE_WORDS[language][m.group("scale")]
-            said = f"{_number(m.group('amt'), language)} {scale_word} {currency_plural(code, language)}"
+            said = f"{_number(m.group('amt'), language)} {scale_word} {currency_name(code, 5, language)}"
         if m.group(0).endswith("."):  # "25 лв. Искате ли...": the abbreviation's dot also ends the sentence
             said += _kept_stop(m)
         if groups.get("per"):
