@@ -121,12 +121,18 @@ _UK_ENDINGS = {
     ("nominative", "f"): ("а", "я"),  # "зараз десята", "третя"
     ("accusative", "f"): ("у", "ю"),  # "на десяту", "на третю"
     ("nominative", "m"): ("ий", "ій"),  # "дві тисячі двадцять четвертий рік"
+    ("dative", "m"): ("ому", "ьому"),  # "до 5-му" (`slavic_endings`: a hyphen's ending picks the form)
+    ("instrumental", "m"): ("им", "ім"),
+    ("instrumental", "f"): ("ою", "ьою"),
+    ("nominative", "p"): ("і", "і"),
+    ("genitive", "p"): ("их", "іх"),  # "у 90-х": "дев'яностих"
+    ("instrumental", "p"): ("ими", "іми"),
 }
 
 
 def ukrainian_ordinal(n: int, case: str, gender: str) -> str:
-    """Ukrainian ordinal of `n` in `case` ("genitive", "locative", "nominative") and `gender` ("m", "f",
-    "n")."""
+    """Ukrainian ordinal of `n` in `case` (`_UK_ENDINGS`: "nominative", "genitive", "locative"...) and `gender`
+    ("m", "f", "n", or "p" for the plural)."""
     if n <= 0:
         return num2words(n, lang="uk")  # num2words has no ordinal zero: "нуль"
     hard, soft = _UK_ENDINGS[(case, gender)]

@@ -15,18 +15,21 @@ ending often changes the number's stem (Finnish "viisi" -> "viidellä", Hungaria
 * Turkish writes the ending as it is said after the number ("3'te" -> "üçte", "10'da" -> "onda"), so it is
   joined as written; so is any ending the rules above do not know.
 * Swedish ":e", ":a", ":dra"... mark an ordinal ("den 3:e maj" -> "den tredje maj", "1:a" -> "första").
+* Russian and Ukrainian write the last letters of the word said after a hyphen ("на 3-м этаже", "до 2-х",
+  "5-летний"): `slavic_endings`.
 """
 
 from __future__ import annotations
 
 from num2words import num2words
 
+from . import slavic_endings
 from .ordinals import num2words_ordinal
 
 __all__ = ["SEPARATORS", "hungarian_day", "with_ending"]
 
 # The mark between the digits and the ending, per language.
-SEPARATORS = {"fi": ":", "hu": "-", "tr": "'", "sv": ":"}
+SEPARATORS = {"fi": ":", "hu": "-", "tr": "'", "sv": ":", "ru": "-", "uk": "-"}
 
 # Finnish endings and the case they mark, longest first within each table; the ordinal ones hold the
 # ordinal stem's "nn"/"nt"/"tt" ("kolmannella", "kolmanteen", "kolmatta").
@@ -123,10 +126,13 @@ def hungarian_day(day: int, ending: str = "") -> str:
 _SV_ORDINAL = frozenset("e a sta dra de nde te onde".split())
 
 
-def with_ending(n: int, ending: str, language: str) -> str:
+def with_ending(n: int, ending: str, language: str, before: list[str] = (), after: str = "") -> str:
     """`n` said with the ending written after it, as one word. An ending this does not know is joined to
-    the number's own word ("3:kin" -> "kolmekin")."""
+    the number's own word ("3:kin" -> "kolmekin"). `before` (the lower-cased words before the number) and
+    `after` (the next word) decide a Russian or Ukrainian form."""
     ending = ending.lower()
+    if language in slavic_endings.LANGUAGES:
+        return slavic_endings.with_ending(n, ending, language, list(before), after)
     if language == "fi":
         inflected = _finnish(n, ending)
         if inflected is not None:

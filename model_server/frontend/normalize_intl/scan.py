@@ -390,7 +390,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         n, ending = int(m.group("ended_n")), m.group("ending")
         if not (ending.islower() or ending.isupper()):  # "1:Öppna appen": a new sentence, not an ending
             return "number", f"{spell_number(n, language)} {suffixes.SEPARATORS[language]}{ending}"
-        return "number", suffixes.with_ending(n, ending, language)
+        after = agreement.next_word(m.string, m.end())
+        return "number", suffixes.with_ending(n, ending, language, before, after)
     if groups.get("hclock"):
         h, mi = int(m.group("hc_h")), int(m.group("hc_m") or 0)
         if h > 23 or mi > 59:  # no clock time: the numbers as written
