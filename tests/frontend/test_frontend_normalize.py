@@ -836,7 +836,17 @@ def test_very_long_number_is_read_digit_by_digit():
 
 
 def test_huge_but_readable_number():
-    assert normalize("999999999999999", "en").startswith("nine hundred and ninety nine trillion")
+    assert normalize("999,999,999,999,999", "en").startswith("nine hundred and ninety nine trillion")
+    assert normalize("1000000000000", "en") == "one trillion"  # round: an amount
+
+
+def test_nine_or_more_ungrouped_digits_are_an_identifier():
+    # an IMEI, a PUK, a tax number: digit by digit, in every language (they were "trillion", "billones")
+    assert normalize("Your IMEI is 356938035643809.", "en").split()[3:6] == ["three", "five", "six"]
+    assert normalize("El IMEI es 356938035643809.", "es").split()[3:6] == ["tres", "cinco", "seis"]
+    assert normalize("Votre numéro fiscal est 1234567890123.", "fr").split()[4:6] == ["un", "deux"]
+    assert normalize("Il codice IMEI è 356938035643809.", "it").split()[4:6] == ["tre", "cinque"]
+    assert normalize("Population 12,345,678,901", "en").startswith("Population twelve billion")
 
 
 def test_declined_rules_fall_back_to_plain_numbers():

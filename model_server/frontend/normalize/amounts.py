@@ -25,7 +25,7 @@ _PER: dict[str, dict[str, str]] = {
         **{
             w: w
             for w in "month week day year hour night person minute user seat room head unit bottle guest "
-            "ticket session item visit lesson class ride device license box".split()
+            "ticket session item visit lesson class ride device license box therm call text message".split()
         },
         **{"mo": "month", "wk": "week", "yr": "year", "hr": "hour", "h": "hour", "min": "minute"},
         **{"pp": "person", "gb": "gigabyte", "kwh": "kilowatt hour", "kg": "kilogram", "lb": "pound"},
@@ -160,6 +160,10 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "L": ("liter", "liters"),
         "kW": ("kilowatt", "kilowatts"),
         "kWh": ("kilowatt hour", "kilowatt hours"),
+        "MWh": ("megawatt hour", "megawatt hours"),
+        "GWh": ("gigawatt hour", "gigawatt hours"),
+        "mAh": ("milliamp hour", "milliamp hours"),
+        "V": ("volt", "volts"),
         "MHz": ("megahertz", "megahertz"),
         "GHz": ("gigahertz", "gigahertz"),
         "Mbps": ("megabit per second", "megabits per second"),

@@ -162,6 +162,7 @@ _CODE_CUE = re.compile(
     r"(?:\b(?:zip|postal|order|confirmation|reference|ref|account|acct|ticket|tracking|invoice|booking|"
     r"reservation|policy|member|membership|case|claim|card|pin|id|serial|code|extension|ext|"
     r"routing|voucher|coupon|promo|passcode|pass\s+code|password|otp|verification|prescription|rx|"
+    r"imei|imsi|iccid|meid|puk|ein|tin|vin|npi|"
     r"last\s+(?:four|4)(?:\s+digits)?|text\s+[A-Z]+\s+to|text\s+(?:us\s+)?(?:at|to)|"
     # "ends in 6789" after what has a number ("the card ending in"); "the offer ends in 2025" is a year
     r"(?:card|account|acct|number|no\.|ssn|phone|mobile|checking|savings|visa|mastercard|amex)\b[^.]{0,25}?"
@@ -301,7 +302,9 @@ def _code(m: re.Match, lang: str) -> str | None:
     # a name and its number ("COVID-19"); the well-known ones even after a code's cue ("code is ICD-10 E11.9")
     if _NAME_NUMBER.fullmatch(token) and (not cued or token.split("-")[0].upper() in _NAMES_WITH_NUMBERS):
         name, number = token.split("-")
-        return f"{_name_word(name)} {cardinal(int(number), lang)}"
+        # three digits in pairs, as models and forms are named: "F-150" -> "F one fifty", "DS-160"
+        said = _number_pair_name(number, lang) if len(number) == 3 else cardinal(int(number), lang)
+        return f"{_name_word(name)} {said}"
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
     # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"; without a code's cue a capital and one or two
     # digits are a name and its number too: "vitamin B12", "Galaxy S24", "from C12 to C18"
@@ -325,6 +328,10 @@ def _code(m: re.Match, lang: str) -> str | None:
                 words.append(_spell_letters(run))
         groups.append(" ".join(words))
     return ", ".join(g for g in groups if g)
+
+
+def _number_pair_name(number: str, lang: str) -> str:
+    return f"{cardinal(int(number[0]), lang)} {_number_pair(int(number[1:]), lang)}"
 
 
 def _name_word(word: str) -> str:

@@ -196,6 +196,13 @@ _YEAR_CUE = re.compile(
 )
 
 
+# After "for", a year when a verb or a year's business follows ("the limit for 2025 is", "rates for 2026 plans").
+_AFTER_YEAR = re.compile(
+    r"\s+(?:is|are|was|were|will|would|has|have|had|and|or|but|only|remains?|starts?|begins?|ends?|at|in|on|to|"
+    r"if|as|so|plans?|coverage|enrollment|benefits?|taxes|tax|filing|season|premiums?|rates?|budgets?|models?)\b"
+)
+
+
 # German: "im Jahr 1999", "seit 1999", "von 1990 bis 1999"; a capitalised word after it is what it counts.
 _YEAR_CUE_DE = re.compile(
     r"\b(?:Jahr|Jahre|Jahres|im|seit|bis|ab|von|vor|nach|um|Anfang|Ende|Mitte|Sommer|Winter|Frühjahr|Herbst)\s*$"
@@ -208,8 +215,9 @@ def _year(m: re.Match, lang: str) -> str:
 
     Rule (English): it is a year ("nineteen eighty four") when a year cue comes before it (`_YEAR_CUE`: "in",
     "since", "by", a month, a determiner as in "the 2024 election"...), or when no lowercase word follows it
-    ("Born 1984.", "1984, a novel"). Otherwise it counts the word after it and is a cardinal: "2024 calls"
-    -> "two thousand and twenty four calls", and also "1984 was..." (no cue; say "In 1984" or "the year 1984").
+    ("Born 1984.", "1984, a novel"), or after "for" when a verb or a year's business follows (`_AFTER_YEAR`:
+    "the limit for 2025 is"). Otherwise it counts the word after it and is a cardinal: "2024 calls" -> "two
+    thousand and twenty four calls", and also "1984 was..." (no cue; say "In 1984" or "the year 1984").
     """
     n = int(m.group(0))
     before = m.string[max(0, m.start() - 20) : m.start()]
@@ -220,6 +228,8 @@ def _year(m: re.Match, lang: str) -> str:
         return _number(m, lang)
     if _YEAR_CUE.search(before) or not re.match(r"\s+[a-z]", after):
         return year(n, lang)
+    if 1950 <= n <= 2049 and re.search(r"\bfor\s*$", before, re.I) and _AFTER_YEAR.match(after):
+        return year(n, lang)  # "the limit for 2025 is" (but "for 2000 people" counts)
     return cardinal(n, lang)
 
 
@@ -348,7 +358,7 @@ _SHORT_WEEKDAYS = {
 
 
 def _weekday_short(m: re.Match, lang: str) -> str:
-    day = _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2")]
+    day = _SHORT_WEEKDAYS[lang][m.group("day") or m.group("after") or m.group("after2") or m.group("after3")]
     if m.string[m.end() : m.end() + 1] == "/":  # "Tue/Thu" -> "Tuesday and Thursday"
         return f"{day} {_WORDS[lang]['and']}"
     return day

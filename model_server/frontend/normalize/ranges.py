@@ -96,6 +96,12 @@ _SCORE_CUE = re.compile(
 )
 
 
+# A tally after a verb ("The Yankees are 3-1 in the series", "The vote passed 7-2"): the dash was a pause.
+_TALLY_CUE = re.compile(
+    r"\b(?:are|is|was|were|passed|failed|carried|voted|split|stands?|stood|went)\s*$", re.I
+)
+
+
 # A game's result: the verb or noun before the score ("won 27-0", "Ganó 3-1", "a gagné 3-1") or after it ("a
 # 3-0 win", "3:1 gewonnen"), and the word said for the dash (the catalog languages' Italian and Portuguese
 # words are in normalize_intl.scan, which reads them). An English record ("went 10-2", "a record of 45-37")
@@ -159,7 +165,7 @@ def _range(m: re.Match, lang: str) -> str | None:
     to nineteen ninety five"."""
     lo, hi = int(m.group("lo")), int(m.group("hi"))
     before = m.string[max(0, m.start() - 40) : m.start()]
-    if lang == "en" and hi <= lo < 1000 and _SCORE_CUE.search(before):
+    if lang == "en" and hi <= lo < 1000 and (_SCORE_CUE.search(before) or _TALLY_CUE.search(before)):
         return f"{cardinal(lo, lang)} to"  # a score: "The game ended 3-2" -> "three to two"
     if not is_range(lo, hi, before, lang):
         return None

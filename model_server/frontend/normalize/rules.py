@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from . import technical
 from .abbreviations import (
     _ABBREVIATIONS,
     _SYMBOLS,
@@ -207,6 +208,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
             _address,
         ),
+        # English technical and administrative tokens ("--force", "1099-K", "225/45R17", "25:1"): `technical`
+        *(technical.RULES if lang == "en" else ()),
         # Spans whose two ends are amounts or times: "$10-$20", "9am-5pm", "9h-17h" (before the rules that
         # would read each end alone and the dash as a pause or a minus).
         (
@@ -508,7 +511,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         (
             "range",
-            r"(?<![\w.,/+*=-])(?P<lo>[1-9]\d{0,3})\s?[-–]\s?(?=(?P<hi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=))",
+            # (from zero too: "0-60 in 6 seconds")
+            r"(?<![\w.,/+*=-])(?P<lo>[1-9]\d{0,3}|0(?=\s?[-–]\s?[1-9]\d))\s?[-–]\s?(?=(?P<hi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=))",
             _range,
         ),
         (
@@ -538,7 +542,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "weekday_short",
             rf"(?<![\w.])(?P<day>{_alt(_SHORT_WEEKDAYS[lang])})\.?"
             rf"(?=,?\s*(?:\d|(?:{months})\b|&|/|and\b|und\b|(?:at|um|à|a\s+las)\s+\d))"
-            rf"|(?<=[&/] )(?P<after>{_alt(_SHORT_WEEKDAYS[lang])})\b|(?<=[&/])(?P<after2>{_alt(_SHORT_WEEKDAYS[lang])})\b",
+            rf"|(?<=[&/] )(?P<after>{_alt(_SHORT_WEEKDAYS[lang])})\b|(?<=[&/])(?P<after2>{_alt(_SHORT_WEEKDAYS[lang])})\b"
+            # the second of two days with their periods: "Sat. and Sun."
+            rf"|(?<=\. and )(?P<after3>{_alt(_SHORT_WEEKDAYS[lang])})\.",
             _weekday_short,
         ),
         (
@@ -746,7 +752,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(
             (
                 "rate_words",
-                r"\b(?P<what>days|times|hours|nights|visits|meals|classes|sessions|shifts)/(?P<per>week|wk|month|mo|"
+                r"\b(?P<what>days|times|hours|nights|visits|meals|classes|sessions|shifts|calls|messages|texts|emails|"
+                r"tickets|orders|requests|transactions|users|miles|steps|posts|reps|sets|laps)/(?P<per>week|wk|month|mo|"
                 r"day|year|yr)\b",
                 lambda m, lg: (
                     f"{m.group('what')} a {_PER[lg][m.group('per')]}"
@@ -760,7 +767,14 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 _us_state,
             )
         )
-        table.append(("compass_street", r"(?<=\d )(?P<point>[NSEW])\.(?=\s+[A-Z][a-z])", _compass_street))
+        table.append(
+            (
+                "compass_street",
+                # before a street's name or its ordinal number ("250 W. 57th St.")
+                r"(?<=\d )(?P<point>[NSEW])\.(?=\s+(?:[A-Z][a-z]|\d{1,3}(?:st|nd|rd|th)\b))",
+                _compass_street,
+            )
+        )
         # without its period before a street ("1234 N Main St")
         table.append(("compass_street", rf"(?<=\d )(?P<point>[NSEW])(?=\s+{_STREET_NAME})", _compass_street))
         # a quadrant after a street type with its period: "500 Main St. NW" (it was spelled "N.W.")

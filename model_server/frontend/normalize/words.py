@@ -274,7 +274,14 @@ def _long_digits(m: re.Match, lang: str) -> str:
     return digits(m.group(0), lang)
 
 
+# Nine or more digits written without grouping are an identifier (an IMEI, a tax or account number, a PUK),
+# not an amount, unless round ("1000000000"): said digit by digit.
+UNGROUPED_ID = re.compile(r"\d{9,}(?<!000)")
+
+
 def _number(m: re.Match, lang: str) -> str:
+    if UNGROUPED_ID.fullmatch(m.group(0)):
+        return digits(m.group(0), lang)
     words = _number_words(m.group(0), lang)
     return _counting(words, m.group(0), lang, agreement.counted_noun(m.string, m.end(), lang), m)
 

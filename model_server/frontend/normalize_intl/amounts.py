@@ -13,6 +13,7 @@ from num2words import CONVERTER_CLASSES, num2words
 
 from .. import agreement
 from ..languages import get
+from ..normalize.words import UNGROUPED_ID
 from . import cjk
 
 _MAX_DIGITS = 15
@@ -169,6 +170,10 @@ _POINT_WORD = {"th": "จุด", "ko": "점", "he": "נקודה"}
 
 
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
+    if m is not None and UNGROUPED_ID.fullmatch(text):  # alone, an identifier ("IMEI 356938035643809")
+        return " ".join(
+            cjk.chinese_code(d) if language == "zh" else spell_number(int(d), language) for d in text
+        )
     if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
         return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
     whole, frac = _parse_amount(text, language)
