@@ -102,6 +102,7 @@ _FEMININE_ENDINGS_CA = ("a", "ció", "sió", "tat", "tud", "ie")
 
 _FEMININE_FR = frozenset(
     (
+        "gélule pilule ampoule capsule goutte pastille cuillère cuillerée pommade crème dose séance ordonnance "
         "heure minute seconde semaine nuit fois personne place chambre commande facture étape page ligne "
         "année journée soirée matinée carte lettre adresse table voiture maison fille femme mère sœur "
         "porte salle ville rue boîte pièce part fin main mer eau clé clef dent forêt souris voix croix "
@@ -255,6 +256,8 @@ def noun_gender(word: str, language: str) -> str | None:
         forms.append(w[:-1])  # "nits" -> "nit", "dies" is listed as "dia" through the -es rule
     if language in ("es", "pt") and w.endswith("s"):
         forms += [w[:-2], w[:-1]] if w.endswith("es") else [w[:-1]]
+        if language == "pt" and w.endswith("ns"):
+            forms.append(w[:-2] + "m")  # "mensagens" -> "mensagem", "viagens" -> "viagem"
         if language == "es" and w.endswith("ones"):
             forms.append(w[:-4] + "ón")  # "habitaciones" -> "habitación": the plural drops the accent
         if language == "pt" and w.endswith(("ões", "ães")):
@@ -449,6 +452,8 @@ def count_form(
         return _slavic_count(n, noun, language, words, before or []) if noun else words
     if not noun:
         return words
+    if before and before[-1] in _LABEL_NOUNS.get(language, ()):
+        return words  # "O quarto 312 fica aqui": the number names the room; it counts nothing after it
     if language == "hu":  # a count before its noun says two short: "két alma", "tizenkét óra"
         return re.sub(r"kettő$", "két", words)
     if language in _NORDIC_ONE:
@@ -494,6 +499,28 @@ def count_form(
             return words[:-2] + "une"
         return words
     return words
+
+
+# Nouns a number after them names ("quarto 312", "vuelo 1234", "camera 21"): the word after that number is no
+# counted noun ("O quarto 312 fica aqui" is not "trezentas e doze").
+_LABEL_NOUNS = {
+    "es": frozenset(
+        "habitación vuelo puerta sala número línea página capítulo asiento mesa planta piso lote artículo "
+        "autobús tren andén terminal aula".split()
+    ),
+    "pt": frozenset(
+        "quarto voo porta sala número linha página capítulo lugar mesa andar piso lote processo artigo "
+        "autocarro ônibus comboio cais terminal balcão apartamento".split()
+    ),
+    "it": frozenset(
+        "camera volo porta sala numero linea pagina capitolo posto tavolo piano binario articolo autobus "
+        "treno stanza aula".split()
+    ),
+    "fr": frozenset(
+        "chambre vol porte salle numéro ligne page chapitre siège table étage quai bus train".split()
+    ),
+    "ca": frozenset("habitació vol porta sala número línia pàgina capítol seient taula planta pis".split()),
+}
 
 
 # German "ein" takes the case of its phrase: a preposition or a verb that takes an object before it (an

@@ -939,7 +939,7 @@ def test_random_junk_never_crashes():
         (
             "it",
             "1.234.567,89 €",
-            "un milione e duecentotrentaquattromilacinquecentosessantasette euro ottantanove",
+            "un milione e duecentotrentaquattromilacinquecentosessantasette euro e ottantanove",
         ),
         ("pl", "Otwarte 08-16.", "Otwarte osiem - szesnaście."),
         ("pl", "Temperatura +20-25 stopni.", "Temperatura dwadzieścia - dwadzieścia pięć stopni."),
@@ -1050,7 +1050,7 @@ def test_what_the_audit_found_in_amounts_phone_numbers_and_addresses(lang, text,
         (
             "pt",
             "O saldo é de 1.284,37 €.",
-            "O saldo é de mil duzentos e oitenta e quatro euros trinta e sete.",
+            "O saldo é de mil duzentos e oitenta e quatro euros e trinta e sete.",
         ),
         ("pt", "Tem 12.500 pontos.", "Tem doze mil e quinhentos pontos."),
         ("pt", "O valor é de R$ 50.", "O valor é de cinquenta reais brasileiros."),

@@ -116,7 +116,7 @@ def test_sentence_with_a_number_passes_the_frontend(code):
         (
             "it",
             "Ho pagato 12,50 € il 2024-03-15.",
-            "Ho pagato dodici euro cinquanta il quindici marzo duemilaventiquattro.",
+            "Ho pagato dodici euro e cinquanta il quindici marzo duemilaventiquattro.",
         ),
         ("pl", "Rabat 42 %.", "Rabat czterdzieści dwa procent."),
         ("hu", "2024-03-15 napon.", "kétezer-huszonnégy március tizenötödike napon."),
@@ -423,7 +423,7 @@ def test_signs_groups_and_sizes_in_the_catalog_languages(code, text, expected):
         ("pl", "Kosztuje 0,99 zł.", "Kosztuje dziewięćdziesiąt dziewięć groszy."),
         ("ru", "Стоит 0,02 ₽", "Стоит две копейки"),
         ("sv", "Det kostar 0,50 kr.", "Det kostar femtio öre."),
-        ("it", "Costa 12,50 €.", "Costa dodici euro cinquanta."),  # one or more: as before
+        ("it", "Costa 12,50 €.", "Costa dodici euro e cinquanta."),  # one or more: as before
         # a day and a month with a dot where the locale writes dates so (it was "пятнадцать ноль три")
         ("ru", "Доставка до 15.03.", "Доставка до пятнадцатого марта."),
         ("pl", "Do 15.03 proszę.", "Do piętnastego marca proszę."),
@@ -511,7 +511,7 @@ def test_check_language_lists_the_supported_ones():
             "Dit is uw 2e herinnering op de 21ste.",
             "Dit is uw tweede herinnering op de eenentwintigste.",
         ),
-        ("it", "Dal 1° marzo, al 3° piano, 30° all'ombra.", "Dal primo marzo, al terzo piano, 30 all'ombra."),
+        ("it", "Dal 1° marzo, al 3° piano, 30° all'ombra.", "Dal primo marzo, al terzo piano, trenta gradi all'ombra."),
         # a dose's count
         ("nl", "Neem 2x per dag 1 tablet.", "Neem twee keer per dag één tablet."),
         ("it", "Prenda 3x al giorno.", "Prenda tre volte al giorno."),
@@ -536,8 +536,8 @@ def test_check_language_lists_the_supported_ones():
         ("sv", "festvox-ca-ona-hts", "festvox-ca-ona-hts"),
         ("pl", "To jest ok.", "To jest ok."),
         # prices per unit, Polish amounts grouped with dots, Dutch postcodes
-        ("it", "La tariffa costa 9,99 €/mese.", "La tariffa costa nove euro novantanove al mese."),
-        ("pt", "Custa 12,99 €/mês.", "Custa doze euros noventa e nove por mês."),
+        ("it", "La tariffa costa 9,99 €/mese.", "La tariffa costa nove euro e novantanove al mese."),
+        ("pt", "Custa 12,99 €/mês.", "Custa doze euros e noventa e nove por mês."),
         ("sv", "Det kostar 49 kr/mån.", "Det kostar förtionio svenska kronor per månad."),
         ("pl", "Koszt 1.299 zł.", "Koszt tysiąc dwieście dziewięćdziesiąt dziewięć złotych polskich."),
         ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),

@@ -62,6 +62,8 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Sat.": "Saturday",
     },
     "es": {
+        "Ctrl": "control",  # keys, as said in "Pulse Ctrl+Alt+Supr"
+        "Supr": "suprimir",
         "Sr.": "señor",
         "Sra.": "señora",
         "Srta.": "señorita",
@@ -90,6 +92,9 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "incl.": "incluido",
     },
     "de": {
+        "Strg": "Steuerung",
+        "Entf": "Entfernen",
+        "Einfg": "Einfügen",
         "Dr.": "Doktor",
         "Prof.": "Professor",
         "Hr.": "Herr",
@@ -120,6 +125,8 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Mrd.": "Milliarden",
     },
     "fr": {
+        "Ctrl": "contrôle",
+        "Suppr": "suppression",
         "M.": "Monsieur",
         "Mme": "Madame",
         "Mmes": "Mesdames",

@@ -438,6 +438,30 @@ def _per(m: re.Match, lang: str) -> str:
     return " ".join(f"{per} {_PER[lang][w.strip().rstrip('.').lower()]}" for w in m.group(0).split("/")[1:])
 
 
+# A mark "out of" a scale, per language (English has `_rating`), and the words that say a "/10" or "/100" is one.
+GRADE_WORDS = {"es": "sobre", "fr": "sur", "it": "su", "pt": "em", "ca": "sobre"}
+_GRADE_CUE = re.compile(
+    r"\b(?:nota|notas|note|notes|moyenne|calificación|puntuación|puntaje|voto|voti|punteggio|valutazione|"
+    r"classificação|qualificació|examen|exam|esame|exame|score|obtenu|obtenido|sacado|preso|tirado)\b",
+    re.IGNORECASE,
+)
+
+
+def grade(a: str, b: str, before: str, lang: str, number_words) -> str | None:
+    """ "14,5/20" -> "quatorze virgule cinq sur vingt", "28/30" -> "ventotto su trenta": a mark out of 20, 30
+    or 110 always (no date has a month past 12), out of 10 or 100 after a grade's word; None otherwise."""
+    if int(b) in (10, 100) and not _GRADE_CUE.search(before):
+        return None
+    if int(a.split(",")[0]) > int(b):
+        return None
+    return f"{number_words(a, lang)} {GRADE_WORDS[lang]} {number_words(b, lang)}"
+
+
+def _grade(m: re.Match, lang: str) -> str | None:
+    before = m.string[max(0, m.start() - 40) : m.start()]
+    return grade(m.group("a"), m.group("b"), before, lang, _number_words)
+
+
 _RATING_BEFORE = frozenset("rated rating ratings score scored scores review reviews graded grade".split())
 
 

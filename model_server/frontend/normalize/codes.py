@@ -187,7 +187,7 @@ _CODE_CUE_EU = {
         re.IGNORECASE,
     ),
     "de": re.compile(
-        r"\b(?:[^\W\d]*nummer|nr|plz|postleitzahl|pin|[^\W\d]*code|kennung|id|ticket|referenz|bestellung|"
+        r"\b(?:[^\W\d]*nummer|[^\W\d]*nr|plz|postleitzahl|pin|[^\W\d]*code|kennung|id|ticket|referenz|bestellung|"
         r"buchung|vorgang|aktenzeichen|iban|endung|endet\s+auf|endend\s+auf)\b\.?"
         r"(?:\s+(?:ist|lautet|war|:|#))*\s*[:#]?\s*$",
         re.IGNORECASE,

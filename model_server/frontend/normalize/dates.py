@@ -160,7 +160,7 @@ def _clock_words(h: int, mi: int, lang: str) -> str:
     if lang == "fr":
         hours = "une heure" if h == 1 else f"{cardinal(h, lang)} heures"
         return hours + (f" {cardinal(mi, lang)}" if mi else "")
-    hour = "una" if h == 1 else cardinal(h, lang)
+    hour = "una" if h == 1 else "veintiuna" if h == 21 else cardinal(h, lang)  # "la hora" is feminine
     return f"{hour} " + (f"y {cardinal(mi, lang)}" if mi else _WORDS[lang]["oclock"])
 
 

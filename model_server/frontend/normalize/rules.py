@@ -42,12 +42,14 @@ from .amounts import (
     _CURRENCY_BY_NAME,
     _PER,
     _UNITS,
+    GRADE_WORDS,
     _blood_pressure,
     _currency,
     _currency_alt,
     _currency_word,
     _dimensions,
     _feet_inches,
+    _grade,
     _money,
     _pence,
     _per,
@@ -276,6 +278,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                     "whole_euros",
                     r"(?<![\w.,])(?P<amt>\d{1,3}(?:\.\d{3})*|\d+),-\s?(?:€|EUR\b|Euro\b)",
                     lambda m, lg: _money("€", m.group("amt"), "", m, lg),
+                ),
+                # "Vertragsnr.", "Kundennr.": the compound's number ("Nr." alone is an abbreviation below)
+                (
+                    "compound_nr",
+                    r"\b(?P<stem>[A-ZÄÖÜ][a-zäöüß]+)nr\.",
+                    lambda m, lg: m.group("stem") + "nummer",
                 ),
                 # "Goethestr. 12", "Karl-Marx-Str.": the street ("Str." alone is an abbreviation below)
                 (
@@ -632,12 +640,25 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             ]
             if lang == "en"
             else [
+                # a mark out of 20, 30 or 110 ("14,5/20" -> "quatorze virgule cinq sur vingt"), or out of 10 or
+                # 100 after a grade's word ("nota: 8,5/10")
+                *(
+                    [
+                        (
+                            "grade",
+                            r"(?<![\d/.,])(?P<a>\d{1,3}(?:,\d{1,2})?)\s?/\s?(?P<b>20|30|110|10|100)(?![\d/]|[.,]\d)",
+                            _grade,
+                        )
+                    ]
+                    if lang in GRADE_WORDS
+                    else []
+                ),
                 # "Su tensión es de 12/8": two pressures, not the twelfth of August
                 (
                     "blood_pressure",
                     r"(?<![\d/])(\d{1,3})/(\d{1,3})(?![\d/])(?P<mmhg>\s?mmHg\b)?",
                     _blood_pressure,
-                )
+                ),
             ]
         ),
         *(

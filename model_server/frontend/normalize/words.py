@@ -228,7 +228,10 @@ def _number_words(num: str, lang: str) -> str:
     else:
         words = cardinal(int(whole or "0"), lang)
     if frac:
-        words += f" {_WORDS[lang]['point']} {digits(frac, lang)}"
+        # Spanish and French say two decimals as a number ("tres coma veinticinco", "trois virgule vingt-cinq");
+        # English and German say them digit by digit, as everyone does past two or after a zero ("0,05")
+        two = lang in ("es", "fr") and len(frac) == 2 and frac[0] != "0"
+        words += f" {_WORDS[lang]['point']} {cardinal(int(frac), lang) if two else digits(frac, lang)}"
     return f"{_WORDS[lang]['minus']} {words}" if neg else words
 
 

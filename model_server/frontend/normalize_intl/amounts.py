@@ -112,6 +112,10 @@ def spell_number(n: int, language: str) -> str:
         words = " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
     except OverflowError:  # num2words' Telugu and Kannada stop at 10**10: the digits, for espeak-ng to read
         return str(n)
+    if (
+        language == "it"
+    ):  # num2words writes "ventitré" but "centoventitre", "milletre": the stress is on the -tré
+        words = re.sub(r"(?<=\w)tre\b", "tré", words)
     if language == "vi":  # num2words writes "hai nghìn lẻ hai mươi bốn" for 2024: a thousand's empty hundreds
         words = re.sub(
             r"\b(nghìn|triệu|tỷ) lẻ (?=mười|\S+ mươi)", r"\1 không trăm ", words
@@ -219,6 +223,10 @@ def currency_name(code: str, count: int, language: str) -> str:
     return spoken[count != 1] if spoken else get_currency_name(code, count=count, locale=_locale(language))
 
 
+# The word between a price's whole units and its cents, where the language says one.
+_CENTS_LINK = {"it": "e", "pt": "e", "ca": "i"}
+
+
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
     name = currency_name(code, whole, language)
@@ -241,7 +249,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
         spoken = agreement.romanian_de(spoken, whole)
     words = f"{spoken} {name}"
     if frac and len(frac) == 2 and int(frac):
-        words += f" {spell_number(int(frac), language)}"
+        link = _CENTS_LINK.get(language, "")  # "ventiquattro euro e novanta"
+        words += f" {link + ' ' if link else ''}{spell_number(int(frac), language)}"
     elif frac and len(frac) != 2:
         words = f"{_number(amount, language)} {name}"
     return words
@@ -294,6 +303,8 @@ def _percent(amount: str, language: str) -> str:
 UNITS = {
     "km/h": "speed-kilometer-per-hour",
     "kWh": "energy-kilowatt-hour",
+    "km2": "area-square-kilometer",  # (NFKC writes "m²" so)
+    "m2": "area-square-meter",
     "km": "length-kilometer",
     "cm": "length-centimeter",
     "mm": "length-millimeter",

@@ -318,11 +318,11 @@ def _numeric_date_pattern(language: str) -> str:
 
 # Short forms said as words, per language, matched case-sensitively with their period ("n." only before a number).
 _ABBREVIATIONS = {
-    "it": {"n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
+    "it": {"Ctrl": "control", "n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
            "dott.ssa": "dottoressa", "Dott.ssa": "dottoressa", "sig.": "signor", "Sig.": "signor",
            "sig.ra": "signora", "Sig.ra": "signora", "C.so": "corso", "P.zza": "piazza", "p.zza": "piazza",
            "ecc.": "eccetera"},
-    "pt": {"n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
+    "pt": {"Ctrl": "control", "n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
            "Dra.": "Doutora", "esq.": "esquerdo", "dto.": "direito", "aprox.": "aproximadamente",
            "tel.": "telefone", "Tel.": "telefone"},
     "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",

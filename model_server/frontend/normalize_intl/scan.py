@@ -14,6 +14,7 @@ from num2words import num2words
 from .. import agreement, ordinals, suffixes
 from ..languages import get
 from ..normalize import NormalizationError, Segment
+from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
 from ..normalize.words import CLOTHING_SIZE
 from . import cjk, japanese
@@ -149,6 +150,8 @@ def _master(language: str) -> re.Pattern:
     word = word_char(language)
     extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     extra += rf"(?P<size>{CLOTHING_SIZE})|"
+    if language in _KEY_PLUS:  # "Ctrl+Alt+Canc": the keys' "+" is said (it was dropped)
+        extra += r"(?P<key_plus>(?<=[A-Za-z])\+(?=[A-Z][a-z]{0,5}\b))|"
     # an IBAN: country, check digits and groups, character by character, a pause per group
     extra += r"(?P<iban>\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b)|"
     if minus_word(language):  # "-20 €", "-5 °C": a sign before a number, after a space or the start
@@ -168,6 +171,9 @@ def _master(language: str) -> re.Pattern:
             rf"(?P<score>(?:(?i:{cues})|(?=\d{{1,3}}\s?[-–]\s?\d{{1,3}}\s+(?:{after})\b))"
             r"(?P<sc1>\d{1,3})\s?[-–]\s?(?P<sc2>\d{1,3})(?![\d-]|[.,:]\d))|"
         )
+    # a mark out of 20, 30 or 110: "28/30" -> "ventotto su trenta" (before the day and month; a "/10" stays theirs)
+    if language in GRADE_WORDS:
+        extra += r"(?P<grade>(?<![\d/.,])(?P<grade_a>\d{1,3}(?:,\d{1,2})?)\s?/\s?(?P<grade_b>20|30|110)(?![\d/]|[.,]\d))|"
     if language in _BY_WORD:  # a size: "30 x 40 cm", a promotion "3x2" (espeak-ng said the letter x)
         extra += r"(?P<dim>(?<![\w.,])(?P<dim_a>\d{1,4})\s?[x×]\s?(?=\d{1,4}(?!\d)))|"
     if language in _TIMES_WORD:  # a dose: "2x per dag", "3x al giorno"
@@ -260,7 +266,8 @@ _PER_UNIT = {
 # 3-0"); the dash is said with `SCORE_LINK`.
 _SCORE_BEFORE = {
     "it": "vinto vince vincono perso perde battuto pareggiato finita finito risultato vittoria sconfitta".split(),
-    "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota".split(),
+    "pt": "venceu venceram ganhou ganharam perdeu perderam empatou terminou resultado placar vitória derrota "
+    "por".split(),  # "venceu o Porto por 2-1"
 }
 _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 # Hebrew's one-letter prefixes, vowelled so espeak-ng says them as syllables, when a dash joins them to a number.
@@ -315,6 +322,13 @@ _SCALE_WORDS = {
     "hi": {"लाख": "लाख", "करोड़": "करोड़", "lakh": "लाख", "crore": "करोड़"},
     "mr": {"लाख": "लाख", "कोटी": "कोटी", "lakh": "लाख", "crore": "कोटी"},
 }
+# Where an Italian "21°" past 10 is an ordinal, not degrees: before these nouns, after these words.
+_DEGREE_ORDINAL_NOUNS = frozenset(
+    "posto piano anniversario edizione secolo giorno livello turno compleanno classificato classificata".split()
+)
+_DEGREE_ORDINAL_AFTER = frozenset("classificato classificata arrivato arrivata piazzato piazzata".split())
+# The "+" between keys pressed together.
+_KEY_PLUS = {"it": "più", "pt": "mais", "ca": "més"}
 # The word for the "x" between a size's numbers: "trenta per quaranta", "dertig bij veertig", "тридцать на сорок".
 _BY_WORD = {"it": "per", "pt": "por", "ca": "per", "nl": "bij", "pl": "na", "ru": "на", "uk": "на"}
 # A dose's count: "2x per dag" -> "twee keer per dag".
@@ -357,6 +371,15 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "postcode", f"{pairs} {' '.join(m.group('pc_letters'))}"
     if groups.get("iban"):  # "IT60 X054 2811" -> "I.T. sei zero, X. zero cinque quattro, due otto uno uno"
         return "code", ", ".join(_characters(group, language) for group in m.group("iban").split())
+    if groups.get("grade"):
+        before_text = m.string[max(0, m.start() - 40) : m.start()]
+        said = grade(m.group("grade_a"), m.group("grade_b"), before_text, language, _number)
+        return (
+            "number",
+            said or f"{_number(m.group('grade_a'), language)} {_number(m.group('grade_b'), language)}",
+        )
+    if groups.get("key_plus"):
+        return "text", f" {_KEY_PLUS[language]} "
     if groups.get("size"):  # "XL": the letters (espeak-ng reads a roman 40)
         return "abbreviation", ".".join(m.group("size")) + "."
     if groups.get("minus"):
@@ -413,12 +436,16 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "year", _ukrainian_year(n, word, before) + _kept_stop(m)
         return "year", _polish_year(n, word, before) + _kept_stop(m)
     if groups.get("ord"):
+        following = agreement.next_word(m.string, m.end())
         if (
             groups.get("ordd")
             and int(m.group("ordn")) > 10
-            and agreement.next_word(m.string, m.end()) not in (_month_names(language))
-        ):
-            return "ordinal", None  # "30° all'ombra": degrees (a day's "15° marzo" goes on)
+            and following not in _month_names(language)
+            and following.lower() not in _DEGREE_ORDINAL_NOUNS
+            and (not before or before[-1] not in _DEGREE_ORDINAL_AFTER)
+        ):  # "30° all'ombra": degrees (a day's "15° marzo", "21° posto", "classificato 21°" go on)
+            degrees = "gradi" if language == "it" else "graus"
+            return "number", f"{spell_number(int(m.group('ordn')), language)} {degrees}"
         try:
             words = " ".join(num2words(int(m.group("ordn")), lang=language, to="ordinal").split())
         except KeyError:  # num2words 0.5.14 has no Catalan ordinal for the tens from 30: the cardinal
