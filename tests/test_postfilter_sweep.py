@@ -74,3 +74,42 @@ def test_set_postfilters_writes_config_only_and_validates(tmp_path):
     with pytest.raises(ValueError, match="order must be"):
         checkpoint.set_postfilters(tmp_path, {"b": Postfilter(0.5, 100)})
     assert checkpoint.load(tmp_path).voices[1].info.postfilter is None  # a refused setting wrote nothing
+
+
+def _scores(mos, errors):
+    rows = [list(r) for r in errors]
+    return {
+        "mos_each": list(mos),
+        "mos": sum(mos) / len(mos),
+        "errors": rows,
+        "wer": 10.0 * sum(r[0] for r in rows),
+    }
+
+
+def test_the_pooled_pick_is_the_largest_sure_gain_whose_wer_did_not_rise_in_most_voices():
+    voicing, strong, noisy = (
+        Postfilter(0.2, 12, 1.0, 3.0),
+        Postfilter(0.5, 24, 1.0, 3.0),
+        Postfilter(0.2, 12, 0.5),
+    )
+    base = [2.0, 2.5, 3.0, 2.2]
+    ok = [[1, 10]] * 4  # one error in ten words per sentence
+    voices = {}
+    extra = [[2, 10]] + ok[1:]  # a word more in the first sentence
+    for i in range(12):  # the voicing setting: a word more in half the voices, a word less in the other half
+        voices[f"v{i}"] = {
+            sweep.DEFAULT: _scores(base, extra if i % 2 == 0 else ok),
+            voicing: _scores([m + 0.05 + 0.01 * j for j, m in enumerate(base)], ok if i % 2 == 0 else extra),
+            strong: _scores([m + 0.2 for m in base], extra),  # larger; a word more in six voices, none less
+            noisy: _scores([m + (0.3 if j % 2 else -0.3) for j, m in enumerate(base)], ok),  # no sure gain
+        }
+    gains = sweep.pooled_gains(voices)
+    assert gains[strong][1] > 0 and gains[voicing][1] > 0 and gains[noisy][1] < 0 < gains[noisy][2]
+    assert sweep.pooled_wer(voices, sweep.DEFAULT) == pytest.approx(11.25)
+    assert sweep.wer_sign_p(voices, voicing, 0.5) == pytest.approx(2510 / 4096)  # 6 rose, 6 fell
+    assert sweep.wer_sign_p(voices, strong, 0.5) == pytest.approx(1 / 64)  # 6 rose, none fell
+    assert sweep.pooled_pick(voices, 0.5) == voicing
+    assert sweep.pooled_pick(voices, 20.0) == strong  # no voice moves by more than 20 points
+    for by in voices.values():
+        del by[voicing]
+    assert sweep.pooled_pick(voices, 0.5) == sweep.DEFAULT
