@@ -511,7 +511,11 @@ def test_check_language_lists_the_supported_ones():
             "Dit is uw 2e herinnering op de 21ste.",
             "Dit is uw tweede herinnering op de eenentwintigste.",
         ),
-        ("it", "Dal 1° marzo, al 3° piano, 30° all'ombra.", "Dal primo marzo, al terzo piano, trenta gradi all'ombra."),
+        (
+            "it",
+            "Dal 1° marzo, al 3° piano, 30° all'ombra.",
+            "Dal primo marzo, al terzo piano, trenta gradi all'ombra.",
+        ),
         # a dose's count
         ("nl", "Neem 2x per dag 1 tablet.", "Neem twee keer per dag één tablet."),
         ("it", "Prenda 3x al giorno.", "Prenda tre volte al giorno."),
