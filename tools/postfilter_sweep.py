@@ -87,7 +87,7 @@ def pick(scores: dict[Postfilter, dict], max_wer_rise: float) -> Postfilter:
     allowed = [s for s, r in scores.items() if r["wer"] <= ceiling]
     best = max(scores[s]["mos"] for s in allowed)
     tied = [s for s in allowed if scores[s]["mos"] >= best - MOS_TIE]
-    return min(tied, key=lambda s: (scores[s]["wer"], s.strength, s.order, -s.aperiodicity, s.voicing))
+    return min(tied, key=lambda s: (scores[s]["wer"], *mildness(s)))
 
 
 def mildness(setting: Postfilter) -> tuple:
@@ -114,11 +114,18 @@ def pooled_gains(scores: dict[str, dict[Postfilter, dict]]) -> dict[Postfilter, 
     return out
 
 
+def wer_moves(
+    scores: dict[str, dict[Postfilter, dict]], setting: Postfilter, margin: float
+) -> tuple[int, int]:
+    """How many voices' WER rose, and how many fell, by more than `margin` points under `setting`."""
+    deltas = [by[setting]["wer"] - by[DEFAULT]["wer"] for by in scores.values()]
+    return sum(d > margin for d in deltas), sum(d < -margin for d in deltas)
+
+
 def wer_sign_p(scores: dict[str, dict[Postfilter, dict]], setting: Postfilter, margin: float) -> float:
     """One-sided sign test over the voices: the chance of at least as many voices whose WER rose by more than
     `margin` points (against those whose WER fell by more) if rises and falls were equally likely."""
-    deltas = [by[setting]["wer"] - by[DEFAULT]["wer"] for by in scores.values()]
-    rose, fell = sum(d > margin for d in deltas), sum(d < -margin for d in deltas)
+    rose, fell = wer_moves(scores, setting, margin)
     n = rose + fell
     return sum(math.comb(n, k) for k in range(rose, n + 1)) / 2**n if n else 1.0
 
@@ -236,9 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             f"\n|---|---|---|---|\n| {label(DEFAULT)} | - | {pooled_wer(all_scores, DEFAULT):.1f} | - |"
         )
         for setting, (gain, lo, hi) in pooled_gains(all_scores).items():
-            deltas = [by[setting]["wer"] - by[DEFAULT]["wer"] for by in all_scores.values()]
-            rose = sum(d > args.max_wer_rise for d in deltas)
-            fell = sum(d < -args.max_wer_rise for d in deltas)
+            rose, fell = wer_moves(all_scores, setting, args.max_wer_rise)
             print(
                 f"| {label(setting)} | {gain:+.3f} [{lo:+.3f}, {hi:+.3f}] | {pooled_wer(all_scores, setting):.1f} | "
                 f"{rose} / {fell} (p {wer_sign_p(all_scores, setting, args.max_wer_rise):.2f}) |"

@@ -9,7 +9,7 @@ import re
 from .. import agreement
 from .abbreviations import _SYMBOLS, _WORD_ACRONYMS
 from .amounts import _CURRENCY_WORDS
-from .words import _WORDS, _number_pair, _spell_letters, cardinal, digits
+from .words import _WORDS, _spell_letters, cardinal, digits, pairs
 
 # The telephone keys "#" and "*" as voice menus name them.
 _KEYS = {
@@ -303,7 +303,7 @@ def _code(m: re.Match, lang: str) -> str | None:
     if _NAME_NUMBER.fullmatch(token) and (not cued or token.split("-")[0].upper() in _NAMES_WITH_NUMBERS):
         name, number = token.split("-")
         # three digits in pairs, as models and forms are named: "F-150" -> "F one fifty", "DS-160"
-        said = _number_pair_name(number, lang) if len(number) == 3 else cardinal(int(number), lang)
+        said = pairs(number, lang) if len(number) == 3 else cardinal(int(number), lang)
         return f"{_name_word(name)} {said}"
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
     # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"; without a code's cue a capital and one or two
@@ -328,10 +328,6 @@ def _code(m: re.Match, lang: str) -> str | None:
                 words.append(_spell_letters(run))
         groups.append(" ".join(words))
     return ", ".join(g for g in groups if g)
-
-
-def _number_pair_name(number: str, lang: str) -> str:
-    return f"{cardinal(int(number[0]), lang)} {_number_pair(int(number[1:]), lang)}"
 
 
 def _name_word(word: str) -> str:
@@ -407,5 +403,4 @@ def _flight_room(m: re.Match, lang: str) -> str | None:
     )
     if not status and not _FLIGHT_ROOM_CUE.search(m.string[max(0, m.start() - 30) : m.start()]):
         return None
-    text = m.group(0)
-    return f"{cardinal(int(text[:-2]), lang)} {_number_pair(int(text[-2:]), lang)}"
+    return pairs(m.group(0), lang)

@@ -20,15 +20,9 @@ from __future__ import annotations
 
 import re
 
-from .words import _number_pair, _spell_letters, cardinal
+from .words import _spell_letters, cardinal, pairs
 
 __all__ = ["RULES"]
-
-
-def _pairs(number: str, lang: str) -> str:
-    """A three- or four-digit name in pairs: "1099" -> "ten ninety nine", "941" -> "nine forty one", "4868"
-    -> "forty eight sixty eight", "1004" -> "ten oh four", "2500" -> "twenty five hundred"."""
-    return f"{cardinal(int(number[:-2]), lang)} {_number_pair(int(number[-2:]), lang)}"
 
 
 def _flag(m: re.Match, lang: str) -> str:
@@ -62,19 +56,19 @@ _FORMS = r"1040|1041|1042|1065|1095|1098|1099|1120|1116|2441|4868|5500|8812|8863
 def _tax_form(m: re.Match, lang: str) -> str:
     g = m.groupdict()
     suffix, plural = g["suffix"], g["plural"] or g["plural3"]
-    said = _pairs(g["form"] or g["form2"] or g["form3"], lang) + (
+    said = pairs(g["form"] or g["form2"] or g["form3"], lang) + (
         f" {_spell_letters(suffix)}" if suffix else ""
     )
     return said + ("s" if plural else "")
 
 
 def _airbus(m: re.Match, lang: str) -> str:
-    return f"{_spell_letters('A')} {_pairs(m.group(1), lang)}"
+    return f"{_spell_letters('A')} {pairs(m.group(1), lang)}"
 
 
 def _boeing(m: re.Match, lang: str) -> str:
     variant = f" dash {cardinal(int(m.group('variant')), lang)}" if m.group("variant") else ""
-    return _pairs(m.group("type"), lang) + variant + (" max" if m.group("max") else "")
+    return pairs(m.group("type"), lang) + variant + (" max" if m.group("max") else "")
 
 
 def _team(m: re.Match, lang: str) -> str:
@@ -85,7 +79,7 @@ def _team(m: re.Match, lang: str) -> str:
 def _tire(m: re.Match, lang: str) -> str:
     prefix = f"{_spell_letters(m.group('kind'))} " if m.group("kind") else ""
     width, aspect, rim = m.group("width"), int(m.group("aspect")), int(m.group("rim"))
-    return f"{prefix}{_pairs(width, lang)} {cardinal(aspect, lang)} {m.group('r')} {cardinal(rim, lang)}"
+    return f"{prefix}{pairs(width, lang)} {cardinal(aspect, lang)} {m.group('r')} {cardinal(rim, lang)}"
 
 
 def _oil(m: re.Match, lang: str) -> str:

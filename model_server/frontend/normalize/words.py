@@ -306,6 +306,12 @@ def _number_pair(n: int, lang: str) -> str:
     return "hundred" if n == 0 else f"oh {cardinal(n, lang)}" if n < 10 else cardinal(n, lang)
 
 
+def pairs(number: str, lang: str) -> str:
+    """A three- or four-digit name in pairs, as flights, models and forms are said: "1099" -> "ten ninety nine",
+    "150" -> "one fifty", "405" -> "four oh five", "2500" -> "twenty five hundred"."""
+    return f"{cardinal(int(number[:-2]), lang)} {_number_pair(int(number[-2:]), lang)}"
+
+
 def _alt(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 

@@ -10,6 +10,7 @@ from babel import Locale
 from babel.numbers import format_decimal, get_currency_name, get_decimal_symbol, get_group_symbol
 from babel.units import UnknownUnitError, format_compound_unit, format_unit
 from num2words import CONVERTER_CLASSES, num2words
+from num2words.base import Num2Word_Base
 
 from .. import agreement
 from ..languages import get
@@ -173,11 +174,15 @@ def _parse_amount(text: str, language: str) -> tuple[int, str]:
 _POINT_WORD = {"th": "จุด", "ko": "점", "he": "נקודה"}
 
 
+def _digits(group: str, language: str) -> str:
+    if language == "zh":  # 1 is 幺 in a number read digit by digit
+        return " ".join(cjk.chinese_code(d) for d in group)
+    return " ".join(spell_number(int(d), language) for d in group)
+
+
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
     if m is not None and UNGROUPED_ID.fullmatch(text):  # alone, an identifier ("IMEI 356938035643809")
-        return " ".join(
-            cjk.chinese_code(d) if language == "zh" else spell_number(int(d), language) for d in text
-        )
+        return _digits(text, language)
     if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
         return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
     whole, frac = _parse_amount(text, language)
@@ -264,11 +269,12 @@ def _minor_unit(code: str, n: int, language: str) -> str | None:
     lang = get(language).num2words
     converter = CONVERTER_CLASSES.get(lang) if lang else None
     forms = getattr(converter, "CURRENCY_FORMS", {}).get(code)
-    if not forms:
+    # num2words' base class has no plural rule: a language that keeps it has no minor-unit names here
+    if not forms or type(converter).pluralize is Num2Word_Base.pluralize:
         return None
     try:
         name = converter.pluralize(n, forms[1])
-    except (IndexError, NotImplementedError):  # num2words' base class has no plural rule for some languages
+    except IndexError:  # forms listing fewer plurals than the language's rule asks for
         return None
     return name if isinstance(name, str) else None  # (Icelandic's returns the forms' tuple)
 

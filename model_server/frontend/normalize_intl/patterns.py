@@ -14,8 +14,7 @@ from ..normalize.address import spoken_address
 from ..normalize.codes import pair_as_number
 from ..normalize.dates import dotted_kind
 from ..normalize.ranges import is_range
-from . import cjk
-from .amounts import _GROUP_ALSO, _locale, _number, spell_number
+from .amounts import _GROUP_ALSO, _digits, _locale, _number, spell_number
 from .dates import _slavic_patterns
 
 # Language-specific patterns tried before the common ones: Russian and Polish dates and years take
@@ -250,12 +249,6 @@ def _dotted_pattern(after_amount: str) -> str:
 
 # Where digits are said one by one even in pairs.
 _DIGITS_ONLY = frozenset({"zh", "ja", "ko"})
-
-
-def _digits(group: str, language: str) -> str:
-    if language == "zh":  # 1 is 幺 in a number read digit by digit
-        return " ".join(cjk.chinese_code(d) for d in group)
-    return " ".join(spell_number(int(d), language) for d in group)
 
 
 def _phone_groups(groups: list[str], language: str) -> str:
