@@ -32,6 +32,9 @@ ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
 ENV_MAX_CHUNK_FRAMES = "STATESPEAK_MAX_CHUNK_FRAMES"
 ENV_STREAM_BUFFER_S = "STATESPEAK_STREAM_BUFFER_S"
 ENV_STALL_TIMEOUT_S = "STATESPEAK_STALL_TIMEOUT_S"
+ENV_REQUEST_READ_TIMEOUT_S = (
+    "STATESPEAK_REQUEST_READ_TIMEOUT_S"  # first byte to last of a request (api/read_deadline)
+)
 ENV_WS_PER_MESSAGE_DEFLATE = "STATESPEAK_WS_PER_MESSAGE_DEFLATE"  # WebSocket compression; off by default
 ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"  # torch intra-op threads; 0/unset: see model_server.threads
 ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on CPU, 2 on CUDA
@@ -174,6 +177,7 @@ class ServerConfig:
     openai_voices: dict[str, str] | None = None
     workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
     keep_alive_s: int = 75  # above an ALB's default idle timeout (60 s); the ECS route sets its own + margin
+    request_read_timeout_s: float = 30.0  # a request's head and body must arrive within this (slowloris)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -219,4 +223,5 @@ class ServerConfig:
             openai_voices=load_openai_voices(env),
             workers=_int(env, ENV_WORKERS, 0, 0, 64),
             keep_alive_s=_int(env, ENV_KEEP_ALIVE_S, 75, 1, 4100),  # ALB idle timeouts reach 4000 s
+            request_read_timeout_s=_float(env, ENV_REQUEST_READ_TIMEOUT_S, 30.0, 0.1, 3600.0),
         )

@@ -18,6 +18,7 @@ import signal
 import uvicorn
 
 from model_server.api.app import create_app
+from model_server.api.read_deadline import http_protocol_class
 from model_server.api.state import ServerState
 from model_server.config import ServerConfig
 from model_server.engine.client import EngineClient
@@ -102,6 +103,7 @@ def build_server(
         ws_ping_timeout=20.0,
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         timeout_keep_alive=config.keep_alive_s,  # above the load balancer's idle timeout (contract)
+        http=http_protocol_class(config.request_read_timeout_s),  # uvicorn's own, with a read deadline
         lifespan="on",
     )
     return DrainingServer(uv_config, state)

@@ -20,6 +20,7 @@ def test_defaults_use_bundled_model_and_bounded_drain():
     assert cfg.api_keys == frozenset()
     assert 0 < cfg.drain_timeout_s < 30  # below SageMaker's 30 s stop grace
     assert cfg.first_chunk_frames <= cfg.max_chunk_frames
+    assert cfg.request_read_timeout_s < cfg.keep_alive_s  # a request is read in less than an idle wait
 
 
 def test_values_are_read():
@@ -43,6 +44,7 @@ def test_values_are_read():
         ),
         ({"STATESPEAK_RESAMPLE_QUALITY": "best"}, "STATESPEAK_RESAMPLE_QUALITY"),
         ({ENV_API_KEYS_FILE: "/nonexistent/keys"}, ENV_API_KEYS_FILE),
+        ({"STATESPEAK_REQUEST_READ_TIMEOUT_S": "0"}, "STATESPEAK_REQUEST_READ_TIMEOUT_S"),
     ],
 )
 def test_bad_values_name_the_variable(env, name):

@@ -265,6 +265,21 @@ def test_a_client_that_leaves_mid_body_logs_no_server_error(server):
     assert "Traceback" not in new and "ClientDisconnect" not in new, new[-2000:]
 
 
+def test_a_client_too_slow_to_send_its_request_is_cut_without_disturbing_a_stream(server, reference_frames):
+    """A request head that stops arriving (slowloris) is closed at the read deadline (2 s here, 30 s by
+    default), logged, and a stream served meanwhile gets all its audio."""
+    before = server.stderr()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as slow:
+        slow.sendall(b"POST /tts/bytes HTTP/1.1\r\nHost: x\r\nContent-Type: appl")
+        r = httpx.post(server.base_url + "/tts/sse", json=body(), timeout=30)
+        assert sse_events(r.text)[-1]["type"] == "done"
+        frames = round(sse_events(r.text)[-1]["metrics"]["audio_s"] * MODEL_RATE / HOP)
+        assert frames == reference_frames
+        assert slow.recv(1024) == b""  # closed by the server, not by the 10 s socket timeout
+    new = server.stderr()[len(before) :]
+    assert "request not read within the deadline" in new and "Traceback" not in new, new[-2000:]
+
+
 def test_bad_input_leaves_server_ready_and_slots_free(server):
     httpx.post(server.base_url + "/tts/bytes", content=b"{oops", timeout=30)
     assert httpx.get(server.base_url + "/ready").status_code == 200
