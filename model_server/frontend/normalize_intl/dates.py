@@ -265,6 +265,33 @@ def _dot_date_pattern(language: str) -> str:
     )
 
 
+# Languages that write a day and a month with closing dots, "3.5." or "3. 5." (an ordinal day, and the month's
+# number as an ordinal): there "3.5." is the third of May, never the decimal 3.5 (their decimal sign is a comma).
+DAY_MONTH_DOT_LANGUAGES = ordinals.DAY_ORDINAL_LANGUAGES | {"pl"}
+# Words before "2.3." that make it a numbered section, not a date ("kohta 2.3.", "článek 3.5.", "pkt 2.10.").
+NUMBERED_BEFORE = {
+    "fi": frozenset("kohta kohdassa kohdan luku luvussa pykälä pykälän osa liite taulukko kuva".split()),
+    "da": frozenset("afsnit punkt kapitel paragraf bilag tabel figur".split()),
+    "no": frozenset("punkt kapittel avsnitt paragraf vedlegg tabell figur".split()),
+    "cs": frozenset(
+        "bod bodu článek článku kapitola kapitole odstavec oddíl příloha tabulka obrázek".split()
+    ),
+    "sk": frozenset("bod bodu článok článku kapitola kapitole odsek oddiel príloha tabuľka obrázok".split()),
+    "sl": frozenset("točka točki člen člena poglavje razdelek priloga tabela slika".split()),
+    "hr": frozenset("točka točki članak članka poglavlje odjeljak prilog tablica slika".split()),
+    "sr": frozenset("tačka tački član člana poglavlje odeljak prilog tabela slika".split()),
+    "pl": frozenset("punkt punkcie pkt rozdział rozdziale art ust załącznik tabela rysunek".split()),
+}
+
+
+def day_month_dot_pattern(language: str) -> str:
+    """ "3.5.", "3. 5.", "03.05.": a day and a month with closing dots, not inside a longer number ("1.2.3.").
+    A year after them makes a whole date, which `_numeric_date_pattern` matches first."""
+    if language not in DAY_MONTH_DOT_LANGUAGES:
+        return ""
+    return r"|(?P<dmdot>(?<![\d.,/-])(?P<dmdot_d>\d{1,2})\.\s?(?P<dmdot_m>\d{1,2})\.(?!\w))"
+
+
 @cache
 def _dot_date(language: str) -> re.Pattern:
     return re.compile(_dot_date_pattern(language))

@@ -39,6 +39,7 @@ from .dates import (
     _NOT_AFTER_YEAR,
     _PL_CLOCK_CUES,
     _YEAR_CUES,
+    NUMBERED_BEFORE,
     _date,
     _day_month,
     _day_month_slash,
@@ -52,6 +53,7 @@ from .dates import (
     _ukrainian_year,
     _year,
     day_and_month,
+    day_month_dot_pattern,
     dot_day_month,
 )
 from .patterns import (
@@ -110,7 +112,9 @@ _KEEP = set(".,;:!?'\"()-")
 
 
 @cache
-def _master(language: str) -> re.Pattern:
+def _master(language: str, fallback: bool = False) -> re.Pattern:
+    """Every rule of `language` in one pattern; with `fallback`, without the rules whose handler may decline
+    a match for the others to read (`_DECLINES`)."""
     loc = _locale(language)
     dec = re.escape(get_decimal_symbol(loc))
     group = get_group_symbol(loc)
@@ -198,6 +202,7 @@ def _master(language: str) -> re.Pattern:
         + extra
         + r"(?P<date>(?<!\d)(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})(?!\d))"
         + _numeric_date_pattern(language)
+        + ("" if fallback else day_month_dot_pattern(language))
         + (
             r"|(?P<dm>(?<![\d.,/-])(?P<dmd>\d{1,2})/(?P<dmm>\d{1,2})(?![\d/]|[.,]\d))"
             if _slash_day_month(language)
@@ -290,6 +295,45 @@ _CLOCK_CUES = {
     "no": frozenset("kl kl. klokken".split()),
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
+# Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
+_DECLINES = frozenset({"dmdot"})
+
+
+def _word_before(m: re.Match) -> str:
+    """The text's word right before the match, as written (case and a closing dot kept)."""
+    return re.search(r"(\S*)\s*$", m.string[max(0, m.start() - 40) : m.start()])[1]
+
+
+def _after_name(m: re.Match) -> bool:
+    """Whether a product's name comes right before the match ("Ubuntu 22.04", "iOS 17.4"): a word with a capital
+    inside it, or a capitalised word that does not open the sentence (the months and weekdays of the languages
+    that date so are lower-case)."""
+    head, word = re.fullmatch(r"(.*?)(\S*)\s*", m.string[max(0, m.start() - 80) : m.start()], re.S).groups()
+    head = head.rstrip()
+    opens = not head or head[-1] in ".!?:"
+    return any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not opens)
+
+
+def _day_month_dot(m: re.Match, language: str, before: list[str]) -> str | None:
+    """ "3.5." -> "kolmas toukokuuta", "od 1. 6." -> "od prvního června"; None (the other rules read it) after
+    a clock word ("klo 10.12."), the word for a version or a section ("versio 2.10.", "kohta 2.3."), a name
+    ("Ubuntu 22.04.", "iOS 17.4."), and for "9.05." outside Polish, which is a clock time."""
+    day, month = int(m.group("dmdot_d")), int(m.group("dmdot_m"))
+    word = _word_before(m)
+    bare = word.rstrip(".:").lower()
+    if (
+        bare in _CLOCK_CUES.get(language, ())
+        or bare in NUMBERED_BEFORE[language]
+        or bare.startswith(_VERSION_WORDS)
+        or word == "§"
+        or _after_name(m)
+        or (m.group("dmdot_m").startswith("0") and day <= 23 and language != "pl")
+    ):
+        return None
+    said = day_and_month(day, month, language, before)
+    return said and said + _kept_stop(m)
+
+
 # Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ..."):
 # a one-time code's name within five words before it. Not "mã", "kode", "pin" alone: a discount code's amount,
 # a phone's battery ("pin 5000 mAh" in Vietnamese).
@@ -472,6 +516,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if m.groupdict().get("rng"):
         return "range", _range(m, language, before)
+    if groups.get("dmdot"):
+        return "date", _day_month_dot(m, language, before)
     if m.group("time"):
         dotted = m.group("time")[len(m.group("h"))] == "."
         day, month = int(m.group("h")), int(m.group("mi"))
@@ -482,7 +528,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         latin_name = (
             language in ("ru", "uk", "bg", "kk") and re.fullmatch(r"[a-z][a-z0-9-]*", prev) is not None
         )
-        version = latin_name or prev.startswith(_VERSION_WORDS)
+        version = latin_name or prev.startswith(_VERSION_WORDS) or _after_name(m)
         if (
             dotted
             and dot_day_month(language)
@@ -581,9 +627,15 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
     master = _master(language)
     segments: list[Segment] = []
-    pos = 0
-    for m in master.finditer(text):
+    pos = start = 0
+    while (m := master.search(text, start)) is not None:
         rule, spoken = _handle(m, language)
+        if spoken is None and m.lastgroup in _DECLINES:  # "versio 2.10.": what the other rules make of it
+            m = _master(language, fallback=True).search(text, m.start())
+            rule, spoken = _handle(m, language) if m else ("text", None)
+            if m is None:
+                break
+        start = m.end()
         if spoken is None:
             continue  # "25:99" is no time: it stays in the text as written (espeak-ng reads its digits)
         _add_text(segments, text[pos : m.start()])
