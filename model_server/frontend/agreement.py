@@ -162,7 +162,8 @@ _NEUTER_DE = frozenset(
     (
         "ende auge gebäude interesse erbe gebirge getränk gemüse gelände prozent kilogramm gramm jahr mal "
         "stück paket zimmer ticket konto auto team büro hotel haus kind buch bett problem angebot formular "
-        "produkt gerät handy telefon passwort dokument datum kilo pfund glas"
+        "produkt gerät handy telefon passwort dokument datum kilo pfund glas byte kilobyte megabyte gigabyte "
+        "terabyte bit kilobit megabit gigabit"
     ).split()
 )
 _FEMININE_ENDINGS_DE = (

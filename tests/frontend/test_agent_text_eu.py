@@ -52,6 +52,21 @@ CASES = [
     ("it", "85 m² con 3 locali", "ottantacinque metri quadrati con tre locali"),
     ("pt", "85 m² e 3 quartos", "oitenta e cinco metros quadrados e três quartos"),
     ("pt", "O Benfica venceu o Porto por 2-1.", "O Benfica venceu o Porto por dois a um."),
+    # session 24: a name joined to its number by a dash keeps no pause (it was "COVID- diecinueve"), line speeds
+    ("es", "Las normas COVID-19.", "Las normas COVID diecinueve."),
+    ("de", "Die A-380 landet.", "Die A dreihundertachtzig landet."),
+    ("it", "Il volo AZ-610.", "Il volo AZ seicentodieci."),
+    (
+        "es",
+        "Fibra de 600 Mbps y 1 Gb/s.",
+        "Fibra de seiscientos megabits por segundo y un gigabit por segundo.",
+    ),
+    (
+        "de",
+        "Tarif mit 1 Gbps und 1 GB Daten.",
+        "Tarif mit einem Gigabit pro Sekunde und einem Gigabyte Daten.",
+    ),
+    ("fr", "Fibre 1 Gbps ou 300 Mbps.", "Fibre un gigabit par seconde ou trois cents mégabits par seconde."),
 ]
 
 

@@ -67,6 +67,25 @@ CASES = [
     # addresses and days
     ("We are at 250 W. 57th St.", "We are at two fifty West fifty seventh Street."),
     ("Brunch is on Sat. and Sun. only.", "Brunch is on Saturday and Sunday only."),
+    # session 24: words joined to a number, decimals without their zero, builds, points and line speeds
+    ("It's a best-of-5 series.", "It's a best of five series."),  # was "B.E.S.T., O.F., five"
+    ("Play the pick-3 game.", "Play the pick three game."),
+    ("buy-2-get-1-free", "buy two get one free"),
+    ("Your code is abc-123.", "Your code is A.B.C., one two three."),  # a code's cue keeps it a code
+    ("a 3-in-1 printer", "a three in one printer"),  # was "three inch one"
+    ("a 15-min drive", "a fifteen minute drive"),
+    ("He is batting .312.", "He is batting three twelve."),  # was "batting. three hundred and twelve"
+    ("a .250 hitter", "a two fifty hitter"),
+    ("Pour .5 liters.", "Pour point five liters."),
+    ("The rate is .05.", "The rate is point zero five."),
+    ("It costs $.99 only.", "It costs ninety nine cents only."),
+    (
+        "Update to build 10.0.19045 first.",
+        "Update to build ten point zero point one nine zero four five first.",
+    ),
+    ("You earned 250 pts today.", "You earned two hundred and fifty points today."),
+    ("The plan is 1 Gbps.", "The plan is one gigabit per second."),
+    ("Upload at 20 Mb/s.", "Upload at twenty megabits per second."),
 ]
 
 

@@ -256,7 +256,13 @@ def _compound(m: re.Match, lang: str) -> str | None:
     words = [p for p in parts if not p.isdigit()]
     if any(w.isupper() and len(w) > 1 for w in words):
         return None
-    parts = [_COMPOUND_ABBR.get(p, p) if lang == "en" else p for p in parts]  # "15-min drive": "minute"
+    # "15-min drive": "minute"; not a word between numbers ("2-in-1" is "two in one", not "two inch one")
+    parts = [
+        _COMPOUND_ABBR.get(p, p)
+        if lang == "en" and not (0 < i < len(parts) - 1 and parts[i + 1].isdigit())
+        else p
+        for i, p in enumerate(parts)
+    ]
     if lang == "de":
         if len(parts) == 2 and parts[1].islower():
             return cardinal(int(parts[0]), lang) + parts[1]

@@ -305,6 +305,14 @@ def _code(m: re.Match, lang: str) -> str | None:
         # three digits in pairs, as models and forms are named: "F-150" -> "F one fifty", "DS-160"
         said = pairs(number, lang) if len(number) == 3 else cardinal(int(number), lang)
         return f"{_name_word(name)} {said}"
+    parts = token.split("-")
+    if (
+        not cued
+        and any(len(p) > 1 and p.isalpha() and p.islower() for p in parts)
+        and all(p.isdigit() or (p.isalpha() and p.islower()) for p in parts)
+    ):
+        # words joined to a number: "best-of-5" -> "best of five", "pick-3" (it was "B.E.S.T., O.F., five")
+        return " ".join(cardinal(int(p), lang) if p.isdigit() else p for p in parts)
     seat = re.fullmatch(r"([A-Z])(\d{1,3})|(\d{1,3})([A-Z])", token)
     # "Gate B22" -> "B twenty two", "seat 14C" -> "fourteen C"; without a code's cue a capital and one or two
     # digits are a name and its number too: "vitamin B12", "Galaxy S24", "from C12 to C18"

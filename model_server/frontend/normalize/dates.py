@@ -444,11 +444,12 @@ def _dotted(m: re.Match, lang: str) -> str | None:
     kind = dotted_kind(parts)
     if kind == "ip" and not cued:
         return f" {_DOT[lang]} ".join(digits(p, lang) for p in parts)
-    if kind == "phone":
-        return None  # the phone rule's
+    if kind == "phone" and not cued:
+        return None  # the phone rule's ("build 10.0.19045" is a version: its cue says so)
     word = _WORDS["en"]["point"] if lang == "en" else _DOT[lang]
     return f" {word} ".join(
-        digits(p, lang) if p.startswith("0") and p != "0" else cardinal(int(p), lang) for p in parts
+        digits(p, lang) if (p.startswith("0") and p != "0") or len(p) > 4 else cardinal(int(p), lang)
+        for p in parts
     )
 
 

@@ -116,6 +116,7 @@ from .words import (
     _MONTH_ABBR_AFTER_DAY,
     _MONTHS,
     CLOTHING_SIZE,
+    NAME_DASH,
     _alt,
     _long_digits,
     _number,
@@ -123,6 +124,7 @@ from .words import (
     _ordinal,
     _spell_letters,
     cardinal,
+    name_before_number,
     year,
 )
 
@@ -212,6 +214,9 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ),
         # English technical and administrative tokens ("--force", "1099-K", "225/45R17", "25:1"): `technical`
         *(technical.RULES if lang == "en" else ()),
+        # a name and its number joined by a dash, "COVID-19", "A-380": the dash is no pause (English reads
+        # them in `codes`)
+        *([("name_dash", NAME_DASH, name_before_number)] if lang != "en" else []),
         # Spans whose two ends are amounts or times: "$10-$20", "9am-5pm", "9h-17h" (before the rules that
         # would read each end alone and the dash as a pause or a minus).
         (
@@ -474,7 +479,7 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
             "dotted",
             # (a "v" before a version in es/de/fr is not said: "Versión v2.3.1"; English says "version")
             (r"(?<![\w.,])" if lang == "en" else r"(?:(?<![\w.,])v(?=\d{1,4}\.\d)|(?<![\w.,]))")
-            + r"\d{1,4}(?:\.\d{1,4})+(?![\w]|\.\d)"
+            + r"\d{1,4}(?:\.\d{1,4})+(?:\.\d{5})?(?![\w]|\.\d)"  # a build's five digits last: "10.0.19045"
             # "1.5 kg", "update 1.25 million records": the unit's, the amount's
             + rf"(?!\s?(?:%|{units}(?![\w/])|{syms}|(?i:thousand|million|billion|trillion)\b))",
             _dotted,

@@ -122,6 +122,24 @@ def _grade_minus(m: re.Match, lang: str) -> str | None:
 
 
 # Written forms said as words: rates over a period, and names whose letters and digits are a word.
+# Words before a batting average, which is said in pairs: "batting .312" -> "three twelve".
+_AVERAGE_WORDS = r"(?:batting|hitting|hitter|average|avg|slugging|on-base|OBP|OPS|fielding)"
+_AVERAGE_CUE = re.compile(rf"\b{_AVERAGE_WORDS}\b(?:\s+\w+){{0,2}}\W*$", re.I)
+_AVERAGE_AFTER = re.compile(rf"\s+{_AVERAGE_WORDS}\b", re.I)
+
+
+def _bare_decimal(m: re.Match, lang: str) -> str:
+    """A decimal written without its zero: ".5" -> "point five", ".75" -> "point seven five" (the dot was a
+    sentence's end and the rest a cardinal: "batting. three hundred and twelve")."""
+    places = m.group(1)
+    if len(places) == 3 and (
+        _AVERAGE_CUE.search(m.string[max(0, m.start() - 40) : m.start()])
+        or _AVERAGE_AFTER.match(m.string, m.end())
+    ):
+        return pairs(places, lang)
+    return "point " + " ".join(cardinal(int(d), lang) for d in places)
+
+
 _SAID_AS = {
     "YoY": "year over year", "MoM": "month over month", "QoQ": "quarter over quarter", "eSIM": "e sim",
     "RAV4": "rav four",
@@ -168,5 +186,6 @@ RULES = (
     ("grade_minus", r"(?<![\w-])([A-DF])-(?=[\s,.;!?)]|$)", _grade_minus),
     ("menu_path", r"(?<=[A-Za-z]) > (?=[A-Z])", lambda m, lg: ", then "),
     ("team", r"(?<![\w.])(\d{2})ers\b", _team),
+    ("bare_decimal", r"(?<![\w.,/\\$€£¥)-])\.(\d{1,6})(?!\w|[.,]\d)", _bare_decimal),
     ("said_as", rf"\b(?:{'|'.join(_SAID_AS)})\b", lambda m, lg: _SAID_AS[m.group(0)]),
 )

@@ -244,6 +244,14 @@ LETTER_A = "Eigh"
 # A clothing size in capitals ("XL", "XXS"): spelled, since espeak-ng reads "XL" as the roman numeral 40 in the
 # other languages ("cuarenta", "römisch vierzig").
 CLOTHING_SIZE = r"(?<![\w.'-])X{1,3}[LS](?![\w'])"
+# A name joined to its number by a dash, "COVID-19", "Т-34", "A-380": the name alone is said, then the number (the
+# dash was a pause, "Т- тридцать четыре"). Capitalised names only (`name_before_number`).
+NAME_DASH = r"(?<![\w-])(?P<name>[^\W\d_]{1,6})-(?=\d{1,5}(?!\d))"
+
+
+def name_before_number(m: re.Match, lang: str) -> str | None:
+    """`NAME_DASH`'s name, or None for a lower-case word ("pre-2020" is read by the other rules)."""
+    return m.group("name") if m.group("name")[0].isupper() else None
 
 
 def _spell_letters(letters: str) -> str:
@@ -295,7 +303,12 @@ def _counting(words: str, written: str, lang: str, noun: str, m: re.Match | None
         return words
     # German reads a count's digits before it too: a second conjunct takes the first count's case.
     before = agreement.previous_words(m.string, m.start(), numbers=lang == "de") if m is not None else []
-    ranged = m is not None and agreement.range_end(m.string, m.end(), lang) is not None
+    # the first count of a range is a bare number ("1 oder 2 Nächte"); after a unit, "und" joins two amounts
+    ranged = (
+        m is not None
+        and m.group(0)[-1:].isdigit()
+        and agreement.range_end(m.string, m.end(), lang) is not None
+    )
     return agreement.count_form(words, _int(written), noun, lang, before, ranged)
 
 

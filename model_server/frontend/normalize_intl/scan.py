@@ -16,7 +16,7 @@ from ..languages import get
 from ..normalize import NormalizationError, Segment
 from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
-from ..normalize.words import CLOTHING_SIZE
+from ..normalize.words import CLOTHING_SIZE, NAME_DASH, name_before_number
 from . import cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
@@ -153,7 +153,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         clock_word = r"(?:\s+uur\b)?"
     word = word_char(language)
     extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
-    extra += rf"(?P<size>{CLOTHING_SIZE})|"
+    extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
     if language in _KEY_PLUS:  # "Ctrl+Alt+Canc": the keys' "+" is said (it was dropped)
         extra += r"(?P<key_plus>(?<=[A-Za-z])\+(?=[A-Z][a-z]{0,5}\b))|"
     # an IBAN: country, check digits and groups, character by character, a pause per group
@@ -296,7 +296,7 @@ _CLOCK_CUES = {
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot"})
+_DECLINES = frozenset({"dmdot", "name_dash"})
 
 
 def _word_before(m: re.Match) -> str:
@@ -424,6 +424,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if groups.get("key_plus"):
         return "text", f" {_KEY_PLUS[language]} "
+    if groups.get("name_dash"):
+        return "name", name_before_number(m, language)
     if groups.get("size"):  # "XL": the letters (espeak-ng reads a roman 40)
         return "abbreviation", ".".join(m.group("size")) + "."
     if groups.get("minus"):

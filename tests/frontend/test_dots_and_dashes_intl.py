@@ -1,4 +1,4 @@
-"""A day and a month with closing dots ("3.5.", "3. 5.", "03.05."), as Finnish, Danish, Norwegian, Polish and the
+"""Dots and dashes in the catalog languages. A day and a month with closing dots ("3.5.", "3. 5.", "03.05."), as Finnish, Danish, Norwegian, Polish and the
 West and South Slavic languages write them: a date where nothing says otherwise, else what the other rules read
 (`normalize_intl.scan`, `_DECLINES`). Before, "3.5." was "kolme. viisi." and "3.05." stayed in digits."""
 
@@ -69,3 +69,18 @@ def test_what_names_a_version_section_or_time_is_read_as_before(code, text, expe
 def test_a_day_the_month_lacks_is_read_as_before():
     """February has no 31st: the numbers as the other rules read them, as before the rule."""
     assert normalize("Koodi 31.2. ei käy", "fi") == "Koodi kolmekymmentäyksi. kaksi. ei käy"
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "expected"),
+    [
+        ("ru", "Танк Т-34 в музее.", "Танк Т тридцать четыре в музее."),
+        ("ru", "Самолёт Ил-76 и МиГ-29.", "Самолёт Ил семьдесят шесть и МиГ двадцать девять."),
+        ("pl", "Samolot F-16 leci.", "Samolot F szesnaście leci."),
+        ("uk", "Вакцина від COVID-19.", "Вакцина від COVID дев'ятнадцять."),
+        ("ja", "気温は-5°C", "キオンワ マイナス セッシ ゴ ド"),  # no capital, no name: the minus is read
+    ],
+)
+def test_a_name_joined_to_its_number_by_a_dash_keeps_no_pause(code, text, expected):
+    """ "Т-34" was "Т- тридцать четыре": the dash was a pause between a name and its number."""
+    assert normalize(text, code) == expected
