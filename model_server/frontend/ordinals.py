@@ -165,9 +165,19 @@ _DAY_ORDINALS = {
         "četrnaesti petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split(),
         {20: "dvadeseti", 30: "trideseti"},
     ),
+    # Icelandic days in the accusative, as a date is said ("þann þriðja maí"); num2words has no Icelandic ordinals
+    "is": (
+        "fyrsta annan þriðja fjórða fimmta sjötta sjöunda áttunda níunda tíunda ellefta tólfta þrettánda "
+        "fjórtánda fimmtánda sextánda sautjánda átjánda nítjánda".split(),
+        {20: "tuttugasta", 30: "þrítugasta"},
+    ),
 }
 _DAY_ORDINALS["hr"] = _DAY_ORDINALS["sr"]
-_TENS_IN_COMPOUNDS = {"sr": {20: "dvadeset", 30: "trideset"}, "hr": {20: "dvadeset", 30: "trideset"}}
+_TENS_IN_COMPOUNDS = {
+    "sr": {20: "dvadeset", 30: "trideset"},
+    "hr": {20: "dvadeset", 30: "trideset"},
+    "is": {20: "tuttugasta og", 30: "þrítugasta og"},
+}
 # (ending, genitive ending) of the masculine ordinal, tried in order.
 _GENITIVE_ORDINAL = {
     "cs": (("ý", "ého"), ("í", "ího")),
@@ -176,7 +186,7 @@ _GENITIVE_ORDINAL = {
     "sr": (("ći", "ćeg"), ("či", "čeg"), ("ji", "jeg"), ("ši", "šeg"), ("ži", "žeg"), ("i", "og")),
 }
 _GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
-DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no"))
+DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no", "is"))
 
 
 # num2words misspells these ordinals (num2words 0.5): Norwegian 13th, Swedish 20th, Danish 30th and 31st.

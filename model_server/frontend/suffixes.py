@@ -26,7 +26,7 @@ from num2words import num2words
 from . import slavic_endings
 from .ordinals import num2words_ordinal
 
-__all__ = ["SEPARATORS", "hungarian_day", "with_ending"]
+__all__ = ["SEPARATORS", "hungarian_attach", "hungarian_day", "with_ending"]
 
 # The mark between the digits and the ending, per language.
 SEPARATORS = {"fi": ":", "hu": "-", "tr": "'", "sv": ":", "ru": "-", "uk": "-"}
@@ -81,7 +81,13 @@ def _hungarian(n: int, ending: str) -> str:
         return num2words(n, lang="hu", to="ordinal")
     if ending in _HU_DAY and 1 <= n <= 31:
         return hungarian_day(n, ending)
-    words = num2words(n, lang="hu")
+    return hungarian_attach(num2words(n, lang="hu"), ending)
+
+
+def hungarian_attach(words: str, ending: str) -> str:
+    """`words` (a number's, or a time's, amount's or unit's) with a Hungarian ending joined to the last one, which
+    the writer already chose to agree with it: "tíz harminc" + "kor" -> "tíz harminckor", "hét" + "et" ->
+    "hetet", "magyar forint" + "ért" -> "magyar forintért"."""
     if words.endswith("kettő") and ending.startswith(_HU_KET):
         return words[:-5] + "két" + ending
     if ending.startswith(_HU_LINKING):

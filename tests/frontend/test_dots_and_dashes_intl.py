@@ -15,12 +15,12 @@ from model_server.frontend import normalize
         (
             "fi",
             "Tapaaminen on 3.5. klo 14.30.",
-            "Tapaaminen on kolmas toukokuuta klo neljätoista kolmekymmentä.",
+            "Tapaaminen on kolmas toukokuuta kello neljätoista kolmekymmentä.",
         ),
         ("fi", "Toimitus 12.6. mennessä.", "Toimitus kahdestoista kesäkuuta mennessä."),
         ("fi", "Maanantaina 3.5. toimisto on kiinni.", "Maanantaina kolmas toukokuuta toimisto on kiinni."),
         ("fi", "Juna lähtee 9.5.", "Juna lähtee yhdeksäs toukokuuta."),  # its last dot also ends the sentence
-        ("da", "Mødet er den 3.5. kl. 14.30.", "Mødet er den tredje maj kl. fjorten tredive."),
+        ("da", "Mødet er den 3.5. kl. 14.30.", "Mødet er den tredje maj klokken fjorten tredive."),
         ("da", "fra 1.6. til 30.6.", "fra første juni til tredivte juni."),
         ("da", "Åbent 1.12.-23.12.", "Åbent første december - treogtyvende december."),
         ("no", "Stengt 24.12. og 25.12.", "Stengt tjuefjerde desember og tjuefemte desember."),
@@ -47,7 +47,7 @@ def test_a_day_and_a_month_with_closing_dots_is_a_date(code, text, expected):
         ("pl", "Wersja 2.10. jest gotowa.", "Wersja 2.10. jest gotowa."),
         ("fi", "kohta 2.3. sopimuksessa", "kohta kaksi. kolme. sopimuksessa"),
         ("cs", "podle článku 3.5. smlouvy", "podle článku tři. pět. smlouvy"),
-        ("fi", "klo 10.12. alkaen", "klo kymmenen kaksitoista. alkaen"),
+        ("fi", "klo 10.12. alkaen", "kello kymmenen kaksitoista. alkaen"),
         ("fi", "Juna lähtee 9.05.", "Juna lähtee yhdeksän nolla viisi."),  # a padded minute: a clock time
         ("cs", "Aktualizujte iOS 17.4. prosím.", "Aktualizujte iOS sedmnáct. čtyři. prosím."),
         # a whole date keeps its year

@@ -663,7 +663,7 @@ def test_what_the_fourth_review_found_in_the_catalog_languages(code, text, expec
         ("ko", "3개국", "삼 개국"),
         ("ko", "제3장", "제 삼 장"),
         # a scale word after a price; "đ." before a name is a street; a symbol's dot ends the sentence
-        ("id", "Harga Rp1,5 juta", "Harga 1,5 juta rupiah"),
+        ("id", "Harga Rp1,5 juta", "Harga satu koma lima juta rupiah"),
         ("id", "Rp15rb", "lima belas ribu rupiah"),
         ("vi", "số 12 đ. Lê Lợi", "số mười hai đ. Lê Lợi"),
         ("bg", "Цената е 25 лв. Искате ли?", "Цената е 25 лева. Искате ли?"),

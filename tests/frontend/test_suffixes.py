@@ -18,7 +18,7 @@ CASES = [
     ("fi", "3:nnella kerralla", "kolmannella kerralla"),
     ("fi", "3:s kerta", "kolmas kerta"),
     ("fi", "2:ssa päivässä", "kahdessa päivässä"),
-    ("fi", "klo 14:30", "klo neljätoista kolmekymmentä"),
+    ("fi", "klo 14:30", "kello neljätoista kolmekymmentä"),
     # Hungarian: the ending joins the number, stems change before a vowel; days after a month
     ("hu", "Találkozzunk 10-kor.", "Találkozzunk tízkor."),
     ("hu", "Kérek 3-at.", "Kérek hármat."),

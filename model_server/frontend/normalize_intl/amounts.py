@@ -4,6 +4,7 @@ words, CLDR (Babel) for currency and unit names and the locale's separators."""
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import cache, lru_cache
 
 from babel import Locale
@@ -22,6 +23,7 @@ _MAX_DIGITS = 15
 
 _CURRENCY_SYMBOLS = {
     "R$": "BRL",
+    "kr.": "SEK",  # its dot is the abbreviation's: "149 kr. om måneden" had a full stop inside the sentence
     "kr": "SEK",  # Danish, Norwegian and Icelandic crowns: `_SYMBOL_OVERRIDES`
     "TL": "TRY",
     "руб.": "RUB",
@@ -54,11 +56,18 @@ _CURRENCY_SYMBOLS = {
     "лв": "BGN",
     "Kč": "CZK",
     "Ft": "HUF",
+    "Eur": "EUR",  # as Lithuanian prices are written
+    "din.": "RSD",
 }
 
 
 # "¥" is the yuan in Chinese text.
-_SYMBOL_OVERRIDES = {"zh": {"¥": "CNY"}, "da": {"kr": "DKK"}, "no": {"kr": "NOK"}, "is": {"kr": "ISK"}}
+_SYMBOL_OVERRIDES = {
+    "zh": {"¥": "CNY"},
+    "da": {"kr": "DKK", "kr.": "DKK"},
+    "no": {"kr": "NOK", "kr.": "NOK"},
+    "is": {"kr": "ISK", "kr.": "ISK"},
+}
 
 
 _ISO_CODES = (
@@ -89,6 +98,7 @@ _ISO_CODES = (
     "ILS",
     "BRL",
     "MYR",
+    "RSD",
 )
 
 
@@ -201,8 +211,32 @@ def _number(text: str, language: str, m: re.Match | None = None) -> str:
     ):  # the digits after the point one by one, as num2words says them ("14.30" keeps its 0)
         decimals = " ".join(spell_number(int(d), language) for d in frac)
         return f"{spell_number(whole, language)} {_POINT_WORD[language]} {decimals}"
-    # Decimals: plain digits with the locale's decimal symbol, read by espeak-ng.
-    return f"{whole}{get_decimal_symbol(_locale(language))}{frac}"
+    return _decimal(whole, frac, language)
+
+
+# The decimal separator's word where num2words has no reading of decimals, or a wrong one (Italian drops the
+# decimals, Vietnamese "hai phẩy năm mươi" for 2,5, Turkish joins the words, Arabic writes a comma).
+_DECIMAL_WORD = {
+    "it": "virgola", "tr": "virgül", "vi": "phẩy", "ar": "فاصلة", "fa": "ممیز", "cy": "pwynt", "hr": "zarez",
+    "bg": "цяло и", "el": "κόμμα", "et": "koma", "ga": "pointe", "mt": "punt", "hi": "दशमलव", "ur": "اعشاریہ",
+    "mr": "दशांश", "ta": "புள்ளி", "gu": "દશાંશ", "ml": "ദശാംശം", "pa": "ਦਸ਼ਮਲਵ", "ms": "perpuluhan",
+    "sw": "nukta", "ka": "მთელი", "eu": "koma", "af": "komma", "ca": "coma",
+}  # fmt: skip
+
+
+def _decimal(whole: int, frac: str, language: str) -> str:
+    """A decimal in words: "2,5" -> "kaksi pilkku viisi", "tre virgola venticinque". Left in digits, the
+    frontend's tokenizer cut it at its comma and espeak-ng said "two, five" in every language that writes one."""
+    word = _DECIMAL_WORD.get(language)
+    if word is None and get(language).num2words:
+        return " ".join(num2words(Decimal(f"{whole}.{frac}"), lang=get(language).num2words).split())
+    # (a language without num2words: digits and the word, which espeak-ng reads in the language)
+    said = (
+        _digits(frac, language)
+        if frac.startswith("0") or len(frac) > 2
+        else spell_number(int(frac), language)
+    )
+    return f"{spell_number(whole, language)} {word or get_decimal_symbol(_locale(language))} {said}"
 
 
 # Where the name said differs from CLDR's written one (one, many): a price in China is so many 元, not 人民币;

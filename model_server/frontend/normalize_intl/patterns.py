@@ -309,6 +309,47 @@ def _numeric_date_pattern(language: str) -> str:
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"
 
 
+# Spans of weekdays written short, "ma–pe", "man.-fre.", "pon.–pt.": each short form's (first, last) spoken form,
+# and how the two are joined ("od poniedziałku do piątku", "maanantaista perjantaihin"). espeak-ng spelled them.
+def _week(short: str, first: str, last: str | None = None) -> dict[str, tuple[str, str]]:
+    return dict(zip(short.split(), zip(first.split(), (last or first).split(), strict=True), strict=True))
+
+
+WEEKDAY_SPANS = {
+    "da": (_week("man tirs ons tors fre lør søn", "mandag tirsdag onsdag torsdag fredag lørdag søndag"), "{} til {}"),
+    "no": (_week("man tir ons tor fre lør søn", "mandag tirsdag onsdag torsdag fredag lørdag søndag"), "{} til {}"),
+    "sv": (_week("mån tis ons tor fre lör sön", "måndag tisdag onsdag torsdag fredag lördag söndag"), "{} till {}"),
+    "fi": (_week("ma ti ke to pe la su", "maanantaista tiistaista keskiviikosta torstaista perjantaista lauantaista "
+                 "sunnuntaista", "maanantaihin tiistaihin keskiviikkoon torstaihin perjantaihin lauantaihin "
+                 "sunnuntaihin"), "{} {}"),
+    "is": (_week("mán þri mið fim fös lau sun", "mánudag þriðjudag miðvikudag fimmtudag föstudag laugardag sunnudag",
+                 "mánudags þriðjudags miðvikudags fimmtudags föstudags laugardags sunnudags"), "{} til {}"),
+    "pl": (_week("pon wt śr czw pt sob niedz", "poniedziałku wtorku środy czwartku piątku soboty niedzieli"),
+           "od {} do {}"),
+    "cs": (_week("po út st čt pá so ne", "pondělí úterý středy čtvrtka pátku soboty neděle"), "od {} do {}"),
+    "sk": (_week("po ut st št pi so ne", "pondelka utorka stredy štvrtka piatku soboty nedele"), "od {} do {}"),
+    "sl": (_week("pon tor sre čet pet sob ned", "ponedeljka torka srede četrtka petka sobote nedelje"), "od {} do {}"),
+    "hr": (_week("pon uto sri čet pet sub ned", "ponedjeljka utorka srijede četvrtka petka subote nedjelje"),
+           "od {} do {}"),
+    "sr": (_week("pon uto sre čet pet sub ned", "ponedeljka utorka srede četvrtka petka subote nedelje"),
+           "od {} do {}"),
+}  # fmt: skip
+
+
+def weekday_span_pattern(language: str) -> str:
+    if language not in WEEKDAY_SPANS:
+        return ""
+    days = "|".join(sorted(WEEKDAY_SPANS[language][0], key=len, reverse=True))
+    return rf"(?P<wspan>(?<![\w.])(?P<wd1>(?i:{days}))\.?\s?[-–]\s?(?P<wd2>(?i:{days}))\.?(?!\w))|"
+
+
+def weekday_span(m: re.Match, language: str) -> str:
+    table, joined = WEEKDAY_SPANS[language]
+    first, last = table[m.group("wd1").lower()][0], table[m.group("wd2").lower()][1]
+    said = joined.format(first, last)
+    return said + "." if m.group(0).endswith(".") and not m.string[m.end() :].strip() else said
+
+
 # Short forms said as words, per language, matched case-sensitively with their period ("n." only before a number).
 _ABBREVIATIONS = {
     "it": {"Ctrl": "control", "n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
@@ -320,11 +361,49 @@ _ABBREVIATIONS = {
            "tel.": "telefone", "Tel.": "telefone"},
     "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
            "nr": "numer", "Nr": "numer", "szt.": "sztuk", "pok.": "pokój", "al.": "aleja", "ok.": "około",
-           "np.": "na przykład", "itd.": "i tak dalej"},
+           "np.": "na przykład", "itd.": "i tak dalej", "tj.": "to jest", "kom.": "komórkowy", "nr.": "numer",
+           "pon.": ("poniedziałek", "poniedziałku"), "wt.": ("wtorek", "wtorku"), "śr.": ("środa", "środy"),
+           "czw.": ("czwartek", "czwartku"), "pt.": ("piątek", "piątku"), "sob.": ("sobota", "soboty"),
+           "niedz.": ("niedziela", "niedzieli")},
+    "cs": {"č.": "číslo", "tj.": "to jest", "tzn.": "to znamená", "hod.": "hodin", "tel.": "telefon",
+           "Tel.": "telefon", "ul.": "ulice", "např.": "například", "p. a.": "ročně", "atd.": "a tak dále"},
+    "sk": {"č.": "číslo", "tj.": "to jest", "tzn.": "to znamená", "hod.": "hodín", "tel.": "telefón",
+           "Tel.": "telefón", "ul.": "ulica", "napr.": "napríklad", "atď.": "a tak ďalej"},
+    "sl": {"št.": "številka", "tj.": "to je", "npr.": "na primer", "tel.": "telefon", "Tel.": "telefon",
+           "ul.": "ulica", "pon.": ("ponedeljek", "ponedeljka"), "tor.": ("torek", "torka"),
+           "sre.": ("sreda", "srede"), "čet.": ("četrtek", "četrtka"), "pet.": ("petek", "petka"),
+           "sob.": ("sobota", "sobote"), "ned.": ("nedelja", "nedelje")},
+    "hr": {"br.": "broj", "tj.": "to jest", "npr.": "na primjer", "tel.": "telefon", "Tel.": "telefon",
+           "ul.": "ulica", "pon.": ("ponedjeljak", "ponedjeljka"), "uto.": ("utorak", "utorka"),
+           "sri.": ("srijeda", "srijede"), "čet.": ("četvrtak", "četvrtka"), "pet.": ("petak", "petka"),
+           "sub.": ("subota", "subote"), "ned.": ("nedjelja", "nedjelje")},
+    "sr": {"br.": "broj", "tj.": "to jest", "npr.": "na primer", "tel.": "telefon", "Tel.": "telefon",
+           "ul.": "ulica", "č.": "časova", "pon.": ("ponedeljak", "ponedeljka"), "uto.": ("utorak", "utorka"),
+           "sre.": ("sreda", "srede"), "čet.": ("četvrtak", "četvrtka"), "pet.": ("petak", "petka"),
+           "sub.": ("subota", "subote"), "ned.": ("nedelja", "nedelje")},
+    "bg": {"т.е.": "тоест", "ул.": "улица", "тел.": "телефон", "напр.": "например", "т.н.": "така нататък"},
+    "ro": {"nr.": "numărul", "Nr.": "numărul", "Str.": "strada", "str.": "strada", "tel.": "telefon",
+           "Tel.": "telefon", "Bd.": "bulevardul", "bd.": "bulevardul", "ap.": "apartamentul", "etc.": "etcetera"},
+    "hu": {"kb.": "körülbelül", "db": "darab", "u.": "utca", "em.": "emelet", "sz.": "számú", "tel.": "telefon",
+           "pl.": "például", "ill.": "illetve", "stb.": "és a többi"},
+    "el": {"αρ.": "αριθμός", "δηλ.": "δηλαδή", "τηλ.": "τηλέφωνο", "π.χ.": "παραδείγματος χάριν", "οδ.": "οδός"},
     "nl": {"dr.": "dokter", "Dr.": "dokter", "ca.": "circa", "tel.": "telefoon", "Tel.": "telefoon",
            "bijv.": "bijvoorbeeld", "ong.": "ongeveer", "t/m": "tot en met", "nr.": "nummer", "Nr.": "nummer"},
     "sv": {"kl.": "klockan", "Kl.": "klockan", "nr": "nummer", "Nr": "nummer", "ca": "cirka", "ca.": "cirka",
-           "t.ex.": "till exempel", "tel.": "telefon", "Tel.": "telefon"},
+           "t.ex.": "till exempel", "tel.": "telefon", "Tel.": "telefon", "fr.o.m.": "från och med",
+           "t.o.m.": "till och med", "inkl.": "inklusive", "milj.": "miljoner"},
+    "fi": {"klo": "kello", "Klo": "kello", "n.": "noin", "esim.": "esimerkiksi", "Esim.": "esimerkiksi",
+           "yht.": "yhteensä", "puh.": "puhelin", "p.": "puhelin"},
+    "da": {"kl.": "klokken", "Kl.": "klokken", "ca.": "cirka", "nr.": "nummer", "Nr.": "nummer",
+           "f.eks.": "for eksempel", "inkl.": "inklusive", "ekskl.": "eksklusive", "pr.": "per", "tlf.": "telefon"},
+    "no": {"kl.": "klokken", "Kl.": "klokken", "ca.": "cirka", "nr.": "nummer", "Nr.": "nummer",
+           "f.eks.": "for eksempel", "inkl.": "inkludert", "pr.": "per", "tlf.": "telefon"},
+    "is": {"kl.": "klukkan", "Kl.": "klukkan", "u.þ.b.": "um það bil", "þ.e.": "það er", "t.d.": "til dæmis",
+           "nr.": "númer", "s.": "sími"},
+    "lv": {"plkst.": "pulksten", "apm.": "apmēram", "t.i.": "tas ir", "piem.": "piemēram", "Nr.": "numurs",
+           "nr.": "numurs", "tel.": "tālrunis"},
+    "lt": {"tel.": "telefonas", "t. y.": "tai yra", "pvz.": "pavyzdžiui", "Nr.": "numeris", "nr.": "numeris"},
+    "et": {"tel.": "telefon", "nt": "näiteks", "nr": "number", "Nr": "number"},
     "tr": {"Cad.": "Caddesi", "Sok.": "Sokak", "Mah.": "Mahallesi", "Dr.": "Doktor", "vb.": "ve benzeri"},
     "ru": {"ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
            "т.д.": "так далее"},
@@ -336,11 +415,18 @@ def _abbreviation_pattern(language: str) -> str:
     if not table:
         return ""
     alt = "|".join(
-        re.escape(a) + (r"(?=\s?\d)" if a in _BEFORE_A_NUMBER else "")
+        rf"(?<=\d ){re.escape(a)}"
+        if a in _AFTER_A_NUMBER.get(language, ())
+        else re.escape(a) + (r"(?=\s?\d)" if a in _BEFORE_A_NUMBER else "")
         for a in sorted(table, key=len, reverse=True)
     )
-    return rf"(?P<abbr>(?<![\w.-])(?:{alt})(?![\w-]))|"
+    after = r"(?!\w)" if language == "hu" else r"(?![\w-])"  # "3 db-ot": a Hungarian ending joins the word
+    return rf"(?P<abbr>(?<![\w.-])(?:{alt}){after})|"
 
 
 # Short forms that are one only before a number ("n. 4589", "ca 2 veckor"; "ca" is also a word's part).
-_BEFORE_A_NUMBER = frozenset({"n.", "ca", "ca.", "nr", "Nr", "ok."})
+_BEFORE_A_NUMBER = frozenset(
+    {"n.", "ca", "ca.", "nr", "Nr", "ok.", "č.", "br.", "št.", "nr.", "Nr.", "αρ.", "p.", "s."}
+)
+# Short forms that are one only after a number ("5 db", "000123 sz. számla", "do 16 č."; "db" alone is no "darab").
+_AFTER_A_NUMBER = {"hu": frozenset({"db", "sz."}), "sr": frozenset({"č."})}

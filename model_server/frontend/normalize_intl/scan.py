@@ -71,6 +71,8 @@ from .patterns import (
     _phone_pattern,
     _range,
     _range_pattern,
+    weekday_span,
+    weekday_span_pattern,
     word_char,
 )
 
@@ -152,7 +154,12 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         time_sep = r"(?::|\.(?=\d\d\s+uur\b))"
         clock_word = r"(?:\s+uur\b)?"
     word = word_char(language)
-    extra = _abbreviation_pattern(language) + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
+    glued = "[:.]" if language == "hu" else "[-:.]"  # "5 km-re": a Hungarian ending joins the unit's word
+    extra = (
+        weekday_span_pattern(language)
+        + _abbreviation_pattern(language)
+        + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
+    )
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
     if language in _KEY_PLUS:  # "Ctrl+Alt+Canc": the keys' "+" is said (it was dropped)
         extra += r"(?P<key_plus>(?<=[A-Za-z])\+(?=[A-Z][a-z]{0,5}\b))|"
@@ -222,7 +229,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         + rf"|(?P<pct>(?P<pamt>{num})\s?%)"
         # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
         rf"|(?P<cunit>(?<!{word})(?<![.,])(?P<cuamt>{num})\s?(?P<cu1>{units})/(?P<cu2>{per_units})(?!{word}|[/'’]))"
-        rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|[-:.]\w))"
+        rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|{glued}\w))"
         rf"|(?P<num>{num})"
     )
 
@@ -293,10 +300,38 @@ _CLOCK_CUES = {
     "fi": frozenset("klo kello".split()),
     "da": frozenset("kl kl. klokken".split()),
     "no": frozenset("kl kl. klokken".split()),
+    "is": frozenset("kl kl. klukkan".split()),
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
 _DECLINES = frozenset({"dmdot", "name_dash"})
+
+
+def _weekday(m: re.Match, forms: tuple[str, str], before: list[str]) -> str | None:
+    """A weekday's short form in a span, "od pon. do pt.", "pon.-pet.": the genitive after "od"/"do", else the
+    nominative; None outside a span, where the same letters may be a word ("pet." is also "five")."""
+    after = m.string[m.end() : m.end() + 6]
+    if before and before[-1] in ("od", "do"):
+        return forms[1]
+    return forms[0] if re.match(r"\s?[-–]|\s+do\b", after) else None
+
+
+# A day of the month written before the month's name, where it is said otherwise than its cardinal: Swedish says
+# every day as an ordinal ("den 1 juli" -> "den första juli"), Italian, Portuguese and Romanian only the first
+# ("il primo luglio", "primeiro de julho", "întâi decembrie"; it was "il un luglio").
+_FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi"}
+
+
+def _day_before_month(m: re.Match, language: str) -> str | None:
+    if language not in _FIRST_DAY and language != "sv" or not re.fullmatch(r"\d{1,2}", m.group("num")):
+        return None
+    day = int(m.group("num"))
+    after = re.match(r"\s+(?:de\s+)?([^\W\d_]+)", m.string[m.end() :])
+    if not 1 <= day <= 31 or after is None or after.group(1).lower() not in _month_names(language):
+        return None
+    if language == "sv":
+        return ordinals.num2words_ordinal(day, "sv")
+    return _FIRST_DAY[language] if day == 1 else None
 
 
 def _word_before(m: re.Match) -> str:
@@ -323,7 +358,7 @@ def _day_month_dot(m: re.Match, language: str, before: list[str]) -> str | None:
     bare = word.rstrip(".:").lower()
     if (
         bare in _CLOCK_CUES.get(language, ())
-        or bare in NUMBERED_BEFORE[language]
+        or bare in NUMBERED_BEFORE.get(language, ())
         or bare.startswith(_VERSION_WORDS)
         or word == "§"
         or _after_name(m)
@@ -342,13 +377,35 @@ _CODE_WORDS = frozenset("otp pin-code 인증번호 비밀번호 पिन ओट
 _NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".split())
 
 
-def _is_code(m: re.Match, before: list[str]) -> bool:
+def _is_code(m: re.Match, before: list[str], language: str) -> bool:
+    """Whether a number of 4-8 digits is an identifier: after a code's name within five words, or right after
+    the short form of "number" ("č. 784512", "br.", "nr.", "αρ.")."""
     after = agreement.next_word(m.string, m.end()).lower()
-    return (
-        any(w.lower() in _CODE_WORDS for w in before[-5:])
-        and not (before and before[-1].lower() in _NOT_CODE_BEFORE)
-        and not (after and after in _AMOUNT_WORDS)
+    if after and after in _AMOUNT_WORDS:
+        return False
+    if _word_before(m) in _NUMBER_SIGNS:
+        return True
+    code_words = _CODE_WORDS | _CODE_WORDS_BY_LANGUAGE.get(language, frozenset())
+    return any(w.lower() in code_words for w in before[-5:]) and not (
+        before and before[-1].lower() in _NOT_CODE_BEFORE
     )
+
+
+# The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
+_NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
+# A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
+_CODE_WORDS_BY_LANGUAGE = {
+    "pl": frozenset({"kod", "kodu", "kodem"}),
+    "cs": frozenset({"kód", "kódu", "kódem"}),
+    "sk": frozenset({"kód", "kódu", "kódom"}),
+    "sl": frozenset({"koda", "kodo", "kode"}),
+    "hu": frozenset({"kód", "kódja", "kódot", "kódod"}),
+    "ro": frozenset({"cod", "codul", "codului"}),
+    "bg": frozenset({"код", "кода", "кодът"}),
+    "el": frozenset({"κωδικός", "κωδικό", "κωδικού"}),
+    "ru": frozenset({"код", "кода", "кодом"}),
+    "uk": frozenset({"код", "коду", "кодом"}),
+}
 
 
 # Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng").
@@ -404,6 +461,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a title or a street before a name keeps no period; "ecc." at a sentence's end does
         ends = not m.string[m.end() :].strip() or (m.group("abbr") in _ENDING_ABBREVIATIONS and _kept_stop(m))
         word = _ABBREVIATIONS[language][m.group("abbr")]
+        if isinstance(word, tuple):  # a weekday: "od pon. do pt." -> "od poniedziałku do piątku"
+            word = _weekday(m, word, before)
+            if word is None:
+                return "abbreviation", None  # "Imam jih pet.": five, not Friday
         if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
             word = word[0].upper() + word[1:]
         return "abbreviation", word + ("." if ends else "")
@@ -424,6 +485,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if groups.get("key_plus"):
         return "text", f" {_KEY_PLUS[language]} "
+    if groups.get("wspan"):
+        return "weekday", weekday_span(m, language)
     if groups.get("name_dash"):
         return "name", name_before_number(m, language)
     if groups.get("size"):  # "XL": the letters (espeak-ng reads a roman 40)
@@ -600,11 +663,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "number", cjk.chinese_code(m.group("num"))
         if m.group("num") == "2" and m.string.startswith(cjk.CHINESE_MEASURES, m.end()):
             return "number", cjk.chinese_number(2, before_measure=True)
+    day = _day_before_month(m, language)
+    if day:
+        return "date", day
     if language in _PHONE_333 and re.fullmatch(_PHONE_333[language], m.group("num")):
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
-    if re.fullmatch(r"\d{4,8}", m.group("num")) and _is_code(m, before):
+    if re.fullmatch(r"\d{4,8}", m.group("num")) and _is_code(m, before, language):
         # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
@@ -614,6 +680,32 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # that large is written with groups, "12 345 678", or round, "1000000")
         return "number", _digits(m.group("num"), language)
     return "number", _number(m.group("num"), language, m)
+
+
+_HU_ENDING = re.compile(r"-([^\W\d_]+)")
+
+
+def _glue_hungarian_endings(segments: list[Segment]) -> list[Segment]:
+    """A Hungarian ending after a time, an amount or a unit, "10:30-kor", "1500 Ft-ért", "20%-os", "5 km-re", joins
+    the words said ("tíz harminckor"); it was left apart ("tíz harminc -kor") and espeak-ng stressed it alone."""
+    out: list[Segment] = []
+    for seg in segments:
+        ending = _HU_ENDING.match(seg.original) if seg.rule == "text" else None
+        if ending and out and out[-1].rule != "text" and out[-1].spoken[-1:].isalpha():
+            prev = out.pop()
+            out.append(
+                Segment(
+                    prev.original + ending.group(0),
+                    suffixes.hungarian_attach(prev.spoken, ending.group(1)),
+                    prev.rule,
+                )
+            )
+            rest = seg.original[ending.end() :]
+            if rest:
+                _add_text(out, rest)
+            continue
+        out.append(seg)
+    return out
 
 
 def normalize_segments(text: str, language: str) -> list[Segment]:
@@ -644,6 +736,8 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
         segments.append(Segment(m.group(0), " ".join(spoken.split()), rule))
         pos = m.end()
     _add_text(segments, text[pos:])
+    if language == "hu":
+        segments = _glue_hungarian_endings(segments)
     if language == "ko":
         segments = cjk.korean_counts(segments)
     if language == "ja":
