@@ -74,7 +74,7 @@ CASES = [
     ("hu", "3 db-ot kérek", "három darabot kérek"),
     ("hu", "500 mg-os tablettát", "ötszáz milligrammos tablettát"),
     # currencies: the crowns' dot is the abbreviation's, Lithuanian "Eur", Serbian dinars
-    ("da", "149 kr. om måneden", "ethundrede og niogfyrre danske kroner om måneden"),
+    ("da", "149 kr. om måneden", "et hundrede og niogfyrre danske kroner om måneden"),
     ("no", "Det koster 149 kr. per måned.", "Det koster en hundre og førtini norske kroner per måned."),
     ("lt", "Kaina 120 Eur per mėnesį.", "Kaina vienas šimtas dvidešimt eurų per mėnesį."),
     ("sr", "Cena je 500 din. mesečno.", "Cena je petsto srpskih dinara mesečno."),
@@ -90,6 +90,15 @@ CASES = [
     ("is", "Fundurinn er 3. maí kl. 14:30.", "Fundurinn er þriðja maí klukkan fjórtán þrjátíu."),
     ("is", "Opið 3.5. til 21.5.", "Opið þriðja maí til tuttugasta og fyrsta maí."),
     ("is", "Þann 22. júní.", "Þann tuttugasta og annan júní."),
+    # Danish cardinals past a hundred (num2words: "ettusinde og tohundrede og niogfyrre", "en millioner")
+    ("da", "Saldoen er 1249 kr.", "Saldoen er et tusind to hundrede og niogfyrre danske kroner."),
+    (
+        "da",
+        "Ordren er på 458213 stk.",
+        "Ordren er på fire hundrede og otteoghalvtreds tusind to hundrede og tretten stk.",
+    ),
+    ("da", "Det koster 1000000 kroner.", "Det koster en million kroner."),
+    ("da", "Det er 2024 sider.", "Det er to tusind og fireogtyve sider."),
     # the first of a month, and Swedish days as ordinals
     ("it", "il 1 luglio", "il primo luglio"),
     ("pt", "1 de julho", "primeiro de julho"),

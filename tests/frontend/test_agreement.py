@@ -208,13 +208,13 @@ CASES = [
     # Danish, Norwegian and Dutch years before 2000 in hundreds, after a month or a cue
     ("da", "Født 1985-03-15.", "Født femtende marts nitten hundrede femogfirs."),
     ("da", "Jeg er født i 1985.", "Jeg er født i nitten hundrede femogfirs."),
-    ("da", "Det koster 1500 kroner.", "Det koster ettusinde og femhundrede kroner."),
+    ("da", "Det koster 1500 kroner.", "Det koster et tusind fem hundrede kroner."),
     ("no", "Født i 1985.", "Født i nitten hundre og åttifem."),
     ("nl", "Geboren op 15 maart 1985.", "Geboren op vijftien maart negentienhonderdvijfentachtig."),
     ("nl", "Dat kost 1985 euro.", "Dat kost duizendnegenhonderdvijfentachtig euro."),
     ("nl", "Sinds 2024.", "Sinds tweeduizendvierentwintig."),
-    ("da", "Ring til 1813.", "Ring til ettusinde og ottehundrede og tretten."),  # a hotline, no year
-    ("da", "Sendes i 1799 København.", "Sendes i ettusinde og syvhundrede og nioghalvfems København."),
+    ("da", "Ring til 1813.", "Ring til et tusind otte hundrede og tretten."),  # a hotline, no year
+    ("da", "Sendes i 1799 København.", "Sendes i et tusind syv hundrede og nioghalvfems København."),
     ("nl", "Bel voor 1700 uur.", "Bel voor duizendzevenhonderd uur."),
     ("fi", "Tule 3. toukokuuta.", "Tule kolmas toukokuuta."),
     ("da", "Kom den 31. maj.", "Kom den enogtredivte maj."),

@@ -496,7 +496,7 @@ def test_check_language_lists_the_supported_ones():
             "Ditt saldo är 12 345,67 kr.",
             "Ditt saldo är tolvtusen trehundraförtiofem svenska kronor sextiosju.",
         ),
-        ("da", "Det koster 250 kr.", "Det koster tohundrede og halvtreds danske kroner."),
+        ("da", "Det koster 250 kr.", "Det koster to hundrede og halvtreds danske kroner."),
         ("tr", "Hesap bakiyeniz 250 TL.", "Hesap bakiyeniz ikiyüzelli Türk lirası."),
         ("tr", "%20 indirim kazandınız.", "yüzde yirmi indirim kazandınız."),
         (

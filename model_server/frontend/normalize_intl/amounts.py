@@ -107,6 +107,50 @@ def _locale(code: str) -> Locale:
     return Locale.parse(get(code).babel)
 
 
+# Danish cardinals: num2words' are wrong past a hundred ("ettusinde og tohundrede og niogfyrre" for 1249, "en
+# millioner", "firehundrede og otteoghalvtredstusindtohundrede og tretten"). "og" comes only before the last
+# tens and units: "et tusind to hundrede og niogfyrre", "to tusind og fireogtyve".
+_DA_UNITS = "nul et to tre fire fem seks syv otte ni ti elleve tolv tretten fjorten femten seksten sytten atten nitten"
+_DA_TENS = {
+    2: "tyve",
+    3: "tredive",
+    4: "fyrre",
+    5: "halvtreds",
+    6: "tres",
+    7: "halvfjerds",
+    8: "firs",
+    9: "halvfems",
+}
+_DA_SCALES = (
+    (10**9, "en milliard", "milliarder"),
+    (10**6, "en million", "millioner"),
+    (1000, "et tusind", "tusind"),
+)
+
+
+def _danish_below_1000(n: int) -> str:
+    hundreds, rest = divmod(n, 100)
+    tens, unit = divmod(rest, 10)
+    below_100 = _DA_UNITS.split()[rest] if rest < 20 else _DA_TENS[tens]
+    if rest >= 20 and unit:
+        below_100 = f"{'en' if unit == 1 else _DA_UNITS.split()[unit]}og{_DA_TENS[tens]}"  # "enogtyve"
+    said = f"{'et' if hundreds == 1 else _DA_UNITS.split()[hundreds]} hundrede" if hundreds else ""
+    return f"{said} og {below_100}" if said and rest else said or below_100
+
+
+def danish_cardinal(n: int) -> str:
+    if n < 1000:
+        return _danish_below_1000(n)
+    parts = []
+    for value, one, many in _DA_SCALES:
+        count, n = divmod(n, value)
+        if count:
+            parts.append(one if count == 1 else f"{danish_cardinal(count)} {many}")
+    if n:
+        parts.append(("og " if n < 100 else "") + _danish_below_1000(n))
+    return " ".join(parts)
+
+
 @lru_cache(maxsize=4096)
 def spell_number(n: int, language: str) -> str:
     """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
@@ -119,6 +163,8 @@ def spell_number(n: int, language: str) -> str:
         return cjk.japanese_number(n)
     if lang.num2words is None:
         return str(n)
+    if language == "da" and n >= 0:
+        return danish_cardinal(n)
     try:
         words = " ".join(num2words(n, lang=lang.num2words).replace(",", " ").split())
     except OverflowError:  # num2words' Telugu and Kannada stop at 10**10: the digits, for espeak-ng to read
