@@ -90,6 +90,18 @@ CASES = [
     ("is", "Fundurinn er 3. maí kl. 14:30.", "Fundurinn er þriðja maí klukkan fjórtán þrjátíu."),
     ("is", "Opið 3.5. til 21.5.", "Opið þriðja maí til tuttugasta og fyrsta maí."),
     ("is", "Þann 22. júní.", "Þann tuttugasta og annan júní."),
+    # local phone numbers without a prefix (they were one large number), and range links
+    ("cs", "Volejte 800 123 456.", "Volejte osm nula nula, jedna dva tři, čtyři pět šest."),
+    (
+        "cs",
+        "Stojí 800 123 456 Kč.",
+        "Stojí osmset milionů sto dvacet tři tisíce čtyřista padesát šest českých korun.",
+    ),
+    ("is", "Hringdu í 555 1234.", "Hringdu í fimm fimm fimm, einn tveir þrír fjórir."),
+    ("lv", "Zvaniet 67 123 456.", "Zvaniet sešdesmit septiņi, viens divi trīs, četri pieci seši."),
+    ("lt", "Skambinkite 612 34567.", "Skambinkite šeši vienas du, trys keturi penki šeši septyni."),
+    ("el", "3-5 ημέρες", "3 έως 5 ημέρες"),
+    ("lv", "3–5 dienas", "trīs līdz pieci dienas"),
     # Danish cardinals past a hundred (num2words: "ettusinde og tohundrede og niogfyrre", "en millioner")
     ("da", "Saldoen er 1249 kr.", "Saldoen er et tusind to hundrede og niogfyrre danske kroner."),
     (

@@ -73,6 +73,13 @@ RANGE_LINKS = {
     "fa": "تا",
     "ur": "سے",
     "he": "עד",
+    # (no case or gender for the link: "3–5 dienas" -> "trīs līdz pieci dienas" keeps the numbers' own forms)
+    "is": "til",
+    "lv": "līdz",
+    "lt": "iki",
+    "et": "kuni",
+    "el": "έως",
+    "bg": "до",
 }
 
 

@@ -160,6 +160,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         + _abbreviation_pattern(language)
         + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     )
+    if language in _LOCAL_PHONE:
+        extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
     if language in _KEY_PLUS:  # "Ctrl+Alt+Canc": the keys' "+" is said (it was dropped)
         extra += r"(?P<key_plus>(?<=[A-Za-z])\+(?=[A-Z][a-z]{0,5}\b))|"
@@ -254,7 +256,20 @@ def _add_text(segments: list[Segment], chunk: str) -> None:
         segments.append(Segment(chunk, spoken, "text"))
 
 
-_PHONE_333 = {"pt": r"[289]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}", "pl": r"[1-9]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}"}
+_PHONE_333 = {
+    "pt": r"[289]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}",
+    "pl": r"[1-9]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}",
+    "cs": r"[1-9]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}",  # "800 123 456", "603 123 456"
+    "sk": r"[1-9]\d\d[ \u00a0]\d{3}[ \u00a0]\d{3}",
+    "lv": r"[26]\d[ \u00a0]\d{3}[ \u00a0]\d{3}",  # "67 123 456": land lines from 6, mobiles from 2
+}
+# Local phone numbers whose groups are no group of thousands, so the number rule sees two numbers: Iceland's
+# seven digits ("555 1234"), Lithuania's mobiles ("612 34567"), Estonia's ("5123 4567").
+_LOCAL_PHONE = {
+    "is": r"[4-8]\d{2}[ -]\d{4}",
+    "lt": r"[68]\d{2}[ -]\d{5}",
+    "et": r"[3-8]\d{2,3}[ -]\d{4}",
+}
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
 _NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
 # Short forms that may end a sentence (the others are titles, streets and the like before a name).
@@ -485,6 +500,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if groups.get("key_plus"):
         return "text", f" {_KEY_PLUS[language]} "
+    if groups.get("local_phone"):
+        return "phone", _phone_groups(re.findall(r"\d+", m.group("local_phone")), language)
     if groups.get("wspan"):
         return "weekday", weekday_span(m, language)
     if groups.get("name_dash"):
