@@ -15,6 +15,7 @@ from ..languages import get
 from ..normalize.words import ends_sentence
 from . import cjk
 from .amounts import _locale, _number, _spell_digits_in, spell_number
+from .cues import CLOCK_CUES, NUMBERED_BEFORE, VERSION_WORDS, after_name, word_before
 
 
 def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None) -> str | None:
@@ -268,20 +269,6 @@ def _dot_date_pattern(language: str) -> str:
 # Languages that write a day and a month with closing dots, "3.5." or "3. 5." (an ordinal day, and the month's
 # number as an ordinal): there "3.5." is the third of May, never the decimal 3.5 (their decimal sign is a comma).
 DAY_MONTH_DOT_LANGUAGES = ordinals.DAY_ORDINAL_LANGUAGES | {"pl"}
-# Words before "2.3." that make it a numbered section, not a date ("kohta 2.3.", "článek 3.5.", "pkt 2.10.").
-NUMBERED_BEFORE = {
-    "fi": frozenset("kohta kohdassa kohdan luku luvussa pykälä pykälän osa liite taulukko kuva".split()),
-    "da": frozenset("afsnit punkt kapitel paragraf bilag tabel figur".split()),
-    "no": frozenset("punkt kapittel avsnitt paragraf vedlegg tabell figur".split()),
-    "cs": frozenset(
-        "bod bodu článek článku kapitola kapitole odstavec oddíl příloha tabulka obrázek".split()
-    ),
-    "sk": frozenset("bod bodu článok článku kapitola kapitole odsek oddiel príloha tabuľka obrázok".split()),
-    "sl": frozenset("točka točki člen člena poglavje razdelek priloga tabela slika".split()),
-    "hr": frozenset("točka točki članak članka poglavlje odjeljak prilog tablica slika".split()),
-    "sr": frozenset("tačka tački član člana poglavlje odeljak prilog tabela slika".split()),
-    "pl": frozenset("punkt punkcie pkt rozdział rozdziale art ust załącznik tabela rysunek".split()),
-}
 
 
 def day_month_dot_pattern(language: str) -> str:
@@ -409,3 +396,41 @@ def _slavic_patterns(language: str) -> str:
 def _kept_stop(m: re.Match) -> str:
     """ "." when the match ends in an abbreviation ("г.", "r.") that is also the sentence's full stop."""
     return "." if m.group(0).endswith(".") and ends_sentence(m) else ""
+
+
+def day_month_dot(m: re.Match, language: str, before: list[str]) -> str | None:
+    """ "3.5." -> "kolmas toukokuuta", "od 1. 6." -> "od prvního června"; None (the other rules read it) after
+    a clock word ("klo 10.12."), the word for a version or a section ("versio 2.10.", "kohta 2.3."), a name
+    ("Ubuntu 22.04.", "iOS 17.4."), and for "9.05." outside Polish, which is a clock time."""
+    day, month = int(m.group("dmdot_d")), int(m.group("dmdot_m"))
+    word = word_before(m)
+    bare = word.rstrip(".:").lower()
+    if (
+        bare in CLOCK_CUES.get(language, ())
+        or bare in NUMBERED_BEFORE.get(language, ())
+        or bare.startswith(VERSION_WORDS)
+        or word == "§"
+        or after_name(m)
+        or (m.group("dmdot_m").startswith("0") and day <= 23 and language != "pl")
+    ):
+        return None
+    said = day_and_month(day, month, language, before)
+    return said and said + _kept_stop(m)
+
+
+# A day of the month written before the month's name, where it is said otherwise than its cardinal: Swedish says
+# every day as an ordinal ("den 1 juli" -> "den första juli"), Italian, Portuguese and Romanian only the first
+# ("il primo luglio", "primeiro de julho", "întâi decembrie"; it was "il un luglio").
+_FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi"}
+
+
+def day_before_month(m: re.Match, language: str) -> str | None:
+    if language not in _FIRST_DAY and language != "sv" or not re.fullmatch(r"\d{1,2}", m.group("num")):
+        return None
+    day = int(m.group("num"))
+    after = re.match(r"\s+(?:de\s+)?([^\W\d_]+)", m.string[m.end() :])
+    if not 1 <= day <= 31 or after is None or after.group(1).lower() not in _month_names(language):
+        return None
+    if language == "sv":
+        return ordinals.num2words_ordinal(day, "sv")
+    return _FIRST_DAY[language] if day == 1 else None

@@ -322,6 +322,7 @@ def _week(short: str, first: str, last: str | None = None) -> dict[str, tuple[st
     return dict(zip(short.split(), zip(first.split(), (last or first).split(), strict=True), strict=True))
 
 
+# (the written link between the two, beside a dash: "man. til fre.", "od pon. do pt.")
 WEEKDAY_SPANS = {
     "da": (_week("man tirs ons tors fre lør søn", "mandag tirsdag onsdag torsdag fredag lørdag søndag"), "{} til {}"),
     "no": (_week("man tir ons tor fre lør søn", "mandag tirsdag onsdag torsdag fredag lørdag søndag"), "{} til {}"),
@@ -347,7 +348,11 @@ def weekday_span_pattern(language: str) -> str:
     if language not in WEEKDAY_SPANS:
         return ""
     days = "|".join(sorted(WEEKDAY_SPANS[language][0], key=len, reverse=True))
-    return rf"(?P<wspan>(?<![\w.])(?P<wd1>(?i:{days}))\.?\s?[-–]\s?(?P<wd2>(?i:{days}))\.?(?!\w))|"
+    # the written words around the two days, which the spoken template says: "od pon. do pt.", "man. til fre."
+    first, link = re.fullmatch(r"(\w*) ?\{\} ?(\w*) ?\{\}", WEEKDAY_SPANS[language][1]).groups()
+    opening = rf"(?:(?i:{first})\s+)?" if first else ""
+    joined = rf"\s?[-–]\s?|\s+(?i:{link})\s+" if link else r"\s?[-–]\s?"
+    return rf"(?P<wspan>(?<![\w.]){opening}(?P<wd1>(?i:{days}))\.?(?:{joined})(?P<wd2>(?i:{days}))\.?(?!\w))|"
 
 
 def weekday_span(m: re.Match, language: str) -> str:
@@ -368,26 +373,17 @@ _ABBREVIATIONS = {
            "tel.": "telefone", "Tel.": "telefone"},
     "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
            "nr": "numer", "Nr": "numer", "szt.": "sztuk", "pok.": "pokój", "al.": "aleja", "ok.": "około",
-           "np.": "na przykład", "itd.": "i tak dalej", "tj.": "to jest", "kom.": "komórkowy", "nr.": "numer",
-           "pon.": ("poniedziałek", "poniedziałku"), "wt.": ("wtorek", "wtorku"), "śr.": ("środa", "środy"),
-           "czw.": ("czwartek", "czwartku"), "pt.": ("piątek", "piątku"), "sob.": ("sobota", "soboty"),
-           "niedz.": ("niedziela", "niedzieli")},
+           "np.": "na przykład", "itd.": "i tak dalej", "tj.": "to jest", "kom.": "komórkowy", "nr.": "numer"},
     "cs": {"č.": "číslo", "tj.": "to jest", "tzn.": "to znamená", "hod.": "hodin", "tel.": "telefon",
            "Tel.": "telefon", "ul.": "ulice", "např.": "například", "p. a.": "ročně", "atd.": "a tak dále"},
     "sk": {"č.": "číslo", "tj.": "to jest", "tzn.": "to znamená", "hod.": "hodín", "tel.": "telefón",
            "Tel.": "telefón", "ul.": "ulica", "napr.": "napríklad", "atď.": "a tak ďalej"},
     "sl": {"št.": "številka", "tj.": "to je", "npr.": "na primer", "tel.": "telefon", "Tel.": "telefon",
-           "ul.": "ulica", "pon.": ("ponedeljek", "ponedeljka"), "tor.": ("torek", "torka"),
-           "sre.": ("sreda", "srede"), "čet.": ("četrtek", "četrtka"), "pet.": ("petek", "petka"),
-           "sob.": ("sobota", "sobote"), "ned.": ("nedelja", "nedelje")},
+           "ul.": "ulica"},
     "hr": {"br.": "broj", "tj.": "to jest", "npr.": "na primjer", "tel.": "telefon", "Tel.": "telefon",
-           "ul.": "ulica", "pon.": ("ponedjeljak", "ponedjeljka"), "uto.": ("utorak", "utorka"),
-           "sri.": ("srijeda", "srijede"), "čet.": ("četvrtak", "četvrtka"), "pet.": ("petak", "petka"),
-           "sub.": ("subota", "subote"), "ned.": ("nedjelja", "nedjelje")},
+           "ul.": "ulica"},
     "sr": {"br.": "broj", "tj.": "to jest", "npr.": "na primer", "tel.": "telefon", "Tel.": "telefon",
-           "ul.": "ulica", "č.": "časova", "pon.": ("ponedeljak", "ponedeljka"), "uto.": ("utorak", "utorka"),
-           "sre.": ("sreda", "srede"), "čet.": ("četvrtak", "četvrtka"), "pet.": ("petak", "petka"),
-           "sub.": ("subota", "subote"), "ned.": ("nedelja", "nedelje")},
+           "ul.": "ulica", "č.": "časova"},
     "bg": {"т.е.": "тоест", "ул.": "улица", "тел.": "телефон", "напр.": "например", "т.н.": "така нататък"},
     "ro": {"nr.": "numărul", "Nr.": "numărul", "Str.": "strada", "str.": "strada", "tel.": "telefon",
            "Tel.": "telefon", "Bd.": "bulevardul", "bd.": "bulevardul", "ap.": "apartamentul", "etc.": "etcetera"},

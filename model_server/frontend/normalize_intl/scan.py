@@ -35,11 +35,11 @@ from .amounts import (
     minus_word,
     spell_number,
 )
+from .cues import CLOCK_CUES, VERSION_WORDS, after_name, is_code
 from .dates import (
     _NOT_AFTER_YEAR,
     _PL_CLOCK_CUES,
     _YEAR_CUES,
-    NUMBERED_BEFORE,
     _date,
     _day_month,
     _day_month_slash,
@@ -53,6 +53,8 @@ from .dates import (
     _ukrainian_year,
     _year,
     day_and_month,
+    day_before_month,
+    day_month_dot,
     day_month_dot_pattern,
     dot_day_month,
 )
@@ -300,131 +302,10 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 # Hebrew's one-letter prefixes, vowelled so espeak-ng says them as syllables, when a dash joins them to a number.
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
-# The word for version, whose number is no date ("версия", "wersja", "verze", "sürüm", ...): prefixes.
-_VERSION_WORDS = ("верс", "wers", "verz", "verzi", "sürüm", "versi", "vers", "версі", "vérs", "versio")
-# Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`). Not
-# Polish "od", "do" (`dates._PL_CLOCK_CUES` has them: there the number is known to be an hour, here "do
-# 15.03" is a date).
-_CLOCK_CUES = {
-    "ru": frozenset("в во сейчас около примерно".split()),
-    "uk": frozenset("о об зараз близько".split()),
-    "pl": frozenset("o godz godzina około jest".split()),
-    "cs": frozenset("v ve kolem".split()),
-    "sk": frozenset("o okolo".split()),
-    "tr": frozenset("saat".split()),
-    "fi": frozenset("klo kello".split()),
-    "da": frozenset("kl kl. klokken".split()),
-    "no": frozenset("kl kl. klokken".split()),
-    "is": frozenset("kl kl. klukkan".split()),
-    "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
-}
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
 _DECLINES = frozenset({"dmdot", "name_dash"})
 
 
-def _weekday(m: re.Match, forms: tuple[str, str], before: list[str]) -> str | None:
-    """A weekday's short form in a span, "od pon. do pt.", "pon.-pet.": the genitive after "od"/"do", else the
-    nominative; None outside a span, where the same letters may be a word ("pet." is also "five")."""
-    after = m.string[m.end() : m.end() + 6]
-    if before and before[-1] in ("od", "do"):
-        return forms[1]
-    return forms[0] if re.match(r"\s?[-–]|\s+do\b", after) else None
-
-
-# A day of the month written before the month's name, where it is said otherwise than its cardinal: Swedish says
-# every day as an ordinal ("den 1 juli" -> "den första juli"), Italian, Portuguese and Romanian only the first
-# ("il primo luglio", "primeiro de julho", "întâi decembrie"; it was "il un luglio").
-_FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi"}
-
-
-def _day_before_month(m: re.Match, language: str) -> str | None:
-    if language not in _FIRST_DAY and language != "sv" or not re.fullmatch(r"\d{1,2}", m.group("num")):
-        return None
-    day = int(m.group("num"))
-    after = re.match(r"\s+(?:de\s+)?([^\W\d_]+)", m.string[m.end() :])
-    if not 1 <= day <= 31 or after is None or after.group(1).lower() not in _month_names(language):
-        return None
-    if language == "sv":
-        return ordinals.num2words_ordinal(day, "sv")
-    return _FIRST_DAY[language] if day == 1 else None
-
-
-def _word_before(m: re.Match) -> str:
-    """The text's word right before the match, as written (case and a closing dot kept)."""
-    return re.search(r"(\S*)\s*$", m.string[max(0, m.start() - 40) : m.start()])[1]
-
-
-def _after_name(m: re.Match) -> bool:
-    """Whether a product's name comes right before the match ("Ubuntu 22.04", "iOS 17.4"): a word with a capital
-    inside it, or a capitalised word that does not open the sentence (the months and weekdays of the languages
-    that date so are lower-case)."""
-    head, word = re.fullmatch(r"(.*?)(\S*)\s*", m.string[max(0, m.start() - 80) : m.start()], re.S).groups()
-    head = head.rstrip()
-    opens = not head or head[-1] in ".!?:"
-    return any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not opens)
-
-
-def _day_month_dot(m: re.Match, language: str, before: list[str]) -> str | None:
-    """ "3.5." -> "kolmas toukokuuta", "od 1. 6." -> "od prvního června"; None (the other rules read it) after
-    a clock word ("klo 10.12."), the word for a version or a section ("versio 2.10.", "kohta 2.3."), a name
-    ("Ubuntu 22.04.", "iOS 17.4."), and for "9.05." outside Polish, which is a clock time."""
-    day, month = int(m.group("dmdot_d")), int(m.group("dmdot_m"))
-    word = _word_before(m)
-    bare = word.rstrip(".:").lower()
-    if (
-        bare in _CLOCK_CUES.get(language, ())
-        or bare in NUMBERED_BEFORE.get(language, ())
-        or bare.startswith(_VERSION_WORDS)
-        or word == "§"
-        or _after_name(m)
-        or (m.group("dmdot_m").startswith("0") and day <= 23 and language != "pl")
-    ):
-        return None
-    said = day_and_month(day, month, language, before)
-    return said and said + _kept_stop(m)
-
-
-# Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ..."):
-# a one-time code's name within five words before it. Not "mã", "kode", "pin" alone: a discount code's amount,
-# a phone's battery ("pin 5000 mAh" in Vietnamese).
-_CODE_WORDS = frozenset("otp pin-code 인증번호 비밀번호 पिन ओटीपी পিন ওটিপি பின் ஓடிபி పిన్ ఓటీపీ".split())
-# Words after which a number is an amount or a year, whatever came before ("năm 2025", "50000 đồng").
-_NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".split())
-
-
-def _is_code(m: re.Match, before: list[str], language: str) -> bool:
-    """Whether a number of 4-8 digits is an identifier: after a code's name within five words, or right after
-    the short form of "number" ("č. 784512", "br.", "nr.", "αρ.")."""
-    after = agreement.next_word(m.string, m.end()).lower()
-    if after and after in _AMOUNT_WORDS:
-        return False
-    if _word_before(m) in _NUMBER_SIGNS:
-        return True
-    code_words = _CODE_WORDS | _CODE_WORDS_BY_LANGUAGE.get(language, frozenset())
-    return any(w.lower() in code_words for w in before[-5:]) and not (
-        before and before[-1].lower() in _NOT_CODE_BEFORE
-    )
-
-
-# The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
-_NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
-# A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
-_CODE_WORDS_BY_LANGUAGE = {
-    "pl": frozenset({"kod", "kodu", "kodem"}),
-    "cs": frozenset({"kód", "kódu", "kódem"}),
-    "sk": frozenset({"kód", "kódu", "kódom"}),
-    "sl": frozenset({"koda", "kodo", "kode"}),
-    "hu": frozenset({"kód", "kódja", "kódot", "kódod"}),
-    "ro": frozenset({"cod", "codul", "codului"}),
-    "bg": frozenset({"код", "кода", "кодът"}),
-    "el": frozenset({"κωδικός", "κωδικό", "κωδικού"}),
-    "ru": frozenset({"код", "кода", "кодом"}),
-    "uk": frozenset({"код", "коду", "кодом"}),
-}
-
-
-# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng").
-_AMOUNT_WORDS = frozenset("đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు".split())
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
 # said before a noun.
 _DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
@@ -476,10 +357,6 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a title or a street before a name keeps no period; "ecc." at a sentence's end does
         ends = not m.string[m.end() :].strip() or (m.group("abbr") in _ENDING_ABBREVIATIONS and _kept_stop(m))
         word = _ABBREVIATIONS[language][m.group("abbr")]
-        if isinstance(word, tuple):  # a weekday: "od pon. do pt." -> "od poniedziałku do piątku"
-            word = _weekday(m, word, before)
-            if word is None:
-                return "abbreviation", None  # "Imam jih pet.": five, not Friday
         if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
             word = word[0].upper() + word[1:]
         return "abbreviation", word + ("." if ends else "")
@@ -599,18 +476,18 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if m.groupdict().get("rng"):
         return "range", _range(m, language, before)
     if groups.get("dmdot"):
-        return "date", _day_month_dot(m, language, before)
+        return "date", day_month_dot(m, language, before)
     if m.group("time"):
         dotted = m.group("time")[len(m.group("h"))] == "."
         day, month = int(m.group("h")), int(m.group("mi"))
         prev = before[-1].lower() if before else ""
-        clock_cue = prev in _CLOCK_CUES.get(language, ())
+        clock_cue = prev in CLOCK_CUES.get(language, ())
         # "Ubuntu 22.04", "Версия 11.02": a version, not a day (the word for version, or a Latin name in a
         # Cyrillic text)
         latin_name = (
             language in ("ru", "uk", "bg", "kk") and re.fullmatch(r"[a-z][a-z0-9-]*", prev) is not None
         )
-        version = latin_name or prev.startswith(_VERSION_WORDS) or _after_name(m)
+        version = latin_name or prev.startswith(VERSION_WORDS) or after_name(m)
         if (
             dotted
             and dot_day_month(language)
@@ -680,14 +557,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "number", cjk.chinese_code(m.group("num"))
         if m.group("num") == "2" and m.string.startswith(cjk.CHINESE_MEASURES, m.end()):
             return "number", cjk.chinese_number(2, before_measure=True)
-    day = _day_before_month(m, language)
+    day = day_before_month(m, language)
     if day:
         return "date", day
     if language in _PHONE_333 and re.fullmatch(_PHONE_333[language], m.group("num")):
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
-    if re.fullmatch(r"\d{4,8}", m.group("num")) and _is_code(m, before, language):
+    if re.fullmatch(r"\d{4,8}", m.group("num")) and is_code(m, before, language):
         # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)

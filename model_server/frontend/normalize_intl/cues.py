@@ -1,0 +1,100 @@
+"""What the words around a number say it is, in the catalog languages: a clock's word before "10.12", a version's
+or a product's name before "22.04", a code's name or the short form of "number" before "784512"."""
+
+from __future__ import annotations
+
+import re
+
+from .. import agreement
+
+# The word for version, whose number is no date ("версия", "wersja", "verze", "sürüm", ...): prefixes.
+VERSION_WORDS = ("верс", "wers", "verz", "verzi", "sürüm", "versi", "vers", "версі", "vérs", "versio")
+# Words before "15.03" that make it a clock time where it could be a day and a month (`dot_day_month`). Not
+# Polish "od", "do" (`dates._PL_CLOCK_CUES` has them: there the number is known to be an hour, here "do
+# 15.03" is a date).
+CLOCK_CUES = {
+    "ru": frozenset("в во сейчас около примерно".split()),
+    "uk": frozenset("о об зараз близько".split()),
+    "pl": frozenset("o godz godzina około jest".split()),
+    "cs": frozenset("v ve kolem".split()),
+    "sk": frozenset("o okolo".split()),
+    "tr": frozenset("saat".split()),
+    "fi": frozenset("klo kello".split()),
+    "da": frozenset("kl kl. klokken".split()),
+    "no": frozenset("kl kl. klokken".split()),
+    "is": frozenset("kl kl. klukkan".split()),
+    "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
+}
+
+# Words before "2.3." that make it a numbered section, not a date ("kohta 2.3.", "článek 3.5.", "pkt 2.10.").
+NUMBERED_BEFORE = {
+    "fi": frozenset("kohta kohdassa kohdan luku luvussa pykälä pykälän osa liite taulukko kuva".split()),
+    "da": frozenset("afsnit punkt kapitel paragraf bilag tabel figur".split()),
+    "no": frozenset("punkt kapittel avsnitt paragraf vedlegg tabell figur".split()),
+    "cs": frozenset(
+        "bod bodu článek článku kapitola kapitole odstavec oddíl příloha tabulka obrázek".split()
+    ),
+    "sk": frozenset("bod bodu článok článku kapitola kapitole odsek oddiel príloha tabuľka obrázok".split()),
+    "sl": frozenset("točka točki člen člena poglavje razdelek priloga tabela slika".split()),
+    "hr": frozenset("točka točki članak članka poglavlje odjeljak prilog tablica slika".split()),
+    "sr": frozenset("tačka tački član člana poglavlje odeljak prilog tabela slika".split()),
+    "pl": frozenset("punkt punkcie pkt rozdział rozdziale art ust załącznik tabela rysunek".split()),
+}
+
+
+def word_before(m: re.Match) -> str:
+    """The text's word right before the match, as written (case and a closing dot kept)."""
+    return re.search(r"(\S*)\s*$", m.string[max(0, m.start() - 40) : m.start()])[1]
+
+
+def after_name(m: re.Match) -> bool:
+    """Whether a product's name comes right before the match ("Ubuntu 22.04", "iOS 17.4"): a word with a capital
+    inside it, or a capitalised word that does not open the sentence (the months and weekdays of the languages
+    that date so are lower-case)."""
+    head, word = re.fullmatch(r"(.*?)(\S*)\s*", m.string[max(0, m.start() - 80) : m.start()], re.S).groups()
+    head = head.rstrip()
+    opens = not head or head[-1] in ".!?:"
+    return any(c.isupper() for c in word[1:]) or (word[:1].isupper() and not opens)
+
+
+# Words after which digits are a code, said one by one (an OTP was "four hundred and eighty two thousand ..."):
+# a one-time code's name within five words before it. Not "mã", "kode", "pin" alone: a discount code's amount,
+# a phone's battery ("pin 5000 mAh" in Vietnamese).
+_CODE_WORDS = frozenset("otp pin-code 인증번호 비밀번호 पिन ओटीपी পিন ওটিপি பின் ஓடிபி పిన్ ఓటీపీ".split())
+# Words after which a number is an amount or a year, whatever came before ("năm 2025", "50000 đồng").
+_NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".split())
+
+
+def is_code(m: re.Match, before: list[str], language: str) -> bool:
+    """Whether a number of 4-8 digits is an identifier: after a code's name within five words, or right after
+    the short form of "number" ("č. 784512", "br.", "nr.", "αρ.")."""
+    after = agreement.next_word(m.string, m.end()).lower()
+    if after and after in _AMOUNT_WORDS:
+        return False
+    if word_before(m) in _NUMBER_SIGNS:
+        return True
+    code_words = _CODE_WORDS | _CODE_WORDS_BY_LANGUAGE.get(language, frozenset())
+    return any(w.lower() in code_words for w in before[-5:]) and not (
+        before and before[-1].lower() in _NOT_CODE_BEFORE
+    )
+
+
+# The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
+_NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
+# A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
+_CODE_WORDS_BY_LANGUAGE = {
+    "pl": frozenset({"kod", "kodu", "kodem"}),
+    "cs": frozenset({"kód", "kódu", "kódem"}),
+    "sk": frozenset({"kód", "kódu", "kódom"}),
+    "sl": frozenset({"koda", "kodo", "kode"}),
+    "hu": frozenset({"kód", "kódja", "kódot", "kódod"}),
+    "ro": frozenset({"cod", "codul", "codului"}),
+    "bg": frozenset({"код", "кода", "кодът"}),
+    "el": frozenset({"κωδικός", "κωδικό", "κωδικού"}),
+    "ru": frozenset({"код", "кода", "кодом"}),
+    "uk": frozenset({"код", "коду", "кодом"}),
+}
+
+
+# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng").
+_AMOUNT_WORDS = frozenset("đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు".split())
