@@ -189,6 +189,59 @@ _GENITIVE_ORDINAL["hr"] = _GENITIVE_ORDINAL["sr"]
 DAY_ORDINAL_LANGUAGES = frozenset(("cs", "sk", "sl", "sr", "hr", "fi", "da", "no", "is"))
 
 
+# An ordinal written with a dot before its noun, "ve 2. patře", "na 2. piętrze", "na 2. katu": the case the
+# preposition before it takes (locative or genitive; else nominative), masculine or neuter (floors, rooms, days,
+# rounds), feminine where a nominative noun ends in -a ("3. třída"). Endings replace the nominative masculine's
+# (hard, soft): Czech "druhý"/"třetí" -> "druhém"/"třetím"; South Slavic soft stems end in ć, č, j, š, ž.
+SLAVIC_CASE_BEFORE = {
+    "cs": {"locative": frozenset("v ve na o po při".split()),
+           "genitive": frozenset("do od z ze u kolem během podle vedle místo".split())},
+    "pl": {"locative": frozenset("w we na o po przy".split()),
+           "genitive": frozenset("do od z ze u bez dla obok podczas według".split())},
+    "sl": {"locative": frozenset("v na o po pri".split()),
+           "genitive": frozenset("do od iz z s brez zraven".split())},
+    "hr": {"locative": frozenset("u na o po pri".split()),
+           "genitive": frozenset("do od iz kod bez oko blizu poslije".split())},
+    "sr": {"locative": frozenset("u na o po pri".split()),
+           "genitive": frozenset("do od iz kod bez oko blizu posle".split())},
+}  # fmt: skip
+_SLAVIC_ENDINGS = {  # (case, gender) -> ((nominative ending, new ending), ...) tried in order
+    "cs": {("locative", "m"): (("ý", "ém"), ("í", "ím")), ("genitive", "m"): (("ý", "ého"), ("í", "ího")),
+           ("nominative", "f"): (("ý", "á"),)},
+    "sl": {("locative", "m"): (("i", "em"),), ("genitive", "m"): (("i", "ega"),), ("nominative", "f"): (("i", "a"),)},
+    "hr": {("locative", "m"): (("ći", "ćem"), ("či", "čem"), ("ji", "jem"), ("ši", "šem"), ("ži", "žem"), ("i", "om")),
+           ("genitive", "m"): _GENITIVE_ORDINAL["hr"], ("nominative", "f"): (("i", "a"),)},
+}  # fmt: skip
+_SLAVIC_ENDINGS["sr"] = _SLAVIC_ENDINGS["hr"]
+
+
+def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str | None:
+    """ "ve 2. patře" -> "druhém", "na 2. piętrze" -> "drugim", "3. třída" -> "třetí"; None past the tables
+    (Czech, Croatian and Serbian ordinals come from `_DAY_ORDINALS`, 1-31: num2words has none)."""
+    cues = SLAVIC_CASE_BEFORE[language]
+    prev = before[-1] if before else ""
+    case = next((c for c, words in cues.items() if prev in words), "nominative")
+    gender = "f" if case == "nominative" and noun.endswith("a") else "m"
+    if language == "pl":
+        return (
+            polish_ordinal(n, case, gender)
+            if (case, gender) != ("nominative", "m")
+            else num2words(n, lang="pl", to="ordinal")
+        )
+    if language in _DAY_ORDINALS and not 1 <= n <= 31:
+        return None
+    words = _ordinal_words(n, language)
+    endings = _SLAVIC_ENDINGS[language].get((case, gender), ())
+    out = []
+    for w in words:
+        for ending, new in endings:
+            if w.endswith(ending):
+                w = w[: -len(ending)] + new
+                break
+        out.append(w)
+    return " ".join(out)
+
+
 # num2words misspells these ordinals (num2words 0.5): Norwegian 13th, Swedish 20th, Danish 30th and 31st.
 _NUM2WORDS_FIXES = {
     "no": {"trettførste": "trettende"},

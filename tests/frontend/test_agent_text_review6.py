@@ -102,6 +102,15 @@ CASES = [
     ("lt", "Skambinkite 612 34567.", "Skambinkite šeši vienas du, trys keturi penki šeši septyni."),
     ("el", "3-5 ημέρες", "3 έως 5 ημέρες"),
     ("lv", "3–5 dienas", "trīs līdz pieci dienas"),
+    # an ordinal with its dot before a noun, in the case its preposition takes (it was "ve dva. patře": a stop)
+    ("cs", "Kancelář je ve 2. patře.", "Kancelář je ve druhém patře."),
+    ("cs", "Je to 3. den.", "Je to třetí den."),
+    ("cs", "Do 21. kola.", "Do dvacátého prvního kola."),
+    ("pl", "Biuro jest na 2. piętrze.", "Biuro jest na drugim piętrze."),
+    ("pl", "To jest 3. runda.", "To jest trzecia runda."),
+    ("sl", "Pisarna je v 3. nadstropju.", "Pisarna je v tretjem nadstropju."),
+    ("hr", "Ured je na 2. katu.", "Ured je na drugom katu."),
+    ("sr", "Kancelarija je na 3. spratu.", "Kancelarija je na trećem spratu."),
     # Danish cardinals past a hundred (num2words: "ettusinde og tohundrede og niogfyrre", "en millioner")
     ("da", "Saldoen er 1249 kr.", "Saldoen er et tusind to hundrede og niogfyrre danske kroner."),
     (

@@ -203,7 +203,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         )
     # "3. emelet" -> "harmadik emelet", "på 3. sal" (a date's day is matched above); not a sentence's last number
     # before a lower-case word, nor a house number after its street ("Váci út 23.")
-    if language in _DOT_ORDINAL:
+    if language in _DOT_ORDINAL or (language in ordinals.SLAVIC_CASE_BEFORE and not fallback):
         extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
@@ -303,7 +303,7 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot", "name_dash"})
+_DECLINES = frozenset({"dmdot", "name_dash", "dotord"})
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
@@ -393,7 +393,13 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         a, b = (spell_number(int(m.group(g)), language) for g in ("sc1", "sc2"))
         return "number", f"{a} {SCORE_LINK[language]} {b}"
     if groups.get("dotord"):
-        return "ordinal", num2words(int(m.group("dotord_n")), lang=get(language).num2words, to="ordinal")
+        n = int(m.group("dotord_n"))
+        if (
+            language in ordinals.SLAVIC_CASE_BEFORE
+        ):  # "ve 2. patře" -> "ve druhém patře" (it was "dva." and a stop)
+            noun = agreement.next_word(m.string, m.end())
+            return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
+        return "ordinal", num2words(n, lang=get(language).num2words, to="ordinal")
     if groups.get("dim"):
         return "number", f"{spell_number(int(m.group('dim_a')), language)} {_BY_WORD[language]}"
     if groups.get("times"):
