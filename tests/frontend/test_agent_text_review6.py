@@ -111,6 +111,10 @@ CASES = [
     ("sl", "Pisarna je v 3. nadstropju.", "Pisarna je v tretjem nadstropju."),
     ("hr", "Ured je na 2. katu.", "Ured je na drugom katu."),
     ("sr", "Kancelarija je na 3. spratu.", "Kancelarija je na trećem spratu."),
+    # Greek days and hours are feminine (num2words has no Greek: espeak-ng read "3" as the neuter "τρία")
+    ("el", "Στις 3 Απριλίου στις 21:15.", "Στις τρεις Απριλίου στις είκοσι μία και 15."),
+    ("el", "Έως 1/3/2025.", "Έως πρώτη Μαρτίου 2025."),
+    ("el", "Από 23 Μαΐου.", "Από είκοσι τρεις Μαΐου."),
     # Danish cardinals past a hundred (num2words: "ettusinde og tohundrede og niogfyrre", "en millioner")
     ("da", "Saldoen er 1249 kr.", "Saldoen er et tusind to hundrede og niogfyrre danske kroner."),
     (

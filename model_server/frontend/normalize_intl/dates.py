@@ -43,13 +43,26 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
 
 
 # The first of a month is an ordinal where the others are cardinals: "il primo dicembre", "primeiro de maio".
-_FIRST_DAY = {"it": "primo", "pt": "primeiro"}
+# The first of a month, said as an ordinal where the other days are cardinals ("il primo luglio").
+_FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi", "el": "πρώτη"}
+# Greek days and hours are feminine (η ημέρα, η ώρα): the numbers whose feminine differs from the neuter that
+# espeak-ng reads digits as ("τρία Απριλίου", "στις είκοσι ένα"). num2words has no Greek.
+_GREEK_FEMININE = {1: "μία", 3: "τρεις", 4: "τέσσερις", 13: "δεκατρείς", 14: "δεκατέσσερις", 21: "είκοσι μία",
+                   23: "είκοσι τρεις", 24: "είκοσι τέσσερις", 31: "τριάντα μία"}  # fmt: skip
+
+
+def greek_feminine(n: int) -> str:
+    return _GREEK_FEMININE.get(n, str(n))
 
 
 def _first_day(written: str, day: int, language: str) -> str:
-    if day != 1 or language not in _FIRST_DAY:
-        return written
-    return re.sub(r"(?<!\d)0?1(?!\d)", _FIRST_DAY[language], written, count=1)
+    """A formatted date's day in the words it is said with where they are no cardinal: the first of a month
+    (`_FIRST_DAY`), a Greek day in the feminine ("3 Απριλίου" -> "τρεις Απριλίου")."""
+    if day == 1 and language in _FIRST_DAY:
+        return re.sub(r"(?<!\d)0?1(?!\d)", _FIRST_DAY[language], written, count=1)
+    if language == "el" and day in _GREEK_FEMININE:
+        return re.sub(rf"(?<!\d)0?{day}(?!\d)", _GREEK_FEMININE[day], written, count=1)
+    return written
 
 
 @cache
@@ -203,6 +216,8 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
         case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
         minutes = f" zero {spell_number(m, language)}" if 0 < m < 10 else minutes
         return ordinals.polish_ordinal(h, case, "f") + minutes
+    if language == "el":  # "στις 21:15" -> "στις είκοσι μία και δεκαπέντε" (an hour is feminine)
+        return greek_feminine(h) + (f" και {m}" if m else "")
     if language == "uk" and h:  # "о десятій тридцять", "з дев'ятої до вісімнадцятої", "зараз десята"
         prev = before[-1] if before else ""
         case = "nominative" if prev in _UK_NOMINATIVE_CUES else _UK_HOUR_CASES.get(prev)
@@ -418,13 +433,11 @@ def day_month_dot(m: re.Match, language: str, before: list[str]) -> str | None:
     return said and said + _kept_stop(m)
 
 
-# A day of the month written before the month's name, where it is said otherwise than its cardinal: Swedish says
-# every day as an ordinal ("den 1 juli" -> "den första juli"), Italian, Portuguese and Romanian only the first
-# ("il primo luglio", "primeiro de julho", "întâi decembrie"; it was "il un luglio").
-_FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi"}
-
-
 def day_before_month(m: re.Match, language: str) -> str | None:
+    """A day of the month written before the month's name, where it is said otherwise than its cardinal: Swedish
+    says every day as an ordinal ("den 1 juli" -> "den första juli"), Italian, Portuguese, Romanian and Greek
+    only the first (`_FIRST_DAY`: "il primo luglio"; it was "il un luglio"), Greek 3, 4, 13, 14... in the
+    feminine ("τρεις Απριλίου")."""
     if language not in _FIRST_DAY and language != "sv" or not re.fullmatch(r"\d{1,2}", m.group("num")):
         return None
     day = int(m.group("num"))
@@ -433,4 +446,6 @@ def day_before_month(m: re.Match, language: str) -> str | None:
         return None
     if language == "sv":
         return ordinals.num2words_ordinal(day, "sv")
+    if language == "el" and day != 1:
+        return _GREEK_FEMININE.get(day)
     return _FIRST_DAY[language] if day == 1 else None
