@@ -60,8 +60,28 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Thurs.": "Thursday",
         "Fri.": "Friday",
         "Sat.": "Saturday",
+        # a seventh review of agent text (2026-12-03): espeak-ng said "inkle", "sek", "fig"
+        "incl.": "including",
+        "Incl.": "including",
+        "Sec.": "Section",
+        "pp.": "pages",
+        "Vol.": "Volume",
+        "Fig.": "Figure",
+        "Bldg.": "Building",
+        "Rm.": "Room",
+        "Mgr.": "Manager",
+        "Acct.": "Account",
+        "Svc.": "Service",
+        "Svcs.": "Services",
+        "ref.": "reference",
+        "Ref.": "reference",
+        "a.k.a.": "also known as",
+        "Ph.D.": "P.H.D.",
+        "Hwy": "Highway",
     },
     "es": {
+        "art.": "artículo",
+        "Art.": "artículo",
         "Ctrl": "control",  # keys, as said in "Pulse Ctrl+Alt+Supr"
         "Supr": "suprimir",
         "Sr.": "señor",
@@ -92,6 +112,8 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "incl.": "incluido",
     },
     "de": {
+        "Abs.": "Absatz",
+        "Art.": "Artikel",
         "Strg": "Steuerung",
         "Entf": "Entfernen",
         "Einfg": "Einfügen",
@@ -125,6 +147,8 @@ _ABBREVIATIONS: dict[str, dict[str, str]] = {
         "Mrd.": "Milliarden",
     },
     "fr": {
+        "art.": "article",
+        "Art.": "article",
         "Ctrl": "contrôle",
         "Suppr": "suppression",
         "M.": "Monsieur",
@@ -184,6 +208,7 @@ _SENTENCE_FINAL = {
 _SYMBOLS: dict[str, dict[str, str]] = {
     "en": {
         "&": "and",
+        "§": "section",
         "+": "plus",
         "@": "at",
         "=": "equals",
@@ -201,6 +226,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "es": {
         "&": "y",
+        "§": "párrafo",
         "+": "más",
         "@": "arroba",
         "=": "igual a",
@@ -214,6 +240,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "de": {
         "&": "und",
+        "§": "Paragraf",
         "+": "plus",
         "@": "at",
         "=": "gleich",
@@ -227,6 +254,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "fr": {
         "&": "et",
+        "§": "paragraphe",
         "+": "plus",
         "@": "arobase",
         "=": "égale",
@@ -363,7 +391,16 @@ def _list_letter(m: re.Match, lang: str) -> str:
 def _abbrev(m: re.Match, lang: str, table: dict[str, str]) -> str:
     key = m.group(0)
     spoken = table[key]
-    if key in _SENTENCE_FINAL[lang] and ends_sentence(m, lang) and not _NAMED_AFTER.match(m.string, m.end()):
+    # "our Sr. Account Manager": a title before its noun, no suffix after a name, so its period ends nothing
+    title = key in ("Sr.", "Jr.") and not re.search(
+        r"[A-Z][\w'-]*\s+$", m.string[max(0, m.start() - 30) : m.start()]
+    )
+    if (
+        key in _SENTENCE_FINAL[lang]
+        and not title
+        and ends_sentence(m, lang)
+        and not _NAMED_AFTER.match(m.string, m.end())
+    ):
         spoken += "."
     return spoken
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 from .abbreviations import _SYMBOLS
-from .words import _DOT, _number_pair, _spell_letters, cardinal, digits, ends_sentence
+from .words import _DOT, _number_pair, _spell_letters, cardinal, digits, ends_sentence, pairs
 
 # US states in an address: after a city and its comma, before a ZIP code, a comma or the end ("Springfield, IL
 # 62704" -> "Illinois"; it was spelled "I.L.").
@@ -203,12 +203,16 @@ def _compass_street(m: re.Match, lang: str) -> str:
 def _address_unit(m: re.Match, lang: str) -> str:
     """ "Apt 4B", "Apt #12", "Suite #200" -> "Apartment four B", "Apartment twelve", "Suite two hundred"."""
     number, letter = m.group("n"), m.group("letter") or ""
+    unit = _UNITS_OF_ADDRESS[m.group("unit")]
     said = (
-        cardinal(int(number), lang)
-        if len(number) <= 4 and not number.startswith("0")
-        else digits(number, lang)
+        digits(number, lang)
+        if len(number) > 4 or number.startswith("0")
+        # four digits, or a room's three, in pairs as they are said: "Rm. 1214" -> "Room twelve fourteen"
+        else pairs(number, lang)
+        if lang == "en" and (len(number) == 4 or (unit == "Room" and len(number) == 3))
+        else cardinal(int(number), lang)
     )
-    return f"{_UNITS_OF_ADDRESS[m.group('unit')]} {said}" + (f" {_spell_letters(letter)}" if letter else "")
+    return f"{unit} {said}" + (f" {_spell_letters(letter)}" if letter else "")
 
 
 def _saint_street(m: re.Match, lang: str) -> str:

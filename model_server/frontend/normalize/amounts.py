@@ -173,6 +173,8 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "Gb/s": ("gigabit per second", "gigabits per second"),
         "Gbit/s": ("gigabit per second", "gigabits per second"),
         "pts": ("point", "points"),
+        "hp": ("horsepower", "horsepower"),
+        "in.": ("inch", "inches"),  # with its period only: "in" is a word ("3 in a row")
         "sq ft": ("square foot", "square feet"),
         "sq. ft.": ("square foot", "square feet"),
         "sqft": ("square foot", "square feet"),
@@ -206,6 +208,8 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "mmHg": ("milímetro de mercurio", "milímetros de mercurio"),
         "mg/dL": ("miligramo por decilitro", "miligramos por decilitro"),
         "mg/dl": ("miligramo por decilitro", "miligramos por decilitro"),
+        "g/dL": ("gramo por decilitro", "gramos por decilitro"),
+        "g/dl": ("gramo por decilitro", "gramos por decilitro"),
         "mmol/L": ("milimol por litro", "milimoles por litro"),
         "mmol/l": ("milimol por litro", "milimoles por litro"),
         "km": ("kilómetro", "kilómetros"),

@@ -391,7 +391,8 @@ def _phone_spaced(m: re.Match, lang: str) -> str | None:
 
 
 _FLIGHT_ROOM_CUE = re.compile(
-    r"\b(?:flight|room|rm|box|port|rtx|gtx|boeing)\.?\s+(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$",
+    r"(?:\b(?:flight|room|rm|box|port|rtx|gtx|boeing|highway|hwy|route|rte|interstate|section)\.?|§)\s+"
+    r"(?:[A-Z]{2}\s?|[A-Z]\d\s?)?(?:#\s?|number\s+)?$",
     re.I,
 )
 # An HTTP status: "a 404 error", "error 503", "HTTP 500" (the common ones: "450 error reports" is a count).

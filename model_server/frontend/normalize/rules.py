@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from .. import roman
 from . import technical
 from .abbreviations import (
     _ABBREVIATIONS,
@@ -124,6 +125,7 @@ from .words import (
     _ordinal,
     _spell_letters,
     cardinal,
+    ends_sentence,
     name_before_number,
     year,
 )
@@ -825,6 +827,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         table.append(("number_abbr", r"\b[Nn]o\.(?=\s?\d)", lambda m, lg: "number"))
     else:  # English spells these as initialisms
         table.append(("clothing_size", CLOTHING_SIZE, lambda m, lg: _spell_letters(m.group(0))))
+        # "Carlos III", "Louis XIV", "XXIe siècle", "Karl V." (espeak-ng said letters or "romain"): `roman`
+        table.append(("roman", roman.PATTERN, lambda m, lg: roman.read(m, lg, ends_sentence(m, lg))))
     table += [
         ("abbreviation", rf"(?<!\w)(?:{_alt(abbr)})(?!\w)", lambda m, lg, _a=abbr: _abbrev(m, lg, _a)),
         # a markdown heading's marks are not said ("### Next steps" was "number number number Next steps")

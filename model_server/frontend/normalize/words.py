@@ -260,6 +260,8 @@ def _spell_letters(letters: str) -> str:
     letters = letters.upper()
     if letters == "A":
         return LETTER_A
+    if "EG" in letters:  # espeak-ng reads a dotted "E.G." before a word as "for example": the letters apart
+        return " ".join(LETTER_A if c == "A" else c for c in letters)
     return letters if len(letters) == 1 else "".join(f"{c}." for c in letters)
 
 
@@ -276,7 +278,13 @@ def _ordinal(m: re.Match, lang: str) -> str:
             return ordinals.romance_feminine_ordinal(words)  # "la segunda planta"
         noun = agreement.next_word(m.string, m.end())
         # (a letter is no noun: the floor "3.º B" is "tercero B")
-        if len(noun) > 1 and agreement.noun_gender(noun, lang) == "m" and noun not in ("de", "del", "y", "o"):
+        # (nor is an address's door: "3.º izq." is "tercero izquierda", said without its noun)
+        doors = ("izq", "izqda", "izda", "dcha", "dcho", "der", "izquierda", "derecha", "centro", "ctro")
+        if (
+            len(noun) > 1
+            and agreement.noun_gender(noun, lang) == "m"
+            and noun not in ("de", "del", "y", "o", *doors)
+        ):
             return re.sub(r"(prim|terc)ero$", r"\1er", words)  # "el primer piso", "el tercer día"
     return words
 

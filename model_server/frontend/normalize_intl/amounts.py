@@ -405,6 +405,14 @@ UNITS = {
     "°C": "temperature-celsius",
     "GB": "digital-gigabyte",
     "MB": "digital-megabyte",
+    "m3": "volume-cubic-meter",  # (NFKC writes "m³" so)
+    # line speeds: a unit per second, CLDR's compound ("cento megabit al secondo")
+    "Mbps": "digital-megabit/duration-second",
+    "Gbps": "digital-gigabit/duration-second",
+    "Mbit/s": "digital-megabit/duration-second",
+    "Gbit/s": "digital-gigabit/duration-second",
+    "Mb/s": "digital-megabit/duration-second",
+    "Gb/s": "digital-gigabit/duration-second",
     # Hebrew, with its gershayim or a quotation mark
     'ק"מ': "length-kilometer",
     'ק"ג': "mass-kilogram",
@@ -471,13 +479,22 @@ def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     if language == "ja" and symbol in cjk.JAPANESE_UNIT_COUNTERS and not frac:
         return cjk.counted(whole, cjk.JAPANESE_UNIT_COUNTERS[symbol])
     loc = _locale(language)
-    unit = UNITS[symbol]
+    unit, _, per = UNITS[symbol].partition("/")
     try:
         value = float(f"{whole}.{frac}") if frac else whole
         form = value
         if not frac and agreement.genitive_count(before, language):
             form = 1.5 if whole % 10 == 1 and whole % 100 != 11 else 5
         written = format_unit(form, unit, length="long", locale=loc)
+        if (
+            per
+        ):  # (some locales write the compound with a slash, "megabit/s": the language's base locale then)
+            written = format_compound_unit(form, unit, denominator_unit=per, length="long", locale=loc)
+            if "/" in written:
+                written = format_compound_unit(
+                    form, unit, denominator_unit=per, length="long", locale=loc.language
+                )
+            written = written.replace("/", " ")
         shown = format_decimal(form, locale=loc)
     except (UnknownUnitError, ArithmeticError):  # ArithmeticError: a number beyond Decimal's precision
         return f"{spoken} {symbol}"

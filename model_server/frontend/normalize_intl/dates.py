@@ -121,7 +121,11 @@ def _day_month_slash(m: re.Match, language: str, before: list[str]) -> tuple[str
     language's words for one are known ("3/4 dei clienti" -> "tre quarti dei clienti", "mezzo litro"), or the
     two numbers as before."""
     day, month = int(m.group("dmd")), int(m.group("dmm"))
-    cued = bool(before) and before[-1].lower() in _DATE_CUES.get(language, ())
+    # a date cue before it, or a zero written before its day or month ("de 01/02 a 28/02": no fraction is)
+    cued = (bool(before) and before[-1].lower() in _DATE_CUES.get(language, ())) or "0" in (
+        m.group("dmd")[0],
+        m.group("dmm")[0],
+    )
     proper = 0 < day < month <= 10
     # a day and the same month ("passo 3/3") is more often a step of a count, unless a cue says date
     date_like = cued or (not proper and day != month)

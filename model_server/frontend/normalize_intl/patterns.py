@@ -364,11 +364,12 @@ def weekday_span(m: re.Match, language: str) -> str:
 
 # Short forms said as words, per language, matched case-sensitively with their period ("n." only before a number).
 _ABBREVIATIONS = {
-    "it": {"Ctrl": "control", "n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
+    "it": {"§": "paragrafo", "art.": "articolo", "Art.": "articolo", "ad es.": "ad esempio", "Ctrl": "control", "n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
            "dott.ssa": "dottoressa", "Dott.ssa": "dottoressa", "sig.": "signor", "Sig.": "signor",
            "sig.ra": "signora", "Sig.ra": "signora", "C.so": "corso", "P.zza": "piazza", "p.zza": "piazza",
            "ecc.": "eccetera"},
-    "pt": {"Ctrl": "control", "n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
+    "pt": {"§": "parágrafo", "art.": "artigo", "Art.": "artigo", "p. ex.": "por exemplo", "D.": "Dom", "Esq.": "esquerdo",
+           "Dto.": "direito", "Ctrl": "control", "n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
            "Dra.": "Doutora", "esq.": "esquerdo", "dto.": "direito", "aprox.": "aproximadamente",
            "tel.": "telefone", "Tel.": "telefone"},
     "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
@@ -413,6 +414,10 @@ _ABBREVIATIONS = {
 }  # fmt: skip
 
 
+# Short forms that are one only before a name ("D. João VI": "Dom"; "D." alone is an initial or 500).
+_BEFORE_A_NAME = {"pt": frozenset({"D."})}
+
+
 def _abbreviation_pattern(language: str) -> str:
     table = _ABBREVIATIONS.get(language)
     if not table:
@@ -420,6 +425,8 @@ def _abbreviation_pattern(language: str) -> str:
     alt = "|".join(
         rf"(?<=\d ){re.escape(a)}"
         if a in _AFTER_A_NUMBER.get(language, ())
+        else rf"{re.escape(a)}(?=\s[A-ZÀ-Ý][a-zà-ÿ])"
+        if a in _BEFORE_A_NAME.get(language, ())
         else re.escape(a) + (r"(?=\s?\d)" if a in _BEFORE_A_NUMBER else "")
         for a in sorted(table, key=len, reverse=True)
     )

@@ -11,12 +11,12 @@ from babel.dates import get_time_format
 from babel.numbers import get_decimal_symbol, get_group_symbol
 from num2words import num2words
 
-from .. import agreement, ordinals, suffixes
+from .. import agreement, ordinals, roman, suffixes
 from ..languages import get
 from ..normalize import NormalizationError, Segment
 from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
-from ..normalize.words import CLOTHING_SIZE, NAME_DASH, name_before_number
+from ..normalize.words import CLOTHING_SIZE, NAME_DASH, ends_sentence, name_before_number
 from . import cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
@@ -136,6 +136,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         if s[-1].isalpha()
         else re.escape(s)
         for s in _CURRENCY_SYMBOLS
+        if language in _SYMBOL_LANGUAGES.get(s, (language,))
     )
     codes = "|".join(_ISO_CODES)
     # a scale word after a price ("Rp1,5 juta", "₹50 लाख"): said before the currency's name
@@ -165,6 +166,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
     if language in _LOCAL_PHONE:
         extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
+    if language in roman.LANGUAGES and not fallback:  # "Luigi XIV", "D. João VI", "XXI secolo"
+        extra += rf"(?P<roman_numeral>{roman.PATTERN})|"
     if language in _KEY_PLUS:  # "Ctrl+Alt+Canc": the keys' "+" is said (it was dropped)
         extra += r"(?P<key_plus>(?<=[A-Za-z])\+(?=[A-Z][a-z]{0,5}\b))|"
     # an IBAN: country, check digits and groups, character by character, a pause per group
@@ -303,12 +306,15 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot", "name_dash", "dotord"})
+_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral"})
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
 # said before a noun.
 _DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
+# Symbols written as a word of some languages only: the Italian "lei" is "you" or "she" ("Paga lei 20 euro?" was
+# "venti lei rumeni euro").
+_SYMBOL_LANGUAGES = {"lei": ("ro",)}
 # What may not follow a currency's symbol: "đ." before a name is a street (đường), not đồng.
 _NOT_AFTER_SYMBOL = {"đ": r"(?!\.\s?[^\W\d_])"}
 # Scale words written after a price, and how they are said.
@@ -379,6 +385,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "text", f" {_KEY_PLUS[language]} "
     if groups.get("local_phone"):
         return "phone", _phone_groups(re.findall(r"\d+", m.group("local_phone")), language)
+    if groups.get("roman_numeral"):
+        return "number", roman.read(m, language, ends_sentence(m))
     if groups.get("wspan"):
         return "weekday", weekday_span(m, language)
     if groups.get("name_dash"):

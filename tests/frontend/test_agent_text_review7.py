@@ -1,0 +1,93 @@
+"""Agent text that a seventh review (300 English sentences, 300 in es/de/fr/it/pt, by native-speaker reviewers,
+2026-12-03) found read wrongly, through `normalize`: each case was wrong before."""
+
+import pytest
+
+from model_server.frontend import normalize
+from model_server.frontend.roman import value
+
+CASES = [
+    # English: letters "EG" were dotted, and espeak-ng read "E.G." before a word as "for example"
+    ("en", "Your member ID is EG4471.", "Your member I.D. is E G four four seven one."),
+    ("en", "The EGR valve", "The E G R valve"),
+    # short forms espeak-ng said as words ("inkle", "sek")
+    (
+        "en",
+        "Your total is $129.97 incl. tax.",
+        "Your total is one hundred and twenty nine dollars and ninety seven cents including tax.",
+    ),  # fmt: skip
+    (
+        "en",
+        "See Sec. 4 and pp. 12-14, Vol. 2, Fig. 3.",
+        "See Section four and pages twelve to fourteen, Volume two, Figure three.",
+    ),  # fmt: skip
+    ("en", "Dr. Lee, a.k.a. Doc, has a Ph.D.", "Doctor Lee, also known as Doc, has a P.H.D."),
+    (
+        "en",
+        "Meet our Sr. Account Manager.",
+        "Meet our Senior Account Manager.",
+    ),  # a title: its dot ends nothing
+    ("en", "John Smith Sr. called.", "John Smith Senior called."),
+    # rooms, suites, highways and statutes in pairs, as they are said
+    ("en", "Go to Rm. 1214 in Bldg. C.", "Go to Room twelve fourteen in Building C."),
+    ("en", "Suite 1450, Apt 4B, Suite #200", "Suite fourteen fifty, Apartment four B, Suite two hundred"),
+    ("en", "Take Hwy 101 north.", "Take Highway one oh one north."),
+    (
+        "en",
+        "Under 42 U.S.C. § 1983 you may sue.",
+        "Under forty two U.S.C. section nineteen eighty three you may sue.",
+    ),
+    ("en", "A 300 hp engine.", "A three hundred horsepower engine."),
+    # the section sign and legal short forms elsewhere (German dropped the "§")
+    ("de", "Gemäß § 3 Abs. 2 BGB und Art. 5 GG", "Gemäß Paragraf drei Absatz zwei BGB und Artikel fünf GG"),
+    ("fr", "Selon l'art. 12 du code.", "Selon l' article douze du code."),
+    ("es", "Según el art. 14 de la Ley.", "Según el artículo catorce de la Ley."),
+    ("it", "Vedi art. 3, ad es. oggi.", "Vedi articolo tre, ad esempio oggi."),
+    ("pt", "Conforme o art. 5, p. ex. hoje.", "Conforme o artigo cinco, por exemplo hoje."),
+    # roman numerals (espeak-ng said letters, "romain", "fau", or the Portuguese "D." as 500)
+    ("es", "El rey Carlos III y Felipe VI.", "El rey Carlos tercero y Felipe sexto."),
+    ("es", "Luis XIV en el siglo XXI, capítulo IV.", "Luis catorce en el siglo veintiuno, capítulo cuatro."),
+    ("es", "Isabel II y Juan Pablo II.", "Isabel segunda y Juan Pablo segundo."),
+    ("es", "El papa Francisco I.", "El papa Francisco primero."),
+    (
+        "fr",
+        "Louis XIV et François Ier, au XXIe siècle.",
+        "Louis quatorze et François premier, au vingt et unième siècle.",
+    ),  # fmt: skip
+    ("de", "Karl V. und Ludwig XIV.", "Karl der Fünfte und Ludwig der Vierzehnte."),
+    ("de", "Unter Karl V. war es so.", "Unter Karl dem Fünften war es so."),
+    (
+        "it",
+        "Luigi XIV e Papa Francesco I, XXI secolo.",
+        "Luigi quattordicesimo e Papa Francesco primo, ventunesimo secolo.",
+    ),  # fmt: skip
+    ("pt", "D. João VI e o século XXI.", "Dom João sexto e o século vinte e um."),
+    ("es", "Plan B y la vitamina C.", "Plan B y la vitamina C."),  # letters, no numerals
+    # the Italian "lei" is "you", not Romania's currency
+    ("it", "Paga lei 20 euro?", "Paga lei venti euro?"),
+    ("it", "È arrivato 1º e lei 2ª.", "È arrivato primo e lei seconda."),
+    ("ro", "Costă 20 lei.", "Costă douăzeci de lei."),
+    # a day or month written with its zero is a date, not a fraction
+    ("pt", "vai de 01/02 a 28/02", "vai de primeiro de fevereiro a vinte e oito de fevereiro"),
+    ("pt", "1/3 dos clientes", "um terço dos clientes"),
+    # an address's door keeps the full ordinal
+    ("es", "Vivo en el 3º izq.", "Vivo en el tercero izquierda."),
+    ("es", "El 1.er piso", "El primer piso"),
+    # units
+    ("it", "12 m³ di gas", "dodici metri cubi di gas"),
+    ("it", "100 Mbps", "cento megabit al secondo"),
+    ("pt", "1 Gbps e 300 Mbps", "um gigabit por segundo e trezentos megabits por segundo"),
+    ("es", "Hemoglobina 13,5 g/dl.", "Hemoglobina trece coma cinco gramos por decilitro."),
+]
+
+
+@pytest.mark.parametrize(("code", "text", "expected"), CASES)
+def test_agent_text_is_read_as_natives_say_it(code, text, expected):
+    assert normalize(text, code) == expected
+
+
+@pytest.mark.parametrize(
+    ("numeral", "n"), [("I", 1), ("IV", 4), ("XIV", 14), ("XXI", 21), ("XC", 90), ("IIV", None)]
+)
+def test_roman_values(numeral, n):
+    assert value(numeral) == n
