@@ -38,6 +38,24 @@ CASES = [
         "Under forty two U.S.C. section nineteen eighty three you may sue.",
     ),
     ("en", "A 300 hp engine.", "A three hundred horsepower engine."),
+    # ranges with an en dash between amounts or dates lost their "to"
+    (
+        "en",
+        "The salary range is $70,000–$90,000.",
+        "The salary range is seventy thousand to ninety thousand dollars.",
+    ),
+    ("en", "Open Mar. 20–Apr. 7.", "Open March twentieth to April seventh."),
+    # thousands written "k", "#" before one or two digits, plus or minus, a multiplier before a plural
+    ("en", "The car has 45k miles on it.", "The car has forty five thousand miles on it."),
+    ("en", "Join our 5k run.", "Join our five K run."),
+    ("en", "a 10K steps goal", "a ten K steps goal"),
+    ("en", "Your order #47 is ready.", "Your order number forty seven is ready."),
+    ("en", "Your order #4721 is ready.", "Your order number four seven two one is ready."),
+    ("en", "Tolerance ±0.5 mm.", "Tolerance plus or minus zero point five millimeters."),
+    ("en", "Accuracy +/- 5%.", "Accuracy plus or minus five percent."),
+    ("de", "Toleranz ±2 mm", "Toleranz plus minus zwei Millimeter"),
+    ("en", "You earn 2x points on dining.", "You earn two X points on dining."),
+    ("en", "It is 3x faster.", "It is three times faster."),
     # the section sign and legal short forms elsewhere (German dropped the "§")
     ("de", "Gemäß § 3 Abs. 2 BGB und Art. 5 GG", "Gemäß Paragraf drei Absatz zwei BGB und Artikel fünf GG"),
     ("fr", "Selon l'art. 12 du code.", "Selon l' article douze du code."),

@@ -114,7 +114,7 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("order number 12345", "order number one two three four five"),
         ("order 12345", "order one two three four five"),
         ("I'd like to order 12 pizzas", "I'd like to order twelve pizzas"),
-        ("order #12", "order number one two"),
+        ("order #12", "order number twelve"),  # one or two digits are said as a number (a seventh review)
         ("confirmation code X7Q9", "confirmation code X seven Q nine"),
         ("Your confirmation number is 7G4K2.", "Your confirmation number is seven G four K two."),
         ("tracking number 1Z999", "tracking number one Z nine nine nine"),

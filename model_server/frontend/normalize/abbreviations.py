@@ -208,6 +208,7 @@ _SENTENCE_FINAL = {
 _SYMBOLS: dict[str, dict[str, str]] = {
     "en": {
         "&": "and",
+        "±": "plus or minus",
         "§": "section",
         "+": "plus",
         "@": "at",
@@ -226,6 +227,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "es": {
         "&": "y",
+        "±": "más menos",
         "§": "párrafo",
         "+": "más",
         "@": "arroba",
@@ -240,6 +242,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "de": {
         "&": "und",
+        "±": "plus minus",
         "§": "Paragraf",
         "+": "plus",
         "@": "at",
@@ -254,6 +257,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
     },
     "fr": {
         "&": "et",
+        "±": "plus ou moins",
         "§": "paragraphe",
         "+": "plus",
         "@": "arobase",

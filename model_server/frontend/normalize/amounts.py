@@ -592,6 +592,15 @@ def _times(m: re.Match, lang: str) -> str:
         words = _number_words(_local_amount(m.group("n"), lang), lang)
         return f"{words} {_TIMES_WORD[lang]}"
     n = int(m.group("n"))
+    after = re.match(r"\s+([a-z]+)", m.string[m.end() :])
+    if (
+        lang == "en"
+        and not m.group("per")
+        and after
+        and after.group(1).endswith("s")
+        and after.group(1) != "as"
+    ):
+        return f"{cardinal(n, lang)} X"  # a multiplier before a plural noun: "2x points" -> "two X points"
     if n == 1:
         said = _ONCE[lang]
     elif lang == "en" and n == 2:

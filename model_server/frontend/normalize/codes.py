@@ -297,6 +297,13 @@ def _code(m: re.Match, lang: str) -> str | None:
     )
     if cue is not None and not has_letters and len(token) < 4 and not _STRONG_CUE.search(cue.group(0)):
         cued = False  # "order 12 pizzas" counts; "order number 12", "order #12" and "order 12345" do not
+    if (
+        cued
+        and not has_letters
+        and len(token) <= 2
+        and re.search(r"(?:#|\b(?:number|no|num)\.?)\s*$", before, re.I)
+    ):
+        cued = False  # one or two digits after "#" or "number" are said as a number: "order #47" -> "forty seven"
     if not cued and not has_letters:
         return None
     # a name and its number ("COVID-19"); the well-known ones even after a code's cue ("code is ICD-10 E11.9")

@@ -140,6 +140,10 @@ class _Rule:
     handler: Handler
 
 
+# A race's distance keeps its K ("a 5k run"): after it, these words.
+_RACE = re.compile(r"\s+(?:run|race|walk|swim|ride)\b", re.I)
+
+
 @cache
 def _rules(lang: str) -> tuple[_Rule, ...]:
     # a group of three digits ends there: "T3 2025" is no "3 202" and a 5
@@ -618,11 +622,15 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                         "version " + " point ".join(cardinal(int(p), lg) for p in m.group(1).split("."))
                     ),
                 ),
-                # "10K steps": a number of thousands said with its letter
+                # "10K steps": a number of thousands said with its letter; "45k miles" with "thousand" (it was a
+                # code, "four five K"), but a race keeps its K ("a 5k run")
                 (
                     "thousands_k",
-                    r"(?<![\w.$€£¥])(\d{1,3})K\b",
-                    lambda m, lg: f"{cardinal(int(m.group(1)), lg)} K",
+                    r"(?<![\w.$€£¥])(\d{1,3})(?:K\b|k(?=\s+[a-z]))",
+                    lambda m, lg: (
+                        f"{cardinal(int(m.group(1)), lg)} "
+                        + ("K" if m.group(0)[-1] == "K" or _RACE.match(m.string, m.end()) else "thousand")
+                    ),
                 ),
                 # "1.5x faster", "2x points": times; "12 x 10 x 8": by
                 ("by", r"(?<=\d)(?:\s[x×]\s|[x×])(?=\d)", lambda m, lg: " by "),

@@ -188,4 +188,9 @@ RULES = (
     ("team", r"(?<![\w.])(\d{2})ers\b", _team),
     ("bare_decimal", r"(?<![\w.,/\\$€£¥)-])\.(\d{1,6})(?!\w|[.,]\d)", _bare_decimal),
     ("said_as", rf"\b(?:{'|'.join(_SAID_AS)})\b", lambda m, lg: _SAID_AS[m.group(0)]),
+    (
+        "plus_minus",
+        r"\+/-|\+-(?=\s?\d)",
+        lambda m, lg: " plus or minus ",
+    ),  # "+/- 5%" was "plus - five percent"
 )
