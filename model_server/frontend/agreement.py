@@ -324,7 +324,13 @@ def counted_noun(text: str, pos: int, language: str) -> str:
         after = next_word(text, m.end())
         if after[:1].isupper():
             return after
+    if m.group(1) in _THOUSAND_WORDS.get(language, ()):  # "200 mil solicitudes": the noun after "mil"
+        return next_word(text, m.end()) or m.group(1)
     return m.group(1)
+
+
+# The word for a thousand written after a number, which counts the noun after it ("doscientas mil personas").
+_THOUSAND_WORDS = {"es": ("mil",), "pt": ("mil",), "ca": ("mil",), "it": ("mila",)}
 
 
 _WORD_OR_NUMBER = re.compile(_WORD.pattern + r"|\d+")

@@ -91,6 +91,20 @@ CASES = [
     # an address's door keeps the full ordinal
     ("es", "Vivo en el 3º izq.", "Vivo en el tercero izquierda."),
     ("es", "El 1.er piso", "El primer piso"),
+    # a count before "mil" agrees with the noun after it
+    ("es", "Recibimos 200 mil solicitudes.", "Recibimos doscientas mil solicitudes."),
+    ("pt", "Foram 300 mil pessoas.", "Foram trezentas mil pessoas."),
+    # identifiers: five digits or more after "n.", a flight's letters and digits, the codice fiscale, postcodes
+    ("it", "ordine n. 456789", "ordine numero quattro cinque sei sette otto nove"),
+    ("it", "ordine n. 4589", "ordine numero quattromilacinquecentottantanove"),
+    ("pt", "O voo TP1234 parte às 10h.", "O voo T.P. um dois três quatro parte às dez horas."),
+    ("it", "Codice fiscale RSSMRA85T10A562S", "Codice fiscale R.S.S.M.R.A. otto cinque T. uno zero A. cinque sei "
+     "due S."),  # fmt: skip
+    ("pt", "Código postal 1100-048 Lisboa", "Código postal um um zero zero, zero quatro oito Lisboa"),
+    # Italian ranges take the link their opening word asks for, else keep their dash
+    ("it", "Aperto dalle 9-17.", "Aperto dalle nove alle diciassette."),
+    ("it", "tra 3-5 giorni", "tra tre e cinque giorni"),
+    ("it", "Consegna in 3-5 giorni.", "Consegna in tre - cinque giorni."),
     # units
     ("it", "12 m³ di gas", "dodici metri cubi di gas"),
     ("it", "100 Mbps", "cento megabit al secondo"),

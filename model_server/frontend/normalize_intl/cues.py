@@ -71,7 +71,7 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
     after = agreement.next_word(m.string, m.end()).lower()
     if after and after in _AMOUNT_WORDS:
         return False
-    if word_before(m) in _NUMBER_SIGNS:
+    if word_before(m) in _NUMBER_SIGNS or (word_before(m) in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
         return True
     code_words = _CODE_WORDS | _CODE_WORDS_BY_LANGUAGE.get(language, frozenset())
     return any(w.lower() in code_words for w in before[-5:]) and not (
@@ -81,6 +81,9 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
 
 # The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
 _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
+# The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier
+# of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC).
+_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No."})
 # A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
 _CODE_WORDS_BY_LANGUAGE = {
     "pl": frozenset({"kod", "kodu", "kodem"}),

@@ -74,6 +74,7 @@ RANGE_LINKS = {
     "ur": "سے",
     "he": "עד",
     # (no case or gender for the link: "3–5 dienas" -> "trīs līdz pieci dienas" keeps the numbers' own forms)
+    "it": "a",  # after "da", "dalle", "tra" only: "dalle nove alle diciassette", "tra tre e cinque" (`_range`)
     "is": "til",
     "lv": "līdz",
     "lt": "iki",
@@ -110,6 +111,11 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
         return f"{_number(m.group('rlo'), language)} -"
     noun = agreement.counted_noun(m.string, m.end() + len(m.group("rhi")), language)
     words = agreement.count_form(spell_number(lo, language), lo, noun, language, before, ranged=True)
+    if language == "it":  # the link its opening word asks for; else the dash ("in tre - cinque giorni")
+        link = {"dalle": "alle", "dalla": "alla", "dal": "al", "da": "a", "tra": "e", "fra": "e"}.get(
+            before[-1] if before else ""
+        )
+        return f"{words} {link}" if link else f"{_number(m.group('rlo'), language)} -"
     return f"{words} {RANGE_LINKS[language]}"
 
 

@@ -163,6 +163,10 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         + _abbreviation_pattern(language)
         + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     )
+    if language == "it":  # the codice fiscale: character by character (its digits were cardinals)
+        extra += r"(?P<tax_code>(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-]))|"
+    # letters glued to three or four digits, a flight or a train ("TP1234", "AZ610"): the letters, then the digits
+    extra += r"(?P<flight>(?<![\w-])[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"
     if language in _LOCAL_PHONE:
         extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
@@ -274,6 +278,7 @@ _LOCAL_PHONE = {
     "is": r"[4-8]\d{2}[ -]\d{4}",
     "lt": r"[68]\d{2}[ -]\d{5}",
     "et": r"[3-8]\d{2,3}[ -]\d{4}",
+    "pt": r"\d{4,5}-\d{3}",  # a postcode: Portugal's "1100-048", Brazil's CEP "01310-100" (no range, no minus)
 }
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
 _NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
@@ -383,6 +388,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if groups.get("key_plus"):
         return "text", f" {_KEY_PLUS[language]} "
+    if groups.get("tax_code"):
+        return "code", _characters(m.group("tax_code"), language)
+    if groups.get("flight"):
+        return "code", f"{'.'.join(m.group('flight')[:2])}. {_digits(m.group('flight_n'), language)}"
     if groups.get("local_phone"):
         return "phone", _phone_groups(re.findall(r"\d+", m.group("local_phone")), language)
     if groups.get("roman_numeral"):
