@@ -166,7 +166,9 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
     if language == "it":  # the codice fiscale: character by character (its digits were cardinals)
         extra += r"(?P<tax_code>(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-]))|"
     # letters glued to three or four digits, a flight or a train ("TP1234", "AZ610"): the letters, then the digits
-    extra += r"(?P<flight>(?<![\w-])[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"
+    # (Chinese and Japanese read such a code in their own digits: `cjk`)
+    if get(language).spaces:
+        extra += r"(?P<flight>(?<![\w-])[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"
     if language in _LOCAL_PHONE:
         extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
