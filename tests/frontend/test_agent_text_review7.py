@@ -56,6 +56,13 @@ CASES = [
     ("de", "Toleranz ±2 mm", "Toleranz plus minus zwei Millimeter"),
     ("en", "You earn 2x points on dining.", "You earn two X points on dining."),
     ("en", "It is 3x faster.", "It is three times faster."),
+    # a title's roman number, and halves
+    ("en", "I watched Rocky III and Final Fantasy VII.", "I watched Rocky three and Final Fantasy seven."),
+    ("en", "Henry VIII ruled.", "Henry the eighth ruled."),
+    ("en", "Size XL please", "Size X.L. please"),
+    ("en", "Everything is ½ price.", "Everything is half price."),
+    ("en", "Add ½ tsp salt and ½ cup of milk.", "Add half a teaspoon salt and half a cup of milk."),
+    ("en", "Wait 2½ hours.", "Wait two and a half hours."),
     # the section sign and legal short forms elsewhere (German dropped the "§")
     ("de", "Gemäß § 3 Abs. 2 BGB und Art. 5 GG", "Gemäß Paragraf drei Absatz zwei BGB und Artikel fünf GG"),
     ("fr", "Selon l'art. 12 du code.", "Selon l' article douze du code."),
@@ -98,8 +105,11 @@ CASES = [
     ("it", "ordine n. 456789", "ordine numero quattro cinque sei sette otto nove"),
     ("it", "ordine n. 4589", "ordine numero quattromilacinquecentottantanove"),
     ("pt", "O voo TP1234 parte às 10h.", "O voo T.P. um dois três quatro parte às dez horas."),
-    ("it", "Codice fiscale RSSMRA85T10A562S", "Codice fiscale R.S.S.M.R.A. otto cinque T. uno zero A. cinque sei "
-     "due S."),  # fmt: skip
+    (
+        "it",
+        "Codice fiscale RSSMRA85T10A562S",
+        "Codice fiscale R.S.S.M.R.A. otto cinque T. uno zero A. cinque sei due S.",
+    ),  # fmt: skip
     ("pt", "Código postal 1100-048 Lisboa", "Código postal um um zero zero, zero quatro oito Lisboa"),
     # Italian ranges take the link their opening word asks for, else keep their dash
     ("it", "Aperto dalle 9-17.", "Aperto dalle nove alle diciassette."),

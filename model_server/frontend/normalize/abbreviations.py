@@ -221,7 +221,7 @@ _SYMBOLS: dict[str, dict[str, str]] = {
         "<": "less than",
         ">": "greater than",
         "~": "about",
-        "½": "one half",
+        "½": "half",  # "½ price", "½ of the users" (after a number the fraction rule says "and a half")
         "¼": "one quarter",
         "¾": "three quarters",
     },
@@ -356,6 +356,10 @@ def _roman(m: re.Match, lang: str) -> str | None:
         return f"the {ordinal(n, lang)}"
     if n < 100 and _ROMAN_NUMBER_CUE.search(before):  # ("Schedule CC" is a name's letters)
         return cardinal(n, lang)
+    if len(word) > 1 and _SMALL_ROMAN.fullmatch(word) and re.search(r"\b[A-Z][a-z]+\s+$", before):
+        return cardinal(
+            n, lang
+        )  # a title's number: "Rocky III" -> "Rocky three" (espeak-ng said "roman three")
     return None
 
 

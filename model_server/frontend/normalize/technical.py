@@ -140,6 +140,7 @@ def _bare_decimal(m: re.Match, lang: str) -> str:
     return "point " + " ".join(cardinal(int(d), lang) for d in places)
 
 
+_HALF_OF = {"tsp": "teaspoon", "tbsp": "tablespoon", "lb": "pound", "oz": "ounce", "hr": "hour"}
 _SAID_AS = {
     "YoY": "year over year", "MoM": "month over month", "QoQ": "quarter over quarter", "eSIM": "e sim",
     "RAV4": "rav four",
@@ -188,6 +189,13 @@ RULES = (
     ("team", r"(?<![\w.])(\d{2})ers\b", _team),
     ("bare_decimal", r"(?<![\w.,/\\$€£¥)-])\.(\d{1,6})(?!\w|[.,]\d)", _bare_decimal),
     ("said_as", rf"\b(?:{'|'.join(_SAID_AS)})\b", lambda m, lg: _SAID_AS[m.group(0)]),
+    # half of one measure: "½ cup" -> "half a cup" ("½ price" is "half price": the symbol's word)
+    (
+        "half_a",
+        r"(?<![\d\w])½\s*(?:(?P<short>tsp|tbsp|lb|oz|hr)\.?|(?=(?:cup|teaspoon|tablespoon|pound|mile|hour|inch|ounce|"
+        r"liter|litre|gallon|dozen|day|year|page|tablet|pill)\b))",
+        lambda m, lg: "half a " + _HALF_OF.get(m.group("short"), ""),
+    ),
     (
         "plus_minus",
         r"\+/-|\+-(?=\s?\d)",
