@@ -63,6 +63,12 @@ CASES = [
     ("en", "Everything is ½ price.", "Everything is half price."),
     ("en", "Add ½ tsp salt and ½ cup of milk.", "Add half a teaspoon salt and half a cup of milk."),
     ("en", "Wait 2½ hours.", "Wait two and a half hours."),
+    # acronyms said as words; units written with their period (which stays only where it ends the text)
+    ("en", "Send the SWIFT code for the HELOC.", "Send the Swift code for the Heloc."),
+    ("en", "a 16 oz. ribeye", "a sixteen ounce ribeye"),
+    ("en", "It weighs 5 lbs.", "It weighs five pounds."),
+    ("en", "The box is 12 x 8 x 4 in.", "The box is twelve by eight by four inches."),
+    ("en", "The rug is 5' x 8'.", "The rug is five foot by eight feet."),
     # the section sign and legal short forms elsewhere (German dropped the "§")
     ("de", "Gemäß § 3 Abs. 2 BGB und Art. 5 GG", "Gemäß Paragraf drei Absatz zwei BGB und Artikel fünf GG"),
     ("fr", "Selon l'art. 12 du code.", "Selon l' article douze du code."),

@@ -307,6 +307,7 @@ _WORD_ACRONYMS = {
     "NASA", "NATO", "NASDAQ", "ZIP", "PIN", "SIM", "GIF", "JPEG", "LASER", "RADAR", "SCUBA", "UNESCO", "UNICEF",
     "FEMA", "OPEC", "COVID", "AIDS", "IKEA", "SWAT", "NAFTA", "FIFA", "SARS", "ASCII", "RAM", "ROM", "LAN",
     "WIFI", "DOS", "CAPTCHA", "YAML", "JSON", "OSHA", "HIPAA", "FICO", "COBRA", "GAAP", "ERISA", "NASCAR",
+    "SWIFT", "HELOC", "FAFSA", "SNAP", "WIC", "MEDICARE", "MEDICAID",
 }  # fmt: skip
 
 

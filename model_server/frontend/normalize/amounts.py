@@ -175,6 +175,13 @@ _UNITS: dict[str, dict[str, tuple[str, str]]] = {
         "pts": ("point", "points"),
         "hp": ("horsepower", "horsepower"),
         "in.": ("inch", "inches"),  # with its period only: "in" is a word ("3 in a row")
+        # with their period, which is no full stop inside a sentence ("a 16 oz. ribeye" had one)
+        "oz.": ("ounce", "ounces"),
+        "lb.": ("pound", "pounds"),
+        "lbs.": ("pound", "pounds"),
+        "ft.": ("foot", "feet"),
+        "yd.": ("yard", "yards"),
+        "gal.": ("gallon", "gallons"),
         "sq ft": ("square foot", "square feet"),
         "sq. ft.": ("square foot", "square feet"),
         "sqft": ("square foot", "square feet"),

@@ -144,6 +144,13 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
             if spoken is not None:
                 rule_name = r.name
                 m_end = rm.end()
+                # a short form's period that also ends the text ("per lb.", "1/3 oz."): the stop stays
+                if (
+                    text[m_end - 1] == "."
+                    and not text[m_end:].strip()
+                    and not spoken.rstrip().endswith((".", "!", "?"))
+                ):
+                    spoken += "."
                 break
         if spoken is None:
             # Every rule declined (e.g. "13/45" is no date): keep one character as plain text, or the

@@ -196,6 +196,7 @@ RULES = (
         r"liter|litre|gallon|dozen|day|year|page|tablet|pill)\b))",
         lambda m, lg: "half a " + _HALF_OF.get(m.group("short"), ""),
     ),
+    ("by_marks", r"(?<=\d['\"’”]) ?[x×] ?(?=\d)", lambda m, lg: " by "),  # "5' x 8'": the x between two sizes
     (
         "plus_minus",
         r"\+/-|\+-(?=\s?\d)",
