@@ -169,6 +169,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
     # (Chinese and Japanese read such a code in their own digits: `cjk`)
     if get(language).spaces:
         extra += r"(?P<flight>(?<![\w-])[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"
+        # a code of capitals and digits mixed, six characters or more ("1Z999AA10123456784", "RTX4090"): one by one
+        extra += r"(?P<alnum>(?<![\w-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{6,}(?![\w-]))|"
     if language in _LOCAL_PHONE:
         extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
@@ -392,6 +394,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "text", f" {_KEY_PLUS[language]} "
     if groups.get("tax_code"):
         return "code", _characters(m.group("tax_code"), language)
+    if groups.get("alnum"):
+        return "code", _characters(m.group("alnum"), language)
     if groups.get("flight"):
         return "code", f"{'.'.join(m.group('flight')[:2])}. {_digits(m.group('flight_n'), language)}"
     if groups.get("local_phone"):
