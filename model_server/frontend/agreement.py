@@ -541,7 +541,11 @@ _DE_ACCUSATIVE = frozenset(
         "möchtest möchten bestelle bestellen buche buchen reserviere reservieren kaufe kaufen nehme nehmen "
         "nimmt bekomme bekommen bekommt erhalte erhalten erhält suche suchen sucht sende senden schicke "
         "schicken benötige benötigen vereinbaren dauert dauern kostet kosten warte warten bleibe bleiben "
-        "beträgt betragen zahle zahlen zahlt bezahle bezahlen bezahlt überweise überweisen überweist"
+        "beträgt betragen zahle zahlen zahlt bezahle bezahlen bezahlt überweise überweisen überweist "
+        # a modal before its object, the verb at the end ("Sie dürfen 1 Koffer aufgeben"), and a subject pronoun
+        # right before the count ("Bitte wählen Sie 1 Tarif aus", "können Sie 1 Termin buchen")
+        "darf darfst dürfen dürft kann kannst können könnt muss musst müssen müsst soll sollst sollen sollt will "
+        "willst wollen wollt sie du ihr wir ich man"
     ).split()
 )
 _DE_SKIPPED = frozenset(

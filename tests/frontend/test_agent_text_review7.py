@@ -104,6 +104,14 @@ CASES = [
     # an address's door keeps the full ordinal
     ("es", "Vivo en el 3º izq.", "Vivo en el tercero izquierda."),
     ("es", "El 1.er piso", "El primer piso"),
+    # a German count after a modal or a subject pronoun is an object: the accusative
+    (
+        "de",
+        "Sie dürfen 1 Koffer mit 23 kg aufgeben.",
+        "Sie dürfen einen Koffer mit dreiundzwanzig Kilogramm aufgeben.",
+    ),
+    ("de", "Bitte wählen Sie 1 Tarif aus.", "Bitte wählen Sie einen Tarif aus."),
+    ("de", "Drücken Sie 1 für Rechnungen.", "Drücken Sie eins für Rechnungen."),
     # a count before "mil" agrees with the noun after it
     ("es", "Recibimos 200 mil solicitudes.", "Recibimos doscientas mil solicitudes."),
     ("pt", "Foram 300 mil pessoas.", "Foram trezentas mil pessoas."),
@@ -116,8 +124,12 @@ CASES = [
         "Codice fiscale RSSMRA85T10A562S",
         "Codice fiscale R.S.S.M.R.A. otto cinque T. uno zero A. cinque sei due S.",
     ),  # fmt: skip
-    ("it", "Il codice di tracciamento è 1Z999AA10123456784.", "Il codice di tracciamento è uno Z. nove nove nove "
-     "A.A. uno zero uno due tre quattro cinque sei sette otto quattro."),  # fmt: skip
+    (
+        "it",
+        "Il codice di tracciamento è 1Z999AA10123456784.",
+        "Il codice di tracciamento è uno Z. nove nove nove "
+        "A.A. uno zero uno due tre quattro cinque sei sette otto quattro.",
+    ),  # fmt: skip
     ("pt", "Código postal 1100-048 Lisboa", "Código postal um um zero zero, zero quatro oito Lisboa"),
     # Italian ranges take the link their opening word asks for, else keep their dash
     ("it", "Aperto dalle 9-17.", "Aperto dalle nove alle diciassette."),
