@@ -112,6 +112,13 @@ CASES = [
     ),
     ("de", "Bitte wählen Sie 1 Tarif aus.", "Bitte wählen Sie einen Tarif aus."),
     ("de", "Drücken Sie 1 für Rechnungen.", "Drücken Sie eins für Rechnungen."),
+    # a number with a slash inside a law's or a case's identifier: the slash's word (it was dropped)
+    ("es", "Según la Ley 39/2015.", "Según la Ley treinta y nueve de dos mil quince."),
+    ("es", "Expediente 2024/00123.", "Expediente dos mil veinticuatro barra cero cero uno dos tres."),
+    ("fr", "Dossier 2024/00123.", "Dossier deux mille vingt-quatre barre zéro zéro un deux trois."),
+    ("pt", "Processo 2024/00123", "Processo dois mil e vinte e quatro barra zero zero um dois três"),
+    ("de", "Gültig bis 03/2026.", "Gültig bis null drei zweitausendsechsundzwanzig."),  # a month and a year
+    ("it", "Voto 110/110.", "Voto centodieci su centodieci."),  # a mark
     # a count before "mil" agrees with the noun after it
     ("es", "Recibimos 200 mil solicitudes.", "Recibimos doscientas mil solicitudes."),
     ("pt", "Foram 300 mil pessoas.", "Foram trezentas mil pessoas."),

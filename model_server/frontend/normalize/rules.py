@@ -118,6 +118,7 @@ from .words import (
     _MONTHS,
     CLOTHING_SIZE,
     NAME_DASH,
+    SLASH_NUMBER,
     _alt,
     _long_digits,
     _number,
@@ -125,8 +126,10 @@ from .words import (
     _ordinal,
     _spell_letters,
     cardinal,
+    digits,
     ends_sentence,
     name_before_number,
+    slash_number,
     year,
 )
 
@@ -430,6 +433,19 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         *(
             [("size_pair", r"(?<![\d/.])(\d{1,2}(?:\.5)?)/(\d{1,2}(?:\.5)?)(?![\d/]|\.\d)", _size_pair)]
             if lang == "en"
+            else []
+        ),
+        *(
+            [
+                (
+                    "slash_number",
+                    SLASH_NUMBER,
+                    lambda m, lg: slash_number(
+                        m, lg, lambda p: _number_words(p, lg), lambda p: digits(p, lg), lambda y: year(y, lg)
+                    ),
+                )
+            ]
+            if lang != "en"
             else []
         ),
         (

@@ -249,6 +249,34 @@ CLOTHING_SIZE = r"(?<![\w.'-])X{1,3}[LS](?![\w'])"
 NAME_DASH = r"(?<![\w-])(?P<name>[^\W\d_]{1,6})-(?=\d{1,5}(?!\d))"
 
 
+# A number with a slash inside an identifier, a law's or a case's ("Ley 39/2015", "2024/00123"): each side as it
+# is said, joined by the slash's word (it was dropped: "treinta y nueve dos mil quince"). One side of four digits
+# or more, so that "3/4", "15/03", "120/80" and "110/110" stay a fraction, a date, a pressure and a mark; a month
+# and a year ("03/2026") is left to the date rules but after a law's name.
+SLASH_NUMBER = (
+    r"(?<![\w/.,-])(?=\d{4,6}/|\d{1,6}/\d{4,6}(?!\d))(?P<sa>\d{1,6})/(?P<sb>\d{2,6})(?![\w/]|[.,]\d)"
+)
+SLASH_WORDS = {"es": "barra", "pt": "barra", "it": "barra", "fr": "barre", "de": "Strich"}
+# Spanish laws and decrees name their year: "Ley 39/2015" is "treinta y nueve de dos mil quince".
+_LAW_BEFORE = re.compile(r"\b(?:Ley|Decreto|Real Decreto|Orden|Directiva|Reglamento)\s+$")
+
+
+def slash_number(m: re.Match, lang: str, number, figures, year_words) -> str | None:
+    """`SLASH_NUMBER` said with the scanner's own `number`, `figures` (digit by digit) and `year_words`; None
+    for a month and a year ("gültig bis 03/2026")."""
+
+    def side(part: str) -> str:
+        if part.startswith("0") or len(part) >= 5:
+            return figures(part)
+        return year_words(int(part)) if len(part) == 4 and 1900 <= int(part) <= 2099 else number(part)
+
+    law = lang == "es" and _LAW_BEFORE.search(m.string[max(0, m.start() - 20) : m.start()])
+    a, b = m.group("sa"), m.group("sb")
+    if not law and len(a) <= 2 and 1 <= int(a) <= 12 and len(b) == 4:
+        return None
+    return f"{side(m.group('sa'))} {'de' if law else SLASH_WORDS[lang]} {side(m.group('sb'))}"
+
+
 def name_before_number(m: re.Match, lang: str) -> str | None:
     """`NAME_DASH`'s name, or None for a lower-case word ("pre-2020" is read by the other rules)."""
     return m.group("name") if m.group("name")[0].isupper() else None

@@ -16,7 +16,15 @@ from ..languages import get
 from ..normalize import NormalizationError, Segment
 from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
-from ..normalize.words import CLOTHING_SIZE, NAME_DASH, ends_sentence, name_before_number
+from ..normalize.words import (
+    CLOTHING_SIZE,
+    NAME_DASH,
+    SLASH_NUMBER,
+    SLASH_WORDS,
+    ends_sentence,
+    name_before_number,
+    slash_number,
+)
 from . import cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
@@ -163,6 +171,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         + _abbreviation_pattern(language)
         + (f"{_EXTRA[language]}|" if language in _EXTRA else "")
     )
+    if language in SLASH_WORDS and not fallback:  # "2024/00123", "Lei 39/2015": the slash's word
+        extra += rf"(?P<slash_number>{SLASH_NUMBER})|"
     if language == "it":  # the codice fiscale: character by character (its digits were cardinals)
         extra += r"(?P<tax_code>(?<![\w-])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![\w-]))|"
     # letters glued to three or four digits, a flight or a train ("TP1234", "AZ610"): the letters, then the digits
@@ -315,7 +325,7 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral"})
+_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral", "slash_number"})
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
@@ -392,6 +402,14 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         )
     if groups.get("key_plus"):
         return "text", f" {_KEY_PLUS[language]} "
+    if groups.get("slash_number"):
+        return "code", slash_number(
+            m,
+            language,
+            lambda p: _number(p, language),
+            lambda p: _digits(p, language),
+            lambda y: spell_number(y, language),
+        )
     if groups.get("tax_code"):
         return "code", _characters(m.group("tax_code"), language)
     if groups.get("alnum"):
