@@ -4,8 +4,8 @@ espeak-ng read them as letters or with a word of its own: "Carlos III" was "Carl
 quatorze romain", "Karl V." "Karl fau", "Francisco I" the letter "i" (a seventh review of agent text). A numeral
 is read only where its context says it is one:
 
-* after a monarch's or a pope's name (a capitalised word; a one-letter numeral only after a known regnal name
-  or a title): Spanish and Portuguese say an ordinal up to ten and a cardinal beyond ("Carlos tercero",
+* after a monarch's or a pope's name (a capitalised word, in German a known regnal name or a title; a
+  one-letter numeral only after a known regnal name or a title): Spanish and Portuguese say an ordinal up to ten and a cardinal beyond ("Carlos tercero",
   "Luis catorce", "Dom João sexto"), Italian always an ordinal ("Luigi quattordicesimo"), French a cardinal but
   "premier" ("Louis quatorze", "François premier"), German "der" and a capitalised ordinal ("Karl der
   Fünfte", "von Karl dem Fünften"); queens take the feminine ("Isabel segunda", "Elisabeth die Zweite");
@@ -126,8 +126,10 @@ def spoken(numeral: str, ending: str, language: str, before: str, after: str) ->
         first, word = name.group(1) or "", name.group(2)
         queen = word in _QUEENS[language].split()
         known = queen or word in _NAMES[language].split() or re.fullmatch(_TITLES[language], first, re.I)
-        if len(numeral) > 1 or known:
+        if known or (len(numeral) > 1 and language != "de"):
             return _regnal(n, language, queen, first)
+        if len(numeral) > 1:  # German capitalises every noun: "Pflegegrad III" is a grade, "drei"
+            return num2words(n, lang="de")
     return None
 
 

@@ -88,6 +88,11 @@ CASES = [
     ("de", "Karl V. und Ludwig XIV.", "Karl der Fünfte und Ludwig der Vierzehnte."),
     ("de", "Unter Karl V. war es so.", "Unter Karl dem Fünften war es so."),
     (
+        "de",
+        "Sie haben Pflegegrad III.",
+        "Sie haben Pflegegrad drei.",
+    ),  # German nouns are capitalised: no king
+    (
         "it",
         "Luigi XIV e Papa Francesco I, XXI secolo.",
         "Luigi quattordicesimo e Papa Francesco primo, ventunesimo secolo.",
