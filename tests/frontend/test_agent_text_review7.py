@@ -134,12 +134,12 @@ CASES = [
     (
         "it",
         "Codice fiscale RSSMRA85T10A562S",
-        "Codice fiscale R.S.S.M.R.A. otto cinque T. uno zero A. cinque sei due S.",
+        "Codice fiscale R.S.S.M.R.A. otto cinque T uno zero A cinque sei due S",
     ),  # fmt: skip
     (
         "it",
         "Il codice di tracciamento è 1Z999AA10123456784.",
-        "Il codice di tracciamento è uno Z. nove nove nove "
+        "Il codice di tracciamento è uno Z nove nove nove "
         "A.A. uno zero uno due tre quattro cinque sei sette otto quattro.",
     ),  # fmt: skip
     ("pt", "Código postal 1100-048 Lisboa", "Código postal um um zero zero, zero quatro oito Lisboa"),

@@ -1306,7 +1306,7 @@ def test_what_the_third_audit_found_in_agent_sentences(lang, text, expected):
         (
             "it",
             "IBAN IT60 X054 2811 1010.",
-            "IBAN I.T. sei zero, X. zero cinque quattro, due otto uno uno, uno zero uno zero.",
+            "IBAN I.T. sei zero, X zero cinque quattro, due otto uno uno, uno zero uno zero.",
         ),
         ("it", "98 mg/dl.", "novantotto milligrammi al decilitro."),
         ("pt", "5 mg/kg", "cinco miligramas por quilograma"),

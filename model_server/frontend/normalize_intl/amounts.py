@@ -57,6 +57,8 @@ _CURRENCY_SYMBOLS = {
     "Kč": "CZK",
     "Ft": "HUF",
     "Eur": "EUR",  # as Lithuanian prices are written
+    "грн.": "UAH",
+    "грн": "UAH",
     "din.": "RSD",
 }
 
@@ -428,6 +430,10 @@ UNITS = {
     "л": "volume-liter",
     "ч": "duration-hour",
     "мин": "duration-minute",
+    "хв": "duration-minute",  # Ukrainian
+    "ГБ": "digital-gigabyte",
+    "МБ": "digital-megabyte",
+    "ТБ": "digital-terabyte",
 }
 
 

@@ -95,7 +95,9 @@ def word_char(language: str) -> str:
 def _range_pattern(language: str) -> str:
     if language not in RANGE_LINKS:
         return ""
-    dash = "[-–~]" if language in ("zh", "ja") else "[-–]"  # "3～5営業日" (NFKC folds the wave dash to ~)
+    dash = (
+        "[-–~〜]" if language in ("zh", "ja") else "[-–]"
+    )  # "3～5営業日" (NFKC folds "～" to "~", not "〜")
     return (
         rf"|(?P<rng>(?<!{word_char(language)})(?<![.,/+*=-])(?P<rlo>[1-9]\d{{0,3}})\s?{dash}\s?"
         r"(?=(?P<rhi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=)))"
@@ -415,7 +417,8 @@ _ABBREVIATIONS = {
     "lt": {"tel.": "telefonas", "t. y.": "tai yra", "pvz.": "pavyzdžiui", "Nr.": "numeris", "nr.": "numeris"},
     "et": {"tel.": "telefon", "nt": "näiteks", "nr": "number", "Nr": "number"},
     "tr": {"Cad.": "Caddesi", "Sok.": "Sokak", "Mah.": "Mahallesi", "Dr.": "Doktor", "vb.": "ve benzeri"},
-    "ru": {"ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
+    "uk": {"вул.": "вулиця", "буд.": "будинок", "кв.": "квартира", "тел.": "телефон", "т.зв.": "так званий"},
+    "ru": {"д.": "дом", "ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
            "т.д.": "так далее"},
 }  # fmt: skip
 
@@ -442,7 +445,7 @@ def _abbreviation_pattern(language: str) -> str:
 
 # Short forms that are one only before a number ("n. 4589", "ca 2 veckor"; "ca" is also a word's part).
 _BEFORE_A_NUMBER = frozenset(
-    {"n.", "ca", "ca.", "nr", "Nr", "ok.", "č.", "br.", "št.", "nr.", "Nr.", "αρ.", "p.", "s."}
+    {"n.", "ca", "ca.", "nr", "Nr", "ok.", "č.", "br.", "št.", "nr.", "Nr.", "αρ.", "p.", "s.", "д."}
 )
 # Short forms that are one only after a number ("5 db", "000123 sz. számla", "do 16 č."; "db" alone is no "darab").
 _AFTER_A_NUMBER = {"hu": frozenset({"db", "sz."}), "sr": frozenset({"č."})}

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from functools import cache
 
-from babel.dates import get_time_format
+from babel.dates import get_month_names, get_time_format
 from babel.numbers import get_decimal_symbol, get_group_symbol
 from num2words import num2words
 
@@ -18,6 +18,7 @@ from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
 from ..normalize.words import (
     CLOTHING_SIZE,
+    LETTER_A,
     NAME_DASH,
     SLASH_NUMBER,
     SLASH_WORDS,
@@ -178,9 +179,9 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
     # letters glued to three or four digits, a flight or a train ("TP1234", "AZ610"): the letters, then the digits
     # (Chinese and Japanese read such a code in their own digits: `cjk`)
     if get(language).spaces:
-        extra += r"(?P<flight>(?<![\w-])[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"
+        extra += r"(?P<flight>(?<![\w-])(?!RM|TL|KM)[A-Z]{2}(?P<flight_n>\d{3,4})(?![\w-]))|"  # (not "RM249")
         # a code of capitals and digits mixed, six characters or more ("1Z999AA10123456784", "RTX4090"): one by one
-        extra += r"(?P<alnum>(?<![\w-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{6,}(?![\w-]))|"
+        extra += r"(?P<alnum>(?<![\w-])(?!RM\d|TL\d)(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{6,}(?![\w-]))|"
     if language in _LOCAL_PHONE:
         extra += rf"(?P<local_phone>(?<![\d.,+-]){_LOCAL_PHONE[language]}(?![\d-]|[.,]\d))|"
     extra += rf"(?P<size>{CLOTHING_SIZE})|" + ("" if fallback else rf"(?P<name_dash>{NAME_DASH})|")
@@ -292,6 +293,7 @@ _LOCAL_PHONE = {
     "is": r"[4-8]\d{2}[ -]\d{4}",
     "lt": r"[68]\d{2}[ -]\d{5}",
     "et": r"[3-8]\d{2,3}[ -]\d{4}",
+    "ko": r"1[5-9]\d\d-\d{4}",  # a company's representative number: "1588-1234", digit by digit
     "pt": r"\d{4,5}-\d{3}",  # a postcode: Portugal's "1100-048", Brazil's CEP "01310-100" (no range, no minus)
 }
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
@@ -323,14 +325,14 @@ _SCORE_BEFORE = {
 _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 # Hebrew's one-letter prefixes, vowelled so espeak-ng says them as syllables, when a dash joins them to a number.
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
-_HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=\d)")
+_HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=[\dA-Za-z])")  # "ל-15", "ל-Windows"
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
 _DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral", "slash_number"})
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
 # said before a noun.
-_DOT_ORDINAL = frozenset({"hu", "da", "no", "fi"})
+_DOT_ORDINAL = frozenset({"hu", "da", "no", "fi", "tr"})  # ("Sırada 3. kişisiniz" -> "üçüncü")
 # Symbols written as a word of some languages only: the Italian "lei" is "you" or "she" ("Paga lei 20 euro?" was
 # "venti lei rumeni euro").
 _SYMBOL_LANGUAGES = {"lei": ("ro",)}
@@ -366,11 +368,27 @@ _TIMES_WORD = {
 
 
 def _characters(code: str, language: str) -> str:
-    """A code's letters spelled (dotted: the frontend says their names) and its digits one by one."""
-    return " ".join(
-        _digits(run, language) if run.isdigit() else ".".join(run) + "."
-        for run in re.findall(r"\d+|[A-Z]+", code)
-    )
+    """A code's letters spelled and its digits one by one. In a Latin-script language a run of letters is dotted
+    (the frontend says their names) and a lone letter bare: "Z." was a full stop inside the code. Elsewhere
+    espeak-ng reads Latin letters in English, and a dotted run as an English word ("A.B." -> "ab"): the letters
+    stand apart, "A" as `LETTER_A` (alone it is the article)."""
+    latin = _latin_script(language)
+    out = []
+    for run in re.findall(r"\d+|[A-Z]+", code):
+        if run.isdigit():
+            out.append(_digits(run, language))
+        elif latin and len(run) > 1:
+            out.append(".".join(run) + ".")
+        else:
+            out.append(" ".join(LETTER_A if c == "A" and not latin else c for c in run))
+    return " ".join(out)
+
+
+@cache
+def _latin_script(language: str) -> bool:
+    """Whether the language is written in Latin letters (its CLDR month names are)."""
+    name = get_month_names("wide", locale=_locale(language))[1]
+    return all("LATIN" in unicodedata.name(c, "") for c in name if c.isalpha())
 
 
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
@@ -415,7 +433,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("alnum"):
         return "code", _characters(m.group("alnum"), language)
     if groups.get("flight"):
-        return "code", f"{'.'.join(m.group('flight')[:2])}. {_digits(m.group('flight_n'), language)}"
+        return "code", _characters(m.group("flight"), language)
     if groups.get("local_phone"):
         return "phone", _phone_groups(re.findall(r"\d+", m.group("local_phone")), language)
     if groups.get("roman_numeral"):
@@ -597,10 +615,15 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             r"[是为:\s]+$", "", m.string[max(0, m.start() - 8) : m.start()]
         )  # "订单号是" -> "订单号"
         if (
-            re.fullmatch(r"1[3-9]\d{9}", m.group("num"))  # a mobile number (it was 一百三十八亿...)
-            or head.endswith(cjk.CHINESE_ID_CUES)
-            or re.search(r"[A-Za-z]$", head)  # "CA1831": a flight, a code
-        ) and m.group("num").isdigit():
+            (
+                re.fullmatch(r"1[3-9]\d{9}", m.group("num"))  # a mobile number (it was 一百三十八亿...)
+                or head.endswith(cjk.CHINESE_ID_CUES)
+                or re.search(
+                    r"[A-Za-z]$", m.string[: m.start()]
+                )  # "CA1831": a flight, a code ("Windows 11" counts)
+            )
+            and m.group("num").isdigit()
+        ):
             return "number", cjk.chinese_code(m.group("num"))
         if m.group("num") == "2" and m.string.startswith(cjk.CHINESE_MEASURES, m.end()):
             return "number", cjk.chinese_number(2, before_measure=True)
