@@ -4,8 +4,10 @@ numbers joined by dots and numeric dates."""
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import cache
 
-from babel.dates import get_date_format
+from babel.dates import get_date_format, get_month_names
 from babel.numbers import get_group_symbol
 
 from .. import agreement
@@ -14,6 +16,7 @@ from ..normalize.address import spoken_address
 from ..normalize.codes import pair_as_number
 from ..normalize.dates import dotted_kind
 from ..normalize.ranges import is_range
+from ..normalize.words import LETTER_A
 from .amounts import _GROUP_ALSO, _digits, _locale, _number, spell_number
 from .dates import _slavic_patterns
 
@@ -449,3 +452,27 @@ _BEFORE_A_NUMBER = frozenset(
 )
 # Short forms that are one only after a number ("5 db", "000123 sz. számla", "do 16 č."; "db" alone is no "darab").
 _AFTER_A_NUMBER = {"hu": frozenset({"db", "sz."}), "sr": frozenset({"č."})}
+
+
+def _characters(code: str, language: str) -> str:
+    """A code's letters spelled and its digits one by one. In a Latin-script language a run of letters is dotted
+    (the frontend says their names) and a lone letter bare: "Z." was a full stop inside the code. Elsewhere
+    espeak-ng reads Latin letters in English, and a dotted run as an English word ("A.B." -> "ab"): the letters
+    stand apart, "A" as `LETTER_A` (alone it is the article)."""
+    latin = _latin_script(language)
+    out = []
+    for run in re.findall(r"\d+|[A-Z]+", code):
+        if run.isdigit():
+            out.append(_digits(run, language))
+        elif latin and len(run) > 1:
+            out.append(".".join(run) + ".")
+        else:
+            out.append(" ".join(LETTER_A if c == "A" and not latin else c for c in run))
+    return " ".join(out)
+
+
+@cache
+def _latin_script(language: str) -> bool:
+    """Whether the language is written in Latin letters (its CLDR month names are)."""
+    name = get_month_names("wide", locale=_locale(language))[1]
+    return all("LATIN" in unicodedata.name(c, "") for c in name if c.isalpha())

@@ -7,7 +7,7 @@ import re
 import unicodedata
 from functools import cache
 
-from babel.dates import get_month_names, get_time_format
+from babel.dates import get_time_format
 from babel.numbers import get_decimal_symbol, get_group_symbol
 from num2words import num2words
 
@@ -18,7 +18,6 @@ from ..normalize.amounts import GRADE_WORDS, grade
 from ..normalize.ranges import SCORE_LINK
 from ..normalize.words import (
     CLOTHING_SIZE,
-    LETTER_A,
     NAME_DASH,
     SLASH_NUMBER,
     SLASH_WORDS,
@@ -74,6 +73,7 @@ from .patterns import (
     _PLUS,
     _abbreviation_pattern,
     _address,
+    _characters,
     _digits,
     _dotted,
     _dotted_pattern,
@@ -367,30 +367,6 @@ _TIMES_WORD = {
 }
 
 
-def _characters(code: str, language: str) -> str:
-    """A code's letters spelled and its digits one by one. In a Latin-script language a run of letters is dotted
-    (the frontend says their names) and a lone letter bare: "Z." was a full stop inside the code. Elsewhere
-    espeak-ng reads Latin letters in English, and a dotted run as an English word ("A.B." -> "ab"): the letters
-    stand apart, "A" as `LETTER_A` (alone it is the article)."""
-    latin = _latin_script(language)
-    out = []
-    for run in re.findall(r"\d+|[A-Z]+", code):
-        if run.isdigit():
-            out.append(_digits(run, language))
-        elif latin and len(run) > 1:
-            out.append(".".join(run) + ".")
-        else:
-            out.append(" ".join(LETTER_A if c == "A" and not latin else c for c in run))
-    return " ".join(out)
-
-
-@cache
-def _latin_script(language: str) -> bool:
-    """Whether the language is written in Latin letters (its CLDR month names are)."""
-    name = get_month_names("wide", locale=_locale(language))[1]
-    return all("LATIN" in unicodedata.name(c, "") for c in name if c.isalpha())
-
-
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     groups = m.groupdict()
     before = agreement.previous_words(m.string, m.start())
@@ -453,9 +429,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "number", f"{a} {SCORE_LINK[language]} {b}"
     if groups.get("dotord"):
         n = int(m.group("dotord_n"))
-        if (
-            language in ordinals.SLAVIC_CASE_BEFORE
-        ):  # "ve 2. patře" -> "ve druhém patře" (it was "dva." and a stop)
+        # "ve 2. patře" -> "ve druhém patře" (it was "dva." and a full stop)
+        if language in ordinals.SLAVIC_CASE_BEFORE:
             noun = agreement.next_word(m.string, m.end())
             return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
         return "ordinal", num2words(n, lang=get(language).num2words, to="ordinal")
@@ -618,9 +593,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             (
                 re.fullmatch(r"1[3-9]\d{9}", m.group("num"))  # a mobile number (it was 一百三十八亿...)
                 or head.endswith(cjk.CHINESE_ID_CUES)
-                or re.search(
-                    r"[A-Za-z]$", m.string[: m.start()]
-                )  # "CA1831": a flight, a code ("Windows 11" counts)
+                # "CA1831": a flight, a code (letters glued to it; "Windows 11" counts)
+                or re.match(r"[A-Za-z]", m.string[m.start() - 1 : m.start()])
             )
             and m.group("num").isdigit()
         ):
