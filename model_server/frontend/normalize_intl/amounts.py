@@ -316,6 +316,8 @@ _CENTS_LINK = {"it": "e", "pt": "e", "ca": "i"}
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
+    if language == "zh" and code == "CNY" and len(frac) == 2 and int(frac):
+        return _yuan(whole, frac)
     name = currency_name(code, whole, language)
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
@@ -341,6 +343,18 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     elif frac and len(frac) != 2:
         words = f"{_number(amount, language)} {name}"
     return words
+
+
+def _yuan(whole: int, frac: str) -> str:
+    """ "¥1,299.50" -> "一千二百九十九元五角": a yuan's tenths and hundredths are 角 and 分 ("元五十" was the
+    cents' number), a 零 between a yuan and a lone 分."""
+    jiao, fen = int(frac[0]), int(frac[1])
+    said = f"{cjk.chinese_number(whole)}元" if whole else ""
+    if jiao:
+        said += f"{cjk.chinese_number(jiao)}角"
+    elif whole:
+        said += "零"
+    return said + (f"{cjk.chinese_number(fen)}分" if fen else "")
 
 
 def _minor_unit(code: str, n: int, language: str) -> str | None:
