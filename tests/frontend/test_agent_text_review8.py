@@ -34,6 +34,12 @@ CASES = [
     ("ko", "대표번호 1588-1234로 전화하세요.", "대표번호 일 오 팔 팔, 일 이 삼 사 로 전화하세요."),
     ("zh", "升级到Windows 11和iPhone 15", "升级到Windows 十一 和iPhone 十五"),
     ("zh", "航班CA1831", "航班CA 幺八三幺"),  # glued to its letters: a code
+    # a card's last digits after "ending with", digit by digit (they were a cardinal in ten languages)
+    ("ru", "Карта, оканчивающаяся на 4821.", "Карта, оканчивающаяся на четыре восемь два один."),
+    ("it", "La carta che termina con 4821.", "La carta che termina con quattro otto due uno."),
+    ("it", "Il contratto termina nel 2025.", "Il contratto termina nel duemilaventicinque."),  # a year
+    ("pl", "Karta kończąca się na 4821.", "Karta kończąca się na cztery osiem dwa jeden."),
+    ("pt", "O cartão final 4821.", "O cartão final quatro oito dois um."),
     # a yuan's tenths and hundredths are 角 and 分 (it was "元 五十")
     ("zh", "总价¥1,299.50。", "总价 一千二百九十九元五角."),
     ("zh", "¥12.05", "十二元零五分"),

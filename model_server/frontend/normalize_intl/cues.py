@@ -73,6 +73,11 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
         return False
     if word_before(m) in _NUMBER_SIGNS or (word_before(m) in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
         return True
+    if before and (
+        before[-1].startswith(_ENDS_WITH)
+        or (before[-1] in _ENDS_LINKS and any(w.startswith(_ENDS_WITH) for w in before[-3:-1]))
+    ):
+        return True  # a card's last digits: "che termina con 4821", "оканчивающаяся на 4821", "final 4821"
     code_words = _CODE_WORDS | _CODE_WORDS_BY_LANGUAGE.get(language, frozenset())
     return any(w.lower() in code_words for w in before[-5:]) and not (
         before and before[-1].lower() in _NOT_CODE_BEFORE
@@ -84,6 +89,11 @@ _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ
 # The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier
 # of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC).
 _NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No."})
+# Words for "ending with" before a card's or an account's last digits (stems), and the prepositions between
+# ("kończąca się na 4821"; not "nel"/"em", before which "termina nel 2025" is a year).
+_ENDS_WITH = ("termin", "final", "оканчива", "заканчива", "закінчу", "kończ", "eindig", "slutar", "ender",
+              "päätty", "konč")  # fmt: skip
+_ENDS_LINKS = frozenset("con na на op på par auf s se ile".split())
 # A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
 _CODE_WORDS_BY_LANGUAGE = {
     "pl": frozenset({"kod", "kodu", "kodem"}),
