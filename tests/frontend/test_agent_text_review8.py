@@ -40,6 +40,18 @@ CASES = [
     ("it", "Il contratto termina nel 2025.", "Il contratto termina nel duemilaventicinque."),  # a year
     ("pl", "Karta kończąca się na 4821.", "Karta kończąca się na cztery osiem dwa jeden."),
     ("pt", "O cartão final 4821.", "O cartão final quatro oito dois um."),
+    # address and era short forms, local-script units and the shekel's short form (espeak-ng spelled them)
+    (
+        "th",
+        "บ้านเลขที่ 25 ถ.สุขุมวิท กทม. ระยะทาง 5 กม.",
+        "บ้านเลขที่ ยี่สิบห้า ถนน สุขุมวิท กรุงเทพมหานคร ระยะทาง ห้า กิโลเมตร",
+    ),  # fmt: skip
+    ("th", "พ.ศ. 2567", "พุทธศักราช สองพันห้าร้อยหกสิบเจ็ด"),
+    ("vi", "Địa chỉ 12 Q.1, TP.HCM", "Địa chỉ mười hai Quận một, Thành phố Hồ Chí Minh."),
+    ("id", "Jl. Sudirman No. 5", "Jalan Sudirman Nomor lima"),
+    ("ms", "Jln. Ampang No. 5", "Jalan Ampang Nombor 5"),
+    ("hi", "दूरी 5 किमी और वज़न 3 किग्रा", "दूरी 5 किलोमीटर और वज़न 3 किलोग्राम"),
+    ("he", 'המחיר 50 ש"ח', "המחיר חמישים שקלים חדשים"),
     # a yuan's tenths and hundredths are 角 and 分 (it was "元 五十")
     ("zh", "总价¥1,299.50。", "总价 一千二百九十九元五角."),
     ("zh", "¥12.05", "十二元零五分"),

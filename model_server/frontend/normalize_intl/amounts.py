@@ -58,6 +58,8 @@ _CURRENCY_SYMBOLS = {
     "Ft": "HUF",
     "Eur": "EUR",  # as Lithuanian prices are written
     "грн.": "UAH",
+    'ש"ח': "ILS",  # the shekel's short form, with a quotation mark or gershayim
+    "ש״ח": "ILS",
     "грн": "UAH",
     "din.": "RSD",
 }
@@ -448,6 +450,13 @@ UNITS = {
     "ГБ": "digital-gigabyte",
     "МБ": "digital-megabyte",
     "ТБ": "digital-terabyte",
+    # Hindi and Thai short forms
+    "किमी": "length-kilometer",
+    "किग्रा": "mass-kilogram",
+    "सेमी": "length-centimeter",
+    "मिमी": "length-millimeter",
+    "กม.": "length-kilometer",
+    "กก.": "mass-kilogram",
 }
 
 

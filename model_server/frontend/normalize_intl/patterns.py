@@ -420,6 +420,10 @@ _ABBREVIATIONS = {
     "lt": {"tel.": "telefonas", "t. y.": "tai yra", "pvz.": "pavyzdžiui", "Nr.": "numeris", "nr.": "numeris"},
     "et": {"tel.": "telefon", "nt": "näiteks", "nr": "number", "Nr": "number"},
     "tr": {"Cad.": "Caddesi", "Sok.": "Sokak", "Mah.": "Mahallesi", "Dr.": "Doktor", "vb.": "ve benzeri"},
+    "id": {"Jl.": "Jalan", "No.": "Nomor", "Kec.": "Kecamatan", "Kab.": "Kabupaten"},
+    "ms": {"Jln.": "Jalan", "No.": "Nombor", "Tkt.": "Tingkat"},
+    "vi": {"Q.": "Quận", "TP.HCM": "Thành phố Hồ Chí Minh", "TP.": "Thành phố"},
+    "th": {"ถ.": "ถนน", "กทม.": "กรุงเทพมหานคร", "พ.ศ.": "พุทธศักราช", "ค.ศ.": "คริสต์ศักราช"},
     "uk": {"вул.": "вулиця", "буд.": "будинок", "кв.": "квартира", "тел.": "телефон", "т.зв.": "так званий"},
     "ru": {"д.": "дом", "ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
            "т.д.": "так далее"},
@@ -434,21 +438,43 @@ def _abbreviation_pattern(language: str) -> str:
     table = _ABBREVIATIONS.get(language)
     if not table:
         return ""
+    # "3 db-ot": a Hungarian ending joins the word; Thai writes the next word right after the dot ("ถ.สุขุมวิท")
+    after = r"(?!\w)" if language == "hu" else "" if language == "th" else r"(?![\w-])"
     alt = "|".join(
-        rf"(?<=\d ){re.escape(a)}"
+        rf"(?<=\d ){re.escape(a)}{after}"
         if a in _AFTER_A_NUMBER.get(language, ())
         else rf"{re.escape(a)}(?=\s[A-ZÀ-Ý][a-zà-ÿ])"
         if a in _BEFORE_A_NAME.get(language, ())
-        else re.escape(a) + (r"(?=\s?\d)" if a in _BEFORE_A_NUMBER else "")
+        # (a number may touch it: "Q.1")
+        else rf"{re.escape(a)}(?=\s?\d)"
+        if a in _BEFORE_A_NUMBER
+        else re.escape(a) + after
         for a in sorted(table, key=len, reverse=True)
     )
-    after = r"(?!\w)" if language == "hu" else r"(?![\w-])"  # "3 db-ot": a Hungarian ending joins the word
-    return rf"(?P<abbr>(?<![\w.-])(?:{alt}){after})|"
+    return rf"(?P<abbr>(?<![\w.-])(?:{alt}))|"
 
 
 # Short forms that are one only before a number ("n. 4589", "ca 2 veckor"; "ca" is also a word's part).
 _BEFORE_A_NUMBER = frozenset(
-    {"n.", "ca", "ca.", "nr", "Nr", "ok.", "č.", "br.", "št.", "nr.", "Nr.", "αρ.", "p.", "s.", "д."}
+    {
+        "n.",
+        "ca",
+        "ca.",
+        "nr",
+        "Nr",
+        "ok.",
+        "č.",
+        "br.",
+        "št.",
+        "nr.",
+        "Nr.",
+        "αρ.",
+        "p.",
+        "s.",
+        "д.",
+        "No.",
+        "Q.",
+    }
 )
 # Short forms that are one only after a number ("5 db", "000123 sz. számla", "do 16 č."; "db" alone is no "darab").
 _AFTER_A_NUMBER = {"hu": frozenset({"db", "sz."}), "sr": frozenset({"č."})}
