@@ -205,14 +205,26 @@ SLAVIC_CASE_BEFORE = {
     "sr": {"locative": frozenset("u na o po pri".split()),
            "genitive": frozenset("do od iz kod bez oko blizu posle".split())},
 }  # fmt: skip
-_SLAVIC_ENDINGS = {  # (case, gender) -> ((nominative ending, new ending), ...) tried in order
-    "cs": {("locative", "m"): (("ý", "ém"), ("í", "ím")), ("genitive", "m"): (("ý", "ého"), ("í", "ího")),
-           ("nominative", "f"): (("ý", "á"),)},
-    "sl": {("locative", "m"): (("i", "em"),), ("genitive", "m"): (("i", "ega"),), ("nominative", "f"): (("i", "a"),)},
+# (case, gender) -> ((nominative ending, new ending), ...) tried in order; the genitive's are `_GENITIVE_ORDINAL`
+_SLAVIC_ENDINGS = {
+    "cs": {("locative", "m"): (("ý", "ém"), ("í", "ím")), ("nominative", "f"): (("ý", "á"),)},
+    "sl": {("locative", "m"): (("i", "em"),), ("nominative", "f"): (("i", "a"),)},
     "hr": {("locative", "m"): (("ći", "ćem"), ("či", "čem"), ("ji", "jem"), ("ši", "šem"), ("ži", "žem"), ("i", "om")),
-           ("genitive", "m"): _GENITIVE_ORDINAL["hr"], ("nominative", "f"): (("i", "a"),)},
+           ("nominative", "f"): (("i", "a"),)},
 }  # fmt: skip
 _SLAVIC_ENDINGS["sr"] = _SLAVIC_ENDINGS["hr"]
+
+
+def _with_endings(words: list[str], endings) -> str:
+    """The ordinal's words, each with the first of `endings` ((nominative ending, new ending), ...) it has replaced."""
+    out = []
+    for w in words:
+        for ending, new in endings:
+            if w.endswith(ending):
+                w = w[: -len(ending)] + new
+                break
+        out.append(w)
+    return " ".join(out)
 
 
 def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str | None:
@@ -230,16 +242,12 @@ def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str |
         )
     if language in _DAY_ORDINALS and not 1 <= n <= 31:
         return None
-    words = _ordinal_words(n, language)
-    endings = _SLAVIC_ENDINGS[language].get((case, gender), ())
-    out = []
-    for w in words:
-        for ending, new in endings:
-            if w.endswith(ending):
-                w = w[: -len(ending)] + new
-                break
-        out.append(w)
-    return " ".join(out)
+    endings = (
+        _GENITIVE_ORDINAL[language]
+        if case == "genitive"
+        else _SLAVIC_ENDINGS[language].get((case, gender), ())
+    )
+    return _with_endings(_ordinal_words(n, language), endings)
 
 
 # num2words misspells these ordinals (num2words 0.5): Norwegian 13th, Swedish 20th, Danish 30th and 31st.
@@ -276,11 +284,6 @@ def day_ordinal(day: int, language: str, genitive: bool = True) -> str:
     "kolmas" (fi), "tredje" (da, no); see `DAY_ORDINAL_LANGUAGES`."""
     if not 1 <= day <= 31 or language not in DAY_ORDINAL_LANGUAGES:
         raise ValueError(f"no day ordinal for {day!r} in {language!r}")
-    out = []
-    for w in _ordinal_words(day, language):
-        for ending, genitive_ending in _GENITIVE_ORDINAL.get(language, ()) if genitive else ():
-            if w.endswith(ending):
-                w = w[: -len(ending)] + genitive_ending
-                break
-        out.append(w)
-    return " ".join(out)
+    return _with_endings(
+        _ordinal_words(day, language), _GENITIVE_ORDINAL.get(language, ()) if genitive else ()
+    )

@@ -19,6 +19,8 @@ English has its own reading in `normalize.abbreviations` ("Henry the eighth", "W
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
 
 from num2words import num2words
 
@@ -74,6 +76,32 @@ _QUEENS = {
 _GERMAN_DATIVE = frozenset("von vom unter mit bei nach zu zum seit aus".split())
 
 
+_NAME_BEFORE = re.compile(r"(?:^|\s)(?:(\S+)\s+)?([A-ZÀ-Ý][\w'-]+)\s+$")
+
+
+@dataclass(frozen=True)
+class _Cues:
+    numbering: re.Pattern
+    century_before: re.Pattern
+    century_after: re.Pattern | None
+    title: re.Pattern
+    names: frozenset[str]
+    queens: frozenset[str]
+
+
+@cache
+def _cues(language: str) -> _Cues:
+    """The language's cue words, compiled once."""
+    return _Cues(
+        re.compile(rf"\b(?:{_NUMBERING[language]})\s+$", re.I),
+        re.compile(rf"\b(?:{_CENTURY_BEFORE[language]})\s+$", re.I),
+        re.compile(rf"\s+(?:{_CENTURY_AFTER[language]})\b", re.I) if language in _CENTURY_AFTER else None,
+        re.compile(_TITLES[language], re.I),
+        frozenset(_NAMES[language].split()),
+        frozenset(_QUEENS[language].split()),
+    )
+
+
 def value(word: str) -> int | None:
     """The numeral's value, or None for letters that are no well-formed numeral ("IIV", "VV")."""
     if not word or not _NUMERAL.fullmatch(word):
@@ -115,17 +143,18 @@ def spoken(numeral: str, ending: str, language: str, before: str, after: str) ->
         return (
             ("première" if ending == "re" else "premier") if n == 1 else num2words(n, lang="fr", to="ordinal")
         )
-    if re.search(rf"\b(?:{_NUMBERING[language]})\s+$", before, re.I):
+    cues = _cues(language)
+    if cues.numbering.search(before):
         return num2words(n, lang=language)
-    if re.search(rf"\b(?:{_CENTURY_BEFORE[language]})\s+$", before, re.I):
+    if cues.century_before.search(before):
         return _ordinal(n, language, False) if language in ("it", "fr", "de") else num2words(n, lang=language)
-    if language in _CENTURY_AFTER and re.match(rf"\s+(?:{_CENTURY_AFTER[language]})\b", after, re.I):
+    if cues.century_after and cues.century_after.match(after):
         return _ordinal(n, language, False)
-    name = re.search(r"(?:^|\s)(?:(\S+)\s+)?([A-ZÀ-Ý][\w'-]+)\s+$", before)
+    name = _NAME_BEFORE.search(before)
     if name:
         first, word = name.group(1) or "", name.group(2)
-        queen = word in _QUEENS[language].split()
-        known = queen or word in _NAMES[language].split() or re.fullmatch(_TITLES[language], first, re.I)
+        queen = word in cues.queens
+        known = queen or word in cues.names or cues.title.fullmatch(first)
         if known or (len(numeral) > 1 and language != "de"):
             return _regnal(n, language, queen, first)
         if len(numeral) > 1:  # German capitalises every noun: "Pflegegrad III" is a grade, "drei"

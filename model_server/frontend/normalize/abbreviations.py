@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .. import roman
 from .words import _spell_letters, cardinal, ends_sentence, ordinal
 
 # Abbreviations (matched case-sensitively, with their period). "St." is handled by a rule below.
@@ -334,20 +335,17 @@ _REGNAL_CUE = re.compile(
     r"Innocent|Clement|Boniface|Paul|Francis|Alexander|Nicholas|Peter|Catherine|Ferdinand|Isabella|Juan\s+Carlos|"
     r"Felipe|Carl\s+Gustaf|Harald|Margrethe|Willem-Alexander|Rainier|Albert)(?:\s+[A-Z][a-z]+)?\s+$"
 )
-_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
-# Any roman numeral up to 399 (`_roman` reads it after a cue); `_SMALL_ROMAN` (below 40, without L and C) are
+# Any roman numeral up to 399 is read after a cue (`roman.value`); `_SMALL_ROMAN` (below 40, without L and C) are
 # the ones an initialism leaves alone when no cue reads them ("CV" and "LLC" are still spelled).
-_ROMAN_NUMERAL = re.compile(r"C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 
 
 def _roman(m: re.Match, lang: str) -> str | None:
     """A roman numeral after a word that numbers ("World War II" -> "two", "Super Bowl LVIII" -> "fifty eight")
     or a monarch's name ("Henry VIII" -> "the eighth"); elsewhere None (an initialism, or a word: "I", "CV")."""
     word = m.group(0)
-    if not _ROMAN_NUMERAL.fullmatch(word) or word in ("C", "L"):  # "Grade C", "size L": letters
+    n = roman.value(word)
+    if n is None or word in ("C", "L"):  # "Grade C", "size L": letters
         return None
-    values = [_ROMAN_VALUES[c] for c in word]
-    n = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
     before = m.string[max(0, m.start() - 40) : m.start()]
     if len(word) == 1 and not re.match(r"\s*(?:[.,;:!?)]|$|diabetes\b)", m.string[m.end() :]):
         return (
@@ -357,10 +355,9 @@ def _roman(m: re.Match, lang: str) -> str | None:
         return f"the {ordinal(n, lang)}"
     if n < 100 and _ROMAN_NUMBER_CUE.search(before):  # ("Schedule CC" is a name's letters)
         return cardinal(n, lang)
+    # a title's number: "Rocky III" -> "Rocky three" (espeak-ng said "roman three")
     if len(word) > 1 and _SMALL_ROMAN.fullmatch(word) and re.search(r"\b[A-Z][a-z]+\s+$", before):
-        return cardinal(
-            n, lang
-        )  # a title's number: "Rocky III" -> "Rocky three" (espeak-ng said "roman three")
+        return cardinal(n, lang)
     return None
 
 

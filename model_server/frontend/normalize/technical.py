@@ -121,7 +121,6 @@ def _grade_minus(m: re.Match, lang: str) -> str | None:
     return f"{_spell_letters(m.group(1))} minus"
 
 
-# Written forms said as words: rates over a period, and names whose letters and digits are a word.
 # Words before a batting average, which is said in pairs: "batting .312" -> "three twelve".
 _AVERAGE_WORDS = r"(?:batting|hitting|hitter|average|avg|slugging|on-base|OBP|OPS|fielding)"
 _AVERAGE_CUE = re.compile(rf"\b{_AVERAGE_WORDS}\b(?:\s+\w+){{0,2}}\W*$", re.I)
@@ -141,6 +140,7 @@ def _bare_decimal(m: re.Match, lang: str) -> str:
 
 
 _HALF_OF = {"tsp": "teaspoon", "tbsp": "tablespoon", "lb": "pound", "oz": "ounce", "hr": "hour"}
+# Written forms said as words: rates over a period, and names whose letters and digits are a word.
 _SAID_AS = {
     "YoY": "year over year", "MoM": "month over month", "QoQ": "quarter over quarter", "eSIM": "e sim",
     "RAV4": "rav four",

@@ -274,7 +274,7 @@ def slash_number(m: re.Match, lang: str, number, figures, year_words) -> str | N
     a, b = m.group("sa"), m.group("sb")
     if not law and len(a) <= 2 and 1 <= int(a) <= 12 and len(b) == 4:
         return None
-    return f"{side(m.group('sa'))} {'de' if law else SLASH_WORDS[lang]} {side(m.group('sb'))}"
+    return f"{side(a)} {'de' if law else SLASH_WORDS[lang]} {side(b)}"
 
 
 def name_before_number(m: re.Match, lang: str) -> str | None:

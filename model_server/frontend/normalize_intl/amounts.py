@@ -114,7 +114,7 @@ def _locale(code: str) -> Locale:
 # Danish cardinals: num2words' are wrong past a hundred ("ettusinde og tohundrede og niogfyrre" for 1249, "en
 # millioner", "firehundrede og otteoghalvtredstusindtohundrede og tretten"). "og" comes only before the last
 # tens and units: "et tusind to hundrede og niogfyrre", "to tusind og fireogtyve".
-_DA_UNITS = "nul et to tre fire fem seks syv otte ni ti elleve tolv tretten fjorten femten seksten sytten atten nitten"
+_DA_UNITS = "nul et to tre fire fem seks syv otte ni ti elleve tolv tretten fjorten femten seksten sytten atten nitten".split()
 _DA_TENS = {
     2: "tyve",
     3: "tredive",
@@ -135,10 +135,10 @@ _DA_SCALES = (
 def _danish_below_1000(n: int) -> str:
     hundreds, rest = divmod(n, 100)
     tens, unit = divmod(rest, 10)
-    below_100 = _DA_UNITS.split()[rest] if rest < 20 else _DA_TENS[tens]
+    below_100 = _DA_UNITS[rest] if rest < 20 else _DA_TENS[tens]
     if rest >= 20 and unit:
-        below_100 = f"{'en' if unit == 1 else _DA_UNITS.split()[unit]}og{_DA_TENS[tens]}"  # "enogtyve"
-    said = f"{'et' if hundreds == 1 else _DA_UNITS.split()[hundreds]} hundrede" if hundreds else ""
+        below_100 = f"{'en' if unit == 1 else _DA_UNITS[unit]}og{_DA_TENS[tens]}"  # "enogtyve"
+    said = f"{'et' if hundreds == 1 else _DA_UNITS[hundreds]} hundrede" if hundreds else ""
     return f"{said} og {below_100}" if said and rest else said or below_100
 
 
@@ -495,6 +495,17 @@ _UNIT_NAMES = {
 }  # fmt: skip
 
 
+def _compound_or_unit(form: float, unit: str, per: str, loc: Locale) -> str:
+    """CLDR's long name of `form` of `unit`, or of `unit` per `per` ("megabit al secondo"); some locales write
+    the compound with a slash ("megabit/s"): then the language's base locale's."""
+    if not per:
+        return format_unit(form, unit, length="long", locale=loc)
+    written = format_compound_unit(form, unit, denominator_unit=per, length="long", locale=loc)
+    if "/" in written:
+        written = format_compound_unit(form, unit, denominator_unit=per, length="long", locale=loc.language)
+    return written.replace("/", " ")
+
+
 def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
     """ "5 km" -> "cinque chilometri"; where CLDR has no long name for the language, the number and the
     symbol as written. After a genitive preposition (Slavic, Russian) the name is a genitive, which CLDR
@@ -514,16 +525,7 @@ def _unit(amount: str, symbol: str, language: str, before: list[str]) -> str:
         form = value
         if not frac and agreement.genitive_count(before, language):
             form = 1.5 if whole % 10 == 1 and whole % 100 != 11 else 5
-        written = format_unit(form, unit, length="long", locale=loc)
-        if (
-            per
-        ):  # (some locales write the compound with a slash, "megabit/s": the language's base locale then)
-            written = format_compound_unit(form, unit, denominator_unit=per, length="long", locale=loc)
-            if "/" in written:
-                written = format_compound_unit(
-                    form, unit, denominator_unit=per, length="long", locale=loc.language
-                )
-            written = written.replace("/", " ")
+        written = _compound_or_unit(form, unit, per, loc)
         shown = format_decimal(form, locale=loc)
     except (UnknownUnitError, ArithmeticError):  # ArithmeticError: a number beyond Decimal's precision
         return f"{spoken} {symbol}"

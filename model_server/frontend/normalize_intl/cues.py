@@ -20,9 +20,9 @@ CLOCK_CUES = {
     "sk": frozenset("o okolo".split()),
     "tr": frozenset("saat".split()),
     "fi": frozenset("klo kello".split()),
-    "da": frozenset("kl kl. klokken".split()),
-    "no": frozenset("kl kl. klokken".split()),
-    "is": frozenset("kl kl. klukkan".split()),
+    "da": frozenset("kl klokken".split()),  # (words compared without their dot)
+    "no": frozenset("kl klokken".split()),
+    "is": frozenset("kl klukkan".split()),
     "ro": frozenset("ora".split()),  # (not "la": "până la 31.12" is a date)
 }
 
@@ -71,7 +71,8 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
     after = agreement.next_word(m.string, m.end()).lower()
     if after and after in _AMOUNT_WORDS:
         return False
-    if word_before(m) in _NUMBER_SIGNS or (word_before(m) in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
+    sign = word_before(m)
+    if sign in _NUMBER_SIGNS or (sign in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
         return True
     if before and (
         before[-1].startswith(_ENDS_WITH)

@@ -42,7 +42,6 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
     return _spell_digits_in(written, language)
 
 
-# The first of a month is an ordinal where the others are cardinals: "il primo dicembre", "primeiro de maio".
 # The first of a month, said as an ordinal where the other days are cardinals ("il primo luglio").
 _FIRST_DAY = {"it": "primo", "pt": "primeiro", "ro": "întâi", "el": "πρώτη"}
 # Greek days and hours are feminine (η ημέρα, η ώρα): the numbers whose feminine differs from the neuter that
@@ -55,14 +54,18 @@ def greek_feminine(n: int) -> str:
     return _GREEK_FEMININE.get(n, str(n))
 
 
+def _spoken_day(day: int, language: str) -> str | None:
+    """A day of the month where it is said otherwise than its cardinal: the first (`_FIRST_DAY`), a Greek day in
+    the feminine ("τρεις Απριλίου"); None for the cardinal."""
+    if day == 1:
+        return _FIRST_DAY.get(language)
+    return _GREEK_FEMININE.get(day) if language == "el" else None
+
+
 def _first_day(written: str, day: int, language: str) -> str:
-    """A formatted date's day in the words it is said with where they are no cardinal: the first of a month
-    (`_FIRST_DAY`), a Greek day in the feminine ("3 Απριλίου" -> "τρεις Απριλίου")."""
-    if day == 1 and language in _FIRST_DAY:
-        return re.sub(r"(?<!\d)0?1(?!\d)", _FIRST_DAY[language], written, count=1)
-    if language == "el" and day in _GREEK_FEMININE:
-        return re.sub(rf"(?<!\d)0?{day}(?!\d)", _GREEK_FEMININE[day], written, count=1)
-    return written
+    """A formatted date with its day in `_spoken_day`'s words, where it has them."""
+    said = _spoken_day(day, language)
+    return re.sub(rf"(?<!\d)0?{day}(?!\d)", said, written, count=1) if said else written
 
 
 @cache
@@ -450,6 +453,4 @@ def day_before_month(m: re.Match, language: str) -> str | None:
         return None
     if language == "sv":
         return ordinals.num2words_ordinal(day, "sv")
-    if language == "el" and day != 1:
-        return _GREEK_FEMININE.get(day)
-    return _FIRST_DAY[language] if day == 1 else None
+    return _spoken_day(day, language)

@@ -98,9 +98,8 @@ def word_char(language: str) -> str:
 def _range_pattern(language: str) -> str:
     if language not in RANGE_LINKS:
         return ""
-    dash = (
-        "[-–~〜]" if language in ("zh", "ja") else "[-–]"
-    )  # "3～5営業日" (NFKC folds "～" to "~", not "〜")
+    # "3～5営業日", "3〜5営業日" (NFKC folds "～" to "~", not the wave dash "〜")
+    dash = "[-–~〜]" if language in ("zh", "ja") else "[-–]"
     return (
         rf"|(?P<rng>(?<!{word_char(language)})(?<![.,/+*=-])(?P<rlo>[1-9]\d{{0,3}})\s?{dash}\s?"
         r"(?=(?P<rhi>[1-9]\d{0,3})(?![\d-]|[.,]\d|\s*=)))"
