@@ -86,6 +86,22 @@ CASES = [
     ("You earned 250 pts today.", "You earned two hundred and fifty points today."),
     ("The plan is 1 Gbps.", "The plan is one gigabit per second."),
     ("Upload at 20 Mb/s.", "Upload at twenty megabits per second."),
+    # hours written short in a span ("a" was the letter, "p" pence); apartments are no hours
+    ("Shifts run 7a-3p and 3p-11p.", "Shifts run seven a.m. to three p.m. and three p.m. to eleven p.m."),
+    ("Open 9a–5p Monday to Friday.", "Open nine a.m. to five p.m. Monday to Friday."),
+    ("Hours: 9:30a-5p", "Hours: nine thirty a.m. to five p.m."),
+    ("I work 11P-7A.", "I work eleven p.m. to seven a.m."),
+    ("Apt 5a-6a", "Apt five Eigh, six Eigh"),
+    # scientific notation (it was "e twenty three", and a signed power's sign a pause)
+    ("That is 6.02e23 molecules.", "That is six point zero two times ten to the twenty third molecules."),
+    ("The error was 3e-5.", "The error was three times ten to the minus fifth."),
+    ("A rate of 1.2E-3 per second", "A rate of one point two times ten to the minus third per second"),
+    ("Code 2e10", "Code two E one zero"),  # no decimal and no sign: a code
+    # euro cents alone name the euro (a cent alone is heard as a dollar's)
+    ("1 USD = 0.92 EUR", "one dollar equals ninety two euro cents"),
+    ("It costs €0.01.", "It costs one euro cent."),
+    ("It costs €1.50.", "It costs one euro and fifty cents."),
+    ("It costs $0.50.", "It costs fifty cents."),
 ]
 
 

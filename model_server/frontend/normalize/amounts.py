@@ -413,6 +413,8 @@ def _money(sym: str, amount: str, scale: str, m: re.Match, lang: str) -> str:
         parts.append(f"{_counting(cardinal(whole, lang), str(whole), lang, name.split()[0], m)} {name}")
     if cents and sub_one:
         name = sub_one if cents == 1 else sub_many
+        if not whole and (lang, many) == ("en", "euros"):
+            name = f"euro {name}"  # "€0.92": "ninety two euro cents" (a cent alone is heard as a dollar's)
         parts.append(f"{_counting(cardinal(cents, lang), str(cents), lang, name.split()[0], m)} {name}")
     elif cents:
         parts = [f"{_number_words(amount, lang)} {many}"]

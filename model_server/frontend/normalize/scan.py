@@ -53,6 +53,7 @@ _DIGIT_DASH = re.compile(
     r"(?:(?<=\d)|(?<=\d[aApP][mM])|(?<=\d\s[aApP][mM]))\s?[\u2013\u2012]\s?(?=\d)"  # "10 – 20", "9am – 5pm"
     r"|(?:(?<=[aApP]\.[mM]\.)|(?<=\d[hH]))[\u2013\u2012](?=\d)"  # "9 a.m.–5 p.m.", "9h–17h"
     r"|(?:(?<=\b[nN]oon)|(?<=[mM]idnight))\s?[\u2013\u2012]\s?(?=\d)"  # "noon–1pm"
+    r"|(?<=\d[aApP])\s?[\u2013\u2012]\s?(?=\d{1,2}(?::\d\d)?[aApP]\b)"  # "7a–3p"
     r"|(?<=\d)\s?[\u2013\u2012]\s?(?=[$€£¥]\d)"  # "$70,000–$90,000": a range of amounts
     r"|(?<=\d)\s?[\u2013\u2012]\s?(?=[A-Z][a-z]{2,8}\.?\s\d)"  # "Mar. 20–Apr. 7": a range of dates
 )

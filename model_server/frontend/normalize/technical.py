@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from .words import _spell_letters, cardinal, pairs
+from .words import _number_words, _spell_letters, cardinal, ordinal, pairs
 
 __all__ = ["RULES"]
 
@@ -139,6 +139,33 @@ def _bare_decimal(m: re.Match, lang: str) -> str:
     return "point " + " ".join(cardinal(int(d), lang) for d in places)
 
 
+# Words before "5a-6a" that make it apartments or rooms, not hours.
+_UNIT_BEFORE = frozenset(
+    "apt apts apartment apartments unit units suite suites room rooms no # lot lots".split()
+)
+
+
+def _shift_hours(m: re.Match, lang: str) -> str:
+    """A span of hours written short, as rosters and opening hours do: "7a-3p" -> "seven a.m. to three p.m."
+    (espeak-ng read the "a" as the letter and the "p" as pence). Only a span: "Apt 5a" is no time."""
+    from .scan import normalize  # here, not at the top: the scan imports the rules, which import this
+
+    before = m.string[max(0, m.start() - 12) : m.start()].split()
+    if before and before[-1].lower().rstrip(".") in _UNIT_BEFORE:
+        return None  # "Apt 5a-6a", "Rooms 2a-4a"
+    g = m.groupdict()
+    ends = [f"{g[f'h{i}']}{':' + g[f'm{i}'] if g[f'm{i}'] else ''}{g[f'a{i}'].lower()}m" for i in (1, 2)]
+    return normalize(f"{ends[0]}-{ends[1]}", lang)
+
+
+def _scientific(m: re.Match, lang: str) -> str:
+    """A number in scientific notation: "6.02e23" -> "six point zero two times ten to the twenty third",
+    "3e-5" -> "three times ten to the minus fifth" (it was "e twenty three", or the sign a pause)."""
+    sign = "minus " if (m.group("sign") or m.group("signed")) in ("-", "\u2212") else ""
+    mantissa = _number_words(m.group("mantissa") or m.group("whole"), lang)
+    return f"{mantissa} times ten to the {sign}{ordinal(int(m.group('exp')), lang)}"
+
+
 _HALF_OF = {"tsp": "teaspoon", "tbsp": "tablespoon", "lb": "pound", "oz": "ounce", "hr": "hour"}
 # Written forms said as words: rates over a period, and names whose letters and digits are a word.
 _SAID_AS = {
@@ -187,6 +214,19 @@ RULES = (
     ("grade_minus", r"(?<![\w-])([A-DF])-(?=[\s,.;!?)]|$)", _grade_minus),
     ("menu_path", r"(?<=[A-Za-z]) > (?=[A-Z])", lambda m, lg: ", then "),
     ("team", r"(?<![\w.])(\d{2})ers\b", _team),
+    (
+        "shift_hours",
+        r"(?<![\w.:,])(?P<h1>1[0-2]|0?[1-9])(?::(?P<m1>[0-5]\d))?(?P<a1>[aApP])\s?[-–]\s?"
+        r"(?P<h2>1[0-2]|0?[1-9])(?::(?P<m2>[0-5]\d))?(?P<a2>[aApP])(?!\w|\.\w)",
+        _shift_hours,
+    ),
+    # a decimal mantissa or a signed power makes it notation ("2e10" alone may be a code)
+    (
+        "scientific",
+        r"(?<![\w.,])(?:(?P<mantissa>\d+\.\d+)[eE](?P<sign>[-+\u2212]?)|(?P<whole>\d{1,3})[eE](?P<signed>[-+\u2212]))"
+        r"(?P<exp>\d{1,3})(?!\w|[.,]\d)",
+        _scientific,
+    ),
     ("bare_decimal", r"(?<![\w.,/\\$€£¥)-])\.(\d{1,6})(?!\w|[.,]\d)", _bare_decimal),
     ("said_as", rf"\b(?:{'|'.join(_SAID_AS)})\b", lambda m, lg: _SAID_AS[m.group(0)]),
     # half of one measure: "½ cup" -> "half a cup" ("½ price" is "half price": the symbol's word)
