@@ -17,6 +17,7 @@ docs/model.md ("Text normalization").
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from num2words import num2words
@@ -33,7 +34,24 @@ __all__ = [
     "singular",
 ]
 
-_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+def _mark_ranges() -> str:
+    """The combining marks of the Basic Multilingual Plane as a character class body ("\u0300-\u036f...")."""
+    marks = [c for c in range(0x300, 0x10000) if unicodedata.category(chr(c)).startswith("M")]
+    runs: list[list[int]] = []
+    for c in marks:
+        if runs and c == runs[-1][1] + 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in runs)
+
+
+# A word's letters and the marks inside it: Devanagari, Bengali, Thai and Arabic write vowels and viramas as
+# combining marks, which `\w` leaves out ("वर्ष" was the two words "वर" and "ष", so no cue before a number
+# in those scripts was ever seen).
+_LETTERS = rf"(?:[^\W\d_]|[{_mark_ranges()}])"
+_WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
 
 # --- noun gender ------------------------------------------------------------------------------------
 
@@ -271,7 +289,7 @@ def noun_gender(word: str, language: str) -> str | None:
     return "f" if any(form.endswith(endings) for form in forms[1:] or forms) else "m"
 
 
-_NEXT_WORD = re.compile(r"[ \u00a0\u202f]*([^\W\d_]+(?:-[^\W\d_]+)*)")
+_NEXT_WORD = re.compile(rf"[ \u00a0\u202f]*({_WORD.pattern})")
 _CONTEXT = 60  # characters before a number that its case can depend on (bounded: texts hold many numbers)
 
 

@@ -13,7 +13,7 @@ from num2words import num2words
 from .. import agreement, ordinals, suffixes
 from ..languages import get
 from ..normalize.words import ends_sentence
-from . import cjk
+from . import baltic_dates, cjk
 from .amounts import _locale, _number, _spell_digits_in, spell_number
 from .cues import CLOCK_CUES, NUMBERED_BEFORE, VERSION_WORDS, after_name, word_before
 
@@ -25,6 +25,8 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
         return None
     if language in _MONTHS_GENITIVE:
         return _day_month(d, _MONTHS_GENITIVE[language][m - 1], y, language, before or [])
+    if language in baltic_dates.LANGUAGES:
+        return baltic_dates.date(y, m, d, language, before or [])
     if language == "hu":  # "2024. május 3." -> "kétezer-huszonnégy május harmadika"
         month = get_month_names("wide", "format", _locale(language))[m]
         return f"{spell_number(y, language)} {month} {suffixes.hungarian_day(d)}"
@@ -321,7 +323,25 @@ _YEAR_CUES = {
     "da": frozenset("i år året siden fra født før efter omkring anno".split()),
     "no": frozenset("i år året siden fra født før etter rundt anno".split()),
     "nl": frozenset("in jaar sinds van geboren voor na rond anno".split()),
+    # Hindi, Marathi and Bengali say them in hundreds too ("उन्नीस सौ सैंतालीस", "উনিশশো পঁচানব্বই"; espeak-ng
+    # and num2words said "one thousand nine hundred ...")
+    "hi": frozenset("सन् सन वर्ष साल".split()),
+    "mr": frozenset("सन् सन वर्ष".split()),
+    "bn": frozenset("সন সাল".split()),
 }
+# ... or before one of these words ("1995 সালে", "1947 ई.").
+YEAR_AFTER = {
+    "hi": frozenset("ई ई. ईस्वी".split()),
+    "mr": frozenset("साली साल ई ई.".split()),
+    "bn": frozenset("সালে সাল সালের খ্রিস্টাব্দে খ্রিস্টাব্দ".split()),
+}
+# The hundreds of a year in these languages: the count of hundreds, then the hundred ("उन्नीस सौ", "एकोणीसशे",
+# "উনিশশো"). Hindi and Marathi keep the rest in digits, which espeak-ng reads (num2words has neither language).
+_HUNDREDS = {
+    "hi": dict(zip(range(11, 20), "ग्यारह बारह तेरह चौदह पंद्रह सोलह सत्रह अठारह उन्नीस".split(), strict=True)),
+    "mr": dict(zip(range(11, 20), "अकरा बारा तेरा चौदा पंधरा सोळा सतरा अठरा एकोणीस".split(), strict=True)),
+}
+_HUNDRED_WORD = {"hi": " सौ", "mr": "शे", "bn": "শো"}
 
 
 _NOT_AFTER_YEAR = frozenset(
@@ -331,6 +351,11 @@ _NOT_AFTER_YEAR = frozenset(
 
 
 def _year(y: int, language: str) -> str:
+    if language in _HUNDRED_WORD and 1100 <= y <= 1999:
+        hundreds, rest = divmod(y, 100)
+        count = _HUNDREDS[language][hundreds] if language in _HUNDREDS else spell_number(hundreds, language)
+        said_rest = (spell_number(rest, language) if language == "bn" else str(rest)) if rest else ""
+        return f"{count}{_HUNDRED_WORD[language]} {said_rest}".strip()
     if language in _YEAR_CUES and 1100 <= y <= 1999:
         words = num2words(y, lang=get(language).num2words, to="year")
         return words.replace(" ", "") if language == "nl" else words  # "negentienhonderdvijfentachtig"

@@ -25,7 +25,7 @@ from ..normalize.words import (
     name_before_number,
     slash_number,
 )
-from . import cjk, japanese
+from . import baltic_dates, cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
     _GROUP_ALSO,
@@ -48,6 +48,7 @@ from .dates import (
     _NOT_AFTER_YEAR,
     _PL_CLOCK_CUES,
     _YEAR_CUES,
+    YEAR_AFTER,
     _date,
     _day_month,
     _day_month_slash,
@@ -217,6 +218,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
+    if not fallback:  # "2024. gada 5. martā", "2024 m. kovo 5 d." (a day past 31 declines)
+        extra += baltic_dates.pattern(language)
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
         months = "|".join(map(re.escape, _month_names(language)))
         extra += (
@@ -225,7 +228,11 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         )
     # "3. emelet" -> "harmadik emelet", "på 3. sal" (a date's day is matched above); not a sentence's last number
     # before a lower-case word, nor a house number after its street ("Váci út 23.")
-    if language in _DOT_ORDINAL or (language in ordinals.SLAVIC_CASE_BEFORE and not fallback):
+    if (
+        language in _DOT_ORDINAL
+        or (language in ordinals.SLAVIC_CASE_BEFORE or language == "lv")
+        and not fallback
+    ):
         extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
@@ -327,7 +334,7 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=[\dA-Za-z])")  # "ל-15", "ל-Windows"
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral", "slash_number"})
+_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral", "slash_number", "lv_day", "lt_day"})
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
@@ -433,6 +440,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if language in ordinals.SLAVIC_CASE_BEFORE:
             noun = agreement.next_word(m.string, m.end())
             return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
+        if language == "lv":  # "3. stāvā" -> "trešajā stāvā"
+            return "ordinal", baltic_dates.day_ordinal(n, agreement.next_word(m.string, m.end()), language)
         return "ordinal", num2words(n, lang=get(language).num2words, to="ordinal")
     if groups.get("dim"):
         return "number", f"{spell_number(int(m.group('dim_a')), language)} {_BY_WORD[language]}"
@@ -441,6 +450,15 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("sdate"):
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
+        return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("lv_year"):
+        return "year", baltic_dates.latvian_year(m, m.string[m.end() :]) + _kept_stop(m)
+    if groups.get("lv_day"):
+        return "date", baltic_dates.latvian_days(m, before)
+    if groups.get("lt_year"):
+        return "year", baltic_dates.lithuanian_year(m, before, m.string[m.end() :]) + _kept_stop(m)
+    if groups.get("lt_day"):
+        spoken = baltic_dates.lithuanian_day(m, before)
         return "date", spoken and spoken + _kept_stop(m)
     if groups.get("hu_date"):
         day, ending = int(m.group("hu_day")), (m.group("hu_ending") or "").lower()
@@ -496,7 +514,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         feminine = groups.get("ords") == "a"
         return "ordinal", ordinals.romance_feminine_ordinal(words, language) if feminine else words
     if m.group("date"):
-        return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language)
+        return "iso_date", _date(int(m.group("y")), int(m.group("mo")), int(m.group("d")), language, before)
     if m.group("ndate"):
         g = m.groupdict()  # one of the three alternatives matched: year first, day first, two-digit year
         y, mo, d = (int(g[f"{k}1"] or g.get(k) or g.get(f"{k}2")) for k in ("ny", "nm", "nd"))
@@ -577,9 +595,15 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "unit", f"{_unit(m.group('cuamt'), m.group('cu1'), language, before)} {m.group('cu2')}"
     if m.group("unit"):
         return "unit", _unit(m.group("uamt"), m.group("usym"), language, before)
-    if language in _YEAR_CUES and re.fullmatch(r"1[1-9]\d\d", m.group("num")):
-        cued = before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))
+    if (
+        language in _YEAR_CUES
+        and re.fullmatch(r"\d{4}", m.group("num"))
+        and 1100 <= int(m.group("num")) <= 1999
+    ):
         after = agreement.next_word(m.string, m.end())
+        cued = (before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))) or (
+            after in YEAR_AFTER.get(language, ())
+        )
         # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
         if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
             return "year", _year(int(m.group("num")), language)

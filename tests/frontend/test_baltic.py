@@ -1,0 +1,92 @@
+"""Latvian and Lithuanian ordinals and dates (`frontend.baltic`, `normalize_intl.baltic_dates`): each case was
+read wrongly before, as cardinals with a full stop per dot, and the Lithuanian "m." as metres."""
+
+import pytest
+
+from model_server.frontend import normalize
+from model_server.frontend.baltic import latvian_ordinal, lithuanian_ordinal
+
+
+@pytest.mark.parametrize(
+    ("n", "case", "feminine", "expected"),
+    [
+        (1, "nominative", False, "pirmais"),
+        (3, "locative", False, "trešajā"),
+        (24, "genitive", False, "divdesmit ceturtā"),
+        (11, "dative", False, "vienpadsmitajam"),
+        (200, "nominative", False, "divsimtais"),
+        (2000, "locative", False, "divtūkstošajā"),
+        (1900, "genitive", False, "tūkstoš deviņsimtā"),
+        (2024, "nominative", True, "divi tūkstoši divdesmit ceturtā"),
+        (5, "genitive", True, "piektās"),
+        (7, "accusative", False, "septīto"),
+    ],
+)
+def test_latvian_ordinals(n, case, feminine, expected):
+    assert latvian_ordinal(n, case, feminine) == expected
+
+
+@pytest.mark.parametrize(
+    ("n", "form", "expected"),
+    [
+        (1, "nominative", "pirmasis"),
+        (3, "nominative_plural", "tretieji"),
+        (3, "feminine_accusative", "trečią"),
+        (24, "genitive_plural", "dvidešimt ketvirtųjų"),
+        (15, "feminine_genitive", "penkioliktosios"),
+        (2000, "nominative_plural", "dutūkstantieji"),
+        (200, "nominative", "dušimtasis"),
+        (1995, "locative_plural", "tūkstantis devyni šimtai devyniasdešimt penktaisiais"),
+        (20, "feminine", "dvidešimtoji"),
+    ],
+)
+def test_lithuanian_ordinals(n, form, expected):
+    assert lithuanian_ordinal(n, form) == expected
+
+
+CASES = [
+    # Latvian: the year's case is its word's, the day's its month's
+    ("lv", "2024. gada 5. martā", "divi tūkstoši divdesmit ceturtā gada piektajā martā"),
+    ("lv", "Tikšanās 5. martā plkst. 14:30.", "Tikšanās piektajā martā pulksten četrpadsmit trīsdesmit."),
+    ("lv", "Tas bija 2024. gads.", "Tas bija divi tūkstoši divdesmit ceturtais gads."),
+    ("lv", "dzimis 2000. gadā", "dzimis divtūkstošajā gadā"),
+    ("lv", "no 5. līdz 7. martam", "no piektā līdz septītajam martam"),
+    ("lv", "līdz 1. janvārim", "līdz pirmajam janvārim"),
+    ("lv", "2024. g. 1. janvārī", "divi tūkstoši divdesmit ceturtā gada pirmajā janvārī"),
+    ("lv", "Līgums stājas spēkā 2024. g.", "Līgums stājas spēkā divi tūkstoši divdesmit ceturtajā gadā."),
+    ("lv", "05.03.2024", "divi tūkstoši divdesmit ceturtā gada piektais marts"),
+    # an ordinal before a noun, in the case its ending shows
+    ("lv", "Birojs ir 3. stāvā.", "Birojs ir trešajā stāvā."),
+    ("lv", "Jūs esat 45. rindā.", "Jūs esat četrdesmit piektajā rindā."),
+    ("lv", "35. martā", "trīsdesmit pieci. martā"),  # no day: the number as written
+    # Lithuanian: "m." is the year's ("metų" before a month, "metais" alone), a day "penktą dieną"
+    (
+        "lt",
+        "Susitikimas 2024 m. kovo 5 d.",
+        "Susitikimas du tūkstančiai dvidešimt ketvirtųjų metų kovo penktą dieną.",
+    ),
+    (
+        "lt",
+        "Įmonė įkurta 1995 m.",
+        "Įmonė įkurta tūkstantis devyni šimtai devyniasdešimt penktaisiais metais.",
+    ),
+    ("lt", "nuo 2020 m. sausio", "nuo du tūkstančiai dvidešimtųjų metų sausio"),
+    ("lt", "2024 metais", "du tūkstančiai dvidešimt ketvirtaisiais metais"),
+    ("lt", "iki kovo 15 d. imtinai", "iki kovo penkioliktosios dienos imtinai"),
+    ("lt", "Šiandien kovo 5 d.", "Šiandien kovo penktoji diena."),
+    ("lt", "Vizitas kovo 5 d. 14:30", "Vizitas kovo penktą dieną keturiolika trisdešimt"),
+    ("lt", "2024-03-05", "du tūkstančiai dvidešimt ketvirtųjų metų kovo penktą dieną"),
+    (
+        "lt",
+        "Iki 2024-03-05 sumokėkite.",
+        "Iki du tūkstančiai dvidešimt ketvirtųjų metų kovo penktosios dienos sumokėkite.",
+    ),
+    ("lt", "kovo 45 d.", "kovo keturiasdešimt penki d."),  # no day: as written
+    # the ISO date after a preposition now takes its case in Russian too ("до пятое" before)
+    ("ru", "до 2024-03-05", "до пятого марта две тысячи двадцать четвёртого года"),
+]
+
+
+@pytest.mark.parametrize(("code", "text", "expected"), CASES)
+def test_baltic_dates_are_read_as_natives_say_them(code, text, expected):
+    assert normalize(text, code) == expected
