@@ -67,6 +67,27 @@ CASES = [
         "Tarif mit einem Gigabit pro Sekunde und einem Gigabyte Daten.",
     ),
     ("fr", "Fibre 1 Gbps ou 300 Mbps.", "Fibre un gigabit par seconde ou trois cents mégabits par seconde."),
+    # an identifier shown in groups after its cue: each group digit by digit (it was one large number)
+    (
+        "de",
+        "Ihre Steuer-ID lautet 12 345 678 901.",
+        "Ihre Steuer-ID lautet eins zwei, drei vier fünf, sechs sieben acht, neun null eins.",
+    ),
+    (
+        "de",
+        "Ihre Kundennummer ist 12 345 678.",
+        "Ihre Kundennummer ist eins zwei, drei vier fünf, sechs sieben acht.",
+    ),
+    (
+        "es",
+        "Su número de pedido es 123 456 789.",
+        "Su número de pedido es uno dos tres, cuatro cinco seis, siete ocho nueve.",
+    ),
+    (
+        "de",
+        "Die Bevölkerung beträgt 83 000 000.",
+        "Die Bevölkerung beträgt dreiundachtzig Millionen.",
+    ),  # no cue
 ]
 
 

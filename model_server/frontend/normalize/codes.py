@@ -261,8 +261,10 @@ _NAMES_WITH_NUMBERS = frozenset({"ICD", "COVID", "ISO"})
 
 # A promo code's cue, and a code's letters that read as a word (a vowel, no run of three consonants inside).
 def _spaced_code(m: re.Match, lang: str) -> str | None:
-    """ "Your OTP is 739 204" -> "seven three nine, two zero four" (the second group was "two hundred and four")."""
-    if not _CODE_CUE.search(m.string[max(0, m.start() - 40) : m.start()]):
+    """ "Your OTP is 739 204" -> "seven three nine, two zero four" (the second group was "two hundred and four");
+    "Ihre Steuer-ID lautet 12 345 678 901" -> "eins zwei, drei vier fünf, ..." (it was twelve billion)."""
+    cue = _CODE_CUE if lang == "en" else _CODE_CUE_EU[lang]
+    if not cue.search(m.string[max(0, m.start() - 40) : m.start()]):
         return None
     return ", ".join(digits(g, lang) for g in m.group(0).split())
 

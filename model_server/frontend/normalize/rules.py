@@ -783,6 +783,12 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
                 r"(?<![\w.@/$€£¥-])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{3,}(?![\w@/]|[.,]\d)",
                 _eu_code,
             ),
+            # an identifier shown in groups after its cue ("Steuer-ID 12 345 678 901"): each group digit by digit
+            (
+                "spaced_code",
+                r"(?<![\w.,@/$€£¥-])\d{1,4}(?: \d{2,4}){1,4}(?![\w@/]|[.,]\d|\s?(?:€|\$|£|¥))",
+                _spaced_code,
+            ),
             ("identifier", r"(?<![\w.,/$€£¥-])\d+(?![\w@/%]|[.,]\d|\s?(?:€|\$|£|¥))", _identifier),
         ]
     table.append(("leading_zero", r"(?<![\w.,])0\d+(?![\w]|[.,]\d)", _leading_zero))
