@@ -25,6 +25,7 @@ from num2words import num2words
 __all__ = [
     "RUSSIAN_DATIVE_PREPOSITIONS",
     "after_genitive_preposition",
+    "after_millions",
     "count_form",
     "counted_noun",
     "next_word",
@@ -458,6 +459,26 @@ def romanian_de(words: str, n: int) -> str:
     added where the noun is known to follow (a currency's name; CLDR's unit patterns have their own), not before
     any next word: a verb ("anul 2024 a fost") or a month ("25 decembrie") takes none."""
     return f"{words} de" if n % 100 >= 20 or (n >= 100 and n % 100 == 0) else words
+
+
+# Romance languages join a round million to what it counts with "de" ("deux millions d'euros", "dos millones
+# de euros", "due milioni di euro"); the words for a million and a billion, and that joining word.
+_MILLIONS = frozenset(
+    "millón millones millon billón billones million millions milliard milliards milione milioni miliardo miliardi "
+    "milhão milhões bilhão bilhões milió milions miliard miliards milion milioane miliarde".split()
+)
+_PARTITIVE = {"es": "de", "fr": "de", "it": "di", "pt": "de", "ca": "de", "ro": "de"}
+
+
+def after_millions(noun: str, language: str, before: list[str]) -> str:
+    """`noun` as said right after the word before it: "d'euros" after "millions", "di euro" after "milioni";
+    unchanged elsewhere."""
+    word = _PARTITIVE.get(language)
+    if word is None or not before or before[-1] not in _MILLIONS:
+        return noun
+    if language in ("fr", "ca") and noun[:1].lower() in "aeiouhéèêàâîôû":
+        return f"d'{noun}"
+    return f"{word} {noun}"
 
 
 _IT_UNO = re.compile(r"^(?:s[bcdfghlmnpqrstvz]|z|gn|ps|pn|x|y)", re.I)

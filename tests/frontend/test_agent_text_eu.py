@@ -94,3 +94,25 @@ CASES = [
 @pytest.mark.parametrize(("lang", "text", "expected"), CASES)
 def test_agent_text_is_read_as_natives_say_it(lang, text, expected):
     assert normalize(text, lang) == expected
+
+
+# A currency's sign that no amount took is said (it was dropped, and the amount's currency with it); after a
+# round million, Romance languages join it with "de" / "di".
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        ("fr", "Budget : 2 millions €.", "Budget: deux millions d'euros."),
+        ("es", "Una inversión de 2 millones €.", "Una inversión de dos millones de euros."),
+        ("de", "Ein Umsatz von 2 Mio. €.", "Ein Umsatz von zwei Millionen Euro."),
+        ("de", "Alle Preise in €.", "Alle Preise in Euro."),
+        ("en", "All prices in $.", "All prices in dollars."),
+        ("en", "A 2 million € grant", "A two million euros grant"),
+        ("it", "Un investimento di 2 milioni €.", "Un investimento di due milioni di euro."),
+        ("pt", "2 milhões €", "dois milhões de euros"),
+        ("ca", "2 milions €", "dos milions d'euros"),
+        ("nl", "Prijzen in €.", "Prijzen in euro."),
+        ("ja", "価格は€です", "カカクワ ユーロ です"),
+    ],
+)
+def test_a_lone_currency_sign_is_said(lang, text, expected):
+    assert normalize(text, lang) == expected

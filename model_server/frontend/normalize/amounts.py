@@ -421,6 +421,13 @@ def _money(sym: str, amount: str, scale: str, m: re.Match, lang: str) -> str:
     return f" {_WORDS[lang]['and']} ".join(parts)
 
 
+def _currency_sign(m: re.Match, lang: str) -> str:
+    """A currency's sign left alone, after a scale word or none: "2 millions €" -> "deux millions d'euros",
+    "Preise in €" -> "Preise in Euro" (the sign was dropped, and the amount's currency with it)."""
+    before = agreement.previous_words(m.string, m.start(), n=1)
+    return f" {agreement.after_millions(_currency_names(m.group(0), lang)[1], lang, before)} "
+
+
 # Currency names after a number make it an amount, whatever the cue before it.
 _CURRENCY_WORDS = {
     lang: frozenset(w.lower() for names in table.values() for w in names[:2]) | {"pesos", "peso", "franken"}

@@ -47,6 +47,7 @@ from .amounts import (
     _blood_pressure,
     _currency,
     _currency_alt,
+    _currency_sign,
     _currency_word,
     _dimensions,
     _feet_inches,
@@ -866,6 +867,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("heading", r"(?:^|(?<=\n))[ \t]*(?:#{1,6}|[*+])(?=[ \t]+\S)", lambda m, lg: " "),
         # a phone key on its own ("Press # to repeat, * to go back"): its name, not "number" or nothing
         ("key", r"(?<![\w#*])(?<!\d )(?P<key>[#*])(?P<code>\d{2,3}\b)?(?![\w#*]|\s?\d)", _key),
+        # a currency's sign no amount took ("2 millions €", "prices in $"): its name, not nothing
+        ("currency_sign", r"[$€£¥]", _currency_sign),
         ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]", lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
     ]
     return tuple(_Rule(n, re.compile(p), h) for n, p, h in table)

@@ -263,7 +263,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         # not before an ending ("2 km-re", "5 km:n") or inside an abbreviation ("5 л.с.")
         rf"|(?P<cunit>(?<!{word})(?<![.,])(?P<cuamt>{num})\s?(?P<cu1>{units})/(?P<cu2>{per_units})(?!{word}|[/'’]))"
         rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|{glued}\w))"
-        rf"|(?P<num>{num})"
+        # a currency's sign no amount took ("2 milioni €", "prezzi in €"): its name (it was dropped)
+         + r"|(?P<lone_sym>[$€£¥₹₩₺₽₫฿₪₴₸₼₾৳₨])" + rf"|(?P<num>{num})"
     )
 
 
@@ -585,6 +586,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "currency", said
     if m.group("pct"):
         return "percent", _percent(m.group("pamt"), language)
+    if groups.get("lone_sym"):
+        sym = m.group("lone_sym")
+        code = _SYMBOL_OVERRIDES.get(language, {}).get(sym) or _CURRENCY_SYMBOLS[sym]
+        name = agreement.after_millions(currency_name(code, 5, language), language, before[-1:])
+        return "currency", f" {name} "
     if groups.get("cunit"):
         symbol = f"{m.group('cu1')}/{m.group('cu2')}"
         if symbol in UNITS:  # "60 km/h": a unit of its own
