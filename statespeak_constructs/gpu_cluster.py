@@ -311,8 +311,11 @@ class GpuCluster(Construct):
         text = json.dumps(config).replace("__CLUSTER__", self.cluster.cluster_name)
         path = "/opt/aws/amazon-cloudwatch-agent/etc/statespeak-gpu.json"
         ctl = "/opt/aws/amazon-cloudwatch-agent/bin/amazon-cloudwatch-agent-ctl"
-        # Not fatal: a host without GPU metrics still serves; the dashboard shows the gap.
+        # Not fatal: a host without GPU metrics still serves; the dashboard shows the gap. The ECS GPU AMI is
+        # built from AL2023 minimal and has no agent, so the config's directory exists only once we make it: a
+        # bare `cat` into it failed under `set -e`, and the ERR trap shut every host down before it joined.
         return [
+            f"mkdir -p {path.rsplit('/', 1)[0]}",
             f"cat > {path} <<'EOF'\n{text}\nEOF",
             f"(dnf install -y amazon-cloudwatch-agent && {ctl} -a fetch-config -m ec2 -s -c file:{path}) "
             "|| echo 'statespeak: GPU metrics agent not started' >&2",
