@@ -9,7 +9,6 @@ the kit's own Statespeak pack (statespeak_constructs/nag_rules.py): an unacknowl
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -32,8 +31,10 @@ def build_app(
     # Hand the merged context to the App too, so CDK feature flags from cdk.json apply under `python app.py`.
     app = cdk.App(outdir=outdir, context=context) if outdir else cdk.App(context=context)
     # Account stays unresolved (no lookups, no credentials at synth); the region is concrete because ALB
-    # access logging and endpoint service names need it.
-    env = cdk.Environment(account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=config.region)
+    # access logging and endpoint service names need it. `cdk deploy` sets CDK_DEFAULT_ACCOUNT from the
+    # credentials, and taking it made every account-scoped ARN concrete: the acknowledged cdk-nag findings,
+    # written with the account's token, no longer matched, and synthesis failed in every real account.
+    env = cdk.Environment(region=config.region)
     # Tags name the stack a resource belongs to, never the `deployment` setting: a route switch must leave
     # the stacks that stay up unchanged, and a tag that named the setting updated every resource in them.
     cdk.Tags.of(app).add("project", "statespeak")
