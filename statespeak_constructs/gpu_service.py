@@ -220,7 +220,9 @@ class GpuTtsService(Construct):
             "Service",
             cluster=props.cluster.cluster,
             task_definition=self.task_definition,
-            desired_count=props.min_tasks,
+            # No desired count in the template: CloudFormation would send it again with every new task
+            # definition (an image or weights roll-out) and scale an autoscaled fleet back to its minimum at
+            # peak. Left out, ECS starts one task and the scalable target below raises it to `min_tasks`.
             min_healthy_percent=100,
             max_healthy_percent=200,
             circuit_breaker=ecs.DeploymentCircuitBreaker(enable=True, rollback=True),

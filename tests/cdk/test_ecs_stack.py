@@ -246,7 +246,11 @@ def test_service_rolls_without_cutting_streams(default_synth):
     deploy = service["DeploymentConfiguration"]
     assert deploy["MinimumHealthyPercent"] == 100 and deploy["MaximumPercent"] == 200
     assert deploy["DeploymentCircuitBreaker"] == {"Enable": True, "Rollback": True}
-    assert service["DesiredCount"] == 2
+    # a roll-out keeps the count autoscaling reached: CloudFormation resends a templated DesiredCount with every
+    # new task definition; the floor of two tasks is the scalable target's
+    assert "DesiredCount" not in service
+    target = default_synth.only(ECS, "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert target["MinCapacity"] == 2 and target["ScalableDimension"] == "ecs:service:DesiredCount"
     assert service["CapacityProviderStrategy"][0]["CapacityProvider"]["Ref"].startswith("GpuCapacityProvider")
     assert service["NetworkConfiguration"]["AwsvpcConfiguration"]["AssignPublicIp"] == "DISABLED"
 
