@@ -49,7 +49,7 @@ def clients() -> Iterator[tuple[Clients, dict[str, Stubber]]]:
     """Real boto3 clients (fake keys), each wired to a Stubber; fails if a queued response is left."""
     session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION)
     made = make_clients(REGION, session)
-    stubs = {name: Stubber(getattr(made, name)) for name in ("sts", "ec2", "quotas", "lambda_", "ssm")}
+    stubs = {name: Stubber(getattr(made, name)) for name in ("sts", "ec2", "quotas", "lambda_", "ssm", "iam")}
     for stub in stubs.values():
         stub.activate()
     yield made, stubs
@@ -147,6 +147,21 @@ def stub_fsx(ssm: Stubber, listed: bool = True) -> None:
 def stub_lambda(lambda_: Stubber, total: int, unreserved: int) -> None:
     limit = {"ConcurrentExecutions": total, "UnreservedConcurrentExecutions": unreserved}
     lambda_.add_response("get_account_settings", {"AccountLimit": limit}, {})
+
+
+def stub_ecs_role(iam: Stubber, present: bool = True) -> None:
+    params = {"RoleName": "AWSServiceRoleForECS"}
+    if present:
+        role = {
+            "Path": "/aws-service-role/ecs.amazonaws.com/",
+            "RoleName": "AWSServiceRoleForECS",
+            "RoleId": "AROAEXAMPLEEXAMPLE123",
+            "Arn": f"arn:aws:iam::{ACCOUNT}:role/aws-service-role/ecs.amazonaws.com/AWSServiceRoleForECS",
+            "CreateDate": "2024-01-01T00:00:00Z",
+        }
+        iam.add_response("get_role", {"Role": role}, params)
+    else:
+        iam.add_client_error("get_role", "NoSuchEntity", "role not found", 404, expected_params=params)
 
 
 def stub_identity(sts: Stubber) -> None:
@@ -380,9 +395,20 @@ def test_kit_functions_are_the_functions_the_app_synthesizes(synth, variant):
 
 
 # Runner, table, exit codes ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("present", "verdict"), [(True, checks.OK), (False, WARN)])
+def test_the_ecs_service_linked_role(clients, present, verdict):
+    made, stubs = clients
+    stub_ecs_role(stubs["iam"], present)
+    outcome = checks.ecs_service_linked_role(made.iam)
+    assert outcome.verdict == verdict
+    if not present:
+        assert outcome.hint == "aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com"
+
+
 def test_plan_follows_the_deployment():
     ecs = [title for title, _ in plan(config())]
     assert ecs == [
+        "ECS service-linked role",
         "EC2 Running On-Demand G and VT instances",
         "GPU zone use1-az4",
         "EC2 g6.xlarge offered in zone",
@@ -409,6 +435,7 @@ def test_clients_ask_the_deployment_region_and_ssm_global_infrastructure_in_us_e
 def stub_ecs_run(stubs: dict[str, Stubber], g_quota: float) -> None:
     """Every response a default ECS run asks for, in order."""
     stub_identity(stubs["sts"])
+    stub_ecs_role(stubs["iam"])
     stub_vcpus(stubs["ec2"], "g6.xlarge", 4)
     stub_quota(stubs["quotas"], "ec2", G_QUOTA, g_quota)
     stub_running(stubs["ec2"])
@@ -421,6 +448,7 @@ def stub_ecs_run(stubs: dict[str, Stubber], g_quota: float) -> None:
 def test_run_turns_an_api_refusal_into_a_warn_row(clients):
     made, stubs = clients
     stub_identity(stubs["sts"])
+    stub_ecs_role(stubs["iam"])
     stubs["ec2"].add_client_error("describe_instance_types", "UnauthorizedOperation", "not allowed")
     stub_zone(stubs["ec2"], "use1-az4", [USE1_AZ4])
     stub_offerings(stubs["ec2"], "g6.xlarge", "use1-az4", True)
@@ -428,7 +456,7 @@ def test_run_turns_an_api_refusal_into_a_warn_row(clients):
     stub_lambda(stubs["lambda_"], 1000, 1000)
     report = run(config(), made)
     assert report.account == ACCOUNT
-    first = report.rows[1]
+    first = report.rows[2]
     assert (first.verdict, first.available) == (
         WARN,
         "not checked: UnauthorizedOperation (DescribeInstanceTypes)",
@@ -446,12 +474,20 @@ def test_table_has_one_aligned_row_per_check(clients):
     assert set(lines[1]) <= {"-", " "}
     assert len(lines) == 2 + len(report.rows)
     verdict_column = lines[0].index("verdict")
-    assert [line[verdict_column:].strip() for line in lines[2:]] == ["ok", "warn", "ok", "ok", "ok", "ok"]
+    assert [line[verdict_column:].strip() for line in lines[2:]] == [
+        "ok",
+        "ok",
+        "warn",
+        "ok",
+        "ok",
+        "ok",
+        "ok",
+    ]
     full = render(report, config())
     assert f"account {ACCOUNT}, region {REGION}, deployment=ecs" in full
     assert "- EC2 Running On-Demand G and VT instances (warn): aws service-quotas" in full
     assert "PERSISTENT_2 in the GPU zone" in full  # said as not checkable
-    assert full.rstrip().endswith("5 ok, 1 warn, 0 FAIL")
+    assert full.rstrip().endswith("6 ok, 1 warn, 0 FAIL")
 
 
 @pytest.mark.parametrize("g_quota,code", [(64, 0), (32, 0), (0, 1)], ids=["ok", "warn", "fail"])

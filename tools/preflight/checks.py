@@ -62,6 +62,23 @@ def caller_identity(sts: Any) -> tuple[Outcome, str]:
     return Outcome("working credentials", f"account {account} ({identity['Arn']})", OK), account
 
 
+# The account's ECS role ---------------------------------------------------------------------------------
+ECS_SERVICE_LINKED_ROLE = "AWSServiceRoleForECS"
+
+
+def ecs_service_linked_role(iam: Any) -> Outcome:
+    """ECS makes its service-linked role on first use, and in an account that never had a cluster the role may
+    not be there yet when the stack's capacity provider is created: the first deploy then rolls back ("ECS
+    Service Linked Role does not exist"). Made once, beforehand, it cannot race."""
+    needed = f"role {ECS_SERVICE_LINKED_ROLE}"
+    try:
+        iam.get_role(RoleName=ECS_SERVICE_LINKED_ROLE)
+    except iam.exceptions.NoSuchEntityException:
+        fix = "aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com"
+        return Outcome(needed, "missing (an account that never ran ECS)", WARN, fix)
+    return Outcome(needed, "present", OK)
+
+
 # Service quotas ---------------------------------------------------------------------------------------
 def applied_quota(quotas: Any, service: str, code: str) -> float:
     """The account's value of a quota: the applied one, or AWS's default where none was ever applied."""

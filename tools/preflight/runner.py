@@ -30,6 +30,7 @@ class Clients:
     quotas: Any
     lambda_: Any
     ssm: Any
+    iam: Any
 
 
 def make_clients(region: str, session: boto3.Session | None = None) -> Clients:
@@ -44,6 +45,7 @@ def make_clients(region: str, session: boto3.Session | None = None) -> Clients:
         quotas=client("service-quotas"),
         lambda_=client("lambda"),
         ssm=client("ssm", GLOBAL_INFRASTRUCTURE_REGION),
+        iam=client("iam"),
     )
 
 
@@ -76,6 +78,7 @@ def plan(config: StatespeakConfig) -> list[Check]:
         itype = config.ecs_instance_type
         _, quota_name = EC2_GPU_QUOTAS[checks.quota_family(itype)]
         planned += [
+            ("ECS service-linked role", lambda c: checks.ecs_service_linked_role(c.iam)),
             (f"EC2 {quota_name}", lambda c: checks.ec2_gpu_vcpus(c.ec2, c.quotas, config)),
             (f"GPU zone {checks.gpu_zone_label(config)}", lambda c: checks.gpu_zone(c.ec2, config)),
             (f"EC2 {itype} offered in zone", lambda c: checks.instance_offered_in_zone(c.ec2, config)),
