@@ -168,6 +168,10 @@ class GpuCluster(Construct):
             machine_image_type=ecs.MachineImageType.AMAZON_LINUX_2,  # AL2/AL2023 ECS user-data bootstrap
         )
         self.cluster.add_asg_capacity_provider(self.capacity_provider)
+        # The cluster first: creating it makes ECS's service-linked role in an account that never ran ECS, and a
+        # capacity provider created in parallel fails without that role.
+        provider_resource = self.capacity_provider.node.find_child("CapacityProvider")
+        provider_resource.add_dependency(self.cluster.node.default_child)
         self.capacity_release = self._capacity_release(props)
         self._acknowledge_role_findings()
 

@@ -249,6 +249,11 @@ def test_service_rolls_without_cutting_streams(default_synth):
     # a roll-out keeps the count autoscaling reached: CloudFormation resends a templated DesiredCount with every
     # new task definition; the floor of two tasks is the scalable target's
     assert "DesiredCount" not in service
+    # the cluster (whose creation makes ECS's service-linked role) before the capacity provider
+    providers = default_synth.resources(ECS, "AWS::ECS::CapacityProvider")
+    (provider,) = providers.values()
+    (cluster_id,) = default_synth.resources(ECS, "AWS::ECS::Cluster")
+    assert cluster_id in provider.get("DependsOn", [])
     target = default_synth.only(ECS, "AWS::ApplicationAutoScaling::ScalableTarget")
     assert target["MinCapacity"] == 2 and target["ScalableDimension"] == "ecs:service:DesiredCount"
     assert service["CapacityProviderStrategy"][0]["CapacityProvider"]["Ref"].startswith("GpuCapacityProvider")
