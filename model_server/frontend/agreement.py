@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from num2words import num2words
 
 __all__ = [
+    "LETTERS",
     "RUSSIAN_DATIVE_PREPOSITIONS",
     "after_genitive_preposition",
     "after_millions",
@@ -51,8 +52,8 @@ def _mark_ranges() -> str:
 # A word's letters and the marks inside it: Devanagari, Bengali, Thai and Arabic write vowels and viramas as
 # combining marks, which `\w` leaves out ("वर्ष" was the two words "वर" and "ष", so no cue before a number
 # in those scripts was ever seen).
-_LETTERS = rf"(?:[^\W\d_]|[{_mark_ranges()}])"
-_WORD = re.compile(rf"{_LETTERS}+(?:-{_LETTERS}+)*")
+LETTERS = rf"(?:[^\W\d_]|[{_mark_ranges()}])"
+_WORD = re.compile(rf"{LETTERS}+(?:-{LETTERS}+)*")
 
 # --- noun gender ------------------------------------------------------------------------------------
 

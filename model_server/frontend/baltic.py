@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from num2words import num2words
 
-__all__ = ["LATVIAN_CASES", "LITHUANIAN_FORMS", "latvian_ordinal", "lithuanian_ordinal"]
+__all__ = [
+    "LATVIAN_CASES",
+    "LITHUANIAN_FORMS",
+    "latvian_ordinal",
+    "lithuanian_ordinal",
+    "lithuanian_with_ending",
+]
 
 # The ordinal stem of a cardinal's last word.
 _LV_STEMS = {
@@ -82,3 +88,17 @@ def lithuanian_ordinal(n: int, form: str = "nominative") -> str:
     if stem == "treči" and ending == "ieji":
         stem = "tret"  # "tretieji"
     return " ".join([*words, stem + ending])
+
+
+def lithuanian_with_ending(n: int, ending: str) -> str:
+    """An ordinal written with its ending after a hyphen: "2-ą" -> "antrą", "5-oji" -> "penktoji", "3-ioje" ->
+    "trečioje", "2000-ieji" -> "dutūkstantieji". "-ių" is the one cardinal ending ("5-ių" -> "penkių")."""
+    if ending == "ių":
+        return num2words(n, lang="lt")[:-1] + "ių"  # "penki" -> "penkių"
+    words = lithuanian_ordinal(n, "nominative")
+    stem = words[: -len(LITHUANIAN_FORMS["nominative"])]
+    if stem.endswith("treči") and ending.startswith("ie"):
+        return stem[:-2] + "t" + ending  # "tretieji"
+    if stem.endswith("i") and ending.startswith("i"):
+        stem = stem[:-1]  # "3-ioje": the ending repeats the stem's "i"
+    return stem + ending

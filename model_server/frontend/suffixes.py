@@ -17,6 +17,10 @@ ending often changes the number's stem (Finnish "viisi" -> "viidellä", Hungaria
 * Swedish ":e", ":a", ":dra"... mark an ordinal ("den 3:e maj" -> "den tredje maj", "1:a" -> "första").
 * Russian and Ukrainian write the last letters of the word said after a hyphen ("на 3-м этаже", "до 2-х",
   "5-летний"): `slavic_endings`.
+* Lithuanian writes an ordinal's ending after a hyphen ("2-ą aukštą" -> "antrą", "kovo 5-oji" -> "penktoji",
+  "2024-aisiais" -> "... ketvirtaisiais"): the ordinal's stem and the ending as written (`baltic`).
+* Bengali writes a case ending after a hyphen ("১৯৭১-এ" -> "উনিশশো একাত্তরে", "৯০-এর" -> "নব্বইয়ের"): the
+  ending's vowel joins the number's last word as a vowel sign, after a "য়" where that word ends in a vowel.
 """
 
 from __future__ import annotations
@@ -24,12 +28,17 @@ from __future__ import annotations
 from num2words import num2words
 
 from . import slavic_endings
+from .baltic import lithuanian_with_ending
 from .ordinals import num2words_ordinal
 
-__all__ = ["SEPARATORS", "hungarian_attach", "hungarian_day", "with_ending"]
+__all__ = ["SEPARATORS", "bengali_attach", "hungarian_attach", "hungarian_day", "with_ending"]
 
 # The mark between the digits and the ending, per language.
-SEPARATORS = {"fi": ":", "hu": "-", "tr": "'", "sv": ":", "ru": "-", "uk": "-"}
+SEPARATORS = {"fi": ":", "hu": "-", "tr": "'", "sv": ":", "ru": "-", "uk": "-", "lt": "-", "bn": "-"}
+
+# A Bengali ending's first vowel as the sign it becomes on the word before it ("-এ" -> "ে").
+_BN_VOWEL_SIGNS = {"এ": "ে", "ও": "ো", "আ": "া", "ই": "ি", "উ": "ু"}
+_BN_VOWELS = frozenset("অআইঈউঊএঐওঔ") | frozenset("ািীুূৃেৈোৌ")
 
 # Finnish endings and the case they mark, longest first within each table; the ordinal ones hold the
 # ordinal stem's "nn"/"nt"/"tt" ("kolmannella", "kolmanteen", "kolmatta").
@@ -145,6 +154,18 @@ def with_ending(n: int, ending: str, language: str, before: list[str] = (), afte
             return inflected
     if language == "hu":
         return _hungarian(n, ending)
+    if language == "lt":
+        return lithuanian_with_ending(n, ending)
     if language == "sv" and ending in _SV_ORDINAL:
         return num2words_ordinal(n, "sv")
     return num2words(n, lang=language) + ending
+
+
+def bengali_attach(words: str, ending: str) -> str:
+    """`words` with a Bengali case ending joined to the last word: "একাত্তর" + "এ" -> "একাত্তরে", "নব্বই" + "এর"
+    -> "নব্বইয়ের"; an ending that starts with a consonant ("তে") is joined as written."""
+    sign = _BN_VOWEL_SIGNS.get(ending[:1])
+    if sign is None:
+        return words + ending
+    glide = "য়" if words[-1:] in _BN_VOWELS else ""
+    return f"{words}{glide}{sign}{ending[1:]}"

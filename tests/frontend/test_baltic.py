@@ -82,6 +82,45 @@ CASES = [
         "Iki du tūkstančiai dvidešimt ketvirtųjų metų kovo penktosios dienos sumokėkite.",
     ),
     ("lt", "kovo 45 d.", "kovo keturiasdešimt penki d."),  # no day: as written
+    # a review of these rules (2026-12-03): the cases it found wrong
+    (
+        "lv",
+        "2024.gada 5.martā",
+        "divi tūkstoši divdesmit ceturtā gada piektajā martā",
+    ),  # no space after the dot
+    ("lv", "līdz 05.03.2024.", "līdz divi tūkstoši divdesmit ceturtā gada piektajam martam."),
+    ("lv", "reģistrēts 05.03.2024.", "reģistrēts divi tūkstoši divdesmit ceturtā gada piektajā martā."),
+    ("lv", "no 15.03.2024.", "no divi tūkstoši divdesmit ceturtā gada piecpadsmitā marta."),
+    ("lv", "līdz 05.03.", "līdz piektajam martam."),
+    ("lv", "2020. un 2021. gadā", "divi tūkstoši divdesmitajā un divi tūkstoši divdesmit pirmajā gadā"),
+    (
+        "lv",
+        "no 2020. līdz 2023. gadam",
+        "no divi tūkstoši divdesmitā līdz divi tūkstoši divdesmit trešajam gadam",
+    ),
+    ("lv", "jau 3. reizi", "jau trešo reizi"),
+    ("lv", "līdz 2025. g. beigām", "līdz divi tūkstoši divdesmit piektā gada beigām"),
+    ("lv", "1. un 2. stāvā", "pirmajā un otrajā stāvā"),
+    (
+        "lt",
+        "iki 2025 m. gruodžio 31 d.",
+        "iki du tūkstančiai dvidešimt penktųjų metų gruodžio trisdešimt pirmosios dienos.",
+    ),
+    ("lt", "Kovo 5 d. sistema neveiks.", "Kovo penktą dieną sistema neveiks."),
+    ("lt", "Susirinkimas bus spalio 3 d.", "Susirinkimas bus spalio trečią dieną."),
+    ("lt", "prieš 2020 m.", "prieš du tūkstančiai dvidešimtuosius metus."),
+    ("lt", "Dirbame nuo 8 iki 18 val.", "Dirbame nuo aštuntosios iki aštuonioliktosios valandos."),
+    ("lt", "Dirbame 9–18 val.", "Dirbame nuo devintosios iki aštuonioliktosios valandos."),
+    ("lt", "Laukiame iki 18 val.", "Laukiame iki aštuonioliktosios valandos."),
+    ("lt", "Susitikimas 10.30 val.", "Susitikimas dešimtą valandą trisdešimt."),
+    ("lt", "gruodžio 24–26 d.", "gruodžio dvidešimt ketvirtosios iki dvidešimt šeštosios dienos."),
+    ("lt", "nuo liepos 1 iki 14 d.", "nuo liepos pirmosios iki keturioliktosios dienos."),
+    # an ordinal's ending after a hyphen ("du -ą" before)
+    ("lt", "Eikite į 2-ą aukštą.", "Eikite į antrą aukštą."),
+    ("lt", "kovo 5-oji", "kovo penktoji"),
+    ("lt", "3-ioje eilėje", "trečioje eilėje"),
+    ("lt", "2024-aisiais", "du tūkstančiai dvidešimt ketvirtaisiais"),
+    ("lt", "2000-ieji", "dutūkstantieji"),
     # the ISO date after a preposition now takes its case in Russian too ("до пятое" before)
     ("ru", "до 2024-03-05", "до пятого марта две тысячи двадцать четвёртого года"),
 ]

@@ -1,11 +1,14 @@
-"""Latvian and Lithuanian dates, years and dotted ordinals, said as ordinals in their case (`frontend.baltic`):
+"""Latvian and Lithuanian dates, years, hours and dotted ordinals, said as ordinals in their case
+(`frontend.baltic`):
 
-* Latvian "2024. gada 5. martā" -> "divi tūkstoši divdesmit ceturtā gada piektajā martā": the year's case is
-  its word's ("gada", "gadā", "gads"), the day's its month's ("marts", "marta", "martam", "martā"); "3. stāvā"
-  -> "trešajā stāvā" by the noun's ending;
+* Latvian "2024. gada 5. martā" -> "divi tūkstoši divdesmit ceturtā gada piektajā martā": the year takes its
+  word's case ("gada", "gadā", "gads"), the day its month's ("marts", "marta", "martam", "martā"); a numeric
+  date the case of the word before it ("līdz 05.03.2024." -> "... piektajam martam"); "3. stāvā" -> "trešajā
+  stāvā" by the noun's ending;
 * Lithuanian "2024 m. kovo 5 d." -> "du tūkstančiai dvidešimt ketvirtųjų metų kovo penktą dieną": "m." is
-  "metų" before a month and "metais" ("in 2024") otherwise, a day is "penktą dieną" ("on the fifth"),
-  "penktoji" after "šiandien" ("today is the fifth"), "penktosios dienos" after "iki", "nuo", "po".
+  "metų" before a month and "metais" ("in 2024") otherwise, a day "penktą dieną" ("on the fifth"),
+  "penktoji diena" after "šiandien" ("today is the fifth"), "penktosios dienos" after "iki", "nuo", "po";
+  "10:30 val." -> "dešimtą valandą trisdešimt".
 
 Before, espeak-ng read cardinals, each dot as a full stop, and the Lithuanian "m." as metres."""
 
@@ -14,30 +17,45 @@ from __future__ import annotations
 import re
 
 from ..baltic import latvian_ordinal, lithuanian_ordinal
+from .amounts import spell_number
 
 __all__ = [
     "LANGUAGES",
     "date",
+    "day_month",
     "day_ordinal",
     "latvian_days",
     "latvian_year",
-    "lithuanian_day",
+    "lithuanian_date",
+    "lithuanian_day_alone",
+    "lithuanian_hour",
     "lithuanian_year",
     "pattern",
 ]
 
 LANGUAGES = frozenset({"lv", "lt"})
 
-# Latvian months by case: the first-declension ones ("marts") and the second's ("janvāris").
-_LV_MONTH_STEMS = ("janvār", "februār", "mart", "aprīl", "maij", "jūnij", "jūlij", "august", "septembr",
-                   "oktobr", "novembr", "decembr")  # fmt: skip
-_LV_MONTHS = [*(f"{s}(?:is|a|im|i|ī)" for s in _LV_MONTH_STEMS if s in ("janvār", "februār", "aprīl", "septembr",
-               "oktobr", "novembr", "decembr")), *(f"{s}(?:s|a|am|u|ā)" for s in ("mart", "maij", "jūnij", "jūlij",
-               "august"))]  # fmt: skip
-_LV_MONTH_NOMINATIVE = ("janvāris", "februāris", "marts", "aprīlis", "maijs", "jūnijs", "jūlijs", "augusts",
-                        "septembris", "oktobris", "novembris", "decembris")  # fmt: skip
+# Latvian months: the second declension's ("janvāris") and the first's ("marts"), with their endings by case.
+_LV_MONTHS = ("janvār", "februār", "mart", "aprīl", "maij", "jūnij", "jūlij", "august", "septembr", "oktobr",
+              "novembr", "decembr")  # fmt: skip
+_LV_FIRST_DECLENSION = frozenset({"mart", "maij", "jūnij", "jūlij", "august"})
+_LV_MONTH_ENDINGS = {
+    False: {"nominative": "is", "genitive": "a", "dative": "im", "accusative": "i", "locative": "ī"},
+    True: {"nominative": "s", "genitive": "a", "dative": "am", "accusative": "u", "locative": "ā"},
+}
+_LV_MONTH_FORMS = "|".join(
+    f"{stem}(?:{'|'.join(_LV_MONTH_ENDINGS[stem in _LV_FIRST_DECLENSION].values())})" for stem in _LV_MONTHS
+)
 _LV_YEAR_WORDS = {"gads": "nominative", "gada": "genitive", "gadam": "dative", "gadu": "accusative",
                   "gadā": "locative"}  # fmt: skip
+# Words after "2024. g." that make it "gada" (of the year): a month, a part of the year, a day's number.
+_LV_OF_THE_YEAR = re.compile(rf"\s*(?:\d|(?:{_LV_MONTH_FORMS})\b|beig|sākum|vid|pus|ceturksn)")
+# The case a Latvian preposition or cue gives a date after it.
+_LV_CASE_AFTER = {"līdz": "dative", "no": "genitive", "pēc": "genitive", "pirms": "genitive", "kopš": "genitive",
+                  "šodien": "nominative", "rīt": "nominative", "vakar": "nominative", "ir": "nominative",
+                  "datums": "nominative"}  # fmt: skip
+_LV_LINKS = {"-": "līdz", "–": "līdz", "līdz": "līdz", "un": "un", "vai": "vai"}
+
 _LT_MONTHS = ("sausio", "vasario", "kovo", "balandžio", "gegužės", "birželio", "liepos", "rugpjūčio", "rugsėjo",
               "spalio", "lapkričio", "gruodžio")  # fmt: skip
 # The beginnings of the Lithuanian months in any case ("kovo", "kovą", "kovas"): a year before one is "metų".
@@ -45,33 +63,40 @@ _LT_MONTH_STARTS = ("saus", "vasar", "kov", "baland", "gegu", "biržel", "liep",
                     "lapkri", "gruod")  # fmt: skip
 _LT_YEAR_WORDS = {"metų": "genitive_plural", "metais": "locative_plural", "metai": "nominative_plural",
                   "metus": "accusative_plural"}  # fmt: skip
-# Words after which a Lithuanian day or year is in the genitive ("iki kovo penktosios dienos", "nuo ... metų"),
-# and after which a day is nominative ("šiandien kovo penktoji").
+# Words after which a Lithuanian day, hour or year is in the genitive ("iki kovo penktosios dienos"), the
+# accusative ("prieš dvidešimtuosius metus"), or the nominative ("šiandien kovo penktoji").
 _LT_GENITIVE_BEFORE = frozenset("iki ligi nuo po".split())
-_LT_NOMINATIVE_BEFORE = frozenset("šiandien rytoj vakar poryt yra buvo bus".split())
-_LT_DAY_FORMS = {
-    "feminine_accusative": "dieną",
-    "feminine": "diena",
-    "feminine_genitive": "dienos",
-}
+_LT_ACCUSATIVE_BEFORE = frozenset({"prieš"})
+_LT_NOMINATIVE_BEFORE = frozenset("šiandien rytoj vakar poryt".split())
+_LT_DAY_WORDS = {"feminine_accusative": "dieną", "feminine": "diena", "feminine_genitive": "dienos"}
 
 
 def pattern(language: str) -> str:
-    """The alternatives of the catalog scan for these languages' years and days (empty elsewhere)."""
+    """The alternatives of the catalog scan for these languages' dates, years and hours (empty elsewhere)."""
     if language == "lv":
-        months = "|".join(_LV_MONTHS)
         return (
-            r"(?P<lv_year>(?<![\d.,])(?P<lv_yn>\d{3,4})\.\s+(?P<lv_yw>gad(?:s|a|am|u|ā)\b|g\.))|"
-            rf"(?P<lv_day>(?<![\d.,])(?P<lv_dn>\d{{1,2}})\.\s*(?:(?P<lv_link>[-–]|līdz)\s*(?P<lv_dn2>\d{{1,2}})\.\s*)?"
-            rf"(?P<lv_month>(?:{months}))\b)|"
+            r"(?P<lv_year>(?<![\d.,])(?P<lv_yn>\d{3,4})\.\s*(?:(?P<lv_ylink>un|vai|līdz|[-–])\s*"
+            r"(?P<lv_yn2>\d{3,4})\.\s*)?(?P<lv_yw>gad(?:s|a|am|u|ā)\b|g\.))|"
+            r"(?P<lv_day>(?<![\d.,])(?P<lv_dn>\d{1,2})\.\s*(?:(?P<lv_link>[-–]|līdz|un|vai)\s*(?P<lv_dn2>\d{1,2})\.\s*)?"
+            rf"(?P<lv_month>{_LV_MONTH_FORMS})\b)|"
         )
     if language == "lt":
+        months = "|".join(_LT_MONTHS)
         return (
-            r"(?P<lt_year>(?<![\d.,])(?P<lt_yn>\d{4})\s*(?P<lt_yw>m\.|(?:metų|metais|metai|metus)\b))|"
-            rf"(?P<lt_day>(?P<lt_month>{'|'.join(_LT_MONTHS)})\s+(?P<lt_dn>\d{{1,2}})(?![\d:]|[.,]\d)"
+            # a whole date first, so that the word before its year decides the day's case
+            rf"(?P<lt_date>(?<![\d.,])(?:(?P<lt_dy>\d{{4}})\s*m\.\s+)?(?P<lt_month>(?i:{months}))\s+"
+            r"(?P<lt_dn>\d{1,2})(?:\s?[-–]\s?(?P<lt_dn2>\d{1,2}))?(?![\d:-]|[.,]\d)"
             r"(?:\s*(?P<lt_dw>d\.|(?:dieną|diena|dienos)\b))?)|"
+            r"(?P<lt_year>(?<![\d.,])(?P<lt_yn>\d{4})\s*(?P<lt_yw>m\.|(?:metų|metais|metai|metus)\b))|"
+            # a day without its month after "iki", "nuo" ("iki 25 d."): the "d." says it is one
+            r"(?P<lt_bday>(?<![\d.,:])(?P<lt_bdn>\d{1,2})\s*(?P<lt_bdw>d\.|dienos\b))|"
+            r"(?P<lt_hour>(?<![\d.,:])(?:(?P<lt_h1>\d{1,2})(?:[:.](?P<lt_mi1>[0-5]\d))?\s*(?:[-–]|iki)\s*)?"
+            r"(?P<lt_h>\d{1,2})(?:[:.](?P<lt_mi>[0-5]\d))?\s*val\.)|"
         )
     return ""
+
+
+# --- Latvian ---------------------------------------------------------------------------------------------
 
 
 def _latvian_case(word: str) -> tuple[str, bool] | None:
@@ -83,7 +108,7 @@ def _latvian_case(word: str) -> tuple[str, bool] | None:
         (("as", "es"), "genitive", True),
         (("s", "š"), "nominative", False),
         (("e",), "nominative", True),
-        (("u",), "accusative", False),
+        (("u", "i"), "accusative", False),  # "trešo reizi", "otro stāvu": "-o" in both genders
         (("a",), "genitive", False),  # "stāva" or "vieta": both take "-ā"
     ):
         if word.endswith(endings):
@@ -91,91 +116,165 @@ def _latvian_case(word: str) -> tuple[str, bool] | None:
     return None
 
 
-def _latvian_month_case(month: str) -> str:
-    for endings, case in (
-        (("is", "s"), "nominative"),
-        (("im", "am"), "dative"),
-        (("ā", "ī"), "locative"),
-        (("a",), "genitive"),
-    ):
-        if month.endswith(endings):
-            return case
-    return "accusative"
+def _latvian_month(month: int, case: str) -> str:
+    stem = _LV_MONTHS[month - 1]
+    return stem + _LV_MONTH_ENDINGS[stem in _LV_FIRST_DECLENSION][case]
 
 
-def day_ordinal(n: int, noun: str, language: str) -> str | None:
-    """A Latvian ordinal written with its dot before a noun ("3. stāvā" -> "trešajā"); None where the noun's
-    ending shows no case."""
-    case = _latvian_case(noun) if language == "lv" else None
+def _latvian_month_case(written: str) -> str:
+    stem = next(s for s in sorted(_LV_MONTHS, key=len, reverse=True) if written.startswith(s))
+    endings = _LV_MONTH_ENDINGS[stem in _LV_FIRST_DECLENSION]
+    return next(case for case, ending in endings.items() if written == stem + ending)
+
+
+def _latvian_pair(first: int, second: int | None, link: str | None, case: str, before: list[str]) -> str:
+    """One ordinal, or two joined ("no piektā līdz septītajam", "divdesmitajā un divdesmit pirmajā")."""
+    last = latvian_ordinal(second if second is not None else first, case)
+    if second is None:
+        return last
+    said_link = _LV_LINKS[link]
+    first_case = "genitive" if said_link == "līdz" and before and before[-1] == "no" else case
+    return f"{latvian_ordinal(first, first_case)} {said_link} {last}"
+
+
+# "1. un 2. stāvā": the first of two ordinals takes the case of the noun after the second.
+_LV_SECOND_ORDINAL = re.compile(r"\s+(?:un|vai|līdz|[-–])\s+\d{1,3}\.\s+([^\W\d_]+)")
+
+
+def day_ordinal(n: int, text: str, end: int) -> str | None:
+    """A Latvian ordinal written with its dot before a noun ("3. stāvā" -> "trešajā", "1. un 2. stāvā" ->
+    "pirmajā un otrajā"); None where the noun's ending shows no case. `end` is where the ordinal's dot ends."""
+    second = _LV_SECOND_ORDINAL.match(text, end)
+    noun = second.group(1) if second else re.match(r"\s*([^\W\d_]*)", text[end:]).group(1)
+    case = _latvian_case(noun) if noun not in ("un", "vai", "līdz") else None
     return latvian_ordinal(n, case[0], case[1]) if case else None
 
 
-_LV_MONTH_START = re.compile(rf"\s*(?:\d{{1,2}}\.\s*)?(?:{'|'.join(_LV_MONTHS)})\b")
-
-
-def latvian_year(m: re.Match, after: str) -> str:
+def latvian_year(m: re.Match, before: list[str], after: str) -> str:
     word = m.group("lv_yw")
-    if word == "g.":  # "2024. g." is "gada" before a day or a month, otherwise "gadā" ("in 2024")
-        word = "gada" if _LV_MONTH_START.match(after) else "gadā"
-    return f"{latvian_ordinal(int(m.group('lv_yn')), _LV_YEAR_WORDS[word])} {word}"
+    if (
+        word == "g."
+    ):  # "2024. g." is "gada" before a month or a part of the year, otherwise "gadā" ("in 2024")
+        word = "gada" if _LV_OF_THE_YEAR.match(after) else "gadā"
+    second = int(m.group("lv_yn2")) if m.group("lv_yn2") else None
+    years = _latvian_pair(int(m.group("lv_yn")), second, m.group("lv_ylink"), _LV_YEAR_WORDS[word], before)
+    return f"{years} {word}"
 
 
 def latvian_days(m: re.Match, before: list[str]) -> str | None:
-    """ "5. martā" -> "piektajā martā", "no 5. līdz 7. martam" -> "piektā līdz septītajam martam"."""
+    """ "5. martā" -> "piektajā martā", "no 5. līdz 7. martam" -> "no piektā līdz septītajam martam"."""
+    first = int(m.group("lv_dn"))
+    second = int(m.group("lv_dn2")) if m.group("lv_dn2") else None
+    if not all(1 <= d <= 31 for d in (first, second or first)):
+        return None
     month = m.group("lv_month")
-    case = _latvian_month_case(month)
-    days = [int(m.group("lv_dn"))] + ([int(m.group("lv_dn2"))] if m.group("lv_dn2") else [])
+    return f"{_latvian_pair(first, second, m.group('lv_link'), _latvian_month_case(month), before)} {month}"
+
+
+def _latvian_date_case(before: list[str]) -> str:
+    """A numeric date's case from the word before it: "līdz" the dative, "no", "pēc", "pirms" the genitive,
+    "šodien ir" or nothing the nominative; otherwise the locative of a date something happens on."""
+    if not before:
+        return "nominative"
+    return _LV_CASE_AFTER.get(before[-1], "locative")
+
+
+# --- Lithuanian ------------------------------------------------------------------------------------------
+
+
+def _lithuanian_day_form(cue: str, written_day_word: str = "") -> str:
+    if written_day_word in ("diena", "dienos"):
+        return "feminine" if written_day_word == "diena" else "feminine_genitive"
+    if cue in _LT_GENITIVE_BEFORE:
+        return "feminine_genitive"
+    if cue in _LT_NOMINATIVE_BEFORE:
+        return "feminine"
+    return "feminine_accusative"
+
+
+def lithuanian_date(m: re.Match, before: list[str]) -> str | None:
+    """ "2024 m. kovo 5 d." -> "du tūkstančiai dvidešimt ketvirtųjų metų kovo penktą dieną"; "gruodžio 24–26 d."
+    -> "gruodžio dvidešimt ketvirtosios iki dvidešimt šeštosios dienos"."""
+    days = [int(m.group("lt_dn"))] + ([int(m.group("lt_dn2"))] if m.group("lt_dn2") else [])
     if not all(1 <= d <= 31 for d in days):
         return None
-    last = latvian_ordinal(days[-1], case)
-    if len(days) == 1:
-        return f"{last} {month}"
-    first_case = "genitive" if before and before[-1].lower() == "no" else case  # "no" takes the genitive
-    return f"{latvian_ordinal(days[0], first_case)} līdz {last} {month}"
+    cue = before[-1] if before else ""
+    written = (m.group("lt_dw") or "").rstrip(".")
+    form = "feminine_genitive" if len(days) == 2 else _lithuanian_day_form(cue, written)
+    said = " iki ".join(lithuanian_ordinal(d, form) for d in days)
+    day_word = f" {_LT_DAY_WORDS[form]}" if m.group("lt_dw") or len(days) == 2 else ""
+    year = f"{lithuanian_ordinal(int(m.group('lt_dy')), 'genitive_plural')} metų " if m.group("lt_dy") else ""
+    return f"{year}{m.group('lt_month')} {said}{day_word}"
+
+
+def lithuanian_day_alone(m: re.Match, before: list[str]) -> str | None:
+    """ "iki 25 d." -> "iki dvidešimt penktosios dienos" (a day of this month)."""
+    day = int(m.group("lt_bdn"))
+    if not 1 <= day <= 31:
+        return None
+    form = _lithuanian_day_form(before[-1] if before else "", m.group("lt_bdw").rstrip("."))
+    return f"{lithuanian_ordinal(day, form)} {_LT_DAY_WORDS[form]}"
 
 
 def lithuanian_year(m: re.Match, before: list[str], after: str) -> str:
     word = m.group("lt_yw")
+    cue = before[-1] if before else ""
     if word == "m.":
         month_next = re.match(r"\s*([^\W\d_]+)", after)
-        genitive = (month_next and month_next.group(1).lower().startswith(_LT_MONTH_STARTS)) or (
-            before and before[-1].lower() in _LT_GENITIVE_BEFORE
-        )
-        word = "metų" if genitive else "metais"
+        if (
+            month_next and month_next.group(1).lower().startswith(_LT_MONTH_STARTS)
+        ) or cue in _LT_GENITIVE_BEFORE:
+            word = "metų"
+        elif cue in _LT_ACCUSATIVE_BEFORE:
+            word = "metus"  # "prieš 2020 m." -> "prieš du tūkstančiai dvidešimtuosius metus"
+        else:
+            word = "metais"
     return f"{lithuanian_ordinal(int(m.group('lt_yn')), _LT_YEAR_WORDS[word])} {word}"
 
 
-def lithuanian_day(m: re.Match, before: list[str]) -> str | None:
-    """ "kovo 5 d." -> "kovo penktą dieną"; the case from the word before the date (or before its year)."""
-    day = int(m.group("lt_dn"))
-    if not 1 <= day <= 31:
+def lithuanian_hour(m: re.Match, before: list[str]) -> str | None:
+    """ "10:30 val." -> "dešimtą valandą trisdešimt", "iki 18 val." -> "iki aštuonioliktosios valandos", "nuo 8
+    iki 18 val." -> "nuo aštuntosios iki aštuonioliktosios valandos"."""
+    hours = [
+        (int(m.group(h)), int(m.group(mi) or 0))
+        for h, mi in (("lt_h1", "lt_mi1"), ("lt_h", "lt_mi"))
+        if m.group(h)
+    ]
+    if any(h > 24 for h, _ in hours):
         return None
-    cue = next((w.lower() for w in reversed(before) if not re.fullmatch(r"\d+|m\.?|metų", w)), "")
-    written = (m.group("lt_dw") or "").rstrip(".")
-    if written in ("diena", "dienos"):
-        form = "feminine" if written == "diena" else "feminine_genitive"
-    elif cue in _LT_GENITIVE_BEFORE:
-        form = "feminine_genitive"
-    elif cue in _LT_NOMINATIVE_BEFORE:
-        form = "feminine"
-    else:
-        form = "feminine_accusative"
-    day_word = f" {_LT_DAY_FORMS[form]}" if m.group("lt_dw") else ""
-    return f"{m.group('lt_month')} {lithuanian_ordinal(day, form)}{day_word}"
+    genitive = len(hours) == 2 or (bool(before) and before[-1] in _LT_GENITIVE_BEFORE)
+    form, word = ("feminine_genitive", "valandos") if genitive else ("feminine_accusative", "valandą")
+    minutes = any(mi for _, mi in hours)
+    said = [
+        lithuanian_ordinal(h, form)
+        + (f" {word} {spell_number(mi, 'lt')}" if mi else f" {word}" if minutes else "")
+        for h, mi in hours
+    ]
+    opening = "nuo " if len(hours) == 2 and (not before or before[-1] != "nuo") else ""  # "9–18 val."
+    return opening + " iki ".join(said) + ("" if minutes else f" {word}")
+
+
+# --- both ------------------------------------------------------------------------------------------------
 
 
 def date(y: int, month: int, d: int, language: str, before: list[str]) -> str:
     """A numeric date ("05.03.2024", "2024-03-05") read as the language writes it in full."""
     if language == "lv":
-        return f"{latvian_ordinal(y, 'genitive')} gada {latvian_ordinal(d)} {_LV_MONTH_NOMINATIVE[month - 1]}"
-    form = (
-        "feminine_genitive"
-        if before and before[-1].lower() in _LT_GENITIVE_BEFORE
-        else "feminine"
-        if before and before[-1].lower() in _LT_NOMINATIVE_BEFORE
-        else "feminine_accusative"
-    )
+        case = _latvian_date_case(before)
+        return (
+            f"{latvian_ordinal(y, 'genitive')} gada {latvian_ordinal(d, case)} {_latvian_month(month, case)}"
+        )
+    form = _lithuanian_day_form(before[-1] if before else "")
     return (
         f"{lithuanian_ordinal(y, 'genitive_plural')} metų {_LT_MONTHS[month - 1]} {lithuanian_ordinal(d, form)} "
-        f"{_LT_DAY_FORMS[form]}"
+        f"{_LT_DAY_WORDS[form]}"
     )
+
+
+def day_month(day: int, month: int, language: str, before: list[str]) -> str:
+    """A day and a month in digits ("līdz 05.03." -> "līdz piektajam martam")."""
+    if language == "lv":
+        case = _latvian_date_case(before)
+        return f"{latvian_ordinal(day, case)} {_latvian_month(month, case)}"
+    form = _lithuanian_day_form(before[-1] if before else "")
+    return f"{_LT_MONTHS[month - 1]} {lithuanian_ordinal(day, form)} {_LT_DAY_WORDS[form]}"

@@ -61,6 +61,9 @@ def after_name(m: re.Match) -> bool:
 # a one-time code's name within five words before it. Not "mã", "kode", "pin" alone: a discount code's amount,
 # a phone's battery ("pin 5000 mAh" in Vietnamese).
 _CODE_WORDS = frozenset("otp pin-code 인증번호 비밀번호 पिन ओटीपी পিন ওটিপি பின் ஓடிபி పిన్ ఓటీపీ".split())
+# The word "number" in Hindi, Marathi and Bengali: a number after it names something ("ऑर्डर नंबर 1987") and
+# is not said in hundreds like a year or a price.
+NUMBER_NAMES = frozenset("नंबर नम्बर संख्या क्रमांक नं নম্বর নং ক্রমিক".split())
 # Words after which a number is an amount or a year, whatever came before ("năm 2025", "50000 đồng").
 _NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".split())
 

@@ -35,7 +35,7 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
         written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
-    if language in _YEAR_CUES:
+    if language in _YEAR_CUES or language in IN_HUNDREDS:
         written = written.replace(str(y), _year(y, language))
     if language == "th":  # CLDR writes "ค.ศ." (read as letters); a year past 2400 is of the Buddhist era
         written = written.replace("ค.ศ.", "พุทธศักราช" if y > 2400 else "คริสต์ศักราช")
@@ -88,6 +88,8 @@ def day_and_month(day: int, month: int, language: str, before: list[str]) -> str
         return None
     if language in _MONTHS_GENITIVE:
         return _day_month(day, _MONTHS_GENITIVE[language][month - 1], None, language, before)
+    if language in baltic_dates.LANGUAGES:
+        return baltic_dates.day_month(day, month, language, before)
     written = format_skeleton("MMMMd", date, locale=_locale(language))
     if language in _MONTHS_SPOKEN_GENITIVE:
         written = f"{day}. {_MONTHS_SPOKEN_GENITIVE[language][month - 1]}"
@@ -323,18 +325,10 @@ _YEAR_CUES = {
     "da": frozenset("i år året siden fra født før efter omkring anno".split()),
     "no": frozenset("i år året siden fra født før etter rundt anno".split()),
     "nl": frozenset("in jaar sinds van geboren voor na rond anno".split()),
-    # Hindi, Marathi and Bengali say them in hundreds too ("उन्नीस सौ सैंतालीस", "উনিশশো পঁচানব্বই"; espeak-ng
-    # and num2words said "one thousand nine hundred ...")
-    "hi": frozenset("सन् सन वर्ष साल".split()),
-    "mr": frozenset("सन् सन वर्ष".split()),
-    "bn": frozenset("সন সাল".split()),
 }
-# ... or before one of these words ("1995 সালে", "1947 ई.").
-YEAR_AFTER = {
-    "hi": frozenset("ई ई. ईस्वी".split()),
-    "mr": frozenset("साली साल ई ई.".split()),
-    "bn": frozenset("সালে সাল সালের খ্রিস্টাব্দে খ্রিস্টাব্দ".split()),
-}
+# Hindi, Marathi and Bengali say a number from 1100 to 1999 in hundreds, a year ("उन्नीस सौ सैंतालीस में",
+# "উনিশশো পঁচানব্বই সালে") and a count or price alike ("पंद्रह सौ रुपये"): espeak-ng and num2words said "one
+# thousand nine hundred ...", which no one says of a year.
 # The hundreds of a year in these languages: the count of hundreds, then the hundred ("उन्नीस सौ", "एकोणीसशे",
 # "উনিশশো"). Hindi and Marathi keep the rest in digits, which espeak-ng reads (num2words has neither language).
 _HUNDREDS = {
@@ -342,6 +336,7 @@ _HUNDREDS = {
     "mr": dict(zip(range(11, 20), "अकरा बारा तेरा चौदा पंधरा सोळा सतरा अठरा एकोणीस".split(), strict=True)),
 }
 _HUNDRED_WORD = {"hi": " सौ", "mr": "शे", "bn": "শো"}
+IN_HUNDREDS = frozenset(_HUNDRED_WORD)
 
 
 _NOT_AFTER_YEAR = frozenset(

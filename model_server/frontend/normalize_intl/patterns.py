@@ -422,6 +422,10 @@ _ABBREVIATIONS = {
     "id": {"Jl.": "Jalan", "No.": "Nomor", "Kec.": "Kecamatan", "Kab.": "Kabupaten"},
     "ms": {"Jln.": "Jalan", "No.": "Nombor", "Tkt.": "Tingkat"},
     "vi": {"Q.": "Quận", "TP.HCM": "Thành phố Hồ Chí Minh", "TP.": "Thành phố"},
+    # the Christian era, which espeak-ng read as a bare vowel ("ई.") or as letters ("इ.स.", "খ্রি.")
+    "hi": {"ई.": "ईस्वी", "ई.पू.": "ईसा पूर्व"},
+    "mr": {"इ.स.": "इसवी सन", "इ.स.पू.": "इसवी सन पूर्व"},
+    "bn": {"খ্রি.": "খ্রিস্টাব্দ", "খ্রিঃ": "খ্রিস্টাব্দ"},
     "th": {"ถ.": "ถนน", "กทม.": "กรุงเทพมหานคร", "พ.ศ.": "พุทธศักราช", "ค.ศ.": "คริสต์ศักราช"},
     "uk": {"вул.": "вулиця", "буд.": "будинок", "кв.": "квартира", "тел.": "телефон", "т.зв.": "так званий"},
     "ru": {"д.": "дом", "ул.": "улица", "кв.": "квартира", "тел.": "телефон", "каб.": "кабинет", "т.е.": "то есть",
@@ -476,7 +480,12 @@ _BEFORE_A_NUMBER = frozenset(
     }
 )
 # Short forms that are one only after a number ("5 db", "000123 sz. számla", "do 16 č."; "db" alone is no "darab").
-_AFTER_A_NUMBER = {"hu": frozenset({"db", "sz."}), "sr": frozenset({"č."})}
+_AFTER_A_NUMBER = {
+    "hu": frozenset({"db", "sz."}),
+    "sr": frozenset({"č."}),
+    "hi": frozenset({"ई.", "ई.पू."}),  # "ई. मेल" is no era
+    "bn": frozenset({"খ্রি.", "খ্রিঃ"}),
+}
 
 
 def _characters(code: str, language: str) -> str:

@@ -43,12 +43,12 @@ from .amounts import (
     minus_word,
     spell_number,
 )
-from .cues import CLOCK_CUES, VERSION_WORDS, after_name, is_code
+from .cues import CLOCK_CUES, NUMBER_NAMES, VERSION_WORDS, after_name, is_code
 from .dates import (
     _NOT_AFTER_YEAR,
     _PL_CLOCK_CUES,
     _YEAR_CUES,
-    YEAR_AFTER,
+    IN_HUNDREDS,
     _date,
     _day_month,
     _day_month_slash,
@@ -236,7 +236,9 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
-        extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>[^\W\d_]+)(?!\w))|"
+        extra += (
+            rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>{agreement.LETTERS}+)(?!\w))|"
+        )
     return re.compile(
         _ADDRESS
         + extra
@@ -335,7 +337,19 @@ _SCORE_AFTER = {"it": ("vittoria", "sconfitta"), "pt": ("vitória", "derrota")}
 _HEBREW_PREFIXES = {"ב": "בְּ", "ל": "לְ", "מ": "מִ", "ה": "הַ", "ו": "וְ", "כ": "כְּ", "ש": "שֶׁ"}
 _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=[\dA-Za-z])")  # "ל-15", "ל-Windows"
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
-_DECLINES = frozenset({"dmdot", "name_dash", "dotord", "roman_numeral", "slash_number", "lv_day", "lt_day"})
+_DECLINES = frozenset(
+    {
+        "dmdot",
+        "name_dash",
+        "dotord",
+        "roman_numeral",
+        "slash_number",
+        "lv_day",
+        "lt_date",
+        "lt_bday",
+        "lt_hour",
+    }
+)
 
 
 # Languages that write an ordinal with a dot ("3. emelet"), and whose ordinals num2words spells in the form
@@ -442,7 +456,7 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             noun = agreement.next_word(m.string, m.end())
             return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
         if language == "lv":  # "3. stāvā" -> "trešajā stāvā"
-            return "ordinal", baltic_dates.day_ordinal(n, agreement.next_word(m.string, m.end()), language)
+            return "ordinal", baltic_dates.day_ordinal(n, m.string, m.end())
         return "ordinal", num2words(n, lang=get(language).num2words, to="ordinal")
     if groups.get("dim"):
         return "number", f"{spell_number(int(m.group('dim_a')), language)} {_BY_WORD[language]}"
@@ -453,14 +467,20 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
     if groups.get("lv_year"):
-        return "year", baltic_dates.latvian_year(m, m.string[m.end() :]) + _kept_stop(m)
+        return "year", baltic_dates.latvian_year(m, before, m.string[m.end() :]) + _kept_stop(m)
     if groups.get("lv_day"):
         return "date", baltic_dates.latvian_days(m, before)
+    if groups.get("lt_date"):
+        spoken = baltic_dates.lithuanian_date(m, before)
+        return "date", spoken and spoken + _kept_stop(m)
     if groups.get("lt_year"):
         return "year", baltic_dates.lithuanian_year(m, before, m.string[m.end() :]) + _kept_stop(m)
-    if groups.get("lt_day"):
-        spoken = baltic_dates.lithuanian_day(m, before)
+    if groups.get("lt_bday"):
+        spoken = baltic_dates.lithuanian_day_alone(m, before)
         return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("lt_hour"):
+        spoken = baltic_dates.lithuanian_hour(m, before)
+        return "time", spoken and spoken + _kept_stop(m)
     if groups.get("hu_date"):
         day, ending = int(m.group("hu_day")), (m.group("hu_ending") or "").lower()
         year = f"{spell_number(int(m.group('hu_year')), language)} " if m.group("hu_year") else ""
@@ -473,8 +493,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "date", spoken + _kept_stop(m)
     if groups.get("ended"):
         n, ending = int(m.group("ended_n")), m.group("ending")
-        if not (ending.islower() or ending.isupper()):  # "1:Öppna appen": a new sentence, not an ending
+        if ending not in (ending.lower(), ending.upper()):  # "1:Öppna appen": a new sentence, not an ending
             return "number", f"{spell_number(n, language)} {suffixes.SEPARATORS[language]}{ending}"
+        if language == "bn":  # "১৯৭১-এ" -> "উনিশশো একাত্তরে"
+            words = _year(n, language) if 1100 <= n <= 1999 else spell_number(n, language)
+            return "number", suffixes.bengali_attach(words, ending)
         after = agreement.next_word(m.string, m.end())
         return "number", suffixes.with_ending(n, ending, language, before, after)
     if groups.get("hclock"):
@@ -601,18 +624,16 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "unit", f"{_unit(m.group('cuamt'), m.group('cu1'), language, before)} {m.group('cu2')}"
     if m.group("unit"):
         return "unit", _unit(m.group("uamt"), m.group("usym"), language, before)
-    if (
-        language in _YEAR_CUES
-        and re.fullmatch(r"\d{4}", m.group("num"))
-        and 1100 <= int(m.group("num")) <= 1999
-    ):
-        after = agreement.next_word(m.string, m.end())
-        cued = (before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))) or (
-            after in YEAR_AFTER.get(language, ())
-        )
-        # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
-        if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
-            return "year", _year(int(m.group("num")), language)
+    if re.fullmatch(r"\d{4}", m.group("num")) and 1100 <= int(m.group("num")) <= 1999:
+        named = bool(before) and before[-1] in NUMBER_NAMES
+        if language in IN_HUNDREDS and not named and not is_code(m, before, language):  # "पंद्रह सौ", "উনিশশো"
+            return "number", _year(int(m.group("num")), language)
+        if language in _YEAR_CUES:
+            after = agreement.next_word(m.string, m.end())
+            cued = before and (before[-1] in _YEAR_CUES[language] or before[-1] in _month_names(language))
+            # Not before a capitalised word (a postcode: "1799 København") or a unit ("1999 euro", "1700 uur").
+            if cued and not after[:1].isupper() and after.lower() not in _NOT_AFTER_YEAR:
+                return "year", _year(int(m.group("num")), language)
     if language == "zh" and re.fullmatch(r"\d{4}", m.group("num")) and m.string.startswith("年", m.end()):
         return "year", cjk.chinese_digits(m.group("num"))  # "2024年": 二零二四年
     if language == "zh":
