@@ -445,6 +445,54 @@ def _nordic_count(words: str, noun: str, language: str) -> str:
     return neuter if is_neuter else common
 
 
+# Latvian and Lithuanian numbers from one to nine agree with their noun ("piecas minūtes", "penkios minutės",
+# "penkias minutes", "penkis eurus"; it was "pieci minūtes"): the noun's ending gives its gender and, in
+# Lithuanian, the accusative. In a compound only the last word changes.
+_BALTIC_FORMS = {
+    ("lv", "feminine"): {"viens": "viena", "divi": "divas", "četri": "četras", "pieci": "piecas", "seši": "sešas",
+                         "septiņi": "septiņas", "astoņi": "astoņas", "deviņi": "deviņas"},
+    ("lt", "feminine"): {"vienas": "viena", "du": "dvi", "keturi": "keturios", "penki": "penkios",
+                         "šeši": "šešios", "septyni": "septynios", "aštuoni": "aštuonios", "devyni": "devynios"},
+    ("lt", "feminine_accusative"): {"vienas": "vieną", "du": "dvi", "trys": "tris", "keturi": "keturias",
+                                    "penki": "penkias", "šeši": "šešias", "septyni": "septynias",
+                                    "aštuoni": "aštuonias", "devyni": "devynias"},
+    ("lt", "accusative"): {"vienas": "vieną", "trys": "tris", "keturi": "keturis", "penki": "penkis",
+                           "šeši": "šešis", "septyni": "septynis", "aštuoni": "aštuonis", "devyni": "devynis"},
+}  # fmt: skip
+# The noun's endings that ask for each form (the longest first), and short forms of feminine nouns.
+# A feminine noun's endings: the plural's after most numbers, the singular's after one ("viena diena"; after two,
+# a word in "-a" is a genitive before the noun: "divu darba dienu").
+_BALTIC_FEMININE_ENDINGS = {"lv": (("as", "es"), ("a", "e")), "lt": (("ės", "os"), ("a", "ė"))}
+_BALTIC_ONE = {"lv": "viens", "lt": "vienas"}
+_LT_ACCUSATIVE_ENDINGS = ((("as", "es", "ą", "ę"), "feminine_accusative"), (("us", "ius", "į"), "accusative"))
+_BALTIC_FEMININE_SHORT = {"lv": frozenset({"min", "st", "sek"}), "lt": frozenset({"min", "val", "sek", "d"})}
+
+
+def _baltic_form(noun: str, last_word: str, language: str) -> str | None:
+    low = noun.lower()
+    if low in _BALTIC_FEMININE_SHORT[language]:
+        return "feminine"
+    one = last_word == _BALTIC_ONE[language]
+    if language == "lt":  # "minutes" and "eurus" are accusatives; "minutės" nominative
+        for endings, form in _LT_ACCUSATIVE_ENDINGS:
+            if (
+                low.endswith(endings)
+                and not low.endswith(("ės", "os"))
+                and (one or not low.endswith(("ą", "ę")))
+            ):
+                return form
+    plural, singular = _BALTIC_FEMININE_ENDINGS[language]
+    return "feminine" if low.endswith(singular if one else plural) else None
+
+
+def _baltic_count(words: str, noun: str, language: str) -> str:
+    *head, last = words.split()
+    form = _baltic_form(noun, last, language)
+    if form is None:
+        return words
+    return " ".join([*head, _BALTIC_FORMS[(language, form)].get(last, last)])
+
+
 def _romanian_count(words: str, n: int, noun: str) -> str:
     low = noun.lower()
     if n == 1 and words == "unu":
@@ -507,6 +555,8 @@ def count_form(
         return _nordic_count(words, noun, language)
     if language == "ro":
         return _romanian_count(words, n, noun)
+    if language in ("lv", "lt"):
+        return _baltic_count(words, noun, language)
     gender = noun_gender(noun, language)
     if gender is None:
         return words

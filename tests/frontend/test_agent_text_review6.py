@@ -101,7 +101,7 @@ CASES = [
     ("lv", "Zvaniet 67 123 456.", "Zvaniet sešdesmit septiņi, viens divi trīs, četri pieci seši."),
     ("lt", "Skambinkite 612 34567.", "Skambinkite šeši vienas du, trys keturi penki šeši septyni."),
     ("el", "3-5 ημέρες", "3 έως 5 ημέρες"),
-    ("lv", "3–5 dienas", "trīs līdz pieci dienas"),
+    ("lv", "3–5 dienas", "trīs līdz piecas dienas"),  # feminine since the Baltic counts
     # an ordinal with its dot before a noun, in the case its preposition takes (it was "ve dva. patře": a stop)
     ("cs", "Kancelář je ve 2. patře.", "Kancelář je ve druhém patře."),
     ("cs", "Je to 3. den.", "Je to třetí den."),

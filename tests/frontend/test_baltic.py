@@ -81,7 +81,7 @@ CASES = [
         "Iki 2024-03-05 sumokėkite.",
         "Iki du tūkstančiai dvidešimt ketvirtųjų metų kovo penktosios dienos sumokėkite.",
     ),
-    ("lt", "kovo 45 d.", "kovo keturiasdešimt penki d."),  # no day: as written
+    ("lt", "kovo 45 d.", "kovo keturiasdešimt penkios d."),  # no day: as written
     # a review of these rules (2026-12-03): the cases it found wrong
     (
         "lv",
@@ -121,6 +121,22 @@ CASES = [
     ("lt", "3-ioje eilėje", "trečioje eilėje"),
     ("lt", "2024-aisiais", "du tūkstančiai dvidešimt ketvirtaisiais"),
     ("lt", "2000-ieji", "dutūkstantieji"),
+    # a count before a feminine noun is feminine ("pieci minūtes" before); the others keep their form
+    ("lv", "Uzgaidiet 5 minūtes.", "Uzgaidiet piecas minūtes."),
+    ("lv", "21 diena", "divdesmit viena diena"),
+    ("lv", "3 gadi", "trīs gadi"),
+    ("lt", "Palaukite 5 minutes.", "Palaukite penkias minutes."),
+    ("lt", "2 valandos", "dvi valandos"),
+    ("lt", "22 minutės", "dvidešimt dvi minutės"),
+    ("lt", "Liko 5 min.", "Liko penkios minutės."),
+    ("lt", "5 eurai", "penki eurai"),
+    ("lt", "Sumokėkite 5 eurus.", "Sumokėkite penkis eurus."),
+    ("lt", "3 dienas", "tris dienas"),
+    ("lt", "Pristatymas užtruks 2 dienas.", "Pristatymas užtruks dvi dienas."),
+    ("lt", "Liko 2 dienos.", "Liko dvi dienos."),  # two days, not the second
+    ("lt", "iki 2 dienos", "iki antrosios dienos"),
+    ("lv", "divu darba dienu laikā", "divu darba dienu laikā"),
+    ("lv", "2 darba dienu laikā", "divi darba dienu laikā"),  # a genitive before the noun: not a feminine
     # the ISO date after a preposition now takes its case in Russian too ("до пятое" before)
     ("ru", "до 2024-03-05", "до пятого марта две тысячи двадцать четвёртого года"),
 ]

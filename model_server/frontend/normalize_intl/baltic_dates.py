@@ -210,9 +210,10 @@ def lithuanian_date(m: re.Match, before: list[str]) -> str | None:
 def lithuanian_day_alone(m: re.Match, before: list[str]) -> str | None:
     """ "iki 25 d." -> "iki dvidešimt penktosios dienos" (a day of this month)."""
     day = int(m.group("lt_bdn"))
-    if not 1 <= day <= 31:
-        return None
-    form = _lithuanian_day_form(before[-1] if before else "", m.group("lt_bdw").rstrip("."))
+    cue = before[-1] if before else ""
+    if not 1 <= day <= 31 or (m.group("lt_bdw") == "dienos" and cue not in _LT_GENITIVE_BEFORE):
+        return None  # "2 dienos" are two days
+    form = _lithuanian_day_form(cue, m.group("lt_bdw").rstrip("."))
     return f"{lithuanian_ordinal(day, form)} {_LT_DAY_WORDS[form]}"
 
 
