@@ -214,12 +214,13 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         ("hex", r"(?<![\w.])0[xX](?=[0-9A-Fa-f]*\d)[0-9A-Fa-f]{2,16}(?!\w|[.,]\d)", _hex),
         (
             "address",
-            r"(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
+            # an address starts a token: tried inside one too, a long token without "@" cost quadratic time
+            r"(?<![\w+.-])(?:https?://)?[\w+-]+(?:\.[\w+-]+)*@[\w-]+(?:\.[\w-]+)+"
             # a path's last dot is the sentence's ("Visit www.example.com/help.")
             # a port and a query string are read out too ("localhost:8080/admin", "reset?user=123&lang=en")
             r"|(?:https?://(?:localhost\b|[\w-]+(?:\.[\w-]+)+)|www\.[\w-]+(?:\.[\w-]+)+)(?::\d{2,5}\b)?"
             r"(?:/[\w-]+(?:\.[\w-]+)*)*/?(?:\?[\w-]+=[\w%.-]*(?:&[\w-]+=[\w%.-]*)*(?<!\.))?"
-            r"|(?<![\w.@])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
+            r"|(?<![\w.@-])[a-z][\w-]*(?:\.[\w-]+)*\.(?:com|org|net|io|edu|gov|de|fr|es|uk)\b",
             _address,
         ),
         # English technical and administrative tokens ("--force", "1099-K", "225/45R17", "25:1"): `technical`
@@ -868,7 +869,8 @@ def _rules(lang: str) -> tuple[_Rule, ...]:
         # a phone key on its own ("Press # to repeat, * to go back"): its name, not "number" or nothing
         ("key", r"(?<![\w#*])(?<!\d )(?P<key>[#*])(?P<code>\d{2,3}\b)?(?![\w#*]|\s?\d)", _key),
         # a currency's sign no amount took ("2 millions €", "prices in $"): its name, not nothing
-        ("currency_sign", r"[$€£¥]", _currency_sign),
+        # (after a word: a sign alone, "$ 🙂", still has nothing to speak)
+        ("currency_sign", r"(?:(?<=\w)|(?<=[\w.]\s))[$€£¥]", _currency_sign),
         ("symbol", rf"[{re.escape(''.join(_SYMBOLS[lang]))}]", lambda m, lg: f" {_SYMBOLS[lg][m.group(0)]} "),
     ]
     return tuple(_Rule(n, re.compile(p), h) for n, p, h in table)

@@ -25,6 +25,7 @@ from ..normalize.words import (
     name_before_number,
     slash_number,
 )
+from ..script import LETTER
 from . import baltic_dates, cjk, japanese
 from .amounts import (
     _CURRENCY_SYMBOLS,
@@ -236,9 +237,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
-        extra += (
-            rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>{agreement.LETTERS}+)(?!\w))|"
-        )
+        extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>{LETTER}+)(?!\w))|"
     return re.compile(
         _ADDRESS
         + extra
@@ -266,7 +265,7 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         rf"|(?P<cunit>(?<!{word})(?<![.,])(?P<cuamt>{num})\s?(?P<cu1>{units})/(?P<cu2>{per_units})(?!{word}|[/'’]))"
         rf"|(?P<unit>(?<!{word})(?<![.,])(?P<uamt>{num})\s?(?P<usym>{units})(?!{word}|[/'’]|{glued}\w))"
         # a currency's sign no amount took ("2 milioni €", "prezzi in €"): its name (it was dropped)
-         + r"|(?P<lone_sym>[$€£¥₹₩₺₽₫฿₪₴₸₼₾৳₨])" + rf"|(?P<num>{num})"
+         + r"|(?P<lone_sym>(?:(?<=\w)|(?<=[\w.]\s))[$€£¥₹₩₺₽₫฿₪₴₸₼₾৳₨])" + rf"|(?P<num>{num})"
     )
 
 
