@@ -18,13 +18,13 @@ Text with nothing speakable gives an empty list.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 from . import espeak
 from .align import Alignment, align
 from .normalize import NormalizationError, normalize, normalize_segments
+from .script import WORD_CHAR
 from .symbols import (
     LANGUAGE_VOICES,
     LENGTH_MARKS,
@@ -85,22 +85,8 @@ def units_to_ids(units: list[Unit]) -> list[int]:
     return [i for u in units for i in u.ids]
 
 
-def _mark_class() -> str:
-    """A regex class of the combining marks (Mn, Mc, Me) of the BMP and the SMP: Python's \\w leaves
-    them out, which would cut Devanagari, Thai or Arabic words at every vowel sign."""
-    ranges: list[list[int]] = []
-    for cp in range(0x20000):
-        if unicodedata.category(chr(cp))[0] == "M":
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
-    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
-
-
 # Spoken-text tokens: dotted initialisms ("U.S."), words with inner apostrophes/hyphens, punctuation runs.
-_WORD_CHAR = rf"(?:[^\W_]|[{_mark_class()}])"
-_TOKEN = re.compile(rf"(?:[^\W\d_]\.){{2,}}|{_WORD_CHAR}+(?:['\-]{_WORD_CHAR}+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
+_TOKEN = re.compile(rf"(?:[^\W\d_]\.){{2,}}|{WORD_CHAR}+(?:['\-]{WORD_CHAR}+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
 _PUNCT_STRENGTH = {"<,>": 0, "<.>": 1, "<!>": 2, "<?>": 3}
 _CLAUSE_PUNCT = {",": "<,>", ";": "<,>", ":": "<,>", "-": "<,>", ".": "<.>", "?": "<?>", "!": "<!>"}
 

@@ -17,13 +17,13 @@ docs/model.md ("Text normalization").
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from num2words import num2words
 
+from .script import LETTER
+
 __all__ = [
-    "LETTERS",
     "RUSSIAN_DATIVE_PREPOSITIONS",
     "after_genitive_preposition",
     "after_millions",
@@ -37,23 +37,9 @@ __all__ = [
 ]
 
 
-def _mark_ranges() -> str:
-    """The combining marks of the Basic Multilingual Plane as a character class body ("\u0300-\u036f...")."""
-    marks = [c for c in range(0x300, 0x10000) if unicodedata.category(chr(c)).startswith("M")]
-    runs: list[list[int]] = []
-    for c in marks:
-        if runs and c == runs[-1][1] + 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in runs)
-
-
-# A word's letters and the marks inside it: Devanagari, Bengali, Thai and Arabic write vowels and viramas as
-# combining marks, which `\w` leaves out ("वर्ष" was the two words "वर" and "ष", so no cue before a number
-# in those scripts was ever seen).
-LETTERS = rf"(?:[^\W\d_]|[{_mark_ranges()}])"
-_WORD = re.compile(rf"{LETTERS}+(?:-{LETTERS}+)*")
+# A word keeps its combining marks (`script`): cut at every vowel sign, no cue before a number in Devanagari,
+# Bengali or Thai was ever seen.
+_WORD = re.compile(rf"{LETTER}+(?:-{LETTER}+)*")
 
 # --- noun gender ------------------------------------------------------------------------------------
 
