@@ -32,6 +32,10 @@ if TYPE_CHECKING:
     from model_server.model.runtime import SpeechRuntime
 
 ENCODE_WINDOW = 16  # phones encoded at a time (rounded up to the end of a word)
+# ... but no further than this: a giant token (a client's thousands of digits) is one word of thousands of
+# phones, which encoded whole stalled every stream's tick and buffered its frames at once; its timestamp
+# then spans the windows it took.
+MAX_WINDOW_PHONES = 4 * ENCODE_WINDOW
 MIN_PHONE_BUCKET = 32  # encoder inputs are padded to a power of two phones, at least this many
 
 
@@ -199,6 +203,7 @@ class Planner:
         self._frames: deque[torch.Tensor] = deque()  # encoded, not yet popped: [n_i, D] blocks
         self._n_buffered = 0
         self._pending_words: deque[tuple[int, WordSpan]] = deque()  # (start frame, span), not yet emitted
+        self._open_word_start: int | None = None  # start frame of a word longer than a window, not yet ended
         self._frames_planned = 0  # frames encoded since the stream began (absolute frame clock)
         self._frames_popped = 0
         self._carry = 0.0  # duration rounding remainder
@@ -331,7 +336,7 @@ class Planner:
                 b = min(len(self._ids), a + ENCODE_WINDOW)
                 for _, w0, w1 in self._words:  # end the window at a word end: word spans complete in it
                     if w0 < b < w1:
-                        b = w1
+                        b = min(w1, a + MAX_WINDOW_PHONES)
                         break
                 lo = max(0, a - cfg.left_context)
                 hi = min(len(self._ids), b + cfg.lookahead)
@@ -362,8 +367,14 @@ class Planner:
         base = self._frames_planned
         hop_s = vocoder.HOP / vocoder.SAMPLE_RATE
         while self._words and self._words[0][1] < b:
-            text, w0, w1 = self._words.popleft()
-            s = base + starts[w0 - a]
+            text, w0, w1 = self._words[0]
+            if w1 > b:  # a word longer than a window: it started here and ends in a later one
+                if self._open_word_start is None:
+                    self._open_word_start = base + starts[w0 - a]
+                break
+            self._words.popleft()
+            s = base + starts[w0 - a] if self._open_word_start is None else self._open_word_start
+            self._open_word_start = None
             e = base + starts[w1 - a]
             self._pending_words.append((s, WordSpan(text, round(s * hop_s, 4), round(e * hop_s, 4))))
         if len(cond):

@@ -14,6 +14,9 @@ import threading
 from model_server.frontend.symbols import LENGTH_MARKS, LengthMarks
 
 MAX_SENTENCE_WORDS = 40  # longer sentences are cut at a comma or a word boundary (bounded phone window)
+# ... and longer than this many characters at the last space in range, or right there inside one giant token:
+# the text work of a sentence (normalizing, phonemizing) and its phones stay bounded whatever the client sends.
+MAX_SENTENCE_CHARS = 600
 
 _SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»”’]*\s+")
 _ABBREVIATIONS = {
@@ -47,7 +50,8 @@ _ABBREVIATIONS = {
 
 # -- text -> sentences -----------------------------------------------------------------------------------
 def _cut_long(sentence: str) -> list[str]:
-    """Split a sentence of more than MAX_SENTENCE_WORDS words, preferring the last comma in range."""
+    """Split a sentence of more than MAX_SENTENCE_WORDS words, preferring the last comma in range, and any
+    piece of more than MAX_SENTENCE_CHARS characters."""
     out = []
     words = sentence.split()
     while len(words) > MAX_SENTENCE_WORDS:
@@ -56,10 +60,22 @@ def _cut_long(sentence: str) -> list[str]:
             if words[i - 1].endswith((",", ";", ":")):
                 cut = i
                 break
-        out.append(" ".join(words[:cut]))
+        out.extend(_cut_chars(" ".join(words[:cut])))
         words = words[cut:]
     if words:
-        out.append(" ".join(words))
+        out.extend(_cut_chars(" ".join(words)))
+    return out
+
+
+def _cut_chars(piece: str) -> list[str]:
+    out = []
+    while len(piece) > MAX_SENTENCE_CHARS:
+        cut = piece.rfind(" ", 0, MAX_SENTENCE_CHARS + 1)
+        cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+        out.append(piece[:cut].strip())
+        piece = piece[cut:].strip()
+    if piece:
+        out.append(piece)
     return out
 
 
@@ -82,6 +98,12 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
             sentences.append(rest.strip())
         rest = ""
     out = [piece for s in sentences if s for piece in _cut_long(s)]
+    if len(rest) > MAX_SENTENCE_CHARS or len(rest.split()) > MAX_SENTENCE_WORDS:
+        # an unfinished sentence past the bounds (text streamed with no sentence end) is spoken in pieces as
+        # it comes; the last piece may still grow, so it stays, with the whitespace after it
+        pieces = _cut_long(rest)
+        out.extend(pieces[:-1])
+        rest = pieces[-1] + (" " if rest[-1].isspace() else "")
     return out, rest
 
 

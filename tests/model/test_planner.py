@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from model_server.model.planner import ENCODE_WINDOW
+from model_server.model.planner import ENCODE_WINDOW, MAX_WINDOW_PHONES, encode_windows
 from model_server.model.runtime import SpeechRuntime
-from model_server.model.text import MAX_SENTENCE_WORDS, split_sentences, written_words
+from model_server.model.text import MAX_SENTENCE_CHARS, MAX_SENTENCE_WORDS, split_sentences, written_words
 
 SMALL = dict(d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2, chunk_size=8)
 
@@ -174,6 +174,45 @@ def test_long_text_costs_the_same_state_as_short(rt):
     assert 0 < l_ph <= per_sentence_phones and s_ph > 0
     bound_frames = 128 + 2 * (ENCODE_WINDOW + 20) * 8
     assert s_fr <= bound_frames and l_fr <= bound_frames
+
+
+def test_a_giant_token_is_spoken_in_bounded_windows(rt):
+    """A client's token of hundreds of digits is one written word of thousands of phones: it is encoded a
+    bounded window at a time (it was one window: every stream's tick stalled), and its timestamp spans them."""
+    token = "9" * 120
+    p = rt.new_planner("en_female_slt", "en", 1.0)
+    p.feed(f"Code {token} ends.")
+    p.finish()
+    windows, words = [], []
+    while True:
+        request = p.next_window(10_000)
+        if request is None:
+            chunk = p.pop_frames(10_000)
+            if chunk is None:
+                break
+            words += chunk.words
+            continue
+        windows.append(request.count)
+        p.take_window(encode_windows(rt.model.encoder, [request])[0])
+    assert sum(windows) > 4 * MAX_WINDOW_PHONES  # the token's phones, in several windows
+    assert max(windows) <= MAX_WINDOW_PHONES
+    assert [w.text for w in words] == ["Code", token, "ends."]
+    code, giant, end = words
+    assert code.end_s <= giant.start_s < giant.end_s <= end.start_s  # one span across the windows, in order
+    assert giant.end_s - giant.start_s > 4 * (end.end_s - end.start_s)
+
+
+def test_unfinished_text_past_the_bounds_is_spoken_in_pieces():
+    """A WebSocket context may stream text with no sentence end: what is unfinished stays bounded (it was
+    phonemized whole, one giant sentence, when the context closed), and no word is cut while it may grow."""
+    sentences, rest = split_sentences("x" * 1500, final=False)
+    assert [len(s) for s in sentences] == [MAX_SENTENCE_CHARS, MAX_SENTENCE_CHARS] and len(rest) == 300
+    sentences, rest = split_sentences("word " * 45 + "unfini", final=False)
+    assert len(sentences) == 1 and len(sentences[0].split()) == MAX_SENTENCE_WORDS
+    assert rest == "word " * 5 + "unfini"  # the word still arriving stays whole
+    sentences, rest = split_sentences("a " * 100, final=False)
+    assert rest.endswith(" ")  # the next piece starts a new word
+    assert all(len(s) <= MAX_SENTENCE_CHARS for s in split_sentences("y" * 5000, final=True)[0])
 
 
 def test_frontend_failure_is_deferred_to_pop_frames(rt):
