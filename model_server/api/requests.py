@@ -15,6 +15,7 @@ from typing import Any
 from model_server.api.errors import ApiError
 from model_server.audio import CONTAINERS, ENCODINGS, SAMPLE_RATES, AudioFormat
 from model_server.config import DEFAULT_OPENAI_VOICES, ENV_OPENAI_VOICES
+from model_server.frontend.normalize import LANGUAGES as NORMALIZER_LANGUAGES
 
 SPEED_MIN, SPEED_MAX = 0.5, 2.0
 VOLUME_MIN, VOLUME_MAX = 0.5, 2.0
@@ -29,6 +30,9 @@ OPENAI_FORMATS = {
     "wav": AudioFormat(container="wav", encoding="pcm_s16le", sample_rate=24000),
 }
 _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+_LATIN_OR_DIGIT = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
+# The languages whose normalizer keeps Latin letters only (`frontend.normalize`, not `normalize_intl`).
+LATIN_ONLY = frozenset(NORMALIZER_LANGUAGES)
 
 
 @dataclass(frozen=True)
@@ -69,12 +73,14 @@ def require_speech(req: SynthesisRequest, field_name: str = "transcript") -> Non
 
 
 def speakable(text: str, language: str) -> bool:
-    """Whether `text` gives any speech. Letters and digits always do, so the frontend's normalizer only
-    runs for text without them (where "%" speaks and "$" or "..." does not)."""
-    if _LETTER_OR_DIGIT.search(text):
-        return True
+    """Whether `text` gives any speech. Letters and digits do, so the frontend's normalizer only runs for text
+    without them (where "%" speaks and "$" or "..." does not), and for text whose letters the language's
+    normalizer may drop: English, Spanish, German and French keep Latin letters only, and "你好" sent to an
+    English voice answered 200 with no audio."""
     if not text.strip():
         return False
+    if _LETTER_OR_DIGIT.search(text) and (language not in LATIN_ONLY or _LATIN_OR_DIGIT.search(text)):
+        return True
     from model_server.frontend import has_words  # the text frontend, loaded only for such rare text
 
     try:
@@ -176,7 +182,12 @@ def require_language(value: Any, supported, field: str = "language") -> str:
 
 
 def _number(value: Any, field: str, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ApiError(400, field, f"{field} must be a number in [{lo}, {hi}]")
+    # an int past a float's range (JSON allows 400 digits) made math.isfinite raise: a 500, not a 400
+    if isinstance(value, int) and not lo <= value <= hi:
+        raise ApiError(400, field, f"{field} {_show(value)} is out of range [{lo}, {hi}]")
+    if not math.isfinite(value):
         raise ApiError(400, field, f"{field} must be a number in [{lo}, {hi}]")
     if not lo <= value <= hi:
         raise ApiError(400, field, f"{field} {value} is out of range [{lo}, {hi}]")

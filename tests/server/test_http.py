@@ -230,6 +230,13 @@ BAD_CARTESIA = [
     (json.dumps(body(transcript="x" * 5000)).encode(), "body", 413),  # over the 4 KiB body limit
     (b'{"a": ' + b"[" * 1500 + b"]" * 1500 + b"}", "body", 400),  # deeper than the JSON parser recurses (a 500)
     (json.dumps(body(language=None, locale="xx")).encode(), "language", 400),  # a null language hid the locale
+    # an integer past a float's range made math.isfinite raise: a plain-text 500
+    (b'{"transcript": "Hi.", "voice": {"mode": "id", "id": "en_female_a"}, "speed": 1' + b"0" * 400 + b"}",
+     "speed", 400),
+    (json.dumps(body(generation_config={"volume": 10**400})).encode(), "generation_config.volume", 400),
+    # letters the English normalizer drops: 200 with no audio before
+    (json.dumps(body(transcript="你好世界")).encode(), "transcript", 400),
+    (json.dumps(body(transcript="مرحبا بالعالم")).encode(), "transcript", 400),
 ]  # fmt: skip
 
 
@@ -301,6 +308,8 @@ BAD_OPENAI = [
         "response_format",
     ),  # a 500
     ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "response_format": {"a": 1}}, "response_format"),
+    ({"model": "tts-1", "voice": VOICE, "input": "Hi.", "speed": 10**400}, "speed"),  # a 500
+    ({"model": "tts-1", "voice": VOICE, "input": "สวัสดี"}, "input"),  # no audio
 ]
 
 
