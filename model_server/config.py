@@ -35,6 +35,7 @@ ENV_STALL_TIMEOUT_S = "STATESPEAK_STALL_TIMEOUT_S"
 ENV_REQUEST_READ_TIMEOUT_S = (
     "STATESPEAK_REQUEST_READ_TIMEOUT_S"  # first byte to last of a request (api/read_deadline)
 )
+ENV_CONTEXT_IDLE_TIMEOUT_S = "STATESPEAK_CONTEXT_IDLE_TIMEOUT_S"  # a WebSocket context with no text or audio
 ENV_WS_PER_MESSAGE_DEFLATE = "STATESPEAK_WS_PER_MESSAGE_DEFLATE"  # WebSocket compression; off by default
 ENV_TORCH_THREADS = "STATESPEAK_TORCH_THREADS"  # torch intra-op threads; 0/unset: see model_server.threads
 ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on CPU, 2 on CUDA
@@ -178,6 +179,9 @@ class ServerConfig:
     workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
     keep_alive_s: int = 75  # above an ALB's default idle timeout (60 s); the ECS route sets its own + margin
     request_read_timeout_s: float = 30.0  # a request's head and body must arrive within this (slowloris)
+    # A WebSocket context that gets no message and sends no audio for this long has its input closed: it
+    # speaks what it has and ends with `done`, so an abandoned turn does not hold a stream slot for good.
+    context_idle_timeout_s: float = 60.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -224,4 +228,5 @@ class ServerConfig:
             workers=_int(env, ENV_WORKERS, 0, 0, 64),
             keep_alive_s=_int(env, ENV_KEEP_ALIVE_S, 75, 1, 4100),  # ALB idle timeouts reach 4000 s
             request_read_timeout_s=_float(env, ENV_REQUEST_READ_TIMEOUT_S, 30.0, 0.1, 3600.0),
+            context_idle_timeout_s=_float(env, ENV_CONTEXT_IDLE_TIMEOUT_S, 60.0, 1.0, 86400.0),
         )

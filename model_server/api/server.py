@@ -79,6 +79,7 @@ class DrainingServer(uvicorn.Server):
                 "drain timeout: closing with streams in flight",
                 extra={"timeout_s": timeout, "sessions": self.state.sessions},
             )
+            await self.state.end_open_contexts()
         else:
             log.info("drained")
         self.should_exit = True

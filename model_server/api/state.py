@@ -32,6 +32,7 @@ class ServerState:
         self.catalog: VoiceCatalog | None = None  # the API's view of the engine's catalog (engine.catalog)
         self.sessions = 0  # streams whose response is still being sent (slot may already be free)
         self.on_fatal: Callable[[str], None] = lambda reason: None
+        self.connections: set = set()  # open WebSocket connections (api.websocket.Connection)
         self._idle = asyncio.Event()
         self._idle.set()
         engine.on_status = self._engine_status
@@ -84,6 +85,16 @@ class ServerState:
             return True
         except TimeoutError:
             return False
+
+    async def end_open_contexts(self) -> None:
+        """The drain ran out of time: every open WebSocket context gets its terminal error before exit."""
+        err = ApiError(
+            503, "", "the server is shutting down and its drain timed out: this context ended early",
+            code="server_draining",
+        )  # fmt: skip
+        await asyncio.gather(
+            *(conn.end_contexts(err) for conn in list(self.connections)), return_exceptions=True
+        )
 
     async def shutdown(self) -> None:
         await self.engine.close()

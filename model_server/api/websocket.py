@@ -6,8 +6,10 @@ arrive: the planner needs only a few phones of lookahead), `flush: true` forces 
 and answers `flush_done`, `continue: false` closes the input and `cancel: true` stops it at the next
 engine tick. Server messages: chunk, timestamps, flush_done, done, error. Every context ends with exactly
 one terminal message: `done` (also after a cancel, marked `cancelled`, and at once for a context that
-closes with nothing to speak) or `error`. An error in one context ends that context only; the connection
-and the other contexts go on.
+closes with nothing to speak) or `error` (also when a drain runs out of time with the context open). An
+error in one context ends that context only; the connection and the other contexts go on. A context that
+neither gets a message nor sends audio for STATESPEAK_CONTEXT_IDLE_TIMEOUT_S has its input closed, as if
+the client had sent `continue: false`: an abandoned turn does not hold a stream slot for good.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ class Context:
         self.fmt = CartesiaWebSocket(cid, request_id)
         self.task: asyncio.Task | None = None
         self.language = ""  # the language text fed now is spoken in
+        self.last_activity = time.monotonic()  # the client's last message for it, or its last audio sent
+        self.ended = False  # its terminal message was sent outside its pump (drain timeout)
 
 
 class Connection:
@@ -56,6 +60,7 @@ class Connection:
         self.finished: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._send_lock = asyncio.Lock()
         self.closed = False
+        self._watchdog: asyncio.Task | None = None
 
     async def send(self, obj: dict | str) -> None:
         if self.closed:
@@ -77,6 +82,7 @@ class Connection:
     # Receive loop ---------------------------------------------------------------------------------
     async def run(self) -> None:
         limit = self.state.config.max_body_bytes
+        self._watchdog = asyncio.create_task(self._close_idle_contexts())
         while True:
             msg = await self.ws.receive()
             if msg["type"] == "websocket.disconnect":
@@ -172,6 +178,7 @@ class Connection:
         ctx.task = asyncio.create_task(self.forward(ctx))
 
     def apply(self, ctx: Context, data: dict, transcript: str) -> None:
+        ctx.last_activity = time.monotonic()
         stream = ctx.session.stream
         flush, more = (
             flag(data.get("flush"), "flush"),
@@ -202,6 +209,9 @@ class Connection:
         session, cid = ctx.session, ctx.id
         try:
             async for item in pump(session, ctx.fmt):
+                if ctx.ended:  # its terminal message went out already (drain timeout)
+                    continue
+                ctx.last_activity = time.monotonic()
                 await self.send(item)
         finally:
             if self.closed and not session.closed:
@@ -216,9 +226,35 @@ class Connection:
         while len(self.finished) > FINISHED_MEMORY:
             self.finished.popitem(last=False)
 
+    async def _close_idle_contexts(self) -> None:
+        """Close the input of each context idle past the timeout: it speaks what it has, then `done`."""
+        timeout = self.state.config.context_idle_timeout_s
+        while not self.closed:
+            await asyncio.sleep(min(1.0, timeout / 4))
+            now = time.monotonic()
+            for ctx in list(self.contexts.values()):
+                if not ctx.input_closed and now - ctx.last_activity > timeout:
+                    log.warning(
+                        "websocket context idle: input closed",
+                        extra={"request_id": self.request_id, "context_id": ctx.id, "idle_s": timeout},
+                    )
+                    ctx.input_closed = True
+                    ctx.session.stream.finish()
+
+    async def end_contexts(self, err: ApiError) -> None:
+        """Each open context's terminal message, `err`, now (the drain ran out of time): a client must not
+        be left waiting for a `done` that never comes when the socket closes."""
+        for ctx in list(self.contexts.values()):
+            if not ctx.ended:
+                ctx.ended = True
+                await self.send(err.cartesia_body(self.request_id, ctx.id))
+                ctx.session.stream.cancel()
+
     async def close(self) -> None:
         """The client went away: every context counts as cancelled and frees its slot now."""
         self.closed = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         tasks = []
         for ctx in list(self.contexts.values()):
             ctx.session.stream.cancel()
@@ -232,6 +268,7 @@ async def serve_websocket(ws: WebSocket, state: ServerState) -> None:
     await ws.accept(headers=[(b"x-statespeak-worker", str(os.getpid()).encode())])  # which worker serves
     conn = Connection(ws, state)
     log.info("websocket connected", extra={"request_id": conn.request_id})
+    state.connections.add(conn)
     try:
         await conn.run()
     except Exception:
@@ -242,5 +279,6 @@ async def serve_websocket(ws: WebSocket, state: ServerState) -> None:
             except Exception:  # already gone
                 pass
     finally:
+        state.connections.discard(conn)
         await conn.close()
         log.info("websocket closed", extra={"request_id": conn.request_id})

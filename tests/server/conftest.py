@@ -16,6 +16,7 @@ SHARED_ENV = {
     "STATESPEAK_OPENAI_VOICES": "alloy=en_female_a,echo=en_male_b",  # the random model's voices
     "STATESPEAK_WORKERS": "2",  # the multi-process server: admission, metrics and drain across workers
     "STATESPEAK_REQUEST_READ_TIMEOUT_S": "2",  # a slow client is cut in the test's time
+    "STATESPEAK_CONTEXT_IDLE_TIMEOUT_S": "4",  # an abandoned WebSocket context ends in the test's time
 }
 MAX_STREAMS = int(SHARED_ENV["MAX_STREAMS"])
 HOP, MODEL_RATE = 200, 16000

@@ -4,6 +4,7 @@ fails to load, the command line, and the EMF metric lines."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import time
 import httpx
 import pytest
 from websockets.asyncio.client import connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from model_server.config import ServerConfig
 from model_server.contract import (
@@ -181,11 +182,19 @@ def test_drain_is_bounded_by_drain_timeout(model_dir, tmp_path):
                 await asyncio.wait_for(ws.recv(), 20)
                 t0 = time.monotonic()
                 proc.signal()
+                messages = []
+                with contextlib.suppress(ConnectionClosed):
+                    while True:  # until the server closes the socket
+                        messages.append(json.loads(await asyncio.wait_for(ws.recv(), 30)))
                 code = await asyncio.to_thread(proc.proc.wait, 30)
-                return code, time.monotonic() - t0
+                return code, time.monotonic() - t0, messages
 
-        code, took = asyncio.run(main())
+        code, took, messages = asyncio.run(main())
         assert code == 0 and took < 20  # 1 s drain bound + 3 s shutdown grace + exit; unbounded would hang
+        # the open context got its one terminal message before the socket closed (it got none before)
+        terminal = [m for m in messages if m.get("done")]
+        assert len(terminal) == 1 and terminal[0]["type"] == "error" and terminal[0]["context_id"] == "never"
+        assert terminal[0]["error_code"] == "server_draining" and terminal[0]["status_code"] == 503
     assert "drain timeout" in proc.stderr()
 
 

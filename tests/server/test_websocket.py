@@ -297,3 +297,26 @@ def test_unfinished_sentence_is_spoken_once_text_stops_coming(server):
 
     msgs = asyncio.run(main())
     assert msgs[0]["type"] == "chunk" and msgs[-1]["type"] == "done"
+
+
+def test_an_idle_context_ends_and_frees_its_slot(server):
+    """A context left open with no text (an abandoned turn, a hostile client) held its stream slot for as long
+    as the socket stayed up: with MAX_STREAMS of them, every other client got 503. After the idle timeout (4 s
+    on the test server, 60 s by default) its input is closed: it speaks what it has and ends with `done`."""
+
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            await ws.send(gen("abandoned", "", True))
+            await ws.send(gen("half", "Half a turn, then nothing", True, max_buffer_delay_ms=5000))
+            assert server.wait_metric(ACTIVE, 2) == 2
+            out = await collect(ws, {"abandoned", "half"}, timeout=30)
+            await ws.send(gen("half", " more text.", False))  # refused: the context has ended
+            late = await recv(ws)
+            return out, late
+
+    out, late = asyncio.run(main())
+    assert [m["type"] for m in out["abandoned"]] == ["done"]
+    assert out["half"][-1]["type"] == "done" and audio_of(out["half"])  # its text was spoken first
+    assert late["type"] == "error" and late["field"] == "context_id"
+    assert server.wait_metric(ACTIVE, 0) == 0
+    assert "websocket context idle" in server.stderr()
