@@ -20,6 +20,7 @@ import uvicorn
 from model_server.api.app import create_app
 from model_server.api.read_deadline import http_protocol_class
 from model_server.api.state import ServerState
+from model_server.api.ws_protocol import DenialAwareWebSocketProtocol
 from model_server.config import ServerConfig
 from model_server.engine.client import EngineClient
 
@@ -96,7 +97,7 @@ def build_server(
         port=port,
         log_config=None,  # our JSON logging, set up by the caller
         access_log=False,  # every stream logs its own line with TTFB and outcome
-        ws="websockets-sansio",
+        ws=DenialAwareWebSocketProtocol,  # websockets-sansio, without an ERROR log per refused key
         ws_per_message_deflate=config.ws_per_message_deflate,  # off by default: CPU, not bandwidth, is short
         ws_max_size=4
         * config.max_body_bytes,  # larger frames get a protocol close; smaller ones a JSON error

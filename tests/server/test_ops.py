@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -79,6 +80,24 @@ def test_api_keys_on_http(auth_server, headers, params, status):
         assert r.json()["field"] == "api_key"
     v = httpx.get(auth_server.base_url + "/voices", headers=headers, params=params)
     assert v.status_code == status
+
+
+def test_a_refused_websocket_logs_no_error(auth_server, caplog):
+    """A 401 on the WebSocket is the client's doing: uvicorn's sansio protocol logged "ASGI callable returned
+    without completing handshake" at ERROR for each one, which log alarms read as a fault (ws_protocol)."""
+
+    async def main():
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(auth_server.ws_url + "/tts/websocket"):
+                pass
+        return refused.value.response
+
+    with caplog.at_level(logging.INFO):
+        response = asyncio.run(main())
+        time.sleep(0.2)  # the server thread logs after the client has its answer
+    assert response.status_code == 401 and json.loads(response.body)["field"] == "api_key"
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors]
 
 
 def test_api_keys_on_websocket_and_open_paths(auth_server):
