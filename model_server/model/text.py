@@ -110,14 +110,16 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
 _NON_SPACE = re.compile(r"\S+")
 
 
-def written_words(sentence: str, words: list[str]) -> list[str]:
+def written_words(sentence: str, words: list[str]) -> list[str | None]:
     """The client's text for each spoken word, punctuation attached: ["Hello,", "world!"] for the words
     ["Hello", "world"] of "Hello, world!". Word timestamps carry these, so a framework that joins them
     with spaces (Pipecat) or finds them in the text it sent (LiveKit) gets the sentence back as written.
 
-    Each whitespace-delimited token of the sentence goes to the first word that starts in it (two words in
-    one token split it where the second begins); a token with no word ("-", "...") joins the word before
-    it (or the first word). A word not found verbatim in the sentence keeps its own text."""
+    Each whitespace-delimited token of the sentence goes to the first word that starts in it; a later word
+    that starts in the same token gets None and is one timestamp with the first ("9am-5pm," is one word,
+    not "9am-" and "5pm,", which joined with a space changed the text). A token with no word ("-", "...")
+    joins the word before it (or the first word). A word not found verbatim in the sentence keeps its own
+    text."""
     if not words:
         return []
     tokens = [(m.start(), m.end()) for m in _NON_SPACE.finditer(sentence)]
@@ -128,21 +130,25 @@ def written_words(sentence: str, words: list[str]) -> list[str]:
         starts.append(None if at < 0 else at)
         if at >= 0:
             pos = at + len(word)
-    # pieces[i]: the parts of the sentence word i stands for, in order
+    # pieces[i]: the tokens word i stands for, in order; merged[i]: word i shares a token with the one before
     pieces: list[list[str]] = [[] for _ in words]
+    merged = [False] * len(words)
     i = 0  # next word to place
+    owner = 0  # the word the last token went to
     for t0, t1 in tokens:
         inside = [k for k in range(i, len(words)) if starts[k] is not None and starts[k] < t1]
         if not inside:  # no word starts in this token: it belongs to the word before
-            pieces[max(i - 1, 0)].append(sentence[t0:t1])
+            pieces[owner].append(sentence[t0:t1])
             continue
-        cut = t0
-        for n, k in enumerate(inside):
-            end = starts[inside[n + 1]] if n + 1 < len(inside) else t1
-            pieces[k].append(sentence[cut:end])
-            cut = end
+        owner = inside[0]
+        pieces[owner].append(sentence[t0:t1])
+        for k in inside[1:]:
+            merged[k] = True
         i = inside[-1] + 1
-    return [" ".join(parts) if parts else word for word, parts in zip(words, pieces, strict=True)]
+    return [
+        None if merged[k] else " ".join(parts) if parts else word
+        for k, (word, parts) in enumerate(zip(words, pieces, strict=True))
+    ]
 
 
 class SentenceText:
@@ -188,4 +194,10 @@ def sentence_units(
             spans.append((text, len(ids), len(ids) + len(sym_ids)))
         ids.extend(sym_ids)
     written = written_words(sentence, [text for text, _, _ in spans])
-    return ids, [(w, a, b) for w, (_, a, b) in zip(written, spans, strict=True)]
+    out: list[tuple[str, int, int]] = []
+    for w, (_, a, b) in zip(written, spans, strict=True):
+        if w is None and out:  # a word inside the token of the one before: one timestamp for both
+            out[-1] = (out[-1][0], out[-1][1], b)
+        else:
+            out.append((w if w is not None else "", a, b))
+    return ids, out

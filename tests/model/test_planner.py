@@ -57,7 +57,10 @@ def test_stream_is_done_after_finish_whatever_the_last_piece(rt, before, final):
         ("Hello, world!", ["Hello", "world"], ["Hello,", "world!"]),
         ('"Well - I paid $12.50 (yes), ok...', ["Well", "I", "paid", "$12.50", "yes", "ok"],
          ['"Well -', "I", "paid", "$12.50", "(yes),", "ok..."]),
-        ("hello,world. U.S. rocks", ["hello", "world", "U.S.", "rocks"], ["hello,", "world.", "U.S.", "rocks"]),
+        # two words in one token are one timestamp: joined with spaces, the words give the text back
+        ("hello,world. U.S. rocks", ["hello", "world", "U.S.", "rocks"], ["hello,world.", None, "U.S.", "rocks"]),
+        ("at 9am-5pm, Mon-Fri.", ["at", "9am", "5pm", "Mon", "Fri"], ["at", "9am-5pm,", None, "Mon-Fri.", None]),
+        ("Open 10-20 May, 9h", ["Open", "10", "20", "9h"], ["Open", "10-20 May,", None, "9h"]),
         ("... and so", ["and", "so"], ["... and", "so"]),
         ("no words here", [], []),
     ],

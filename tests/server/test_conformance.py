@@ -237,7 +237,11 @@ def test_http_nothing_to_speak_is_one_clear_400(server, path, text):
     Error.model_validate(err)
 
 
-@pytest.mark.parametrize("text", ["Hello there", "Ends with a question?", "Numbers like 42", "a, b; c"])
+@pytest.mark.parametrize(
+    "text",
+    ["Hello there", "Ends with a question?", "Numbers like 42", "a, b; c",
+     "Open at 9am-5pm, Mon-Fri.", "Open 10-20 May, 9h-17h."],  # a token of two spoken words is one word
+)  # fmt: skip
 def test_sse_ends_with_exactly_one_done(server, text):
     r = httpx.post(
         server.base_url + "/tts/sse", json=body(text, context_id="s1", add_timestamps=True), timeout=BOUND_S
