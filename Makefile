@@ -50,11 +50,11 @@ lint: $(STAMP)
 data: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,zh,...: the catalog languages' voices instead
 	$(PY) -m model_server.data $(if $(LANGUAGES),--languages $(LANGUAGES))
 
-train: $(STAMP)
-	$(PY) -m model_server.train
+train: $(STAMP)   # ARGS="--resume", ARGS="--minutes 120 --init model_server/weights/default": see docs/model.md
+	$(PY) -m model_server.train $(ARGS)
 
 evaluate: $(STAMP) apt   # LANGUAGES=all or LANGUAGES=it,ja,...: per-language intelligibility instead
-	$(PY) -m model_server.evaluate $(if $(LANGUAGES),--languages $(LANGUAGES))
+	$(PY) -m model_server.evaluate $(if $(LANGUAGES),--languages $(LANGUAGES)) $(ARGS)
 
 bench: $(STAMP)
 	$(PY) -m model_server.bench --local --update-docs

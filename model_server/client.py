@@ -320,7 +320,8 @@ class SpeechClient:
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> SpeechClient:
-        """A client for `$STATESPEAK_TARGET` (with `$STATESPEAK_API_KEY` for HTTP targets).
+        """A client for `$STATESPEAK_TARGET` (with `$STATESPEAK_API_KEY` for HTTP targets, and `$AWS_REGION`, else
+        boto3's own region settings, for sagemaker:// targets).
 
         Lets an application switch routes with a configuration change and a restart, no code change.
         """
@@ -331,6 +332,9 @@ class SpeechClient:
             )
         if not target.startswith(SAGEMAKER_SCHEME) and "api_key" not in kwargs:
             kwargs["api_key"] = os.environ.get(ENV_CLIENT_API_KEY) or None
+        if target.startswith(SAGEMAKER_SCHEME) and "region" not in kwargs and "boto_session" not in kwargs:
+            # boto3 reads only AWS_DEFAULT_REGION; AWS_REGION is what the other SDKs, Lambda and ECS set
+            kwargs["region"] = os.environ.get("AWS_REGION") or None
         return cls(target, **kwargs)
 
     # -- public API ---------------------------------------------------------------------------------

@@ -155,3 +155,14 @@ def test_from_env_switches_route_by_configuration(monkeypatch, standin, aws_env)
     monkeypatch.delenv("STATESPEAK_TARGET")
     with pytest.raises(ValueError, match="STATESPEAK_TARGET is not set"):
         SpeechClient.from_env()
+
+
+def test_from_env_takes_the_region_from_aws_region(monkeypatch, standin, aws_env):
+    """boto3 reads only AWS_DEFAULT_REGION, while Lambda, ECS and the other AWS SDKs set AWS_REGION: a host
+    with AWS_REGION alone got NoRegionError, though the docs said to set it."""
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")  # no profile region either
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("STATESPEAK_TARGET", f"sagemaker://{ENDPOINT}")
+    client = SpeechClient.from_env(endpoint_url=standin)
+    assert client.stream("hello", voice="v1").read() == b"".join(CHUNKS)
