@@ -1,4 +1,5 @@
-"""Latvian and Lithuanian ordinals, in the case and gender a date or a noun gives them. num2words 0.5.14 has
+"""Ordinals of the Baltic states' languages, Latvian, Lithuanian and Estonian, in the case and gender a date or a
+noun gives them. num2words 0.5.14 has
 cardinals in both languages but no ordinals, and their dates are ordinals throughout: "2024. gada 5. martā" is
 "divi tūkstoši divdesmit ceturtā gada piektajā martā", "2024 m. kovo 5 d." is "du tūkstančiai dvidešimt
 ketvirtųjų metų kovo penktą dieną" (espeak-ng read cardinals, the dots as full stops, and "m." as metres).
@@ -102,3 +103,51 @@ def lithuanian_with_ending(n: int, ending: str) -> str:
     if stem.endswith("i") and ending.startswith("i"):
         stem = stem[:-1]  # "3-ioje": the ending repeats the stem's "i"
     return stem + ending
+
+
+# Estonian days, 1-31 (num2words has no Estonian): the ordinal's nominative ("viies märts") and genitive, which
+# every other case builds on with the noun's own ending ("viiendal märtsil", "viiendast märtsist"); a noun in the
+# terminative, essive, abessive or comitative takes the bare genitive ("viienda märtsini").
+_ET_NOMINATIVE = "esimene teine kolmas neljas viies kuues seitsmes kaheksas üheksas kümnes".split()
+_ET_GENITIVE = (
+    "esimese teise kolmanda neljanda viienda kuuenda seitsmenda kaheksanda üheksanda kümnenda".split()
+)
+_ET_COUNT = (
+    "ühe kahe kolme nelja viie kuue seitsme kaheksa üheksa".split()
+)  # "ühe-teistkümnes", "kahe-kümnes"
+_ET_GENITIVE_ONLY = ("ni", "na", "ta", "ga")
+# The months: nominative and genitive ("märts", "märtsi"); a case ending follows the genitive ("märtsil").
+ESTONIAN_MONTHS = tuple(
+    zip(
+        "jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember".split(),
+        "jaanuari veebruari märtsi aprilli mai juuni juuli augusti septembri oktoobri novembri detsembri".split(),
+        strict=True,
+    )
+)
+
+
+def _estonian_ordinal(n: int, genitive: bool) -> str:
+    ones = _ET_GENITIVE if genitive else _ET_NOMINATIVE
+    if n <= 10:
+        return ones[n - 1]
+    if n < 20:
+        return _ET_COUNT[n - 11] + ("teistkümnenda" if genitive else "teistkümnes")
+    tens, unit = divmod(n, 10)
+    if not unit:
+        return _ET_COUNT[tens - 1] + ("kümnenda" if genitive else "kümnes")
+    return f"{_ET_COUNT[tens - 1]}kümne {ones[unit - 1]}"
+
+
+def estonian_day(day: int, month: str) -> str:
+    """The day before `month` as written ("5." before "märtsil" -> "viiendal", before "märts" -> "viies")."""
+    low = month.lower()
+    for nominative, genitive in ESTONIAN_MONTHS:
+        if low == nominative and nominative != genitive:
+            return _estonian_ordinal(day, genitive=False)
+        if low.startswith(genitive):
+            ending = low[len(genitive) :]
+            if not ending and nominative == genitive:  # "5. mai": the nominative
+                return _estonian_ordinal(day, genitive=False)
+            said = _estonian_ordinal(day, genitive=True)
+            return said if ending in ("", *_ET_GENITIVE_ONLY) else said + ending
+    raise ValueError(f"{month!r} is no Estonian month")

@@ -137,6 +137,14 @@ CASES = [
     ("lt", "iki 2 dienos", "iki antrosios dienos"),
     ("lv", "divu darba dienu laikā", "divu darba dienu laikā"),
     ("lv", "2 darba dienu laikā", "divi darba dienu laikā"),  # a genitive before the noun: not a feminine
+    # Estonian: the day takes its month's case ending (espeak-ng read "viis märtsil")
+    ("et", "Kohtume 5. märtsil.", "Kohtume viiendal märtsil."),
+    ("et", "12. mail", "kaheteistkümnendal mail"),
+    ("et", "kuni 31. detsembrini", "kuni kolmekümne esimese detsembrini"),
+    ("et", "Täna on 1. juuni.", "Täna on esimene juuni."),
+    ("et", "21. juunil", "kahekümne esimesel juunil"),
+    ("et", "2024-03-05", "viies märts 2024"),
+    ("et", "45. märtsil", "45. märtsil"),  # no day: as written
     # the ISO date after a preposition now takes its case in Russian too ("до пятое" before)
     ("ru", "до 2024-03-05", "до пятого марта две тысячи двадцать четвёртого года"),
 ]

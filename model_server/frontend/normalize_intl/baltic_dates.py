@@ -1,4 +1,4 @@
-"""Latvian and Lithuanian dates, years, hours and dotted ordinals, said as ordinals in their case
+"""Latvian, Lithuanian and Estonian dates, years, hours and dotted ordinals, said as ordinals in their case
 (`frontend.baltic`):
 
 * Latvian "2024. gada 5. martā" -> "divi tūkstoši divdesmit ceturtā gada piektajā martā": the year takes its
@@ -8,7 +8,8 @@
 * Lithuanian "2024 m. kovo 5 d." -> "du tūkstančiai dvidešimt ketvirtųjų metų kovo penktą dieną": "m." is
   "metų" before a month and "metais" ("in 2024") otherwise, a day "penktą dieną" ("on the fifth"),
   "penktoji diena" after "šiandien" ("today is the fifth"), "penktosios dienos" after "iki", "nuo", "po";
-  "10:30 val." -> "dešimtą valandą trisdešimt".
+  "10:30 val." -> "dešimtą valandą trisdešimt";
+* Estonian "5. märtsil" -> "viiendal märtsil", "5. märts" -> "viies märts": the day takes its month's case ending.
 
 Before, espeak-ng read cardinals, each dot as a full stop, and the Lithuanian "m." as metres."""
 
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import re
 
-from ..baltic import latvian_ordinal, lithuanian_ordinal
+from ..baltic import ESTONIAN_MONTHS, estonian_day, latvian_ordinal, lithuanian_ordinal
 from .amounts import spell_number
 
 __all__ = [
     "LANGUAGES",
     "date",
+    "estonian_date_day",
     "day_month",
     "day_ordinal",
     "latvian_days",
@@ -33,7 +35,7 @@ __all__ = [
     "pattern",
 ]
 
-LANGUAGES = frozenset({"lv", "lt"})
+LANGUAGES = frozenset({"lv", "lt", "et"})
 
 # Latvian months: the second declension's ("janvāris") and the first's ("marts"), with their endings by case.
 _LV_MONTHS = ("janvār", "februār", "mart", "aprīl", "maij", "jūnij", "jūlij", "august", "septembr", "oktobr",
@@ -80,6 +82,9 @@ def pattern(language: str) -> str:
             r"(?P<lv_day>(?<![\d.,])(?P<lv_dn>\d{1,2})\.\s*(?:(?P<lv_link>[-–]|līdz|un|vai)\s*(?P<lv_dn2>\d{1,2})\.\s*)?"
             rf"(?P<lv_month>{_LV_MONTH_FORMS})\b)|"
         )
+    if language == "et":
+        months = "|".join(sorted({m for pair in ESTONIAN_MONTHS for m in pair}, key=len, reverse=True))
+        return rf"(?P<et_day>(?<![\d.,])(?P<et_dn>\d{{1,2}})\.\s*(?P<et_month>(?:{months})[a-zõäöü]*)\b)|"
     if language == "lt":
         months = "|".join(_LT_MONTHS)
         return (
@@ -255,11 +260,25 @@ def lithuanian_hour(m: re.Match, before: list[str]) -> str | None:
     return opening + " iki ".join(said) + ("" if minutes else f" {word}")
 
 
-# --- both ------------------------------------------------------------------------------------------------
+# --- Estonian --------------------------------------------------------------------------------------------
+
+
+def estonian_date_day(m: re.Match) -> str | None:
+    """ "5. märtsil" -> "viiendal märtsil" (espeak-ng read "viis märtsil")."""
+    day = int(m.group("et_dn"))
+    if not 1 <= day <= 31:
+        return None
+    return f"{estonian_day(day, m.group('et_month'))} {m.group('et_month')}"
+
+
+# --- all three -------------------------------------------------------------------------------------------
 
 
 def date(y: int, month: int, d: int, language: str, before: list[str]) -> str:
     """A numeric date ("05.03.2024", "2024-03-05") read as the language writes it in full."""
+    if language == "et":  # "viies märts 2024" (the year a cardinal, which espeak-ng reads from its digits)
+        nominative = ESTONIAN_MONTHS[month - 1][0]
+        return f"{estonian_day(d, nominative)} {nominative} {y}"
     if language == "lv":
         case = _latvian_date_case(before)
         return (
@@ -274,6 +293,9 @@ def date(y: int, month: int, d: int, language: str, before: list[str]) -> str:
 
 def day_month(day: int, month: int, language: str, before: list[str]) -> str:
     """A day and a month in digits ("līdz 05.03." -> "līdz piektajam martam")."""
+    if language == "et":
+        nominative = ESTONIAN_MONTHS[month - 1][0]
+        return f"{estonian_day(day, nominative)} {nominative}"
     if language == "lv":
         case = _latvian_date_case(before)
         return f"{latvian_ordinal(day, case)} {_latvian_month(month, case)}"

@@ -465,6 +465,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         yr = int(m.group("sy")) if m.group("sy") else None
         spoken = _day_month(int(m.group("sd")), m.group("sm"), yr, language, before)
         return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("et_day"):
+        return "date", baltic_dates.estonian_date_day(m)
     if groups.get("lv_year"):
         return "year", baltic_dates.latvian_year(m, before, m.string[m.end() :]) + _kept_stop(m)
     if groups.get("lv_day"):
