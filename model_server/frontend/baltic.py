@@ -54,6 +54,8 @@ LITHUANIAN_FORMS = {
     "feminine": "oji",
     "feminine_genitive": "osios",
     "feminine_accusative": "ą",
+    "locative": "ame",
+    "feminine_locative": "oje",
 }
 
 

@@ -137,6 +137,13 @@ CASES = [
     ("lt", "iki 2 dienos", "iki antrosios dienos"),
     ("lv", "divu darba dienu laikā", "divu darba dienu laikā"),
     ("lv", "2 darba dienu laikā", "divi darba dienu laikā"),  # a genitive before the noun: not a feminine
+    # a bare Lithuanian number before a singular noun in the locative or accusative names a place in order
+    ("lt", "Biuras yra 3 aukšte.", "Biuras yra trečiame aukšte."),
+    ("lt", "Jūs esate 14 eilėje.", "Jūs esate keturioliktoje eilėje."),
+    ("lt", "Eikite į 4 kabinetą.", "Eikite į ketvirtą kabinetą."),
+    ("lt", "Susitikimas 3 valandą.", "Susitikimas trečią valandą."),
+    ("lt", "Liko 1 dieną.", "Liko vieną dieną."),  # one before an accusative: a count
+    ("lt", "3 dienas", "tris dienas"),  # a plural: a count
     # Estonian: the day takes its month's case ending (espeak-ng read "viis märtsil")
     ("et", "Kohtume 5. märtsil.", "Kohtume viiendal märtsil."),
     ("et", "12. mail", "kaheteistkümnendal mail"),

@@ -31,6 +31,7 @@ __all__ = [
     "lithuanian_date",
     "lithuanian_day_alone",
     "lithuanian_hour",
+    "lithuanian_ordinal_before",
     "lithuanian_year",
     "pattern",
 ]
@@ -95,6 +96,8 @@ def pattern(language: str) -> str:
             r"(?P<lt_year>(?<![\d.,])(?P<lt_yn>\d{4})\s*(?P<lt_yw>m\.|(?:metų|metais|metai|metus)\b))|"
             # a day without its month after "iki", "nuo" ("iki 25 d."): the "d." says it is one
             r"(?P<lt_bday>(?<![\d.,:])(?P<lt_bdn>\d{1,2})\s*(?P<lt_bdw>d\.|dienos\b))|"
+            # a bare number before a noun in the singular's locative or accusative is an ordinal ("3 aukšte")
+            r"(?P<lt_ord>(?<![\d.,:-])(?P<lt_on>\d{1,3})(?=\s+[^\W\d_]*(?:yje|uje|oje|ėje|e|ą|ę)\b))|"
             r"(?P<lt_hour>(?<![\d.,:])(?:(?P<lt_h1>\d{1,2})(?:[:.](?P<lt_mi1>[0-5]\d))?\s*(?:[-–]|iki)\s*)?"
             r"(?P<lt_h>\d{1,2})(?:[:.](?P<lt_mi>[0-5]\d))?\s*val\.)|"
         )
@@ -236,6 +239,26 @@ def lithuanian_year(m: re.Match, before: list[str], after: str) -> str:
         else:
             word = "metais"
     return f"{lithuanian_ordinal(int(m.group('lt_yn')), _LT_YEAR_WORDS[word])} {word}"
+
+
+# The singular endings that make a bare number before its noun an ordinal, and the ordinal's form for each.
+_LT_ORDINAL_BEFORE = (
+    (("oje", "ėje"), "feminine_locative"),
+    (("yje", "uje", "e"), "locative"),
+    (("ą", "ę"), "feminine_accusative"),  # masculine and feminine alike: "trečią aukštą", "trečią eilę"
+)
+
+
+def lithuanian_ordinal_before(m: re.Match) -> str | None:
+    """ "3 aukšte" -> "trečiame aukšte", "14 eilėje" -> "keturioliktoje eilėje", "į 4 kabinetą" -> "į ketvirtą
+    kabinetą": a count would put its noun in the plural ("trijuose aukštuose", "keturis kabinetus"), so a
+    singular after a number above one names a place in order. One before an accusative is a count ("1 dieną")."""
+    n = int(m.group("lt_on"))
+    noun = re.match(r"\s+([^\W\d_]+)", m.string[m.end() :]).group(1).lower()
+    form = next(f for endings, f in _LT_ORDINAL_BEFORE if noun.endswith(endings))
+    if n == 0 or (n == 1 and form == "feminine_accusative"):
+        return None
+    return lithuanian_ordinal(n, form)
 
 
 def lithuanian_hour(m: re.Match, before: list[str]) -> str | None:

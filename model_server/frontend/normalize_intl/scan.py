@@ -347,6 +347,8 @@ _DECLINES = frozenset(
         "lt_date",
         "lt_bday",
         "lt_hour",
+        "lt_ord",
+        "et_day",
     }
 )
 
@@ -479,6 +481,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("lt_bday"):
         spoken = baltic_dates.lithuanian_day_alone(m, before)
         return "date", spoken and spoken + _kept_stop(m)
+    if groups.get("lt_ord"):
+        return "ordinal", baltic_dates.lithuanian_ordinal_before(m)
     if groups.get("lt_hour"):
         spoken = baltic_dates.lithuanian_hour(m, before)
         return "time", spoken and spoken + _kept_stop(m)
