@@ -139,9 +139,13 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def open_one_shot(req, endpoint: str, t0: float) -> Session:
         """A whole-text request: the open, its text and its end go to the engine in one message."""
         session = state.open_session(req, endpoint, t0)
-        session.stream.feed(req.transcript)
-        session.stream.finish()
-        await session.admitted()
+        try:
+            session.stream.feed(req.transcript)
+            session.stream.finish()
+            await session.admitted()
+        except BaseException:
+            session.close("error", "open")  # whatever failed, the stream's slot and the drain count go back
+            raise
         return session
 
     async def cartesia_bytes(request: Request, endpoint: str):

@@ -172,8 +172,12 @@ class Connection:
         session = self.state.open_session(req, "websocket", t0, buffer_delay_s=delay_ms / 1000)
         ctx = Context(cid, session, self.request_id)
         ctx.language = req.language
-        self.apply(ctx, data, req.transcript)  # travels with the open: no round trip before the text
-        await session.admitted()  # a refusal (full, draining) is this context's error message
+        try:
+            self.apply(ctx, data, req.transcript)  # travels with the open: no round trip before the text
+            await session.admitted()  # a refusal (full, draining) is this context's error message
+        except BaseException:
+            session.close("error", "open")  # whatever failed, the stream's slot and the drain count go back
+            raise
         self.contexts[cid] = ctx
         ctx.task = asyncio.create_task(self.forward(ctx))
 

@@ -100,10 +100,11 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
     out = [piece for s in sentences if s for piece in _cut_long(s)]
     if len(rest) > MAX_SENTENCE_CHARS or len(rest.split()) > MAX_SENTENCE_WORDS:
         # an unfinished sentence past the bounds (text streamed with no sentence end) is spoken in pieces as
-        # it comes; the last piece may still grow, so it stays, with the whitespace after it
+        # it comes; the last piece may still grow, so it stays, with the whitespace after it (a run of
+        # whitespace alone is no sentence: it shrinks to that one space)
         pieces = _cut_long(rest)
         out.extend(pieces[:-1])
-        rest = pieces[-1] + (" " if rest[-1].isspace() else "")
+        rest = (pieces[-1] if pieces else "") + (" " if rest[-1].isspace() else "")
     return out, rest
 
 

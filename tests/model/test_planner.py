@@ -250,3 +250,12 @@ def test_windowed_encoding_equals_whole_sentence_encoding(rt):
     while (chunk := p.pop_frames(16)) is not None:
         got.append(chunk.cond)
     torch.testing.assert_close(torch.cat(got), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("text", ["\n" * 601, " " * 700, "word " * 45 + " " * 700])
+def test_whitespace_past_the_bounds_is_no_sentence(text):
+    """A run of an LLM's newlines past 600 characters made the cut return no piece, and the IndexError became a
+    500 that leaked the stream's slot."""
+    sentences, rest = split_sentences(text, final=False)
+    assert all(s.strip() for s in sentences) and rest.strip() == "" or rest.endswith(" ")
+    assert len(rest) <= MAX_SENTENCE_CHARS

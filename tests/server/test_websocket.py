@@ -320,3 +320,22 @@ def test_an_idle_context_ends_and_frees_its_slot(server):
     assert late["type"] == "error" and late["field"] == "context_id"
     assert server.wait_metric(ACTIVE, 0) == 0
     assert "websocket context idle" in server.stderr()
+
+
+def test_a_run_of_whitespace_past_the_sentence_bound_opens_a_context(server):
+    """Over 600 characters of whitespace with continue=true were a 500 whose slot was never freed; now the
+    context goes on and speaks what comes after."""
+
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket") as ws:
+            await ws.send(gen("blank", "\n" * 300, True))  # the test server takes 400 characters a message
+            for _ in range(3):
+                await ws.send(gen("blank", " " * 300, True))
+            await ws.send(gen("blank", "Then words.", False))
+            return (await collect(ws, {"blank"}))["blank"]
+
+    msgs = asyncio.run(main())
+    assert msgs[-1]["type"] == "done" and audio_of(msgs) and not [m for m in msgs if m["type"] == "error"], (
+        msgs[-1]
+    )
+    assert server.wait_metric(ACTIVE, 0) == 0
