@@ -49,6 +49,7 @@ class Context:
         self.language = ""  # the language text fed now is spoken in
         self.last_activity = time.monotonic()  # the client's last message for it, or its last audio sent
         self.ended = False  # its terminal message was sent outside its pump (drain timeout)
+        self.sending = False  # a message of it is on its way to the client now
 
 
 class Connection:
@@ -215,8 +216,12 @@ class Connection:
             async for item in pump(session, ctx.fmt):
                 if ctx.ended:  # its terminal message went out already (drain timeout)
                     continue
-                ctx.last_activity = time.monotonic()
-                await self.send(item)
+                ctx.sending = True  # a send held up by a client that reads slowly is no idleness
+                try:
+                    await self.send(item)
+                finally:
+                    ctx.sending = False
+                    ctx.last_activity = time.monotonic()
         finally:
             if self.closed and not session.closed:
                 session.close("cancelled", "disconnect")
@@ -237,7 +242,7 @@ class Connection:
             await asyncio.sleep(min(1.0, timeout / 4))
             now = time.monotonic()
             for ctx in list(self.contexts.values()):
-                if not ctx.input_closed and now - ctx.last_activity > timeout:
+                if not ctx.input_closed and not ctx.sending and now - ctx.last_activity > timeout:
                     log.warning(
                         "websocket context idle: input closed",
                         extra={"request_id": self.request_id, "context_id": ctx.id, "idle_s": timeout},

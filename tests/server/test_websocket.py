@@ -339,3 +339,21 @@ def test_a_run_of_whitespace_past_the_sentence_bound_opens_a_context(server):
         msgs[-1]
     )
     assert server.wait_metric(ACTIVE, 0) == 0
+
+
+def test_a_slow_reader_is_not_idle(server):
+    """A client that stops reading for a while (a paused listener) holds the context's audio in the socket: that
+    is backpressure, which the stall timeout (30 s) bounds, not idleness. The idle timeout (4 s here) closed such
+    a context's input, and the client's next text was refused."""
+    text = "This is a fairly long sentence that keeps the speaker busy for a few seconds at least. " * 4
+    fmt = {"container": "raw", "encoding": "pcm_f32le", "sample_rate": 48000}  # big chunks fill the socket
+
+    async def main():
+        async with connect(server.ws_url + "/tts/websocket", max_size=None, max_queue=1) as ws:
+            await ws.send(gen("paused", text, True, output_format=fmt))
+            await asyncio.sleep(6)  # nothing read for longer than the idle timeout
+            await ws.send(gen("paused", "And one more thing.", False))
+            return (await collect(ws, {"paused"}, timeout=60))["paused"]
+
+    msgs = asyncio.run(main())
+    assert msgs[-1]["type"] == "done" and not [m for m in msgs if m["type"] == "error"], msgs[-1]
