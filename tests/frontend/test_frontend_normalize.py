@@ -1,5 +1,7 @@
 """Text normalization: table-driven cases per language plus odd input."""
 
+import re
+
 import pytest
 
 from model_server.frontend.normalize import NormalizationError, normalize, normalize_segments
@@ -964,6 +966,42 @@ def test_thousands_of_digits_are_read_not_raised(lang):
         "€" + "1" * 5000,
     ):
         assert normalize(text, lang)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "expected"),
+    [
+        (
+            "ru",
+            "Это стоит 123 456 789 012 345 678 рублей.",
+            "Это стоит один два три четыре пять шесть семь восемь девять ноль один два три четыре пять шесть семь"
+            " восемь рублей.",
+        ),
+        (
+            "pt",
+            "1.234.567.890.123.456.789",
+            "um dois três quatro cinco seis sete oito nove zero um dois três quatro cinco seis sete oito nove",
+        ),
+        (
+            "ja",
+            "1,234,567,890,123,456",
+            "いち に さん よん ご ろく なな はち きゅう ゼロ いち に さん よん ご ろく",
+        ),
+        ("zh", "1,234,567,890,123,456", "幺 二 三 四 五 六 七 八 九 零 幺 二 三 四 五 六"),
+    ],
+)
+def test_a_grouped_number_past_any_quantity_is_read_digit_by_digit(lang, text, expected):
+    # it was left as one digit string ("123456789012345678"), of which espeak-ng read a few digits and dropped
+    # the rest: a 600-character sentence of such groups gave 135 phones
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize("lang", ["ru", "pl", "pt", "sv", "cs", "uk", "it", "ja", "zh", "ar", "tr", "vi"])
+def test_no_number_past_any_quantity_is_left_in_digits_where_the_language_has_number_words(lang):
+    from model_server.frontend.normalize_intl.amounts import spell_number
+
+    assert not re.search(r"\d", spell_number(10**20 + 7, lang))
+    assert not re.search(r"\d", normalize(" ".join(["123"] * 10), lang))
 
 
 @pytest.mark.parametrize(

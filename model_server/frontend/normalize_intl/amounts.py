@@ -159,8 +159,8 @@ def danish_cardinal(n: int) -> str:
 def spell_number(n: int, language: str) -> str:
     """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
     lang = get(language)
-    if len(str(abs(n))) > _MAX_DIGITS:
-        return str(n)
+    if len(str(abs(n))) > _MAX_DIGITS:  # past any quantity: digit by digit (espeak-ng, given the digits, read
+        return ("-" if n < 0 else "") + _digits(str(abs(n)), language)  # a few and dropped the rest)
     if language == "zh":
         return cjk.chinese_number(n)
     if language == "ja":
@@ -243,8 +243,8 @@ def _digits(group: str, language: str) -> str:
 def _number(text: str, language: str, m: re.Match | None = None) -> str:
     if m is not None and UNGROUPED_ID.fullmatch(text):  # alone, an identifier ("IMEI 356938035643809")
         return _digits(text, language)
-    if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: the digits, for espeak-ng to read
-        return re.sub(r"\D", "", text)  # (int() refuses thousands of them)
+    if sum(c.isdigit() for c in text) > _MAX_DIGITS:  # as spell_number: digit by digit, whatever the grouping
+        return _digits(re.sub(r"\D", "", text), language)  # ("123 456 789 012 345 678" was one digit string)
     whole, frac = _parse_amount(text, language)
     if not frac:
         words = spell_number(whole, language)
