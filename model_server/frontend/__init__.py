@@ -17,6 +17,7 @@ Text with nothing speakable gives an empty list.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -119,6 +120,12 @@ class EspeakTeacher:
 
 
 _MAX_GROUP = 3
+# (our words, clause words, cost of the grouping): one to one, or up to _MAX_GROUP on one side
+_GROUPINGS = (
+    [(1, 1, 0.0)]
+    + [(k, 1, 0.5 * (k - 1)) for k in range(2, _MAX_GROUP + 1)]
+    + [(1, k, 0.5 * (k - 1)) for k in range(2, _MAX_GROUP + 1)]
+)
 MAX_CLAUSE_WORDS = 64  # words phonemized in one espeak call (a sentence's clauses are rarely longer)
 
 
@@ -132,29 +139,33 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
     words said alone are used.
     """
     n, m = len(alone), len(clause)
+    total_alone = sum(len(x) for x in alone) or 1
+    limit = 0.25 * total_alone  # a grouping that costs more is not used, so no path past it is followed
+    ours_end = list(itertools.accumulate((len(x) for x in alone), initial=0))  # phone counts, prefix sums
+    theirs_end = list(itertools.accumulate((len(x) for x in clause), initial=0))
     inf = float("inf")
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     back: list[list[tuple[int, int] | None]] = [[None] * (m + 1) for _ in range(n + 1)]
     cost[0][0] = 0.0
+    # what is left to pair costs at least the difference of the phones left on each side (a sum of |x| is at
+    # least |the sum|), so a state that cannot end within the limit is skipped: exact, and near linear
+    gap = ours_end[n] - theirs_end[m]
     for i in range(n + 1):
+        row = cost[i]
         for j in range(m + 1):
-            if cost[i][j] == inf:
+            here = row[j]
+            if here + abs(gap - ours_end[i] + theirs_end[j]) > limit:  # also inf: unreachable
                 continue
-            for a, b in (
-                [(1, 1)]
-                + [(k, 1) for k in range(2, _MAX_GROUP + 1)]
-                + [(1, k) for k in range(2, _MAX_GROUP + 1)]
-            ):
+            for a, b, penalty in _GROUPINGS:
                 if i + a > n or j + b > m:
                     continue
-                ours = sum(len(alone[x]) for x in range(i, i + a))
-                theirs = sum(len(clause[y]) for y in range(j, j + b))
-                c = cost[i][j] + abs(ours - theirs) + 0.5 * (a + b - 2)
+                ours = ours_end[i + a] - ours_end[i]
+                theirs = theirs_end[j + b] - theirs_end[j]
+                c = here + abs(ours - theirs) + penalty
                 if c < cost[i + a][j + b]:
                     cost[i + a][j + b] = c
                     back[i + a][j + b] = (a, b)
-    total_alone = sum(len(x) for x in alone) or 1
-    if cost[n][m] == inf or cost[n][m] > 0.25 * total_alone:
+    if cost[n][m] > limit:
         return [list(x) for x in alone]
     groups: list[tuple[int, int, int, int]] = []
     i, j = n, m
