@@ -21,6 +21,18 @@ from constructs import Construct
 # only reach this account's resources through them. The others (ECS, ECR auth, Logs, Monitoring, STS)
 # carry calls without a resource or with AWS-owned ones, so they keep the principal perimeter only.
 RESOURCE_SCOPED_SERVICES = ("sagemaker.runtime", "secretsmanager")
+# Interface endpoints that take only the default full-access policy: EC2 refuses any other when it creates
+# the endpoint ("Service ... only supports the full-access endpoint policy"), which fails the whole stack.
+# The ECS agent's control and telemetry channels (ACS, TCS) are not documented to take policies, and AWS said
+# they do not (awsdocs/amazon-ecs-developer-guide#55); they carry the agent's own protocol, not data a task
+# can address to another account. `make preflight` reads `VpcEndpointPolicySupported` for every endpoint the
+# kit does give a policy, so a region where another one refuses is found before a deploy.
+FULL_ACCESS_ONLY_SERVICES = ("ecs-agent", "ecs-telemetry")
+
+
+def takes_policy(short_name: str) -> bool:
+    """Whether the kit gives the interface endpoint of `short_name` (`ecs`, `sts`, ...) a policy."""
+    return short_name not in FULL_ACCESS_ONLY_SERVICES
 
 
 def aws_owned_read_buckets(region: str, partition: str = "aws") -> dict[str, str]:
@@ -97,7 +109,8 @@ def apply_data_perimeter(
     *,
     marketplace_artifacts: bool = False,
 ) -> None:
-    """Replace the default full-access policy of each endpoint with the perimeter above."""
+    """Replace the default full-access policy of each endpoint with the perimeter above (except where the
+    service takes no other: `FULL_ACCESS_ONLY_SERVICES`)."""
     stack = Stack.of(scope)
     for endpoint in gateway_endpoints.values():
         for statement in s3_gateway_statements(stack, marketplace_artifacts):
@@ -106,4 +119,5 @@ def apply_data_perimeter(
         service = stack.resolve(endpoint.node.default_child.service_name)  # type: ignore[union-attr]
         if not isinstance(service, str):
             raise ValueError(f"endpoint {endpoint.node.path}: service name {service!r} is not resolved")
-        endpoint.add_to_policy(interface_statement(stack, service))
+        if takes_policy(service.split(f".{stack.region}.", 1)[-1]):  # com.amazonaws.<region>.<short name>
+            endpoint.add_to_policy(interface_statement(stack, service))

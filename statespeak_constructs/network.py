@@ -51,6 +51,12 @@ _ALL_INTERFACE_NAMES = {
 _ALL_INTERFACE_SERVICES = tuple(_ALL_INTERFACE_NAMES.values())
 # Every endpoint service the kit may add, by the short name users give in `existing_vpc_endpoints`.
 ENDPOINT_SERVICES = ("s3", *(service.short_name for service in _ALL_INTERFACE_SERVICES))
+# The interface endpoints by where they are made, as short names (`make preflight` checks their policies).
+BASE_INTERFACE_SERVICES = tuple(service.short_name for service in _BASE_INTERFACE_ENDPOINTS.values())
+SAGEMAKER_INTERFACE_SERVICES = tuple(
+    service.short_name for service in _SAGEMAKER_INTERFACE_ENDPOINTS.values()
+)
+SECRETS_INTERFACE_SERVICE = ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER.short_name
 
 
 @dataclass(frozen=True)

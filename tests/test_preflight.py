@@ -164,6 +164,23 @@ def stub_ecs_role(iam: Stubber, present: bool = True) -> None:
         iam.add_client_error("get_role", "NoSuchEntity", "role not found", 404, expected_params=params)
 
 
+def stub_endpoint_services(ec2: Stubber, config: StatespeakConfig, refusing=(), missing=()) -> None:
+    """describe_vpc_endpoint_services for the kit's policy endpoints, in two pages."""
+    names = sorted(f"com.amazonaws.{REGION}.{s}" for s in checks.kit_policy_endpoints(config))
+    details = [
+        {"ServiceName": n, "VpcEndpointPolicySupported": n.rsplit(f"{REGION}.", 1)[1] not in refusing}
+        for n in names
+        if n.rsplit(f"{REGION}.", 1)[1] not in missing
+    ]
+    expected = {"Filters": [{"Name": "service-name", "Values": names}]}
+    ec2.add_response(
+        "describe_vpc_endpoint_services", {"ServiceDetails": details[:2], "NextToken": "t"}, expected
+    )
+    ec2.add_response(
+        "describe_vpc_endpoint_services", {"ServiceDetails": details[2:]}, {**expected, "NextToken": "t"}
+    )
+
+
 def stub_identity(sts: Stubber) -> None:
     arn = f"arn:aws:iam::{ACCOUNT}:user/deployer"
     sts.add_response("get_caller_identity", {"Account": ACCOUNT, "Arn": arn, "UserId": "AIDAEXAMPLE"}, {})
@@ -394,6 +411,64 @@ def test_kit_functions_are_the_functions_the_app_synthesizes(synth, variant):
     assert len(functions) == len(checks.kit_functions(as_deployed)), sorted(functions)
 
 
+# VPC endpoint policies ---------------------------------------------------------------------------------
+def test_the_policy_endpoints_follow_the_deployment():
+    base = ["ecr.api", "ecr.dkr", "logs", "monitoring", "ecs", "sts"]  # ecs-agent, ecs-telemetry: full access
+    assert checks.kit_policy_endpoints(config()) == base
+    both = config(deployment="both", api_key_auth=True)
+    assert checks.kit_policy_endpoints(both) == [
+        *base,
+        "secretsmanager",
+        "sagemaker.runtime",
+        "sagemaker.api",
+    ]
+    own = config(
+        **ESTATE_KEYS, existing_vpc_endpoints="sts,ecs", existing_endpoints_security_group_id="sg-0a1b2c3d"
+    )
+    assert checks.kit_policy_endpoints(own) == ["ecr.api", "ecr.dkr", "logs", "monitoring"]
+
+
+@pytest.mark.parametrize("variant", ["default", "full", *_EFS_ROUTES])
+def test_the_policy_endpoints_are_the_endpoints_the_app_gives_a_policy(synth, variant):
+    """The check asks about exactly the interface endpoints whose template carries a PolicyDocument, and
+    the ECS agent's two (which EC2 accepts with the full-access policy only) carry none."""
+    from stacks.config import load_context
+    from tests.conftest import VARIANTS
+
+    context = {**VARIANTS, **_EFS_ROUTES}[variant]
+    result = synth(**context)
+    assert result.error is None, result.error
+    with_policy, without = set(), set()
+    for template in result.templates.values():
+        for resource in template["Resources"].values():
+            props = resource.get("Properties", {})
+            if resource["Type"] != "AWS::EC2::VPCEndpoint" or props.get("VpcEndpointType") != "Interface":
+                continue
+            short = props["ServiceName"].split(f".{REGION}.", 1)[1]
+            (with_policy if props.get("PolicyDocument") else without).add(short)
+    as_deployed = StatespeakConfig.from_context(load_context(context))
+    assert with_policy == set(checks.kit_policy_endpoints(as_deployed))
+    assert without == {"ecs-agent", "ecs-telemetry"}
+
+
+@pytest.mark.parametrize(
+    ("refusing", "missing", "verdict", "shown"),
+    [
+        ((), (), OK, "all offered, all take a policy"),
+        (("ecs",), (), FAIL, "full access only: ecs"),
+        ((), ("sts",), FAIL, "not offered: sts"),
+    ],
+    ids=["ok", "full-access-only", "not-offered"],
+)
+def test_endpoint_policies_are_taken_by_every_service(clients, refusing, missing, verdict, shown):
+    made, stubs = clients
+    stub_endpoint_services(stubs["ec2"], config(), refusing, missing)
+    outcome = checks.endpoint_policies(made.ec2, config())
+    assert (outcome.verdict, outcome.available) == (verdict, shown)
+    if refusing:
+        assert "-c existing_vpc_endpoints=ecs " in outcome.hint
+
+
 # Runner, table, exit codes ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("present", "verdict"), [(True, checks.OK), (False, WARN)])
 def test_the_ecs_service_linked_role(clients, present, verdict):
@@ -413,6 +488,7 @@ def test_plan_follows_the_deployment():
         "GPU zone use1-az4",
         "EC2 g6.xlarge offered in zone",
         "FSx for Lustre PERSISTENT_2 in use1-az4",
+        "VPC endpoint policies",
         "Lambda concurrency",
     ]
     assert not any("FSx" in t for t, _ in plan(config(weights_storage="efs")))
@@ -442,6 +518,7 @@ def stub_ecs_run(stubs: dict[str, Stubber], g_quota: float) -> None:
     stub_zone(stubs["ec2"], "use1-az4", [USE1_AZ4])
     stub_offerings(stubs["ec2"], "g6.xlarge", "use1-az4", True)
     stub_fsx(stubs["ssm"])
+    stub_endpoint_services(stubs["ec2"], config())
     stub_lambda(stubs["lambda_"], 1000, 1000)
 
 
@@ -453,6 +530,7 @@ def test_run_turns_an_api_refusal_into_a_warn_row(clients):
     stub_zone(stubs["ec2"], "use1-az4", [USE1_AZ4])
     stub_offerings(stubs["ec2"], "g6.xlarge", "use1-az4", True)
     stub_fsx(stubs["ssm"])
+    stub_endpoint_services(stubs["ec2"], config())
     stub_lambda(stubs["lambda_"], 1000, 1000)
     report = run(config(), made)
     assert report.account == ACCOUNT
@@ -482,12 +560,13 @@ def test_table_has_one_aligned_row_per_check(clients):
         "ok",
         "ok",
         "ok",
+        "ok",
     ]
     full = render(report, config())
     assert f"account {ACCOUNT}, region {REGION}, deployment=ecs" in full
     assert "- EC2 Running On-Demand G and VT instances (warn): aws service-quotas" in full
     assert "PERSISTENT_2 in the GPU zone" in full  # said as not checkable
-    assert full.rstrip().endswith("6 ok, 1 warn, 0 FAIL")
+    assert full.rstrip().endswith("7 ok, 1 warn, 0 FAIL")
 
 
 @pytest.mark.parametrize("g_quota,code", [(64, 0), (32, 0), (0, 1)], ids=["ok", "warn", "fail"])

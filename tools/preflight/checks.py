@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from stacks.config import StatespeakConfig
+from statespeak_constructs.endpoint_policies import takes_policy
+from statespeak_constructs.network import (
+    BASE_INTERFACE_SERVICES,
+    SAGEMAKER_INTERFACE_SERVICES,
+    SECRETS_INTERFACE_SERVICE,
+)
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 
@@ -77,6 +83,49 @@ def ecs_service_linked_role(iam: Any) -> Outcome:
         fix = "aws iam create-service-linked-role --aws-service-name ecs.amazonaws.com"
         return Outcome(needed, "missing (an account that never ran ECS)", WARN, fix)
     return Outcome(needed, "present", OK)
+
+
+# VPC endpoint policies ---------------------------------------------------------------------------------
+def kit_policy_endpoints(config: StatespeakConfig) -> list[str]:
+    """The interface endpoints (short names) the kit creates for this config and gives a policy: the
+    foundation's, the API key's Secrets Manager one, the SageMaker route's; minus those the VPC has."""
+    services = list(BASE_INTERFACE_SERVICES)
+    if config.secrets_endpoint:
+        services.append(SECRETS_INTERFACE_SERVICE)
+    if config.deploy_sagemaker:
+        services += SAGEMAKER_INTERFACE_SERVICES
+    return [s for s in services if takes_policy(s) and s not in config.existing_endpoint_set]
+
+
+def endpoint_policies(ec2: Any, config: StatespeakConfig) -> Outcome:
+    """Every endpoint the kit gives a policy is offered in the region and takes a policy
+    (`VpcEndpointPolicySupported`): EC2 refuses a policy on a service that takes only full access, and the
+    stack fails at that endpoint."""
+    wanted = {f"com.amazonaws.{config.region}.{s}": s for s in kit_policy_endpoints(config)}
+    details: dict[str, dict] = {}
+    pages = ec2.get_paginator("describe_vpc_endpoint_services").paginate(
+        Filters=[{"Name": "service-name", "Values": sorted(wanted)}]
+    )
+    for page in pages:
+        details.update((d["ServiceName"], d) for d in page.get("ServiceDetails", []))
+    needed = f"{len(wanted)} endpoint services with policies"
+    missing = [short for name, short in wanted.items() if name not in details]
+    if missing:
+        return Outcome(
+            needed, "not offered: " + ", ".join(missing), FAIL, "deploy in a region that offers them"
+        )
+    refusing = [
+        short for name, short in wanted.items() if not details[name].get("VpcEndpointPolicySupported")
+    ]
+    if refusing:
+        return Outcome(
+            needed,
+            "full access only: " + ", ".join(refusing),
+            FAIL,
+            "deploy into a VPC that has these endpoints with their full-access policy: -c vpc_id=... "
+            f"-c existing_vpc_endpoints={','.join(refusing)} -c existing_endpoints_security_group_id=sg-...",
+        )
+    return Outcome(needed, "all offered, all take a policy", OK)
 
 
 # Service quotas ---------------------------------------------------------------------------------------

@@ -103,6 +103,7 @@ def plan(config: StatespeakConfig) -> list[Check]:
                 lambda c: checks.sagemaker_endpoint_instances(c.quotas, config),
             ),
         ]
+    planned.append(("VPC endpoint policies", lambda c: checks.endpoint_policies(c.ec2, config)))
     planned.append(("Lambda concurrency", lambda c: checks.lambda_concurrency(c.lambda_, config)))
     return planned
 
