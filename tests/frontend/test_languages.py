@@ -280,10 +280,9 @@ def test_an_amount_before_a_currency_is_no_clock_time():
 
 
 def test_numbers_beyond_decimal_precision_before_a_unit_or_percent_do_not_fail():
-    assert (
-        normalize("1" * 30 + " km", "pl") == "1" * 30 + " kilometrów"
-    )  # digits for espeak-ng, the unit named
-    assert "1" * 30 in normalize("1" * 30 + " %", "it")
+    # past any quantity: digit by digit (espeak-ng, given the digit string, read a few and dropped the rest)
+    assert normalize("1" * 30 + " km", "pl") == "jeden " * 30 + "kilometrów"
+    assert normalize("1" * 30 + " %", "it").startswith("uno " * 30)
 
 
 @pytest.mark.parametrize(
