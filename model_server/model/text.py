@@ -17,8 +17,17 @@ MAX_SENTENCE_WORDS = 40  # longer sentences are cut at a comma or a word boundar
 # ... and longer than this many characters at the last space in range, or right there inside one giant token:
 # the text work of a sentence (normalizing, phonemizing) and its phones stay bounded whatever the client sends.
 MAX_SENTENCE_CHARS = 600
+# ... and a run of more than this many characters without a space (Chinese, Japanese or Thai text, a digit
+# string) is cut too, after a clause mark if there is one in its second half, never between two digits or
+# Latin letters: such a run is one "word" to the bounds above, and 600 characters of kanji or Thai digits took
+# 250-740 ms to normalize and phonemize on an API worker's event loop (40 English words take a few ms).
+MAX_RUN_CHARS = 100
 
-_SENTENCE_END = re.compile(r"[.!?…]+[\"')\]»”’]*\s+")
+# A sentence ends at . ! ? … (Arabic ؟ and Urdu ۔, the Devanagari danda) followed by whitespace, or at the
+# CJK full stops, which need none: "你好。你好。" is two sentences.
+_SENTENCE_END = re.compile(r"[.!?…؟۔।॥]+[\"')\]»”’]*\s+|[。！？｡]+[」』）〕】\"')\]”’]*\s*")
+_LONG_RUN = re.compile(rf"\S{{{MAX_RUN_CHARS + 1},}}")
+_CLAUSE_MARK = re.compile(r"[、，,;；:：]")
 _ABBREVIATIONS = {
     "mr",
     "mrs",
@@ -69,9 +78,15 @@ def _cut_long(sentence: str) -> list[str]:
 
 def _cut_chars(piece: str) -> list[str]:
     out = []
-    while len(piece) > MAX_SENTENCE_CHARS:
-        cut = piece.rfind(" ", 0, MAX_SENTENCE_CHARS + 1)
-        cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+    while True:
+        run = _LONG_RUN.search(piece, 0, MAX_SENTENCE_CHARS + MAX_RUN_CHARS)
+        if run is not None and run.start() < MAX_SENTENCE_CHARS:
+            cut = _run_cut(piece, run.start())
+        elif len(piece) > MAX_SENTENCE_CHARS:
+            cut = piece.rfind(" ", 0, MAX_SENTENCE_CHARS + 1)
+            cut = cut if cut > 0 else MAX_SENTENCE_CHARS
+        else:
+            break
         out.append(piece[:cut].strip())
         piece = piece[cut:].strip()
     if piece:
@@ -79,10 +94,28 @@ def _cut_chars(piece: str) -> list[str]:
     return out
 
 
+def _run_cut(piece: str, start: int) -> int:
+    """Where to cut the run without spaces that starts at `start`: after its last clause mark in the second
+    half of its first MAX_RUN_CHARS characters, else at the last place there not between two digits or two
+    Latin letters ("12345元" is one amount), else right at MAX_RUN_CHARS."""
+    end = start + MAX_RUN_CHARS
+    lo = start + MAX_RUN_CHARS // 2
+    marks = [m.end() for m in _CLAUSE_MARK.finditer(piece, lo, end)]
+    if marks:
+        return marks[-1]
+    for cut in range(end, lo, -1):
+        a, b = piece[cut - 1], piece[cut]
+        if not (
+            (a.isdigit() and b.isdigit()) or (a.isascii() and a.isalpha() and b.isascii() and b.isalpha())
+        ):
+            return cut
+    return end
+
+
 def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
     """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
     whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
-    single letter. With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
+    single letter, or at a CJK full stop (。！？). With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
     no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
     sentences, start = [], 0
     for m in _SENTENCE_END.finditer(text):
@@ -98,7 +131,7 @@ def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
             sentences.append(rest.strip())
         rest = ""
     out = [piece for s in sentences if s for piece in _cut_long(s)]
-    if len(rest) > MAX_SENTENCE_CHARS or len(rest.split()) > MAX_SENTENCE_WORDS:
+    if len(rest) > MAX_SENTENCE_CHARS or len(rest.split()) > MAX_SENTENCE_WORDS or _LONG_RUN.search(rest):
         # an unfinished sentence past the bounds (text streamed with no sentence end) is spoken in pieces as
         # it comes; the last piece may still grow, so it stays, with the whitespace after it (a run of
         # whitespace alone is no sentence: it shrinks to that one space)

@@ -5,7 +5,13 @@ import torch
 
 from model_server.model.planner import ENCODE_WINDOW, MAX_WINDOW_PHONES, encode_windows
 from model_server.model.runtime import SpeechRuntime
-from model_server.model.text import MAX_SENTENCE_CHARS, MAX_SENTENCE_WORDS, split_sentences, written_words
+from model_server.model.text import (
+    MAX_RUN_CHARS,
+    MAX_SENTENCE_CHARS,
+    MAX_SENTENCE_WORDS,
+    split_sentences,
+    written_words,
+)
 
 SMALL = dict(d_enc=32, d_model=48, headdim=16, d_state=8, n_layers=2, chunk_size=8)
 
@@ -34,6 +40,35 @@ def test_split_sentences():
     long = " ".join(f"w{i}" for i in range(100)) + "."
     pieces, _ = split_sentences(long + " ", final=False)
     assert len(pieces) == 3 and all(len(p.split()) <= MAX_SENTENCE_WORDS for p in pieces)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences", "rest"),
+    [
+        ("你好。你好！你好？还有", ["你好。", "你好！", "你好？"], "还有"),  # CJK full stops need no space
+        ("はい！いいえ？そうです。", ["はい！", "いいえ？", "そうです。"], ""),
+        ("「はい。」と言った。", ["「はい。」", "と言った。"], ""),
+        ("كيف حالك؟ أنا بخير.", ["كيف حالك؟"], "أنا بخير."),  # Arabic question mark, Devanagari danda
+        ("नमस्ते। आप कैसे हैं? ठीक", ["नमस्ते।", "आप कैसे हैं?"], "ठीक"),
+    ],
+)
+def test_sentences_end_at_the_marks_of_other_scripts(text, sentences, rest):
+    # they ended only at . ! ? before a space: Chinese and Japanese text was one sentence, cut every 600
+    # characters wherever that fell (inside a number: "12345元" was said as two amounts)
+    assert split_sentences(text, final=False) == (sentences, rest)
+
+
+def test_a_run_without_spaces_is_cut_at_a_clause_mark_or_outside_a_number():
+    clause = "价格" * 30 + "，" + "价格" * 30 + "好" * 30 + "。"
+    first, second = split_sentences(clause, final=True)[0]
+    assert first.endswith("，") and len(first) <= MAX_RUN_CHARS
+    amount = "价格" * 48 + "是12345元" + "好" * 30 + "。"
+    pieces = split_sentences(amount, final=True)[0]
+    assert all(len(p) <= MAX_RUN_CHARS for p in pieces) and "".join(pieces) == amount
+    assert any("12345元" in p for p in pieces)  # the amount is not cut
+    # an unfinished run is spoken in pieces as it streams in, its tail kept while it may grow
+    sentences, rest = split_sentences("好" * 250, final=False)
+    assert [len(s) for s in sentences] == [MAX_RUN_CHARS, MAX_RUN_CHARS] and rest == "好" * 50
 
 
 @pytest.mark.parametrize("final", ["", " ", "\n\t ", "\u00a0", "...", "?!", "-"])
@@ -182,7 +217,7 @@ def test_long_text_costs_the_same_state_as_short(rt):
 def test_a_giant_token_is_spoken_in_bounded_windows(rt):
     """A client's token of hundreds of digits is one written word of thousands of phones: it is encoded a
     bounded window at a time (it was one window: every stream's tick stalled), and its timestamp spans them."""
-    token = "9" * 120
+    token = "9" * MAX_RUN_CHARS  # the longest run spoken as one sentence
     p = rt.new_planner("en_female_slt", "en", 1.0)
     p.feed(f"Code {token} ends.")
     p.finish()
@@ -209,7 +244,11 @@ def test_unfinished_text_past_the_bounds_is_spoken_in_pieces():
     """A WebSocket context may stream text with no sentence end: what is unfinished stays bounded (it was
     phonemized whole, one giant sentence, when the context closed), and no word is cut while it may grow."""
     sentences, rest = split_sentences("x" * 1500, final=False)
-    assert [len(s) for s in sentences] == [MAX_SENTENCE_CHARS, MAX_SENTENCE_CHARS] and len(rest) == 300
+    assert [len(s) for s in sentences] == [MAX_RUN_CHARS] * 14 and len(rest) == MAX_RUN_CHARS
+    sentences, rest = split_sentences("xx " * 400, final=False)
+    assert [len(s.split()) for s in sentences] == [MAX_SENTENCE_WORDS] * 9 and len(
+        rest.split()
+    ) == MAX_SENTENCE_WORDS
     sentences, rest = split_sentences("word " * 45 + "unfini", final=False)
     assert len(sentences) == 1 and len(sentences[0].split()) == MAX_SENTENCE_WORDS
     assert rest == "word " * 5 + "unfini"  # the word still arriving stays whole
