@@ -65,6 +65,15 @@ def require_speech(req: SynthesisRequest, field_name: str = "transcript") -> Non
     """Refuse a transcript with nothing to say (whitespace, punctuation, symbols alone): such a request
     would answer with no audio at all, which a client cannot tell from a broken stream."""
     if not speakable(req.transcript, req.language):
+        if req.language in LATIN_ONLY and _LETTER_OR_DIGIT.search(req.transcript):
+            # it has words, in a script this language's normalizer drops: say which, and how to speak them
+            raise ApiError(
+                400,
+                field_name,
+                f"{field_name} {_show(req.transcript)} has no Latin letters or digits, the only ones language "
+                f"'{req.language}' reads: set language to the text's (GET /voices lists each voice's), or "
+                "choose a voice of that language",
+            )
         raise ApiError(
             400,
             field_name,

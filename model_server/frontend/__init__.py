@@ -70,9 +70,10 @@ def supported_languages() -> list[str]:
 
 def has_words(text: str, language: str) -> bool:
     """Whether `text` has anything to speak: a word once normalized ("%" is "percent"; "...", "$" alone
-    and emoji are not). Cheap: the normalizer and the tokenizer only, no phonemizer."""
+    and emoji are not, nor combining marks without a letter: "\u0301\u0301" answered 200 with no audio).
+    Cheap: the normalizer and the tokenizer only, no phonemizer."""
     return any(
-        m.group(0)[0] not in _CLAUSE_PUNCT
+        m.group(0)[0] not in _CLAUSE_PUNCT and _LETTER_OR_DIGIT.search(m.group(0))
         for segment in normalize_segments(text, language)
         for m in _TOKEN.finditer(segment.spoken)
     )
@@ -86,6 +87,7 @@ def units_to_ids(units: list[Unit]) -> list[int]:
     return [i for u in units for i in u.ids]
 
 
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 # Spoken-text tokens: dotted initialisms ("U.S."), words with inner apostrophes/hyphens, punctuation runs.
 _TOKEN = re.compile(rf"(?:[^\W\d_]\.){{2,}}|{WORD_CHAR}+(?:['\-]{WORD_CHAR}+)*|[.,;:!?]+|(?<=\s)-(?=\s)")
 _PUNCT_STRENGTH = {"<,>": 0, "<.>": 1, "<!>": 2, "<?>": 3}
@@ -187,6 +189,22 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
     return out
 
 
+def _written_tokens(seg) -> list[tuple[str, str]]:
+    """(spoken token, the client's text of it) for each token of a text segment. Text segments are spoken
+    as written, less what the language cannot read, except Japanese text, which is spoken in katakana
+    ("公園に" -> "コーエンニ"): where the spoken words are not in the written text, and the two have the same
+    tokens in the same places (words, punctuation), they are paired by position. A unit's text is what word
+    timestamps carry, and "コーエンニ" is not in the transcript the client sent."""
+    spoken = [m.group(0) for m in _TOKEN.finditer(seg.spoken)]
+    if seg.spoken != seg.original and any(tok not in seg.original for tok in spoken):
+        written = [m.group(0) for m in _TOKEN.finditer(seg.original)]
+        if len(written) == len(spoken) and all(
+            (a[0] in _CLAUSE_PUNCT) == (b[0] in _CLAUSE_PUNCT) for a, b in zip(spoken, written, strict=True)
+        ):
+            return list(zip(spoken, written, strict=True))
+    return [(tok, tok) for tok in spoken]
+
+
 class Frontend:
     """Text -> units for one catalog language (`languages.CATALOG`: "en", "es", "zh", ...). Thread-safe.
 
@@ -250,12 +268,11 @@ class Frontend:
         items: list[tuple[str, int, str, str]] = []
         for gid, seg in enumerate(segments):
             if seg.rule == "text":
-                for m in _TOKEN.finditer(seg.spoken):
-                    tok = m.group(0)
+                for tok, original in _written_tokens(seg):
                     if tok[0] in _CLAUSE_PUNCT:
-                        items.append(("punct", -1, tok, _punct_symbol(tok)))
+                        items.append(("punct", -1, original, _punct_symbol(tok)))
                     else:
-                        items.append(("word", -1, tok, tok))
+                        items.append(("word", -1, original, tok))
             else:
                 for m in _TOKEN.finditer(seg.spoken):
                     tok = m.group(0)

@@ -243,3 +243,17 @@ def test_a_clause_of_thousands_of_spoken_words_is_phonemized_in_bounded_parts(mo
     assert sum(len(u.symbols) for u in units) > 8000  # "b dot b dot ...": every spoken word is there
     assert max(len(t.split()) for t in calls) <= frontend.MAX_CLAUSE_WORDS
     assert all(n <= frontend.MAX_CLAUSE_WORDS for n in sizes)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("今日は天気が良いので、公園に行きました。", ["今日は天気が良いので", "公園に行きました"]),
+        ("東京に3日います。", ["東京に", "3", "日います"]),
+    ],
+)
+def test_japanese_word_units_carry_the_clients_text_not_the_katakana_they_are_spoken_as(text, words):
+    # word timestamps carry a unit's text: "コーエンニイキマシタ" is not in the transcript the client sent, and
+    # the whole sentence went to the first word (issue: LiveKit finds each word in its text)
+    units = Frontend("ja").text_to_units(text)
+    assert [u.text for u in units if u.kind == "word"] == words

@@ -240,6 +240,15 @@ BAD_CARTESIA = [
 ]  # fmt: skip
 
 
+def test_text_in_a_script_the_language_does_not_read_is_refused_saying_how_to_speak_it(server):
+    """ "你好" to an English voice has words: the 400 said "nothing to speak", which sent clients looking for a
+    bug in their text rather than at the language."""
+    r = httpx.post(server.base_url + "/tts/bytes", json=body(transcript="你好，世界。"), timeout=30)
+    assert r.status_code == 400 and r.json()["field"] == "transcript"
+    message = r.json()["message"]
+    assert "language 'en'" in message and "Latin" in message and "nothing to speak" not in message
+
+
 @pytest.mark.parametrize("path", ["/tts/bytes", "/tts/sse", "/invocations"])
 @pytest.mark.parametrize(("raw", "field", "status"), BAD_CARTESIA)
 def test_bad_cartesia_requests_name_the_field(server, path, raw, field, status):

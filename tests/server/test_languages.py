@@ -75,6 +75,18 @@ def test_cartesia_codes_accepted_and_unsupported_refused(shipped, english_only, 
         assert f"supported: {supported}" in r.text and hint in r.text
 
 
+@pytest.mark.parametrize("path", ["/tts/bytes", "/tts/sse", "/invocations"])
+@pytest.mark.parametrize(
+    ("voice", "text"), [("ar_female_f3", "\u0301\u0301\u0301"), ("ja_female_f3", "\u064e\u064b")]
+)
+def test_combining_marks_without_a_letter_are_refused_in_every_language(shipped, path, voice, text):
+    """Marks alone counted as a word outside English, Spanish, German and French, and the answer was 200 with
+    no audio (a WAV header alone on the OpenAI route)."""
+    language = voice.split("_")[0]
+    r = httpx.post(shipped.base_url + path, json=body(voice, text, language=language), timeout=30)
+    assert r.status_code == 400 and r.json()["field"] == "transcript", r.text
+
+
 def test_websocket_refuses_unsupported_language_and_goes_on(english_only):
     async def main():
         async with connect(english_only.ws_url + "/tts/websocket") as ws:
