@@ -720,6 +720,15 @@ def check_inventory_config(config: dict) -> None:
         )
 
 
+def _known_run(name: str, inventory: dict[str, str]) -> tuple[str, str] | None:
+    """`name` as two phonemes of `inventory` ("es" -> ("e", "s")), the first as long as it can be; None if it
+    is not two joined phonemes (anything else unknown stays unknown)."""
+    for cut in range(len(name) - 1, 0, -1):
+        if name[:cut] in inventory and name[cut:] in inventory:
+            return name[:cut], name[cut:]
+    return None
+
+
 def _note_unknown(key: str, result: str) -> None:
     if UNKNOWN_COUNTS[key] == 0:
         log.warning("frontend: unknown espeak phoneme %s mapped to %s", key, result)
@@ -781,6 +790,13 @@ class SymbolMapper:
             if candidate[-1] not in _MODIFIERS:
                 break
             candidate = candidate[:-1]
+        if result is None and lang != "en":
+            # espeak-ng sometimes leaves out the separator between two phonemes where it joins words (Korean
+            # "네 시" gave "n es i"): a name that is a run of known phonemes is those phonemes
+            result = _known_run(name, _INVENTORIES.get(lang, {}))
+            if result is not None:
+                result = tuple(f"{lang}:{p}" for p in result)
+                _note_unknown(f"({lang}){name}", " ".join(result))
         if result is None and lang not in LANGUAGE_VOICES and self.language != lang:
             # A switch to a language we do not ship: try the phoneme in the utterance's own language.
             result = self._lookup(self.language, name)

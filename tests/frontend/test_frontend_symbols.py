@@ -145,3 +145,16 @@ def test_broad_classes():
     assert S.broad_class("aa") == "vowel" and S.broad_class("es:a") == "vowel"
     assert S.broad_class("p") == "stop" and S.broad_class("de:ts") == "stop"
     assert S.broad_class(S.WORD_BOUNDARY) is None
+
+
+def test_a_run_of_known_phonemes_espeak_left_unseparated_is_those_phonemes():
+    # espeak-ng joins "네 시" (an hour before a count, common in agent text) into "n es i": "es" is no Korean
+    # phoneme, and the model got <unk> where "e s" was said
+    from model_server.frontend import Frontend, units_to_symbols
+
+    symbols = units_to_symbols(Frontend("ko").text_to_units("4시 3개 있어요."))
+    assert "<unk>" not in symbols
+    assert symbols[1:5] == ["ko:n", "ko:e", "ko:s", "<wb>"]
+    mapper = S.SymbolMapper("ko")
+    assert mapper.map_phonemes(["es"])[0] == ["ko:e", "ko:s"]
+    assert mapper.map_phonemes(["eY"])[0] == ["<unk>"]  # not a run of known phonemes: still unknown
