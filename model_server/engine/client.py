@@ -28,7 +28,10 @@ from model_server.model.text import SentenceText, split_sentences
 
 log = logging.getLogger("statespeak.worker")
 HELLO_INTERVAL_S = 0.5
-WARMUP_SENTENCE = "Warming up, one two three."
+WARMUP_SENTENCE = "Warming up, one two three, 123."
+# What a language's frontend loads on first use beyond its espeak-ng voice: Japanese text loads janome's
+# dictionary (0.4 s), a Chinese number cn2an; the first such request paid it on the event loop (111-146 ms).
+WARMUP_TEXT = {"ja": "東京に3日います。", "zh": "价格是123元。"}
 LANGUAGE = "language"  # a language switch in a stream's intake queue (worker-side only)
 INTAKE_BUDGET_S = 0.004  # phonemizing per event-loop turn (all streams) before the rest waits a turn
 
@@ -296,7 +299,7 @@ class EngineClient:
         here is left for that stream to report."""
         for language in sorted(api_languages(catalog.languages)):
             try:
-                self.text.sentence(WARMUP_SENTENCE, language)
+                self.text.sentence(WARMUP_TEXT.get(language, WARMUP_SENTENCE), language)
             except Exception:
                 log.warning("frontend warm-up failed", extra={"language": language})
         self.warm = True
