@@ -35,6 +35,11 @@ def takes_policy(short_name: str) -> bool:
     return short_name not in FULL_ACCESS_ONLY_SERVICES
 
 
+# dnf options for the GPU hosts' package installs: through the S3 gateway they reach AL2023's own repositories
+# (the bucket above); a repository the AMI adds that lives elsewhere is skipped instead of failing the install.
+HOST_DNF_OPTIONS = "'--setopt=*.skip_if_unavailable=True'"  # quoted: the shell must not glob it
+
+
 def aws_owned_read_buckets(region: str, partition: str = "aws") -> dict[str, str]:
     """S3 objects the data plane reads from AWS-owned buckets, by reason, as object ARNs."""
     return {

@@ -16,6 +16,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from statespeak_constructs.custom_resource import CustomResourceFunctionProps, custom_resource_function
+from statespeak_constructs.endpoint_policies import HOST_DNF_OPTIONS
 from statespeak_constructs.logs import LogsKey
 
 # Host GPU metrics (nvidia-smi through the CloudWatch agent): ECS Container Insights reports GPU
@@ -321,6 +322,6 @@ class GpuCluster(Construct):
         return [
             f"mkdir -p {path.rsplit('/', 1)[0]}",
             f"cat > {path} <<'EOF'\n{text}\nEOF",
-            f"(dnf install -y amazon-cloudwatch-agent && {ctl} -a fetch-config -m ec2 -s -c file:{path}) "
+            f"(dnf install -y {HOST_DNF_OPTIONS} amazon-cloudwatch-agent && {ctl} -a fetch-config -m ec2 -s -c file:{path}) "
             "|| echo 'statespeak: GPU metrics agent not started' >&2",
         ]

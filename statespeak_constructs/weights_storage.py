@@ -26,6 +26,7 @@ from constructs import Construct, IDependable
 
 from model_server.contract import CONTAINER_MODEL_DIR
 from statespeak_constructs.assets import lambda_asset
+from statespeak_constructs.endpoint_policies import HOST_DNF_OPTIONS
 from statespeak_constructs.logs import LogsKey
 
 WEIGHTS_VOLUME = "weights"
@@ -122,8 +123,10 @@ class FsxWeights(Construct):
         source = f"{self.file_system.dns_name}@tcp:/{self.file_system.mount_name}"
         return [
             # From the repository snapshot of the AMI's own release (AL2023 locks repositories to it; named
-            # here so nothing else can move it): the client's kernel module matches the pinned kernel.
-            'dnf install -y --releasever="$(rpm -q --qf %{VERSION} system-release)" lustre-client',
+            # here so nothing else can move it): the client's kernel module matches the pinned kernel. The
+            # hosts reach only AL2023's own repositories (the S3 gateway); a repository the AMI adds that
+            # lives elsewhere must not fail the install (it is fatal: the host would shut down).
+            f'dnf install -y {HOST_DNF_OPTIONS} --releasever="$(rpm -q --qf %{{VERSION}} system-release)" lustre-client',
             f"mkdir -p {FSX_HOST_MOUNT}",
             # The file system may still be settling when the first host boots: retry for ~5 minutes.
             f"for i in $(seq 1 30); do mount -t lustre -o relatime,flock {source} {FSX_HOST_MOUNT} && break; "
