@@ -187,7 +187,7 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
         t0 = time.perf_counter()
         data = await json_request(request)
         req, stream_format = parse_openai(data, state.require_catalog(), config.max_transcript_chars)
-        require_speech(req, "input")
+        require_speech(req, "input", language_field=False)
         session = await open_one_shot(req, "openai", t0)
         headers = {"X-Request-Id": new_request_id(), **worker_headers}
         if stream_format == "sse":

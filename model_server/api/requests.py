@@ -61,18 +61,21 @@ def openai_voice_table(voices: dict[str, str], configured: dict[str, str] | None
     return dict(configured)
 
 
-def require_speech(req: SynthesisRequest, field_name: str = "transcript") -> None:
+def require_speech(
+    req: SynthesisRequest, field_name: str = "transcript", language_field: bool = True
+) -> None:
     """Refuse a transcript with nothing to say (whitespace, punctuation, symbols alone): such a request
-    would answer with no audio at all, which a client cannot tell from a broken stream."""
+    would answer with no audio at all, which a client cannot tell from a broken stream. `language_field`:
+    the request has a `language` field to set (Cartesia's), not only a voice to choose (OpenAI's)."""
     if not speakable(req.transcript, req.language):
         if req.language in LATIN_ONLY and _LETTER_OR_DIGIT.search(req.transcript):
             # it has words, in a script this language's normalizer drops: say which, and how to speak them
+            fix = "set language to the text's, or choose a voice" if language_field else "choose a voice"
             raise ApiError(
                 400,
                 field_name,
                 f"{field_name} {_show(req.transcript)} has no Latin letters or digits, the only ones language "
-                f"'{req.language}' reads: set language to the text's (GET /voices lists each voice's), or "
-                "choose a voice of that language",
+                f"'{req.language}' reads: {fix} of the text's language (GET /voices lists each voice's)",
             )
         raise ApiError(
             400,

@@ -247,6 +247,16 @@ def test_text_in_a_script_the_language_does_not_read_is_refused_saying_how_to_sp
     assert r.status_code == 400 and r.json()["field"] == "transcript"
     message = r.json()["message"]
     assert "language 'en'" in message and "Latin" in message and "nothing to speak" not in message
+    assert "set language" in message
+    # the OpenAI request has no language field: its clients can only choose a voice
+    r = httpx.post(
+        server.base_url + "/v1/audio/speech",
+        json={"model": "tts-1", "voice": "alloy", "input": "你好"},
+        timeout=30,
+    )
+    assert r.status_code == 400 and r.json()["error"]["param"] == "input"
+    message = r.json()["error"]["message"]
+    assert "choose a voice of the text's language" in message and "set language" not in message
 
 
 @pytest.mark.parametrize("path", ["/tts/bytes", "/tts/sse", "/invocations"])
