@@ -245,7 +245,10 @@ class EfsWeights(Construct):
             runtime=lambda_.Runtime.PYTHON_3_14,
             handler="handler.handler",
             code=lambda_.Code.from_asset(str(SYNC_LAMBDA_DIR), exclude=["__pycache__", "*.pyc"]),
-            timeout=Duration.minutes(15),
+            # Below the Provider framework's own 15 minutes: a sync that runs out of time must come back to
+            # the framework as an error, which it answers FAILED; at 15 the framework was killed first and
+            # CloudFormation waited an hour for a response that never came.
+            timeout=Duration.minutes(14),
             memory_size=1024,
             # No reserved concurrency (new accounts have 10 executions in all): concurrent syncs of one
             # upload are safe, each file lands under its own temporary name and is renamed into place.
@@ -275,14 +278,16 @@ class EfsWeights(Construct):
             )
         )
 
-        # Later uploads: every object created or deleted under weights/ re-syncs its version folder.
+        # Later uploads: every object created under weights/ re-syncs its version folder. Not deletions: S3
+        # sends one event per deleted key, so removing a version folder deleted its EFS copy file by file
+        # (the served version, or a rollback's, left half there); a deploy or manual sync mirrors deletions.
         events.Rule(
             self,
             "OnUpload",
             description="Re-sync a weights version on EFS when its objects change in the weights bucket",
             event_pattern=events.EventPattern(
                 source=["aws.s3"],
-                detail_type=["Object Created", "Object Deleted"],
+                detail_type=["Object Created"],
                 detail={
                     "bucket": {"name": [props.bucket.bucket_name]},
                     "object": {"key": [{"prefix": props.bucket_prefix}]},

@@ -3,13 +3,15 @@
 Invoked three ways, all handled by `handler`:
 - the CloudFormation custom resource (through the CDK Provider framework) on deploy: syncs the version the
   service is about to load, so tasks never start on an empty folder;
-- an EventBridge "Object Created"/"Object Deleted" event from the weights bucket: re-syncs the version the
-  object belongs to (uploading weights/v2/... fills /weights/v2 on EFS);
+- an EventBridge "Object Created" event from the weights bucket: re-syncs the version the object belongs to
+  (uploading weights/v2/... fills /weights/v2 on EFS), copying only: such a run deletes nothing from EFS;
 - a manual `aws lambda invoke` with `{"version": "v2"}`.
 
 The copy is incremental and safe under readers: a file is only fetched when its size or ETag changed,
 lands under a temporary name and is renamed into place (atomic on one file system), so a server loading
-the folder never reads a half-written file. Files deleted from S3 are deleted from EFS. The ETag of every
+the folder never reads a half-written file. Files deleted from S3 are deleted from EFS by a deploy-time or
+manual sync, never by an event's: S3 sends one event per deleted key, and a folder removed from the bucket
+lost its EFS copy file by file while the served version (or a rollback's) still needed it. The ETag of every
 copied file is remembered in a manifest inside the version folder. Runs may overlap (one upload fires an
 event per object and the function reserves no concurrency): every run writes its own temporary names, so
 two runs copying the same file both rename a complete copy into place.
@@ -113,8 +115,11 @@ def _write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path) -> SyncResult:
-    """Make `mount/version/` equal to `s3://bucket/prefix + version/`."""
+def sync_version(
+    s3: S3Like, bucket: str, prefix: str, version: str, mount: Path, delete_stale: bool = True
+) -> SyncResult:
+    """Make `mount/version/` equal to `s3://bucket/prefix + version/` (with `delete_stale` False: copy what
+    is new or changed, delete nothing)."""
     if not _VERSION_RE.match(version):
         raise SyncError(f"weights version {version!r} is not a folder name (letters, digits, '.', '_', '-')")
     key_prefix = f"{prefix}{version}/"
@@ -141,7 +146,7 @@ def sync_version(s3: S3Like, bucket: str, prefix: str, version: str, mount: Path
         os.replace(tmp, target)
         manifest[rel] = etag
         result.copied.append(rel)
-    for rel in sorted(set(manifest) - set(remote)):
+    for rel in sorted(set(manifest) - set(remote)) if delete_stale else ():
         stale = dest / rel
         if stale.is_file():
             stale.unlink()
@@ -185,7 +190,7 @@ def dispatch(event: dict[str, Any], s3: S3Like, bucket: str, prefix: str, mount:
             raise SyncError(f"event for bucket {event_bucket!r}, but this function syncs {bucket!r}")
         version = version_of_key(detail.get("object", {}).get("key", ""), prefix)
         try:
-            return sync_version(s3, bucket, prefix, version, mount).as_dict()
+            return sync_version(s3, bucket, prefix, version, mount, delete_stale=False).as_dict()
         except EmptyVersionError:
             # The whole folder was deleted from S3. Its EFS copy stays: running tasks or a rollback may
             # still need it, and deleting it is an explicit operator decision, not an event side effect.

@@ -187,6 +187,26 @@ def test_deleting_a_whole_version_keeps_its_copy(s3, mount):
         )
 
 
+def test_a_version_folder_deleted_key_by_key_keeps_its_whole_copy(s3, mount):
+    """S3 sends one event per deleted key: each run mirrored the deletions it saw, so the copy went file by
+    file and only the last run found the folder empty. An event's sync copies and never deletes."""
+    sync(s3, mount, "v1")
+    copy = sorted(p.relative_to(mount).as_posix() for p in mount.rglob("*") if p.is_file())
+    keys = sorted(
+        p.relative_to(s3.root).as_posix() for p in (s3.root / "weights" / "v1").rglob("*") if p.is_file()
+    )
+    assert len(keys) == 3
+    for key in keys:
+        s3.delete(key)
+        event = {
+            "source": "aws.s3",
+            "detail-type": "Object Deleted",
+            "detail": {"bucket": {"name": BUCKET}, "object": {"key": key}},
+        }
+        handler.dispatch(event, s3, BUCKET, PREFIX, mount)
+    assert sorted(p.relative_to(mount).as_posix() for p in mount.rglob("*") if p.is_file()) == copy
+
+
 def test_event_for_another_bucket_is_refused(s3, mount):
     event = {
         "source": "aws.s3",
