@@ -150,3 +150,37 @@ def test_api_key_secret_may_hold_several_keys():
     assert h.first_key("\nk1\nk2\n") == "k1"
     with pytest.raises(h.CanaryConfigError, match="empty"):
         h.first_key(" , ")
+
+
+def test_a_stream_that_trickles_past_the_deadline_is_a_failure_published_in_time(monkeypatch, capsys):
+    """Each read waited a whole socket timeout, checked only between reads: a stream that sent a chunk just
+    before the timeout and then hung ran to twice it, past the function's own timeout (timeout_s + 15 s),
+    and the minute had no datapoint. Now the run's deadline bounds every read."""
+    import threading
+    import time
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def trickle() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            conn.sendall(b"640\r\n" + b"\0" * 1600 + b"\r\n")  # 50 ms of audio
+            time.sleep(1.9)
+            conn.sendall(b"640\r\n" + b"\0" * 1600 + b"\r\n")
+            time.sleep(10)  # then nothing
+
+    threading.Thread(target=trickle, daemon=True).start()
+    canary_env(monkeypatch, CANARY_TARGET_URL=f"http://127.0.0.1:{listener.getsockname()[1]}")
+    monkeypatch.setenv("CANARY_TIMEOUT_S", "2")
+    t0 = time.monotonic()
+    result = load_handler().handler({}, None)
+    elapsed = time.monotonic() - t0
+    listener.close()
+    assert result["success"] is False and "TimeoutError" in result["error"]
+    assert elapsed < 3.0  # the deadline (2 s), not deadline + a read's whole timeout (about 3.9 s before)
+    (doc,) = emf_lines(capsys.readouterr().out)
+    assert doc[contract.METRIC_CANARY_SUCCESS] == 0

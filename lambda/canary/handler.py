@@ -27,6 +27,7 @@ import http.client
 import json
 import os
 import ssl
+import threading
 import time
 import traceback
 from urllib.parse import urlsplit
@@ -37,6 +38,17 @@ READ_SIZE = 65536
 
 # Cached across warm invocations: the SageMaker client, the voice and the API key (read again after a 401).
 _cache: dict[str, object] = {}
+
+
+def _remaining(cfg: dict) -> float:
+    """Seconds left of this run (`run_once` sets the deadline): every connect, read and secret lookup waits at
+    most that, so a run ends before the function's own timeout (timeout_s + 15 s) and still publishes its
+    failure. A socket timeout per read let a stream that sent a chunk now and then, or a slow secret read,
+    outlast the function: the minute had no datapoint and no error."""
+    left = cfg.get("deadline", time.perf_counter() + cfg["timeout_s"]) - time.perf_counter()
+    if left <= 0:
+        raise TimeoutError(f"not finished within {cfg['timeout_s']:.0f}s")
+    return left
 
 
 class CanaryConfigError(Exception):
@@ -143,8 +155,14 @@ def _api_key(cfg: dict) -> str | None:
         return None
     if "api_key" not in _cache:
         import boto3
+        from botocore.config import Config
 
-        secret = boto3.client("secretsmanager").get_secret_value(SecretId=arn)["SecretString"]
+        wait = _remaining(cfg)
+        client = boto3.client(  # bounded: boto3's default waits 60 s a try, five tries
+            "secretsmanager",
+            config=Config(connect_timeout=min(3, wait), read_timeout=wait, retries={"total_max_attempts": 2}),
+        )
+        secret = client.get_secret_value(SecretId=arn)["SecretString"]
         _cache["api_key"] = first_key(secret)
     return _cache["api_key"]  # type: ignore[return-value]
 
@@ -152,13 +170,13 @@ def _api_key(cfg: dict) -> str | None:
 def _connection(cfg: dict) -> http.client.HTTPConnection:
     parts = urlsplit(cfg["url"])
     if parts.scheme != "https":
-        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=cfg["timeout_s"])
+        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=_remaining(cfg))
     context = ssl.create_default_context()
     if not cfg["tls_check_hostname"]:
         # The canary calls the ALB by its AWS DNS name, which the listener's certificate (issued for the
         # service's own domain) does not name. The chain is still verified; only the name is not.
         context.check_hostname = False
-    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=cfg["timeout_s"], context=context)
+    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=_remaining(cfg), context=context)
 
 
 def _headers(cfg: dict) -> dict[str, str]:
@@ -208,8 +226,7 @@ def stream_http(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
             raise (Unauthorized if resp.status == 401 else RuntimeError)(f"HTTP {resp.status}: {detail}")
         arrivals = []
         while True:
-            if time.perf_counter() - t0 > cfg["timeout_s"]:
-                raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s")
+            conn.sock.settimeout(_remaining(cfg))  # each read waits only what is left of the run
             data = resp.read1(READ_SIZE)  # returns as soon as some bytes arrived: chunk timing
             if not data:
                 break
@@ -242,13 +259,30 @@ def stream_sagemaker(cfg: dict) -> tuple[float, list[tuple[float, float]]]:
         Accept="application/octet-stream",
     )
     arrivals = []
-    for event in resp["Body"]:
-        part = event.get("PayloadPart")
-        if part and part.get("Bytes"):
-            arrivals.append((time.perf_counter() - t0, len(part["Bytes"]) / (BYTES_PER_SAMPLE * rate)))
-        if time.perf_counter() - t0 > cfg["timeout_s"]:
-            resp["Body"].close()
-            raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s")
+    # An event stream cannot be read with a timeout of its own: at the deadline the body is closed under the
+    # read, which ends it (a read_timeout per event let a trickling stream run past the function's timeout).
+    closed = threading.Event()
+
+    def close_at_deadline() -> None:
+        closed.set()
+        resp["Body"].close()
+
+    timer = threading.Timer(_remaining(cfg), close_at_deadline)
+    timer.start()
+    try:
+        for event in resp["Body"]:
+            part = event.get("PayloadPart")
+            if part and part.get("Bytes"):
+                arrivals.append((time.perf_counter() - t0, len(part["Bytes"]) / (BYTES_PER_SAMPLE * rate)))
+            _remaining(cfg)
+    except Exception:
+        if closed.is_set():  # closed at the deadline: say so, not the read error it caused
+            raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s") from None
+        raise
+    finally:
+        timer.cancel()
+    if closed.is_set():
+        raise TimeoutError(f"stream not finished within {cfg['timeout_s']:.0f}s")
     return t0, arrivals
 
 
@@ -286,6 +320,7 @@ def run_once(cfg: dict) -> dict:
     arrivals: list[tuple[float, float]] = []
     stream = stream_sagemaker if cfg["endpoint"] else stream_http
     key_from_earlier_run = "api_key" in _cache
+    cfg = dict(cfg, deadline=time.perf_counter() + cfg["timeout_s"])
     try:
         try:
             _, arrivals = stream(cfg)
