@@ -114,7 +114,11 @@ def _bool(env: dict[str, str], name: str, default: bool) -> bool:
 
 def load_api_keys(env: dict[str, str]) -> frozenset[str]:
     """Keys from STATESPEAK_API_KEYS (comma-separated) and/or the secret file (one key per line)."""
-    keys = {k.strip() for k in env.get(ENV_API_KEYS, "").split(",") if k.strip()}
+    raw = env.get(ENV_API_KEYS, "")
+    keys = {k.strip() for k in raw.split(",") if k.strip()}
+    if raw.strip() and not keys:
+        # "," or " , " (a rotation's "$OLD,$NEW" with both unset) silently turned auth off: refuse instead.
+        raise ConfigError(f"{ENV_API_KEYS}={raw!r} holds separators but no key (unset it for no auth)")
     path = env.get(ENV_API_KEYS_FILE, "").strip()
     if path:
         try:
@@ -153,7 +157,8 @@ class ServerConfig:
     drain_timeout_s: float = 25.0  # below SageMaker's 30 s and the ECS stopTimeout the stack sets
     deployment: str = "local"
     kit: str = DEFAULT_KIT_NAME  # the kit instance (CDK context `name`): the Kit metric dimension
-    sagemaker_routes: bool = True  # serve /invocations and /ping (off on the ECS route: keyless bypass)
+    # serve /invocations and /ping: keyless (SageMaker authenticates them), so by default only without API keys
+    sagemaker_routes: bool = True
     query_api_keys: bool = True  # accept `?api_key=` (off on internet-facing entries: it lands in logs)
     max_transcript_chars: int = 5000
     max_body_bytes: int = 64 * 1024
@@ -207,7 +212,9 @@ class ServerConfig:
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
             kit=env.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME,
-            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, True),
+            # with API keys, the keyless SageMaker routes only when asked for: a server given keys (docker run -e
+            # STATESPEAK_API_KEYS=...) kept a synthesis route that took none
+            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, not load_api_keys(env)),
             query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
             max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),
             max_body_bytes=_int(env, ENV_MAX_BODY_BYTES, 64 * 1024, 1024, 64 * 1024 * 1024),

@@ -122,6 +122,14 @@ def worker_main(config: ServerConfig, engine_endpoint: str, identity: bytes, soc
     setup_logging(config.log_level)
     host, port = sock.getsockname()[:2]
     server = build_server(host, port, config, engine_endpoint, identity)
-    log.info("worker started", extra={"worker": identity.decode(), "pid": os.getpid()})
+    log.info(
+        "worker started",
+        extra={
+            "worker": identity.decode(),
+            "pid": os.getpid(),
+            "api_keys": len(config.api_keys),  # 0: no auth (said at start, not found out later)
+            "sagemaker_routes": config.sagemaker_routes,
+        },
+    )
     server.run(sockets=[sock])
     sys.exit(server.exit_code)

@@ -95,6 +95,34 @@ def test_query_string_keys_are_refused_on_the_websocket(ecs_server):
             assert json.loads(await asyncio.wait_for(ws.recv(), 20))["type"] == "chunk"
 
     asyncio.run(main())
+    # uvicorn logs each handshake's path with its query string at INFO: the refused key reached the logs
+    logs = ecs_server.stderr()
+    assert "/tts/websocket?api_key=<redacted>" in logs and KEY not in logs
+    started = [json.loads(line) for line in logs.splitlines() if '"worker started"' in line]
+    assert started and all(doc["api_keys"] == 1 and doc["sagemaker_routes"] is False for doc in started)
+
+
+def test_protocol_logs_keep_keys_and_frames_out_even_at_debug():
+    """At STATESPEAK_LOG_LEVEL=DEBUG, uvicorn and websockets logged request headers (x-api-key) and every
+    WebSocket frame (transcripts)."""
+    import logging
+
+    from model_server.api.logs import JsonFormatter, setup_logging
+
+    root = logging.getLogger()
+    before = root.handlers[:], root.level
+    try:
+        setup_logging("DEBUG")
+        assert not logging.getLogger("uvicorn.error").isEnabledFor(logging.DEBUG)
+        assert not logging.getLogger("websockets").isEnabledFor(logging.DEBUG)
+        assert logging.getLogger("statespeak").isEnabledFor(logging.DEBUG)
+    finally:
+        root.handlers[:], level = before
+        root.setLevel(level)
+        for name in ("uvicorn", "uvicorn.error", "websockets"):
+            logging.getLogger(name).setLevel(logging.NOTSET)
+    record = logging.LogRecord("x", logging.INFO, "", 0, "%s", ("< x-api-key: s3cret",), None)
+    assert "s3cret" not in JsonFormatter().format(record)
 
 
 def test_the_kit_client_speaks_over_the_websocket_with_query_keys_refused(ecs_server):
@@ -106,6 +134,23 @@ def test_the_kit_client_speaks_over_the_websocket_with_query_keys_refused(ecs_se
     finally:
         client.close()
     assert len(audio) > 0
+
+
+def test_api_keys_turn_the_keyless_sagemaker_routes_off_unless_asked_for():
+    from model_server.config import ENV_API_KEYS
+
+    assert ServerConfig.from_env({ENV_API_KEYS: "k1"}).sagemaker_routes is False
+    assert ServerConfig.from_env({ENV_API_KEYS: "k1", ENV_SAGEMAKER_ROUTES: "true"}).sagemaker_routes is True
+    assert ServerConfig.from_env({ENV_API_KEYS: "  "}).sagemaker_routes is True  # blank: no keys, no auth
+
+
+@pytest.mark.parametrize("value", [",", " , ", ",,,"])
+def test_api_keys_of_separators_only_are_refused_not_read_as_no_auth(value):
+    """ "$OLD,$NEW" with both unset stored "," in the secret, and every task served without a key."""
+    from model_server.config import ENV_API_KEYS, ConfigError
+
+    with pytest.raises(ConfigError, match=ENV_API_KEYS):
+        ServerConfig.from_env({ENV_API_KEYS: value})
 
 
 @pytest.mark.parametrize("name", [ENV_SAGEMAKER_ROUTES, ENV_QUERY_API_KEYS])

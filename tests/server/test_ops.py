@@ -116,10 +116,15 @@ def test_api_keys_on_websocket_and_open_paths(auth_server):
             assert json.loads(await asyncio.wait_for(ws.recv(), 20))["type"] == "chunk"
 
     asyncio.run(main())
-    # probes, scrapes and SageMaker's /invocations (IAM-authenticated upstream) need no key
-    for path in ("/health", "/ready", "/ping", "/metrics"):
+    # probes and scrapes need no key
+    for path in ("/health", "/ready", "/metrics"):
         assert httpx.get(auth_server.base_url + path).status_code == 200
-    assert httpx.post(auth_server.base_url + "/invocations", json=tts("Hi."), timeout=30).status_code == 200
+    # no route map for whoever asks without a key (FastAPI served /openapi.json on every server)
+    assert httpx.get(auth_server.base_url + "/openapi.json").status_code in (401, 404)
+    # SageMaker's keyless routes are off once keys are set (unless STATESPEAK_SAGEMAKER_ROUTES=true): a server
+    # given keys kept a synthesis route that took none
+    assert httpx.get(auth_server.base_url + "/ping").status_code == 404
+    assert httpx.post(auth_server.base_url + "/invocations", json=tts("Hi."), timeout=30).status_code == 404
 
 
 def test_sigterm_drains_every_stream_then_exits(model_dir, tmp_path):
