@@ -79,7 +79,9 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
         finally:
             await state.shutdown()
 
-    app = FastAPI(title="Statespeak model server", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="Statespeak model server", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.state.server = state
 
     @app.exception_handler(ApiError)

@@ -11,6 +11,11 @@ of them exhaust the worker (slowloris). The protocols here are uvicorn's own, wi
 - a connection opened and never used is idle, and closes after `timeout_keep_alive` like one between
   requests (uvicorn arms that timer only after a first response).
 
+A request head is bounded in size too: httptools, unlike h11 (16 KiB), takes a head of any length, and
+grows each header and the URL by concatenation, so one unauthenticated client sending a 96 MiB header held
+the event loop for seconds (another client's first audio 0.05 -> 21 s) before its 401. A head past
+`MAX_HEAD_BYTES` (an ALB's own limit on a whole head) is answered 431 and the connection closed.
+
 A request that misses its deadline has its connection closed and a warning logged; the ASGI app, if it had
 started on the head, sees the disconnect it sees from any client that leaves. Once read, a request's
 response may stream for as long as it needs, and a WebSocket leaves the deadline behind with the upgrade.
@@ -27,6 +32,11 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger("statespeak.server")
+MAX_HEAD_BYTES = 64 * 1024
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
+)
 
 
 class _ReadDeadline:
@@ -89,12 +99,38 @@ def _httptools_class():
     class HttpToolsReadDeadline(_ReadDeadline, HttpToolsProtocol):
         """uvicorn's httptools protocol with the read deadline: the parser's callbacks bound the request."""
 
+        _head_bytes = 0  # bytes received since the current head began, until it is complete
+        _in_head = True
+
+        def data_received(self, data: bytes) -> None:
+            if self._in_head:
+                self._head_bytes += len(data)
+            super().data_received(data)
+            if self._in_head and self._head_bytes > MAX_HEAD_BYTES and not self.transport.is_closing():
+                self._head_too_large()
+
+        def _head_too_large(self) -> None:
+            client = f"{self.client[0]}:{self.client[1]}" if self.client else "unknown"
+            log.warning(
+                "request head too large: connection closed",
+                extra={"client": client, "limit_bytes": MAX_HEAD_BYTES},
+            )
+            body = b"request head (request line and headers) over %d bytes" % MAX_HEAD_BYTES
+            self.transport.write(_HEAD_TOO_LARGE % (len(body), body))
+            self._stop_read_deadline()
+            self.transport.close()
+
         def on_message_begin(self) -> None:
             self._start_read_deadline()
             super().on_message_begin()
 
+        def on_headers_complete(self) -> None:
+            self._in_head, self._head_bytes = False, 0
+            super().on_headers_complete()
+
         def on_message_complete(self) -> None:
             self._stop_read_deadline()
+            self._in_head = True
             super().on_message_complete()
 
     return HttpToolsReadDeadline

@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from websockets.sync.client import connect
 
-from model_server.api.read_deadline import http_protocol_class
+from model_server.api.read_deadline import MAX_HEAD_BYTES, http_protocol_class
 from model_server.bench.local import free_port
 
 DEADLINE_S = 0.5
@@ -180,6 +180,26 @@ def test_a_websocket_may_stay_quiet_past_the_deadline(served):
         time.sleep(3 * DEADLINE_S)
         ws.send("still here")
         assert ws.recv(timeout=5) == "still here"
+
+
+def test_a_head_past_the_limit_is_refused_and_closed_while_a_large_one_is_read(served):
+    """httptools took a head of any size (a 96 MiB header held the event loop for seconds before its 401)."""
+    with served.socket() as sock:
+        sock.sendall(
+            b"POST /echo HTTP/1.1\r\nHost: t\r\nX-Pad: "
+            + b"a" * 12_000
+            + b"\r\nContent-Length: 5\r\n\r\nhello"
+        )
+        assert response(sock) == b"5"
+    with served.socket() as sock:
+        try:
+            sock.sendall(b"GET /echo HTTP/1.1\r\nHost: t\r\nX-Pad: " + b"a" * (2 * MAX_HEAD_BYTES))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        sock.settimeout(5)
+        head = sock.recv(4096)
+        assert head.split(b" ")[1] in (b"400", b"431"), head  # h11's own limit (16 KiB) answers 400
+        assert closed_within(sock, 5)
 
 
 def test_an_unknown_parser_is_refused():
