@@ -46,6 +46,10 @@ ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
 ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_male_kal": replaces the table
+# Browser origins allowed to call the synthesis routes ("https://app.example,https://b.example", or "*").
+# Empty (the default): a request that carries an Origin header (only browsers send one) is refused, so a web
+# page a person inside the VPC opens can neither use the WebSocket nor post blind requests to the service.
+ENV_ALLOWED_ORIGINS = "STATESPEAK_ALLOWED_ORIGINS"
 ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the usable CPUs, 1 to 8
 
 # OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
@@ -160,6 +164,7 @@ class ServerConfig:
     # serve /invocations and /ping: keyless (SageMaker authenticates them), so by default only without API keys
     sagemaker_routes: bool = True
     query_api_keys: bool = True  # accept `?api_key=` (off on internet-facing entries: it lands in logs)
+    allowed_origins: frozenset[str] = frozenset()  # browser origins the synthesis routes accept ("*": any)
     max_transcript_chars: int = 5000
     max_body_bytes: int = 64 * 1024
     first_chunk_frames: int = 4  # 50 ms of audio: small for time to first audio
@@ -216,6 +221,9 @@ class ServerConfig:
             # STATESPEAK_API_KEYS=...) kept a synthesis route that took none
             sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, not load_api_keys(env)),
             query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
+            allowed_origins=frozenset(
+                o.strip().rstrip("/") for o in env.get(ENV_ALLOWED_ORIGINS, "").split(",") if o.strip()
+            ),
             max_transcript_chars=_int(env, ENV_MAX_TRANSCRIPT_CHARS, 5000, 1, 1_000_000),
             max_body_bytes=_int(env, ENV_MAX_BODY_BYTES, 64 * 1024, 1024, 64 * 1024 * 1024),
             first_chunk_frames=first,

@@ -12,7 +12,7 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from model_server.api.auth import OPEN_PATHS, auth_error
+from model_server.api.auth import OPEN_PATHS, auth_error, origin_error
 from model_server.api.errors import ApiError, new_request_id
 from model_server.api.pump import CartesiaSSE, Formatter, OpenAISSE, RawAudio, pump
 from model_server.api.requests import parse_cartesia, parse_json, parse_openai, require_speech
@@ -89,6 +89,9 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
         return exc.response(openai=request.url.path.startswith("/v1/"))
 
     def authorize(request: Request) -> None:
+        refused = origin_error(config, request.headers)
+        if refused is not None:
+            raise ApiError(403, "origin", refused, code="forbidden")
         if request.url.path in OPEN_PATHS:
             return
         message = auth_error(config, request.headers, request.query_params)
@@ -202,6 +205,11 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
 
     @app.websocket("/tts/websocket")
     async def tts_websocket(websocket: WebSocket):
+        refused = origin_error(config, websocket.headers)
+        if refused is not None:
+            err = ApiError(403, "origin", refused, code="forbidden")
+            await websocket.send_denial_response(JSONResponse(err.cartesia_body(), status_code=403))
+            return
         message = auth_error(config, websocket.headers, websocket.query_params)
         if message is not None:
             err = ApiError(401, "api_key", message, code="unauthorized")

@@ -36,6 +36,17 @@ def is_authorized(valid: frozenset[str], headers, query_params) -> bool:
     )
 
 
+def origin_error(config: ServerConfig, headers) -> str | None:
+    """Why a request from a browser page is refused (its 403 message), or None. Voice agents, SDKs and load
+    balancers send no Origin header; a browser always does on a WebSocket handshake and a POST, and neither
+    needs a CORS preflight: any web page a person inside the VPC opened could use the WebSocket (audio and
+    all) or post blind synthesis requests to a keyless service."""
+    origin = headers.get("origin")
+    if origin is None or "*" in config.allowed_origins or origin.rstrip("/") in config.allowed_origins:
+        return None
+    return f"requests from browser origin {origin!r} are refused; allow it with STATESPEAK_ALLOWED_ORIGINS"
+
+
 def auth_error(config: ServerConfig, headers, query_params) -> str | None:
     """Why a request to a keyed path is refused (its 401 message), or None when it may go on."""
     if not config.query_api_keys and "api_key" in query_params:

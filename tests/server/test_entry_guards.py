@@ -160,3 +160,44 @@ def test_a_bad_switch_value_names_the_variable(name):
     with pytest.raises(ConfigError, match=name):
         ServerConfig.from_env({name: "maybe"})
     assert getattr(ServerConfig.from_env({}), name.removeprefix("STATESPEAK_").lower()) is True
+
+
+def test_browser_origins_are_refused_unless_allowed(server):
+    """A web page opened by someone inside the VPC could use the WebSocket (audio included) or post blind
+    synthesis requests: browsers send an Origin header, voice agents and SDKs do not."""
+    evil = {"Origin": "https://evil.example"}
+    r = httpx.post(server.base_url + "/tts/bytes", json=BODY, headers=evil, timeout=30)
+    assert r.status_code == 403 and r.json()["field"] == "origin", r.text
+    r = httpx.post(
+        server.base_url + "/tts/bytes",
+        content=json.dumps(BODY),
+        headers={**evil, "Content-Type": "text/plain"},
+    )
+    assert r.status_code == 403  # a CORS "simple" request: the browser sends it without asking first
+
+    async def main():
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(server.ws_url + "/tts/websocket", origin="https://evil.example"):
+                pass
+        assert refused.value.response.status_code == 403
+        async with connect(server.ws_url + "/tts/websocket") as ws:  # no Origin: an agent, served
+            await ws.send(json.dumps({**BODY, "context_id": "a", "continue": False}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 20))["type"] == "chunk"
+
+    asyncio.run(main())
+    assert httpx.post(server.base_url + "/tts/bytes", json=BODY, timeout=30).status_code == 200
+
+
+def test_an_allowed_origin_is_served():
+    from model_server.api.auth import origin_error
+    from model_server.config import ENV_ALLOWED_ORIGINS
+
+    config = ServerConfig.from_env({ENV_ALLOWED_ORIGINS: "https://app.example/, https://b.example"})
+    assert origin_error(config, {"origin": "https://app.example"}) is None
+    assert origin_error(config, {"origin": "https://b.example"}) is None
+    assert "https://c.example" in origin_error(config, {"origin": "https://c.example"})
+    assert (
+        origin_error(ServerConfig.from_env({ENV_ALLOWED_ORIGINS: "*"}), {"origin": "https://c.example"})
+        is None
+    )
+    assert origin_error(ServerConfig.from_env({}), {}) is None
