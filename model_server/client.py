@@ -77,7 +77,11 @@ class SpeechRequest:
             )
         if not isinstance(self.output_format, dict):
             raise ValueError("output_format must be a dict with container, encoding and sample_rate")
-        if not isinstance(self.speed, int | float) or self.speed <= 0:
+        if (
+            isinstance(self.speed, bool)
+            or not isinstance(self.speed, int | float)
+            or not 0 < self.speed < float("inf")
+        ):
             raise ValueError(f"speed must be a positive number, got {self.speed!r}")
 
     def body(self) -> dict[str, Any]:
@@ -404,13 +408,17 @@ class SpeechClient:
         elif self.transport == "bytes" and self._http is None:
             import httpx
 
-            # One pooled client per SpeechClient: keep-alive across requests.
-            self._http = httpx.Client(base_url=self.base_url, timeout=self._httpx_timeout())
+            with self._lock:  # several threads may make the first call at once
+                if self._http is None:  # one pooled client per SpeechClient: keep-alive across requests
+                    self._http = httpx.Client(base_url=self.base_url, timeout=self._httpx_timeout())
 
     def close(self) -> None:
         if self._http is not None:
             self._http.close()
             self._http = None
+        if self._sm is not None:
+            self._sm.close()
+            self._sm = None
 
     def __enter__(self) -> SpeechClient:
         return self
@@ -509,7 +517,14 @@ class SpeechClient:
 
     def _websocket_chunk(self, raw: str | bytes, context_id: str) -> bytes | None:
         """Audio bytes of one server message, None once the context is done; raises on `error`."""
-        message = json.loads(raw)
+        try:
+            message = json.loads(raw)
+        except ValueError as exc:
+            raise SpeechClientError(
+                f"{self.base_url}{TTS_WEBSOCKET_PATH}: not a JSON message: {raw[:80]!r}"
+            ) from exc
+        if not isinstance(message, dict):
+            raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: unexpected message {raw[:80]!r}")
         if message.get("context_id", context_id) != context_id:
             return b""
         kind = message.get("type")
@@ -526,7 +541,7 @@ class SpeechClient:
         return b""  # timestamps, flush_done: not audio
 
     def _websocket_open(self, request: SpeechRequest) -> tuple[Iterator[bytes], Callable[[], None]]:
-        from websockets.exceptions import WebSocketException
+        from websockets.exceptions import InvalidStatus, WebSocketException
         from websockets.sync.client import connect
 
         context_id = uuid.uuid4().hex
@@ -537,9 +552,15 @@ class SpeechClient:
                 self._websocket_url(),
                 additional_headers=self._websocket_headers(),
                 open_timeout=self.timeout,
+                close_timeout=min(self.timeout, 1.0),
                 max_size=None,
             ).__enter__()
             ws.send(message)
+        except InvalidStatus as exc:
+            r = exc.response
+            raise _error_from_http(
+                r.status_code, r.body or b"", r.headers, self.base_url + TTS_WEBSOCKET_PATH
+            ) from exc
         except (OSError, WebSocketException) as exc:
             raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: {exc!r}") from exc
 
@@ -561,7 +582,7 @@ class SpeechClient:
         self, request: SpeechRequest
     ) -> tuple[AsyncIterator[bytes], Callable[[], Any]]:
         from websockets.asyncio.client import connect
-        from websockets.exceptions import WebSocketException
+        from websockets.exceptions import InvalidStatus, WebSocketException
 
         context_id = uuid.uuid4().hex
         message = self._websocket_message(request, context_id)
@@ -570,9 +591,15 @@ class SpeechClient:
                 self._websocket_url(),
                 additional_headers=self._websocket_headers(),
                 open_timeout=self.timeout,
+                close_timeout=min(self.timeout, 1.0),
                 max_size=None,
             )
             await ws.send(message)
+        except InvalidStatus as exc:
+            r = exc.response
+            raise _error_from_http(
+                r.status_code, r.body or b"", r.headers, self.base_url + TTS_WEBSOCKET_PATH
+            ) from exc
         except (OSError, WebSocketException) as exc:
             raise SpeechClientError(f"{self.base_url}{TTS_WEBSOCKET_PATH}: {exc!r}") from exc
 
@@ -611,12 +638,20 @@ class SpeechClient:
             read_timeout=self.timeout,
             max_pool_connections=64,
         )
-        return session.client(
-            "sagemaker-runtime", region_name=self._region, endpoint_url=self._endpoint_url, config=config
-        )
+        from botocore.exceptions import BotoCoreError
+
+        try:
+            return session.client(
+                "sagemaker-runtime", region_name=self._region, endpoint_url=self._endpoint_url, config=config
+            )
+        except BotoCoreError as exc:  # NoRegionError, InvalidRegionError: a setup fault, said as one
+            raise SpeechClientError(
+                f"{SAGEMAKER_SCHEME}{self.endpoint_name}: {exc} (set AWS_REGION or pass region=)"
+            ) from exc
 
     def _sagemaker_open(self, request: SpeechRequest) -> tuple[Iterator[bytes], Callable[[], None]]:
         from botocore.exceptions import BotoCoreError, ClientError, EventStreamError
+        from urllib3.exceptions import HTTPError as TransportError  # ProtocolError, ReadTimeoutError
 
         where = f"{SAGEMAKER_SCHEME}{self.endpoint_name}"
         try:
@@ -640,8 +675,8 @@ class SpeechClient:
                         yield part.get("Bytes", b"")
             except EventStreamError as exc:  # ModelStreamError / InternalStreamFailure mid-stream
                 raise _error_from_sagemaker(exc, where) from exc
-            except BotoCoreError as exc:
-                raise SpeechClientError(f"{where}: stream broke: {exc}") from exc
+            except (BotoCoreError, TransportError, OSError) as exc:
+                raise SpeechClientError(f"{where}: stream broke: {exc!r}") from exc
 
         return chunks(), events.close
 

@@ -46,6 +46,8 @@ async def invocations(request: Request):
                 return  # never released: the test sees a short stream and fails
         if transcript == "break":
             raise RuntimeError("container crashed mid-stream")
+        if transcript == "stall":
+            await asyncio.sleep(10)  # past the client's read timeout
         for chunk in CHUNKS[1:]:
             yield chunk
 
@@ -106,6 +108,25 @@ def test_break_mid_stream_raises_model_stream_error(standin, aws_env):
         list(stream)
 
 
+def test_a_stream_that_stalls_mid_way_is_a_client_error_not_a_transport_exception(standin, aws_env):
+    """botocore's event stream reads urllib3 directly: a read timeout or a dropped connection mid-stream
+    escaped as urllib3's ReadTimeoutError / ProtocolError, where the ALB routes raise SpeechClientError."""
+    client = SpeechClient(f"sagemaker://{ENDPOINT}", region="us-east-1", endpoint_url=standin, timeout=1)
+    stream = client.stream("stall", voice="v1")
+    with pytest.raises(SpeechClientError, match="stream broke"):
+        list(stream)
+    client.close()
+    assert client._sm is None  # close() also closes the runtime client's connections
+
+
+def test_a_missing_region_is_a_client_error_naming_the_fix(monkeypatch, aws_env):
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    with pytest.raises(SpeechClientError, match="AWS_REGION"):
+        SpeechClient(f"sagemaker://{ENDPOINT}").stream("hello", voice="v1")
+
+
 def test_unknown_endpoint_is_a_validation_error(standin, aws_env):
     with pytest.raises(SpeechClientError, match="ValidationError.*not found") as info:
         client_for(standin, "no-such-endpoint").stream("hello", voice="v1")
@@ -142,6 +163,9 @@ def test_request_fields_are_validated_before_sending():
         client.stream("  ", voice="v1")
     with pytest.raises(ValueError, match="speed"):
         client.stream("hi", voice="v1", speed=0)
+    for bad in (float("nan"), float("inf"), True):  # NaN went out as invalid JSON, True as speed 1
+        with pytest.raises(ValueError, match="speed"):
+            client.stream("hi", voice="v1", speed=bad)
 
 
 def test_from_env_switches_route_by_configuration(monkeypatch, standin, aws_env):

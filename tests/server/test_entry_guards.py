@@ -162,6 +162,16 @@ def test_a_bad_switch_value_names_the_variable(name):
     assert getattr(ServerConfig.from_env({}), name.removeprefix("STATESPEAK_").lower()) is True
 
 
+def test_the_kit_client_reports_a_refused_websocket_handshake_like_an_http_refusal(ecs_server):
+    """The WebSocket route raised status None and a dump of the raw handshake response."""
+    from model_server.client import SpeechClient, SpeechClientError
+
+    client = SpeechClient(ecs_server.base_url, transport="websocket", api_key="wrong")
+    with pytest.raises(SpeechClientError) as info:
+        client.synthesize("Hi.", voice=BODY["voice"], output_format=FMT)
+    assert info.value.status == 401 and "invalid API key" in str(info.value)
+
+
 def test_browser_origins_are_refused_unless_allowed(server):
     """A web page opened by someone inside the VPC could use the WebSocket (audio included) or post blind
     synthesis requests: browsers send an Origin header, voice agents and SDKs do not."""
