@@ -120,7 +120,7 @@ def test_request_body_is_cartesia_shaped():
     body = StreamOptions(voice="v1", sample_rate=24000).request_body("hi")
     assert body["transcript"] == "hi" and body["voice"] == {"mode": "id", "id": "v1"}
     assert body["output_format"] == {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}
-    assert StreamOptions(voice="v", api_key="k").headers() == {"Authorization": "Bearer k"}
+    assert StreamOptions(voice="v", api_key="k").headers()["Authorization"] == "Bearer k"
 
 
 def test_server_ttfa_is_read_from_the_final_message():
@@ -291,3 +291,42 @@ def test_capacity_says_at_least_when_no_level_failed():
     assert report.capacity_text(result) == "1"  # the level at 2 missed the TTFA target
     result["levels"] = result["levels"][:1]
     assert report.capacity_text(result).startswith("at least 1 ")
+
+
+def test_a_chunk_of_junk_is_an_error_not_a_wrong_length():
+    from model_server.bench.streams import _handle_message
+
+    raw = RawStream("turn", 10)
+    with pytest.raises(ValueError):  # b64decode without validation read "abcd!" as 3 bytes of audio
+        _handle_message({"type": "chunk", "data": "abcd!"}, raw, 0.0, 16000)
+    assert raw.arrivals == []
+
+
+def test_http_streams_ask_for_identity_encoding():
+    """A compressing proxy gave /tts/bytes gzip bytes, counted as audio: 48x too little audio."""
+    assert StreamOptions("v").headers()["Accept-Encoding"] == "identity"
+    assert StreamOptions("v", api_key="k").headers()["Authorization"] == "Bearer k"
+
+
+def test_playback_starts_when_the_buffer_is_full_despite_float_sums():
+    # ten 10 ms chunks in real time sum to 0.09999999999999999 s: playback started one chunk late
+    arrivals = [(0.01 * i, 0.01) for i in range(30)]
+    assert simulate_playback(arrivals, 0.1).playback_start_s == pytest.approx(0.09)
+
+
+def test_update_docs_needs_a_local_run(capsys):
+    from model_server.bench.cli import main
+
+    with pytest.raises(SystemExit, match="--update-docs needs --local"):
+        main(["--target", "http://127.0.0.1:9", "--update-docs"])
+
+
+def test_the_sagemaker_driver_makes_its_boto3_client_before_any_stream(monkeypatch):
+    """Made by a level's first streams, the client's setup was inside their TTFA (80-200 ms)."""
+    from model_server.bench.sagemaker import sagemaker_driver
+    from model_server.client import SpeechClient
+
+    made = []
+    monkeypatch.setattr(SpeechClient, "_prepare", lambda self: made.append(self.endpoint_name))
+    sagemaker_driver("sagemaker://ep", StreamOptions("v"), region="us-east-1")
+    assert made == ["ep"]

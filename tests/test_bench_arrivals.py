@@ -269,3 +269,45 @@ def test_report_flags_a_client_limited_level():
     assert "**client-limited** at 2/s poisson" in text and "--clients" in text
     assert "0.95 **client-limited**" in report.markdown_table(result["levels"])
     assert report.open_capacity_text(result) == "no arrival rate tested met the target"
+
+
+# --- failures the bench must count ---------------------------------------------------------------
+
+
+def test_a_level_with_a_cut_stream_fails_whatever_the_others_did():
+    """Streams still running at the budget were dropped as "cut" and the level passed on the survivors:
+    an overloaded level, whose slowest streams are the ones cut, could pass."""
+    ok = [record_from(_ok(), 4, 0.1) for _ in range(3)]
+    assert LevelResult(4, ok, 0, 1.0).summary(200)["meets_target"]
+    assert not LevelResult(4, ok, 1, 1.0).summary(200)["meets_target"]
+
+
+def raising_driver(bad_every: int):
+    """A driver that raises on every `bad_every`-th stream, as a malformed server message made it do."""
+    count = 0
+
+    async def drive(item: TextItem) -> RawStream:
+        nonlocal count
+        count += 1
+        await asyncio.sleep(0.01)
+        if count % bad_every == 0:
+            raise ValueError("Incorrect padding")
+        return _ok(item.kind)
+
+    return drive
+
+
+@pytest.mark.parametrize("loop", ["closed", "open"])
+def test_a_driver_that_raises_is_an_error_stream_and_the_worker_goes_on(loop):
+    """It killed the worker: the stream vanished, the rest of the worker's streams were never sent, and
+    the level passed."""
+    if loop == "closed":
+        level = asyncio.run(run_closed(raising_driver(3), list(items(8)), 2, 30.0, 0.1))
+    else:
+        level = asyncio.run(
+            run_open(raising_driver(3), list(items(8)), [0.01 * i for i in range(8)], 30.0, 0.1, 100.0)
+        )
+    assert len(level.records) == 8 and level.cut == 0
+    s = level.summary(200)
+    assert s["errors"] == 2 and not s["meets_target"]
+    assert any("Incorrect padding" in (r.error or "") for r in level.records)

@@ -128,7 +128,7 @@ def simulate_playback(arrivals: list[tuple[float, float]], jitter_s: float) -> t
             playing = False
             pos0 = received
         received += d
-        if not playing and (received - pos0 >= jitter_s or i == len(chunks) - 1):
+        if not playing and (received - pos0 >= jitter_s - 1e-9 or i == len(chunks) - 1):  # float sums
             playing = True
             t_resume = t
             if dry_at is not None:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .runner import Driver, LevelResult, StreamRecord, record_from
+from .runner import Driver, LevelResult, StreamRecord, drive_guarded, record_from
 from .texts import TextItem
 
 ARRIVAL_MODELS = ("closed", "staggered", "poisson")
@@ -75,7 +75,7 @@ async def run_open(
         await asyncio.sleep(max(0.0, start + at - time.monotonic()))
         sent_count += 1
         sent = time.monotonic() - start
-        raw = await driver(item)
+        raw = await drive_guarded(driver, item)
         rec = record_from(raw, 0, jitter_s, label, sent, time.monotonic() - start)
         records.append(rec)
         if on_done is not None:

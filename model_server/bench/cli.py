@@ -360,6 +360,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("--stagger-seconds must be >= 0 and --arrival-seconds > 0")
     if args.max_seconds <= 0 or args.stream_timeout <= 0 or args.jitter_ms < 0:
         raise SystemExit("--max-seconds and --stream-timeout must be > 0, --jitter-ms >= 0")
+    if args.update_docs and not args.local:
+        raise SystemExit("--update-docs needs --local (the docs section describes this machine's CPU server)")
     if args.max_streams is not None and not args.local:
         raise SystemExit("--max-streams applies only with --local (a remote server has its own MAX_STREAMS)")
     if (args.region or args.endpoint_url) and not (args.target or "").startswith(SAGEMAKER_SCHEME):

@@ -63,7 +63,8 @@ def simulate_playback(arrivals: Sequence[tuple[float, float]], jitter_s: float) 
                 playing = False
                 pos0 = received
         received += d
-        if not playing and (received - pos0 >= jitter_s or i == last):
+        # a tolerance: ten 10 ms chunks sum to 0.09999999999999999 s, below a 100 ms buffer by float error
+        if not playing and (received - pos0 >= jitter_s - 1e-9 or i == last):
             playing = True
             t_resume = t
             if start is None:

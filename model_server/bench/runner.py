@@ -125,10 +125,13 @@ class LevelResult:
         stalls = sum(r.stalls for r in ok)
         client_limited = any(c.saturated for c in self.clients)
         # A level a client process limited proves nothing about the server either way: never a pass.
+        # A stream still running when the level's time ran out went unheard past that point: its listener
+        # may have been waiting on silence for seconds, so it fails the level too (it passed as "cut").
         meets = (
             bool(ok)
             and not rejected
             and not errors
+            and not self.cut
             and stalls == 0
             and (ttfa["p99"] or 0) < ttfa_target_ms
             and not client_limited
@@ -233,7 +236,7 @@ async def run_closed(
         while item is not None and time.monotonic() < deadline:
             in_flight += 1
             sent = time.monotonic() - start
-            raw = await driver(item)
+            raw = await drive_guarded(driver, item)
             in_flight -= 1
             rec = record_from(raw, level_c, jitter_s, level, sent, time.monotonic() - start)
             records.append(rec)
@@ -249,6 +252,17 @@ async def run_closed(
     await asyncio.gather(*pending, return_exceptions=True)
     arrivals = "staggered" if any(offsets) else "closed"
     return LevelResult(level_c, records, cut, time.monotonic() - start, arrivals=arrivals, label=level)
+
+
+async def drive_guarded(driver: Driver, item: TextItem) -> RawStream:
+    """`driver(item)`, with anything it raises (a malformed server message the driver did not expect) made an
+    error stream: it killed the worker, the stream vanished from the level and the level still passed."""
+    try:
+        return await driver(item)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        return RawStream(item.kind, len(item.text), StreamStatus.ERROR, f"{type(exc).__name__}: {exc}"[:300])
 
 
 def ramp_levels(max_concurrency: int) -> list[int]:

@@ -63,7 +63,11 @@ class StreamOptions:
     timeout_s: float = 60.0  # one stream's bound, whatever the protocol
 
     def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        # identity: a compressing proxy (or server) gave /tts/bytes gzip bytes, counted as audio (48x too little)
+        headers = {"Accept-Encoding": "identity"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
 
     def request_body(self, transcript: str) -> dict[str, Any]:
         """The Cartesia /tts/bytes body (also the /invocations and WebSocket request)."""
@@ -102,7 +106,9 @@ def _handle_message(msg: dict[str, Any], raw: RawStream, t0: float, sample_rate:
     kind = msg.get("type")
     if kind == "chunk":
         data = msg.get("data") or ""
-        nbytes = len(base64.b64decode(data)) if data else 0
+        nbytes = (
+            len(base64.b64decode(data, validate=True)) if data else 0
+        )  # junk raises, never a wrong length
         if nbytes:
             raw.arrivals.append((time.perf_counter() - t0, _audio_seconds(nbytes, sample_rate)))
         if msg.get("done") is True:  # some servers mark the last chunk done instead of a done message
@@ -209,7 +215,7 @@ async def http_stream(
                     if not finished and raw.status == StreamStatus.OK:
                         raw.status, raw.error = StreamStatus.ERROR, "event stream ended before done"
                 else:
-                    async for data in resp.aiter_raw():
+                    async for data in resp.aiter_raw():  # identity encoding asked for: raw bytes are audio
                         if data:
                             raw.arrivals.append(
                                 (time.perf_counter() - t0, _audio_seconds(len(data), opts.sample_rate))
