@@ -310,6 +310,13 @@ def batch_step_ms(rt: SpeechRuntime, batch: int = 8, frames: int = 10, reps: int
     return 1000.0 * float(np.median(times))
 
 
+def default_report(model: Path) -> Path:
+    """docs/evaluation.md for the shipped model; another model's report beside its weights, so a fine-tune's
+    numbers never replace the committed page."""
+    shipped = Path(model).resolve() == Path(DEFAULT_MODEL_DIR).resolve()
+    return Path("docs/evaluation.md") if shipped else Path(model) / "evaluation.md"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m model_server.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
@@ -318,7 +325,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
     ap.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
     ap.add_argument("--wav-dir", type=Path, default=Path("data/eval"), help="where the audio is kept")
-    ap.add_argument("--report", type=Path, default=Path("docs/evaluation.md"))
+    ap.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="default: docs/evaluation.md for the shipped model, else evaluation.md in --model's directory",
+    )
     ap.add_argument("--threads", type=int, default=1, help="torch threads (one stream on one core: 1)")
     ap.add_argument("--no-teacher", action="store_true", help="skip the teachers (model only)")
     ap.add_argument("--judge-threads", type=int, default=2, help="CPU threads for Whisper")
@@ -334,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         "every system's time to first audio and real-time factor",
     )
     args = ap.parse_args(argv)
+    if args.report is None:
+        args.report = default_report(args.model)
     if args.languages:
         from model_server import evaluate_languages
 
@@ -341,8 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     voices = [v for v in args.voices.split(",") if v]
     unknown = [v for v in voices if v not in TEACHERS]
-    if unknown:
-        raise SystemExit(f"--voices: no English teacher known for {unknown}; choose from {sorted(TEACHERS)}")
+    if unknown and not args.no_teacher:  # the model alone needs no teacher: a fine-tuned voice is scored too
+        raise SystemExit(
+            f"--voices: no English teacher known for {unknown}; choose from {sorted(TEACHERS)}, or add --no-teacher"
+        )
     sentences = read_sentences(args.sentences)
     if args.limit:
         sentences = sentences[: args.limit]
@@ -360,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     rtf_compute = rtf_audio = 0.0
     loads = []  # the host's 1-minute load average after each timed synthesis pass
     for voice in voices:
-        language = VOICES[voice].language
+        language = rt.voices[voice].language if voice in rt.voices else VOICES[voice].language
         systems: dict[str, list[np.ndarray]] = {}
         if voice in rt.voices:
             systems["model"] = []
@@ -513,7 +529,7 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "vocoded": "our vocoder (with the voice's post-filter) resynthesizing the teacher",
     }
     for voice, e in results.items():
-        kind, teacher = TEACHERS[voice].split(":", 1)
+        kind, teacher = TEACHERS.get(voice, "none:-").split(":", 1)  # a fine-tuned voice has no teacher here
         labels["teacher"] = f"teacher ({TEACHER_NAMES.get(kind, kind)} {teacher})"
         if "model" not in e:
             lines.append(f"| {voice} | model: not trained on this voice yet | | |")

@@ -114,6 +114,9 @@ def heldout(language: str, limit: int = 0) -> list[str]:
     return sentences[:limit] if limit else sentences
 
 
+IMPORTED_TEACHER = "ljspeech:"  # the teacher of a voice imported from recordings (`data/ljspeech.py`)
+
+
 @dataclass(frozen=True)
 class VoiceUnderTest:
     id: str
@@ -274,6 +277,9 @@ def evaluate_voice(
                    "sentences": len(sentences)}  # fmt: skip
     if v.language not in judge_languages(asr):
         entry["skipped"] = "no judge (Whisper lacks the language)"
+        return entry
+    if v.teacher.startswith(IMPORTED_TEACHER):  # a fine-tune's own recordings: the run stopped on it
+        entry["skipped"] = "imported recordings: no teacher to compare with"
         return entry
     postfilter = rt.voices[v.id].postfilter if v.in_model else None
     heard, teacher_mos, vocoded_mos = teacher_judgements(asr, v, sentences, cache, mos, postfilter)

@@ -379,7 +379,10 @@ def dataset_voices(data_dir: Path, ids: list[str] | None) -> tuple[list[VoiceInf
     if ids:
         unknown = sorted(set(ids) - {e["id"] for e in entries})
         if unknown:
-            raise SystemExit(f"--voices: {unknown} not in {path}")
+            raise SystemExit(
+                f"--voices: {unknown} not in {path}; render their training data first: "
+                f"python -m model_server.data --voices {','.join(unknown)} --out {data_dir.parent}"
+            )
         entries = [e for e in entries if e["id"] in ids]
     infos = [
         VoiceInfo(

@@ -10,8 +10,10 @@ synthetic voices, so an imported voice is indistinguishable in format from a gen
 
 from __future__ import annotations
 
+import json
+import re
 import wave
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +28,31 @@ from model_server.data.voices import VoiceSpec
 # Recording length / espeak length outside this range means the text and the audio do not match
 # (wrong transcript, long silences): DTW would still return a path, so such utterances are dropped.
 MIN_RATIO, MAX_RATIO = 0.33, 3.0
+# A recording whose loudest sample is below this is silence (a muted or failed take): its text would be
+# aligned onto nothing, since the edges are found relative to the clip's own peak.
+SILENT_PEAK = 10 ** (-50 / 20)  # -50 dBFS
+# Written forms the normalizer reads its own way ("48213" as digits, "5th" as "fifth"), which need not be
+# what the speaker said: such lines should give the spoken text in the third column.
+_READ_BY_RULE = re.compile(r"[0-9$€£%&@#/]")
 
 
 class LJSpeechError(ValueError):
     """Bad input folder: the message names the file (and line) at fault."""
+
+
+class SilentRecording(LJSpeechError):
+    """A recording with no sound: dropped (named in the report), not fatal."""
+
+
+@dataclass
+class ImportReport:
+    """What an import kept and dropped, by utterance id, so a user can find the lines to fix."""
+
+    utterances: int
+    frames: int
+    dropped: list[tuple[str, int, str]] = field(default_factory=list)  # (id, metadata line, reason)
+    read_by_rule: list[tuple[str, int]] = field(default_factory=list)  # digits/symbols, no spoken column
+    unreferenced_wavs: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -38,6 +61,7 @@ class Entry:
     text: str
     wav: Path
     line: int
+    spoken_given: bool = False  # the third column gave the text as spoken
 
 
 def read_metadata(folder: Path) -> list[Entry]:
@@ -47,11 +71,17 @@ def read_metadata(folder: Path) -> list[Entry]:
     if not folder.is_dir():
         raise LJSpeechError(f"{folder}: not a directory")
     if not meta.exists():
-        raise LJSpeechError(f"{meta}: missing (expected LJSpeech format: metadata.csv with id|text|normalized "
-                            "lines and a wavs/ folder)")
+        raise LJSpeechError(
+            f"{meta}: missing (expected LJSpeech format: metadata.csv with id|text|normalized "
+            "lines and a wavs/ folder)"
+        )
     entries: list[Entry] = []
     seen: dict[str, int] = {}
-    for lineno, raw in enumerate(meta.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text_lines = meta.read_text(encoding="utf-8-sig").splitlines()  # -sig: Excel's "CSV UTF-8" has a BOM
+    except UnicodeDecodeError as exc:
+        raise LJSpeechError(f"{meta}: not UTF-8 (byte {exc.start}); save it as UTF-8") from None
+    for lineno, raw in enumerate(text_lines, 1):
         if not raw.strip():
             continue
         fields = raw.split("|")
@@ -70,7 +100,8 @@ def read_metadata(folder: Path) -> list[Entry]:
         wav = folder / "wavs" / f"{uid}.wav"
         if not wav.exists():
             raise LJSpeechError(f"{wav}: missing (referenced by {where})")
-        entries.append(Entry(uid, text, wav, lineno))
+        spoken_given = len(fields) >= 3 and bool(fields[2].strip())
+        entries.append(Entry(uid, text, wav, lineno, spoken_given))
     if not entries:
         raise LJSpeechError(f"{meta}: no utterances")
     return entries
@@ -95,6 +126,8 @@ def read_wav(path: Path) -> np.ndarray:
     x = x.reshape(-1, ch).mean(axis=1)
     if len(x) == 0:
         raise LJSpeechError(f"{path}: no audio")
+    if np.abs(x).max() < SILENT_PEAK:
+        raise SilentRecording(f"{path}: silent (peak below -50 dBFS)")
     if sr != vocoder.SAMPLE_RATE:
         x = soxr.resample(x, sr, vocoder.SAMPLE_RATE, quality="HQ").astype(np.float32)
     return x
@@ -119,8 +152,9 @@ def _clip_durations(durations: list[int], start: int, end: int) -> list[int]:
     return [int(x) for x in np.diff(bounds)]
 
 
-def align_recording(text_for_teacher: str, espeak_voice: str, audio16: np.ndarray
-                    ) -> tuple[np.ndarray, list[str], list[int], float]:
+def align_recording(
+    text_for_teacher: str, espeak_voice: str, audio16: np.ndarray
+) -> tuple[np.ndarray, list[str], list[int], float]:
     """Features of the recording and espeak phone durations mapped onto its frames.
 
     Leading and trailing silence is cut from both sides before DTW and given to explicit pause segments:
@@ -146,10 +180,21 @@ def align_recording(text_for_teacher: str, espeak_voice: str, audio16: np.ndarra
     return feats, names, frames, (s1 - s0) / (r1 - r0)
 
 
-def import_ljspeech(folder: Path, voice_id: str, language: str, gender: str, dataset_dir: Path,
-                    name: str | None = None, description: str = "Imported LJSpeech-format recordings.",
-                    progress: bool = True) -> dict:
-    """Import every utterance of `folder` as voice `voice_id` into `dataset_dir`; returns statistics."""
+def import_ljspeech(
+    folder: Path,
+    voice_id: str,
+    language: str,
+    gender: str,
+    dataset_dir: Path,
+    name: str | None = None,
+    description: str = "Imported LJSpeech-format recordings.",
+    progress: bool = True,
+    replace: bool = False,
+) -> dict:
+    """Import every utterance of `folder` as voice `voice_id` into `dataset_dir`; returns statistics.
+
+    `voice_id` may not be a catalog voice or one already in the dataset unless `replace`: the import
+    overwrote that voice's data, and a fine-tune then retrained the shipped voice on the recordings."""
     from tqdm import tqdm
 
     from model_server.data import frontend_bridge
@@ -158,33 +203,82 @@ def import_ljspeech(folder: Path, voice_id: str, language: str, gender: str, dat
     if not voice_id or not all(c.isalnum() or c in "_-" for c in voice_id):
         raise LJSpeechError(f"voice id {voice_id!r} must be non-empty letters, digits, '_' or '-'")
     if language not in LANGUAGE_VOICES:
-        raise LJSpeechError(f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}")
+        raise LJSpeechError(
+            f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}"
+        )
+    if not replace:  # a re-import of recordings under their own id replaces them; any other voice is refused
+        from model_server.data.voices import ALL_VOICES
+
+        in_dataset = Path(dataset_dir) / "voices.json"
+        known = json.loads(in_dataset.read_text(encoding="utf-8")) if in_dataset.exists() else []
+        taken = set(ALL_VOICES) | {
+            v["id"] for v in known if not str(v.get("teacher", "")).startswith("ljspeech:")
+        }
+        if voice_id in taken:
+            raise LJSpeechError(
+                f"voice id {voice_id!r} is a shipped or generated voice: importing under it would replace its "
+                "training data (and a fine-tune would retrain it on these recordings); choose a new id, or pass "
+                "--replace to do exactly that"
+            )
     entries = read_metadata(Path(folder))
     espeak_voice = LANGUAGE_VOICES[language]
-    spec = VoiceSpec(voice_id, name or voice_id, language, gender, description,
-                     f"ljspeech:{espeak_voice}", 0.0, 1.0)
+    spec = VoiceSpec(
+        voice_id, name or voice_id, language, gender, description, f"ljspeech:{espeak_voice}", 0.0, 1.0
+    )
     utts, feats_out = [], []
     dropped: dict[str, int] = {}
+    report = ImportReport(0, 0)
+    report.read_by_rule = [
+        (e.id, e.line) for e in entries if not e.spoken_given and _READ_BY_RULE.search(e.text)
+    ]
+    listed = {e.wav.name for e in entries}
+    report.unreferenced_wavs = sorted(
+        p.name for p in (Path(folder) / "wavs").glob("*.wav") if p.name not in listed
+    )
     offset = 0
+
+    def drop(e: Entry, reason: str) -> None:
+        dropped[reason] = dropped.get(reason, 0) + 1
+        report.dropped.append((e.id, e.line, reason))
+
     for e in tqdm(entries, desc=f"import {voice_id}", unit="utt", disable=not progress):
-        audio = read_wav(e.wav)
+        try:
+            audio = read_wav(e.wav)
+        except SilentRecording:
+            drop(e, "silent")
+            continue
         teacher_text = frontend_bridge.normalize(e.text, language)
         feats, phones, frames, ratio = align_recording(teacher_text, espeak_voice, audio)
         if not MIN_RATIO <= ratio <= MAX_RATIO:
-            dropped["length ratio"] = dropped.get("length ratio", 0) + 1
+            drop(e, f"length ratio {ratio:.2f} outside {MIN_RATIO}-{MAX_RATIO} (text and audio differ)")
             continue
         res = frontend_bridge.align(spec, e.text, phones, frames, len(feats))
         if res.error is not None:
-            reason = res.error.split(":", 1)[0]
-            dropped[reason] = dropped.get(reason, 0) + 1
+            drop(e, res.error.split(":", 1)[0])
             continue
-        utts.append({"id": e.id, "text": e.text, "language": language, "voice": voice_id,
-                     "symbols": res.symbols, "durations": res.durations, "n_frames": len(feats),
-                     "frame_offset": offset})
+        utts.append(
+            {
+                "id": e.id,
+                "text": e.text,
+                "language": language,
+                "voice": voice_id,
+                "symbols": res.symbols,
+                "durations": res.durations,
+                "n_frames": len(feats),
+                "frame_offset": offset,
+            }
+        )
         feats_out.append(feats)
         offset += len(feats)
     if not utts:
         raise LJSpeechError(f"{folder}: every utterance was dropped ({dropped}); check transcripts and audio")
     write_voice(Path(dataset_dir), spec, utts, feats_out)
-    return {"utterances": len(utts), "frames": offset, "hours": offset / 80.0 / 3600.0,
-            "dropped": sum(dropped.values()), "drop_reasons": dropped}
+    report.utterances, report.frames = len(utts), offset
+    return {
+        "utterances": len(utts),
+        "frames": offset,
+        "hours": offset / 80.0 / 3600.0,
+        "dropped": sum(dropped.values()),
+        "drop_reasons": dropped,
+        "report": report,
+    }

@@ -115,3 +115,43 @@ def test_voices_json_keeps_other_voices(lj_folder, tmp_path):
               "--out", str(tmp_path), "--no-progress"])
     ids = [v["id"] for v in json.loads((ds_dir / "voices.json").read_text())]
     assert ids == ["en_me", "zz"]
+
+
+def test_metadata_from_excel_with_a_bom_reads_and_latin1_is_named(tmp_path):
+    folder = _folder(tmp_path, None)
+    (folder / "metadata.csv").write_text("a|Hello.\n", encoding="utf-8-sig")  # the id carried U+FEFF
+    assert [e.id for e in read_metadata(folder)] == ["a"]
+    (folder / "metadata.csv").write_bytes("a|Caf\u00e9.\n".encode("latin-1"))  # a raw traceback before
+    with pytest.raises(LJSpeechError, match=r"metadata.csv: not UTF-8 \(byte 5\)"):
+        read_metadata(folder)
+
+
+def test_a_shipped_voice_id_is_refused_unless_replace(tmp_path):
+    """Importing under en_female_slt overwrote its training data, and a fine-tune retrained the shipped
+    voice on the recordings, with no word."""
+    folder = _folder(tmp_path, None)
+    args = ["ljspeech", str(folder), "--language", "en", "--gender", "female", "--out", str(tmp_path / "o")]
+    with pytest.raises(SystemExit, match=r"'en_female_slt' is a shipped or generated voice.*--replace"):
+        cli.main([*args, "--voice-id", "en_female_slt"])
+    with pytest.raises(SystemExit, match=r"metadata.csv: missing"):  # past the id check: the folder is next
+        cli.main([*args, "--voice-id", "en_female_slt", "--replace"])
+
+
+@needs_festival
+def test_the_import_names_what_it_dropped_and_what_it_may_misread(lj_folder, tmp_path, capsys):
+    src, _ = lj_folder
+    folder = tmp_path / "lj"
+    shutil.copytree(src, folder)
+    festival.write_wav_int16(folder / "wavs" / "SIL.wav", np.zeros(16000, np.int16), 16000)  # a muted take
+    shutil.copy(folder / "wavs" / "LJ001-0000.wav", folder / "wavs" / "EXTRA.wav")  # on no metadata line
+    shutil.copy(folder / "wavs" / "LJ001-0001.wav", folder / "wavs" / "NUM.wav")
+    with open(folder / "metadata.csv", "a", encoding="utf-8") as f:
+        f.write("SIL|Hello there.\nNUM|Please bring 3 green apples and a loaf of bread.\n")
+    assert cli.main(["ljspeech", str(folder), "--voice-id", "en_me", "--language", "en", "--gender", "female",
+                     "--out", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "dropped SIL (metadata.csv:4): silent" in out  # it was imported as speech over silence
+    assert "NUM (line 5)" in out and "digits or symbols" in out
+    assert "EXTRA.wav" in out
+    ids = {u.id for u in load_dataset(tmp_path / "dataset")["en_me"].utterances}
+    assert "SIL" not in ids and "LJ001-0000" in ids

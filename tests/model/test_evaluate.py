@@ -5,6 +5,8 @@ The judges' packages (requirements-eval.txt) install into .venv-eval on first us
 --no-deps on top of the shared venv), so `make test` and CI run these tests too; later runs reuse it.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -131,3 +133,19 @@ def test_distillmos_prefers_clean_speech_to_noisy(judges_installed, festival_utt
     noise *= np.sqrt((festival_utterance**2).mean() / (noise**2).mean())  # 0 dB SNR
     noisy = judge(festival_utterance + noise)
     assert 1.0 <= noisy < clean - 0.5 and clean <= 5.5, (clean, noisy)
+
+
+def test_another_models_report_never_replaces_the_shipped_models_page(tmp_path):
+    """`--model runs/my_voice/export` rewrote the committed docs/evaluation.md with the fine-tune's numbers."""
+    from model_server.model.runtime import DEFAULT_MODEL_DIR
+
+    assert evaluate.default_report(Path(DEFAULT_MODEL_DIR)) == Path("docs/evaluation.md")
+    assert evaluate.default_report(tmp_path / "export") == tmp_path / "export" / "evaluation.md"
+
+
+def test_a_voice_without_a_known_teacher_is_scored_with_no_teacher():
+    with pytest.raises(SystemExit, match=r"no English teacher known for \['my_voice'\].*--no-teacher"):
+        evaluate.main(["--voices", "my_voice"])
+    # with --no-teacher the voice passes that check; this model lacks it, which is the next refusal
+    with pytest.raises(SystemExit, match=r"lacks voice\(s\) \['my_voice'\]"):
+        evaluate.main(["--voices", "my_voice", "--no-teacher"])
