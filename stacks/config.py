@@ -67,6 +67,7 @@ _REGION_RE = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d$")
 # GPU families the GPU-optimized ECS AMI and the server's CUDA image support.
 _ECS_INSTANCE_RE = re.compile(r"^(g5|g6|g6e|p4d|p4de|p5|p5e|p5en|p6-b200)\.(\d*xlarge|metal)$")
 _SAGEMAKER_INSTANCE_RE = re.compile(r"^ml\.(g5|g6|g6e|p4d|p4de|p5|p5e|p5en)\.\d*xlarge$")
+_INFERENCE_AMI_RE = re.compile(r"^$|^al2(023)?-ami-sagemaker-inference-gpu-\d+(-\d+)?$")
 _CERT_ARN_RE = re.compile(r"^arn:aws[a-z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[0-9a-f-]{36}$")
 _MODEL_PACKAGE_RE = re.compile(
     r"^arn:aws[a-z-]*:sagemaker:([a-z0-9-]+):\d{12}:model-package/[A-Za-z0-9/._-]+$"
@@ -125,6 +126,10 @@ class StatespeakConfig:
     """GPU instance type of the ECS capacity (g5, g6, g6e or p families); one task per GPU."""
     sagemaker_instance_type: str = "ml.g6e.xlarge"
     """Instance type of the SageMaker real-time endpoint."""
+    sagemaker_inference_ami_version: str = "al2023-ami-sagemaker-inference-gpu-4-1"
+    """The endpoint hosts' AMI (`InferenceAmiVersion`): the kit image's torch is a CUDA 13.0 build, which needs
+    NVIDIA driver 580; SageMaker's default AMIs carry 470 (g5, p4d), 535 (g6, p5) or 550. Empty: SageMaker's
+    default (a Marketplace package built for an older CUDA)."""
     sagemaker_autoscaling: bool = True
     """Register the endpoint variant with Application Auto Scaling. False removes the registration (the
     endpoint keeps its current count), e.g. to change `sagemaker_instance_type` by hand (docs/sagemaker.md)."""
@@ -350,6 +355,12 @@ class StatespeakConfig:
             self.sagemaker_instance_type,
             _SAGEMAKER_INSTANCE_RE,
             "an ml.* GPU type of the g5, g6, g6e or p4d/p4de/p5/p5e/p5en families, e.g. ml.g6e.xlarge",
+        )
+        _pattern(
+            "sagemaker_inference_ami_version",
+            self.sagemaker_inference_ami_version,
+            _INFERENCE_AMI_RE,
+            "a GPU InferenceAmiVersion such as al2023-ami-sagemaker-inference-gpu-4-1, or empty",
         )
         _pattern("image_tag", self.image_tag, _IMAGE_TAG_RE, "an ECR tag: letters, digits, '_', '.', '-'")
         _pattern(

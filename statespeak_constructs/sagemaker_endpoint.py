@@ -210,6 +210,9 @@ class SageMakerEndpointProps:
     """Pre-created /aws/sagemaker/Endpoints/<endpoint_name> log group (retention and encryption set)."""
     instance_type: str = "ml.g6e.xlarge"
     """GPU instance type of the production variant."""
+    inference_ami_version: str | None = None
+    """The hosts' AMI (`InferenceAmiVersion`), which fixes their NVIDIA driver; None: SageMaker's default.
+    The kit image needs driver 580 (`al2023-ami-sagemaker-inference-gpu-4-1`): its torch is a CUDA 13 build."""
     initial_instance_count: int = 2
     """Instances at creation; autoscaling takes over from there."""
     volume_key: kms.IKey | None = None
@@ -312,6 +315,7 @@ class SageMakerEndpoint(Construct):
             variant_name=VARIANT_NAME,
             model_name=self.model.attr_model_name,
             instance_type=props.instance_type,
+            inference_ami_version=props.inference_ami_version or None,
             initial_instance_count=props.initial_instance_count,
             initial_variant_weight=1.0,
             container_startup_health_check_timeout_in_seconds=int(

@@ -167,6 +167,9 @@ def test_endpoint_config_instance_timeouts_and_routing(full_synth):
     assert 900 <= variant["ContainerStartupHealthCheckTimeoutInSeconds"] <= 3600
     assert 300 <= variant["ModelDataDownloadTimeoutInSeconds"] <= 3600
     assert variant["RoutingConfig"] == {"RoutingStrategy": "LEAST_OUTSTANDING_REQUESTS"}
+    # driver 580 for the image's CUDA 13 torch: SageMaker's default AMIs carry 470, 535 or 550, on which the
+    # server finds no usable CUDA and never turns ready
+    assert variant["InferenceAmiVersion"] == "al2023-ami-sagemaker-inference-gpu-4-1"
     # ml.g6e keeps its storage on NVMe instance store: no KmsKeyId, and an acknowledged, reasoned exception.
     assert "KmsKeyId" not in config
     prefix = full_synth.stack_name(SM) + "/"
@@ -374,6 +377,19 @@ def test_ebs_instance_types_get_the_volume_key():
 )  # fmt: skip
 def test_instance_store_types_are_told_apart(instance_type, instance_store):
     assert has_instance_storage(instance_type) is instance_store
+
+
+def test_the_inference_ami_is_checked_and_may_be_left_to_sagemaker():
+    from stacks.config import StatespeakConfig
+
+    with pytest.raises(ValueError, match="sagemaker_inference_ami_version"):
+        StatespeakConfig.from_context(
+            {"sagemaker_inference_ami_version": "al2-ami-sagemaker-inference-neuron-2"}
+        )
+    assert (
+        StatespeakConfig.from_context({"sagemaker_inference_ami_version": ""}).sagemaker_inference_ami_version
+        == ""
+    )
 
 
 def test_bad_instance_type_is_refused():
