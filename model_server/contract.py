@@ -36,6 +36,10 @@ ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metr
 
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
+# The image's non-root user (uid:gid, made by model_server/Dockerfile). The image itself runs as root, as
+# SageMaker's container contract requires ("SageMaker AI expects all containers to run with root users"); the
+# ECS task runs it as this user.
+IMAGE_USER = "10001:10001"
 
 # CloudWatch Embedded Metric Format ---------------------------------------------------------------
 METRICS_NAMESPACE = "Statespeak"

@@ -28,6 +28,7 @@ from model_server.contract import (
     ENV_QUERY_API_KEYS,
     ENV_SAGEMAKER_ROUTES,
     HEALTH_PATH,
+    IMAGE_USER,
     KEEP_ALIVE_MARGIN_S,
     METRIC_ACTIVE_STREAMS,
     METRICS_NAMESPACE,
@@ -141,6 +142,7 @@ class GpuTtsService(Construct):
             CONTAINER_NAME,
             image=props.image.container_image,
             command=["serve"],
+            user=IMAGE_USER,  # the image's non-root user (the image runs as root for SageMaker's contract)
             gpu_count=1,
             cpu=props.cpu_units,
             memory_reservation_mib=props.memory_reservation_mib,

@@ -34,8 +34,10 @@ from model_server.contract import (
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    METRIC_REJECTED_STREAMS,
     METRICS_NAMESPACE,
     SAGEMAKER_MODEL_DIR,
+    metric_dimensions,
 )
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.observability import sustained_alarm
@@ -350,6 +352,15 @@ class SageMakerEndpoint(Construct):
 
         self.alarms = self._endpoint_alarms(props)
         rollback = [self.alarms["Invocation5XXErrors"], self.alarms["ModelLatency"]]
+        # SageMaker reads the rollback alarms with the execution role: "Ensure that your IAM execution role has
+        # permission to perform the cloudwatch:DescribeAlarms action on the auto-rollback alarms you specify."
+        self.policy.add_statements(
+            iam.PolicyStatement(
+                sid="ReadRollbackAlarms",
+                actions=["cloudwatch:DescribeAlarms"],
+                resources=[alarm.alarm_arn for alarm in rollback],
+            )
+        )
         termination_wait = min(3600, props.max_stream_seconds)
         self.endpoint = sagemaker.CfnEndpoint(
             self,
@@ -429,15 +440,37 @@ class SageMakerEndpoint(Construct):
         )
         alarms = {}
         for name, statistic, threshold, what in specs:
+            metric: cloudwatch.IMetric = self.metric(name, statistic, name)
+            if name == "Invocation5XXErrors" and isinstance(props.model, KitModel):
+                metric = self._errors_beyond_admission(metric, props.model.kit_name)
             alarms[name] = sustained_alarm(
                 self,
                 f"{name}Alarm",
-                self.metric(name, statistic, name),
+                metric,
                 threshold,
                 minutes,
                 f"Statespeak SageMaker endpoint {props.endpoint_name}: {what}",
             )
         return alarms
+
+    def _errors_beyond_admission(self, errors: cloudwatch.Metric, kit_name: str) -> cloudwatch.IMetric:
+        """5xx responses less the kit server's admission refusals. A refusal is a 503 with Retry-After (the
+        client's cue to back off, the same on both routes), and SageMaker counts it in Invocation5XXErrors: a
+        burst above the fleet's admission limit for three minutes fired the alarm and, during an update,
+        rolled back the new fleet (or ended the deployment, if the old fleet was the one refusing)."""
+        rejected = cloudwatch.Metric(
+            namespace=METRICS_NAMESPACE,
+            metric_name=METRIC_REJECTED_STREAMS,
+            dimensions_map=metric_dimensions(DEPLOYMENT_SAGEMAKER, kit_name),
+            statistic="Sum",
+            period=errors.period,
+        )
+        return cloudwatch.MathExpression(
+            expression="errors - FILL(rejected, 0)",
+            using_metrics={"errors": errors, "rejected": rejected},
+            label="5xx responses other than admission refusals",
+            period=errors.period,
+        )
 
     def metric(
         self,

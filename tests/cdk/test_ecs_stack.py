@@ -508,3 +508,11 @@ def test_dashboard_shows_latency_streams_errors_gpu_and_tasks(default_synth):
     ):
         assert name in body, name
     assert "p50" in body and "p99" in body
+
+
+def test_the_task_runs_the_image_as_its_non_root_user(default_synth):
+    """The image runs as root by default, as SageMaker's container contract requires; the ECS task is where
+    non-root is chosen (the image's user, whose home holds the Triton cache)."""
+    from model_server.contract import IMAGE_USER
+
+    assert _container(default_synth)["User"] == IMAGE_USER

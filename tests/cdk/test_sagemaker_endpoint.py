@@ -16,6 +16,7 @@ from aws_cdk.assertions import Match
 from model_server.contract import (
     DIM_KIT,
     DIM_SERVICE,
+    METRIC_REJECTED_STREAMS,
     METRIC_TIME_TO_FIRST_AUDIO,
     METRICS_NAMESPACE,
     SAGEMAKER_MODEL_DIR,
@@ -122,9 +123,16 @@ def test_execution_role_is_least_privilege(full_synth):
         "logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams", "cloudwatch:PutMetricData",
         "ec2:DescribeNetworkInterfaces", "ec2:DescribeVpcs", "ec2:DescribeDhcpOptions", "ec2:DescribeSubnets",
         "ec2:DescribeSecurityGroups", "ec2:CreateNetworkInterface", "ec2:CreateNetworkInterfacePermission",
-        "ec2:DeleteNetworkInterface", "ec2:DeleteNetworkInterfacePermission",
+        "ec2:DeleteNetworkInterface", "ec2:DeleteNetworkInterfacePermission", "cloudwatch:DescribeAlarms",
     }  # fmt: skip
     assert all(s["Effect"] == "Allow" for s in statements)
+    # SageMaker reads the auto-rollback alarms with this role (its guardrails doc): those two, no others
+    [describe] = [s for s in statements if s["Action"] == "cloudwatch:DescribeAlarms"]
+    rollback = full_synth.only(SM, "AWS::SageMaker::Endpoint")["DeploymentConfig"][
+        "AutoRollbackConfiguration"
+    ]
+    named = {a["AlarmName"]["Ref"] for a in rollback["Alarms"]}
+    assert {r["Fn::GetAtt"][0] for r in as_list(describe["Resource"])} == named
     # A bare "*" resource only where the action has no resource-level permissions.
     for s in statements:
         if "*" in as_list(s["Resource"]):
@@ -246,7 +254,10 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
     for alarm in full_synth.resources(SM, "AWS::CloudWatch::Alarm").values():
         props = alarm["Properties"]
         assert props.get("AlarmActions"), "alarms notify the alarm topic"
-        for query in props.get("Metrics", []):  # labelled metrics render as a one-entry metric query
+        for query in props.get("Metrics", []):  # labelled metrics and math render as metric queries
+            if "MetricStat" not in query:
+                watched.add(("expression", query["Expression"]))
+                continue
             metric, stat = query["MetricStat"]["Metric"], query["MetricStat"]["Stat"]
             dims = tuple(sorted((d["Name"], d["Value"]) for d in metric["Dimensions"]))
             watched.add((metric["Namespace"], metric["MetricName"], dims, stat))
@@ -262,6 +273,11 @@ def test_dashboard_and_alarms_watch_the_sagemaker_route(full_synth):
     ) in watched
     endpoint_dims = (("EndpointName", ENDPOINT), ("VariantName", "AllTraffic"))
     assert ("AWS/SageMaker", "Invocation5XXErrors", endpoint_dims, "Sum") in watched
+    # less the server's admission refusals (503s SageMaker counts as 5xx: a burst fired it and rolled back
+    # an update), from the kit's own metric of this route
+    assert ("expression", "errors - FILL(rejected, 0)") in watched
+    kit_dims = ((DIM_KIT, "Statespeak"), (DIM_SERVICE, "sagemaker"))
+    assert (METRICS_NAMESPACE, METRIC_REJECTED_STREAMS, kit_dims, "Sum") in watched
     template.has_resource_properties(
         "AWS::SNS::Subscription", {"Protocol": "email", "Endpoint": "oncall@example.com"}
     )

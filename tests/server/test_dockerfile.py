@@ -22,10 +22,14 @@ def test_runtime_can_compile_triton_launchers_as_a_writable_non_root_user():
     apt = re.search(r"apt-get install -y --no-install-recommends ([^\n&]+)", DOCKERFILE)[1].split()
     assert {"gcc", "libc6-dev", "python3-dev", "python3"} <= set(apt)  # Triton's launcher: cc + Python.h
     assert "nvcc" not in DOCKERFILE and "build-essential" not in DOCKERFILE and "MAX_JOBS" not in DOCKERFILE
-    user = re.search(r"^USER (\S+)$", DOCKERFILE, re.M)[1]
-    assert user != "root" and re.search(
-        rf"useradd .*--create-home --home-dir /home/{user} {user}", DOCKERFILE
-    )
+    from model_server.contract import IMAGE_USER
+
+    # root by default (SageMaker's contract); the ECS task runs it as the non-root user made here
+    assert not re.search(r"^USER ", DOCKERFILE, re.M)
+    uid = IMAGE_USER.split(":")[0]
+    made = re.search(rf"useradd .*--uid {uid} --create-home --home-dir /home/(\S+) (\S+)", DOCKERFILE)
+    assert made and made[1] == made[2]
+    user = made[1]
     cache = re.search(r"TRITON_CACHE_DIR=(\S+)", DOCKERFILE)[1]
     assert cache.startswith(f"/home/{user}/") and f"-o {user} -g {user} {cache}" in DOCKERFILE
     assert re.search(rf"HOME=/home/{user}\b", DOCKERFILE)
