@@ -158,7 +158,10 @@ def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         (audio,) = pool.submit(evaluate_languages.render_teacher, "espeak:af+f3", "af", [sentence]).result()
     heard = judge(audio, "af").split()
-    assert 0 < len(heard) <= 2 * len(sentence.split()), heard
+    # the loop ran to the decoder's length limit (about 150 words); a poor hearing of these 7 words varies from
+    # run to run on a loaded machine (19 words once in a full CI run: "U mo m'n m'n m' m' ..."), so the bound
+    # separates a loop from a poor hearing, not one poor hearing from another
+    assert 0 < len(heard) <= 4 * len(sentence.split()), heard
 
 
 def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge, mos):
