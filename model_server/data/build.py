@@ -72,20 +72,8 @@ class Batch:
     @property
     def key(self) -> str:
         h = hashlib.sha256()
-        h.update(
-            json.dumps(
-                [
-                    CACHE_VERSION,
-                    self.voice.teacher,
-                    teacher_phone_table(self.voice),
-                    self.texts,
-                    self.teacher_texts,
-                    vocoder.FEATURE_DIM,
-                    vocoder.HOP,
-                ],
-                ensure_ascii=False,
-            ).encode()
-        )
+        h.update(json.dumps([CACHE_VERSION, self.voice.teacher, teacher_phone_table(self.voice), self.texts,
+                             self.teacher_texts, vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
         return h.hexdigest()
 
     def is_done(self) -> bool:
@@ -102,14 +90,8 @@ def sentence_count(voice: VoiceSpec, hours_scale: float) -> int:
     return max(1, round(voice.hours * hours_scale * 3600.0 / voice.seconds_per_sentence))
 
 
-def plan(
-    voices: list[VoiceSpec],
-    out: Path,
-    hours_scale: float,
-    seed: int,
-    normalize: Callable[[str, str], str],
-    batch_size: int = BATCH_SIZE,
-) -> list[Batch]:
+def plan(voices: list[VoiceSpec], out: Path, hours_scale: float, seed: int,
+         normalize: Callable[[str, str], str], batch_size: int = BATCH_SIZE) -> list[Batch]:
     """Fixed list of batches: sentences per voice (seeded by seed and voice id) cut into batches."""
     batches = []
     for v in voices:
@@ -117,15 +99,8 @@ def plan(
         teacher = [normalize(t, v.language) for t in texts]
         for i in range(0, len(texts), batch_size):
             idx = i // batch_size
-            batches.append(
-                Batch(
-                    v,
-                    idx,
-                    texts[i : i + batch_size],
-                    teacher[i : i + batch_size],
-                    out / "cache" / v.id / f"batch_{idx:05d}.npz",
-                )
-            )
+            batches.append(Batch(v, idx, texts[i:i + batch_size], teacher[i:i + batch_size],
+                                 out / "cache" / v.id / f"batch_{idx:05d}.npz"))
     return batches
 
 
@@ -158,12 +133,7 @@ def teacher_phone_table(voice: VoiceSpec) -> list:
     if voice.teacher_kind == "hibari":
         from model_server.data import hibari_teacher as h
 
-        return [
-            sorted(h.MISAKI_TO_ARPABET.items()),
-            sorted(h.STRESS_MARKS),
-            sorted(h.AFTER_MARKS),
-            h.TEACHER_PAUSE,
-        ]
+        return [sorted(h.MISAKI_TO_ARPABET.items()), sorted(h.STRESS_MARKS), sorted(h.AFTER_MARKS), h.TEACHER_PAUSE]
     if voice.teacher_kind == "festival":
         from model_server.data import festival
 
@@ -174,19 +144,8 @@ def teacher_phone_table(voice: VoiceSpec) -> list:
 def utterance_key(voice: VoiceSpec, teacher_text: str) -> str:
     """Everything one cached utterance depends on: reused across batches' reruns when unchanged."""
     h = hashlib.sha256()
-    h.update(
-        json.dumps(
-            [
-                CACHE_VERSION,
-                voice.teacher,
-                teacher_phone_table(voice),
-                teacher_text,
-                vocoder.FEATURE_DIM,
-                vocoder.HOP,
-            ],
-            ensure_ascii=False,
-        ).encode()
-    )
+    h.update(json.dumps([CACHE_VERSION, voice.teacher, teacher_phone_table(voice), teacher_text,
+                         vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
     return h.hexdigest()
 
 
@@ -210,12 +169,8 @@ def _read_entries(path: Path) -> dict[str, _Entry]:
     fpos = ppos = 0
     for k, n, c, e in zip(keys, n_frames, counts, errors, strict=True):
         n, c = int(n), int(c)
-        out[str(k)] = _Entry(
-            feats[fpos : fpos + n],
-            [str(p) for p in phones[ppos : ppos + c]],
-            [int(x) for x in frames[ppos : ppos + c]],
-            str(e),
-        )
+        out[str(k)] = _Entry(feats[fpos:fpos + n], [str(p) for p in phones[ppos:ppos + c]],
+                             [int(x) for x in frames[ppos:ppos + c]], str(e))
         fpos += n
         ppos += c
     return out
@@ -235,9 +190,7 @@ def run_batch(batch: Batch) -> dict:
     fresh: dict[int, _Entry] = {}
     for i, r in zip(need, renders, strict=True):
         if r.audio is None:
-            fresh[i] = _Entry(
-                np.zeros((0, vocoder.FEATURE_DIM), np.float32), [], [], r.error or "render failed"
-            )
+            fresh[i] = _Entry(np.zeros((0, vocoder.FEATURE_DIM), np.float32), [], [], r.error or "render failed")
             continue
         f = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, vocoder.SAMPLE_RATE)
         fresh[i] = _Entry(f, [name for name, _ in r.segments], teacher_frames(r.segments, len(f)), "")
@@ -245,34 +198,22 @@ def run_batch(batch: Batch) -> dict:
     features = np.concatenate([e.features for e in entries]).astype(np.float32)
     batch.path.parent.mkdir(parents=True, exist_ok=True)
     tmp = batch.path.with_name(batch.path.name + f".tmp{os.getpid()}.npz")
-    np.savez(
-        tmp,
-        key=np.array(batch.key),
-        utt_keys=np.array(keys, dtype=str),
-        features=features,
-        n_frames=np.array([len(e.features) for e in entries], np.int64),
-        phones=np.array([p for e in entries for p in e.phones], dtype=str),
-        phone_counts=np.array([len(e.phones) for e in entries], np.int64),
-        frames=np.array([x for e in entries for x in e.frames], np.int64),
-        errors=np.array([e.error for e in entries], dtype=str),
-    )
+    np.savez(tmp, key=np.array(batch.key), utt_keys=np.array(keys, dtype=str), features=features,
+             n_frames=np.array([len(e.features) for e in entries], np.int64),
+             phones=np.array([p for e in entries for p in e.phones], dtype=str),
+             phone_counts=np.array([len(e.phones) for e in entries], np.int64),
+             frames=np.array([x for e in entries for x in e.frames], np.int64),
+             errors=np.array([e.error for e in entries], dtype=str))
     os.replace(tmp, batch.path)  # atomic: a killed run never leaves a batch that looks finished
-    return {
-        "voice": batch.voice.id,
-        "frames": int(len(features)),
-        "failed": sum(1 for e in entries if e.error),
-        "rendered": len(need),
-        "seconds": time.perf_counter() - t0,
-    }
+    return {"voice": batch.voice.id, "frames": int(len(features)), "failed": sum(1 for e in entries if e.error),
+            "rendered": len(need), "seconds": time.perf_counter() - t0}
 
 
 def _run_batch_safe(batch: Batch) -> dict:
     try:
         return run_batch(batch)
     except Exception as exc:  # report which batch failed instead of a bare traceback from the pool
-        raise RuntimeError(
-            f"voice {batch.voice.id} batch {batch.index}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise RuntimeError(f"voice {batch.voice.id} batch {batch.index}: {type(exc).__name__}: {exc}") from exc
 
 
 def render_all(batches: list[Batch], workers: int, progress: bool = True, max_seconds: float = 0.0) -> dict:
@@ -285,14 +226,8 @@ def render_all(batches: list[Batch], workers: int, progress: bool = True, max_se
     # voice with data rather than the first voices complete and the last ones empty.
     order = {id(b): (b.index, k) for k, b in enumerate(batches)}
     todo = sorted((b for b in batches if not b.is_done()), key=lambda b: order[id(b)])
-    stats = {
-        "batches": len(batches),
-        "skipped": len(batches) - len(todo),
-        "rendered": len(todo),
-        "render_failed": 0,
-        "render_s": 0.0,
-        "timed_out": 0,
-    }
+    stats = {"batches": len(batches), "skipped": len(batches) - len(todo), "rendered": len(todo),
+             "render_failed": 0, "render_s": 0.0, "timed_out": 0}
     if not todo:
         return stats
     from tqdm import tqdm
@@ -316,9 +251,8 @@ def render_all(batches: list[Batch], workers: int, progress: bool = True, max_se
                 res = next(results)
             else:
                 try:
-                    res = results.next(
-                        timeout=max(0.0, deadline - time.perf_counter()) if max_seconds > 0 else None
-                    )
+                    res = results.next(timeout=max(0.0, deadline - time.perf_counter()) if max_seconds > 0
+                                       else None)
                 except multiprocessing.TimeoutError:
                     pool.terminate()  # the batches in flight are lost (their files are written atomically)
                     break
@@ -345,12 +279,8 @@ class AlignResult:
     error: str | None = None
 
 
-def assemble(
-    batches: list[Batch],
-    voices: list[VoiceSpec],
-    out: Path,
-    align: Callable[[VoiceSpec, str, list[str], list[int], int], AlignResult],
-) -> dict:
+def assemble(batches: list[Batch], voices: list[VoiceSpec], out: Path,
+             align: Callable[[VoiceSpec, str, list[str], list[int], int], AlignResult]) -> dict:
     """Align every rendered utterance and write the dataset; returns per-voice statistics."""
     per_voice: dict[str, dict] = {}
     dataset_dir = out / "dataset"
@@ -370,9 +300,9 @@ def assemble(
                     st["dropped_render"] += 1
                     continue
                 n, c = int(n_frames[i]), int(counts[i])
-                tp = [str(p) for p in phones[ppos : ppos + c]]
-                tf = [int(x) for x in frames[ppos : ppos + c]]
-                f = features[fpos : fpos + n]
+                tp = [str(p) for p in phones[ppos:ppos + c]]
+                tf = [int(x) for x in frames[ppos:ppos + c]]
+                f = features[fpos:fpos + n]
                 fpos += n
                 ppos += c
                 res = align(v, text, tp, tf, n)
@@ -382,23 +312,12 @@ def assemble(
                     st["drop_reasons"][reason] = st["drop_reasons"].get(reason, 0) + 1
                     continue
                 if sum(res.durations) != n or len(res.durations) != len(res.symbols):
-                    raise RuntimeError(
-                        f"{v.id} {text!r}: aligner returned {len(res.durations)} durations "
-                        f"summing to {sum(res.durations)} for {len(res.symbols)} symbols and "
-                        f"{n} frames"
-                    )
-                utts.append(
-                    {
-                        "id": f"{v.id}_{b.index:05d}_{i:03d}",
-                        "text": text,
-                        "language": v.language,
-                        "voice": v.id,
-                        "symbols": res.symbols,
-                        "durations": res.durations,
-                        "n_frames": n,
-                        "frame_offset": offset,
-                    }
-                )
+                    raise RuntimeError(f"{v.id} {text!r}: aligner returned {len(res.durations)} durations "
+                                       f"summing to {sum(res.durations)} for {len(res.symbols)} symbols and "
+                                       f"{n} frames")
+                utts.append({"id": f"{v.id}_{b.index:05d}_{i:03d}", "text": text, "language": v.language,
+                             "voice": v.id, "symbols": res.symbols, "durations": res.durations,
+                             "n_frames": n, "frame_offset": offset})
                 feats.append(f)
                 offset += n
         write_voice(dataset_dir, v, utts, feats)

@@ -50,7 +50,7 @@ class VoiceData:
     features: np.ndarray  # float32 [total_frames, FEATURE_DIM], memory-mapped
 
     def frames(self, utt: Utterance) -> np.ndarray:
-        return self.features[utt.frame_offset : utt.frame_offset + utt.n_frames]
+        return self.features[utt.frame_offset:utt.frame_offset + utt.n_frames]
 
 
 def _atomic_write_text(path: Path, content: str) -> None:
@@ -59,13 +59,8 @@ def _atomic_write_text(path: Path, content: str) -> None:
     os.replace(tmp, path)
 
 
-def write_voice(
-    dataset_dir: Path,
-    voice,
-    utterances: list[dict],
-    features: list[np.ndarray],
-    length_marks: LengthMarks = LENGTH_MARKS,
-) -> None:
+def write_voice(dataset_dir: Path, voice, utterances: list[dict], features: list[np.ndarray],
+                length_marks: LengthMarks = LENGTH_MARKS) -> None:
     """Write one voice's files and merge its entry into voices.json (other voices' entries are kept).
     `length_marks`: the frontend rule the utterances' symbols were made with (training copies it)."""
     vdir = Path(dataset_dir) / voice.id
@@ -75,9 +70,8 @@ def write_voice(
     tmp = vdir / "features.npy.tmp.npy"
     np.save(tmp, arr)
     os.replace(tmp, vdir / "features.npy")
-    _atomic_write_text(
-        vdir / "utterances.jsonl", "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in utterances)
-    )
+    _atomic_write_text(vdir / "utterances.jsonl",
+                       "".join(json.dumps(u, ensure_ascii=False) + "\n" for u in utterances))
     _update_voices_json(Path(dataset_dir), [{**voice.metadata(), LENGTH_MARKS_KEY: length_marks}])
 
 
@@ -130,9 +124,8 @@ def load_voice(dataset_dir: Path, info: dict, mmap: bool = True) -> VoiceData:
     return VoiceData(info, utts, feats)
 
 
-def load_dataset(
-    dataset_dir: str | Path, voices: list[str] | None = None, mmap: bool = True
-) -> dict[str, VoiceData]:
+def load_dataset(dataset_dir: str | Path, voices: list[str] | None = None, mmap: bool = True
+                 ) -> dict[str, VoiceData]:
     """Read a dataset directory: {voice_id: VoiceData}. Raises DatasetError on any inconsistency."""
     dataset_dir = Path(dataset_dir)
     vpath = dataset_dir / "voices.json"
@@ -180,9 +173,8 @@ def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]
             info.setdefault(LENGTH_MARKS_KEY, "drop")  # the reader's rule for datasets older than the key
             if vid in infos and infos[vid] != info:
                 fields_ = sorted(k for k in set(info) | set(infos[vid]) if info.get(k) != infos[vid].get(k))
-                raise DatasetError(
-                    f"merge: voice {vid} differs between inputs in voices.json ({', '.join(fields_)}) at {p}"
-                )
+                raise DatasetError(f"merge: voice {vid} differs between inputs in voices.json ({', '.join(fields_)}) "
+                                   f"at {p}")
             infos.setdefault(vid, info)
     stats = {}
     out.mkdir(parents=True, exist_ok=True)
@@ -205,7 +197,7 @@ def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]
                 seen.add(uid)
                 row = {**asdict(u), "id": uid, "frame_offset": offset}
                 lines.append(json.dumps(row, ensure_ascii=False) + "\n")
-                feats[offset : offset + u.n_frames] = vd.frames(u)
+                feats[offset:offset + u.n_frames] = vd.frames(u)
                 offset += u.n_frames
         feats.flush()
         del feats

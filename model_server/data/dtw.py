@@ -44,7 +44,8 @@ def dtw_path(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.ndim != 2 or y.ndim != 2 or x.shape[1] != y.shape[1] or len(x) == 0 or len(y) == 0:
         raise ValueError(f"dtw_path needs non-empty [N, D] and [M, D] arrays, got {x.shape} and {y.shape}")
     n, m = len(x), len(y)
-    dist = np.sqrt(np.maximum((x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] - 2.0 * x @ y.T, 0.0))
+    dist = np.sqrt(np.maximum(
+        (x * x).sum(1)[:, None] + (y * y).sum(1)[None, :] - 2.0 * x @ y.T, 0.0))
     acc = np.full((n, m), np.inf)
     acc[0, 0] = dist[0, 0]
     for k in range(1, n + m - 1):
@@ -82,9 +83,8 @@ def map_durations(durations: list[int], path: np.ndarray, n_target: int) -> list
     `n_target` exactly.
     """
     if sum(durations) != int(path[-1, 0]) + 1:
-        raise ValueError(
-            f"durations sum to {sum(durations)} but the path covers {int(path[-1, 0]) + 1} source frames"
-        )
+        raise ValueError(f"durations sum to {sum(durations)} but the path covers {int(path[-1, 0]) + 1} "
+                         "source frames")
     n_source = int(path[-1, 0]) + 1
     # first target frame paired with each source frame (path is sorted by source index)
     first = np.full(n_source + 1, n_target, dtype=np.int64)

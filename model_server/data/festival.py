@@ -65,189 +65,38 @@ FESTIVAL_PHONES: dict[str, dict[str, str]] = {
     "it": {
         **{v: f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
         **{f"{v}1": f"it:{v}" for v in ("i", "e", "E", "a", "o", "O", "u")},
-        **{
-            c: f"it:{c}"
-            for c in (
-                "j",
-                "w",
-                "p",
-                "t",
-                "k",
-                "b",
-                "d",
-                "g",
-                "f",
-                "s",
-                "S",
-                "v",
-                "z",
-                "Z",
-                "ts",
-                "tS",
-                "dz",
-                "dZ",
-                "m",
-                "n",
-                "l",
-                "r",
-            )
-        },  # fmt: skip
-        "J": "it:n^",
-        "ng": "it:N",
-        "nf": "it:n",
-        "L": "it:l^",
-        "#": "#",
+        **{c: f"it:{c}" for c in ("j", "w", "p", "t", "k", "b", "d", "g", "f", "s", "S", "v", "z", "Z", "ts",
+                                  "tS", "dz", "dZ", "m", "n", "l", "r")},  # fmt: skip
+        "J": "it:n^", "ng": "it:N", "nf": "it:n", "L": "it:l^", "#": "#",
     },
     # Czech (czech.scm): "~" marks the hacek, "*" a voiceless or velar variant.
-    "cs": _phones(
-        "cs",
-        "a a: e e: i i: o o: u u: b d f g h j k l m n p s t v z dz",
-        {
-            "c": "ts",
-            "c~": "tS",
-            "ch": "x",
-            "d~": "J",
-            "t~": "c",
-            "n~": "n^",
-            "n*": "N",
-            "r": "R",
-            "r~": "R^",
-            "r~*": "R^",
-            "s~": "S",
-            "z~": "Z",
-            "dz~": "dZ",
-        },
-    ),  # fmt: skip
+    "cs": _phones("cs", "a a: e e: i i: o o: u u: b d f g h j k l m n p s t v z dz", {
+        "c": "ts", "c~": "tS", "ch": "x", "d~": "J", "t~": "c", "n~": "n^", "n*": "N", "r": "R", "r~": "R^",
+        "r~*": "R^", "s~": "S", "z~": "Z", "dz~": "dZ"}),  # fmt: skip
     # Catalan (upc_catalan central): stressed vowels end in 1, "ax" is the schwa, "r" the tap (espeak "**").
-    "ca": _phones(
-        "ca",
-        "a e E i o O u b d f g j k l m n p s t w z S Z",
-        {
-            "ax": "@",
-            "a1": "a",
-            "e1": "e",
-            "E1": "E",
-            "i1": "i",
-            "o1": "o",
-            "O1": "O",
-            "u1": "u",
-            "r": "**",
-            "rr": "R",
-            "J": "n^",
-            "L": "l^",
-        },
-    ),  # fmt: skip
+    "ca": _phones("ca", "a e E i o O u b d f g j k l m n p s t w z S Z", {
+        "ax": "@", "a1": "a", "e1": "e", "E1": "E", "i1": "i", "o1": "o", "O1": "O", "u1": "u", "r": "**",
+        "rr": "R", "J": "n^", "L": "l^"}),  # fmt: skip
     # Finnish (suopuhe): "@" is ä, "7" is ö, ":" marks a long vowel or a geminate (espeak-ng: two symbols).
-    "fi": _phones(
-        "fi",
-        "a e i o u y b d f g h j k l m n p r s t v N",
-        {
-            "@": "&",
-            "7": "Y",
-            **{f"{v}:": v for v in "aeiouy"},
-            "@:": "&",
-            "7:": "Y",
-            **{f"{c}:": c for c in "bdfghjklmnprstv"},
-            "N:": "N",
-        },
-    ),  # fmt: skip
+    "fi": _phones("fi", "a e i o u y b d f g h j k l m n p r s t v N", {
+        "@": "&", "7": "Y", **{f"{v}:": v for v in "aeiouy"}, "@:": "&", "7:": "Y",
+        **{f"{c}:": c for c in "bdfghjklmnprstv"}, "N:": "N"}),  # fmt: skip
     # Russian (msu_ru_nsh): doubled letters are stressed vowels or soft consonants; unstressed a/o are
     # espeak-ng's V, "ae"/"ay" its reduced i-like and a-like vowels.
-    "ru": _phones(
-        "ru",
-        "a e i y u p b t d k g f v s z m n l r j",
-        {
-            "aa": "A",
-            "oo": "o",
-            "ee": "e",
-            "ii": "i",
-            "uu": "u",
-            "yy": "y",
-            "ae": "I",
-            "ay": "V",
-            "ur": "u",
-            "pp": "p",
-            "bb": "b",
-            "tt": "t;",
-            "dd": "d;",
-            "kk": "k",
-            "gg": "g",
-            "ff": "f",
-            "vv": "v",
-            "ss": "s;",
-            "zz": "z;",
-            "mm": "m;",
-            "nn": "n",
-            "ll": "l",
-            "rr": "r",
-            "c": "ts",
-            "ch": "tS;",
-            "sh": "S",
-            "sch": "S;",
-            "zh": "Z",
-            "h": "x",
-            "hh": "x",
-        },
-    ),  # fmt: skip
-    "hi": _phones(
-        "hi",
-        _NSK_SAME,
-        {
-            **_NSK_CONSONANTS,
-            "h": "H",
-            "a": "@",
-            "aa": "a:",
-            "ih": "I",
-            "iy": "i:",
-            "uh": "U",
-            "uw": "u:",
-            "eh": "e:",
-            "ee": "E:",
-            "ay": "E:",
-            "oh": "o:",
-            "oo": "O:",
-            "aw": "O:",
-        },
-    ),  # fmt: skip
-    "mr": _phones(
-        "mr",
-        _NSK_SAME,
-        {
-            **_NSK_CONSONANTS,
-            "a": "@",
-            "aa": "a:",
-            "ih": "i",
-            "iy": "i:",
-            "uh": "u",
-            "uw": "u:",
-            "eh": "e:",
-            "ee": "E:",
-            "ay": "aI",
-            "oh": "o:",
-            "oo": "O:",
-            "aw": "aU",
-        },
-    ),  # fmt: skip
-    "te": _phones(
-        "te",
-        _NSK_SAME,
-        {
-            **_NSK_CONSONANTS,
-            "v": "v#",
-            "a": "a",
-            "aa": "a:",
-            "ih": "i",
-            "iy": "i:",
-            "uh": "u",
-            "uw": "u:",
-            "eh": "e",
-            "ee": "e:",
-            "ay": "aI",
-            "oh": "o",
-            "oo": "o:",
-            "aw": "aU",
-        },
-    ),  # fmt: skip
+    "ru": _phones("ru", "a e i y u p b t d k g f v s z m n l r j", {
+        "aa": "A", "oo": "o", "ee": "e", "ii": "i", "uu": "u", "yy": "y", "ae": "I", "ay": "V", "ur": "u",
+        "pp": "p", "bb": "b", "tt": "t;", "dd": "d;", "kk": "k", "gg": "g", "ff": "f", "vv": "v", "ss": "s;",
+        "zz": "z;", "mm": "m;", "nn": "n", "ll": "l", "rr": "r", "c": "ts", "ch": "tS;", "sh": "S",
+        "sch": "S;", "zh": "Z", "h": "x", "hh": "x"}),  # fmt: skip
+    "hi": _phones("hi", _NSK_SAME, {**_NSK_CONSONANTS, "h": "H", "a": "@", "aa": "a:", "ih": "I", "iy": "i:",
+                                    "uh": "U", "uw": "u:", "eh": "e:", "ee": "E:", "ay": "E:", "oh": "o:",
+                                    "oo": "O:", "aw": "O:"}),  # fmt: skip
+    "mr": _phones("mr", _NSK_SAME, {**_NSK_CONSONANTS, "a": "@", "aa": "a:", "ih": "i", "iy": "i:", "uh": "u",
+                                    "uw": "u:", "eh": "e:", "ee": "E:", "ay": "aI", "oh": "o:", "oo": "O:",
+                                    "aw": "aU"}),  # fmt: skip
+    "te": _phones("te", _NSK_SAME, {**_NSK_CONSONANTS, "v": "v#", "a": "a", "aa": "a:", "ih": "i", "iy": "i:",
+                                    "uh": "u", "uw": "u:", "eh": "e", "ee": "e:", "ay": "aI", "oh": "o",
+                                    "oo": "o:", "aw": "aU"}),  # fmt: skip
 }
 
 
@@ -332,9 +181,8 @@ def parse_segments(content: str, source: str = "<segments>") -> list[tuple[str, 
 def read_wav_int16(path: Path) -> tuple[np.ndarray, int]:
     with wave.open(str(path), "rb") as w:
         if w.getsampwidth() != 2 or w.getnchannels() != 1:
-            raise FestivalError(
-                f"{path}: expected 16-bit mono wav, got {w.getsampwidth() * 8}-bit {w.getnchannels()}-channel"
-            )
+            raise FestivalError(f"{path}: expected 16-bit mono wav, got {w.getsampwidth() * 8}-bit "
+                                f"{w.getnchannels()}-channel")
         return np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).copy(), w.getframerate()
 
 
@@ -350,31 +198,25 @@ def render_batch(voice: str, texts: list[str], timeout_s: float = 1800) -> list[
     """Render `texts` with one Festival process; per-sentence failures are returned, not raised."""
     exe = shutil.which("festival")
     if exe is None:
-        raise FestivalError(
-            "festival is not installed (Debian packages: festival festvox-us-slt-hts "
-            "festvox-kallpc16k and the other voices of FESTIVAL_VOICES; `make apt` installs them)"
-        )
+        raise FestivalError("festival is not installed (Debian packages: festival festvox-us-slt-hts "
+                            "festvox-kallpc16k and the other voices of FESTIVAL_VOICES; `make apt` installs them)")
     with tempfile.TemporaryDirectory(prefix="statespeak-fest-") as tmp:
         work = Path(tmp)
         script = work / "batch.scm"
         encoding = FESTIVAL_ENCODING.get(voice, "utf-8")
         script.write_text(build_script(voice, texts, work), encoding=encoding, errors="replace")
-        proc = subprocess.run(
-            [exe, "-b", str(script)], capture_output=True, text=True, errors="replace", timeout=timeout_s
-        )
+        proc = subprocess.run([exe, "-b", str(script)], capture_output=True, text=True, errors="replace",
+                              timeout=timeout_s)
         out: list[TeacherRender] = []
         for i, text in enumerate(texts):
             seg_path, wav_path = work / f"{i}.seg", work / f"{i}.wav"
             if not seg_path.exists():
                 # Festival died before reaching this sentence: a process-level failure.
-                raise FestivalError(
-                    f"festival (voice {voice}) stopped before sentence {i} ({text!r}); "
-                    f"exit {proc.returncode}; stderr: {proc.stderr[-800:]}"
-                )
+                raise FestivalError(f"festival (voice {voice}) stopped before sentence {i} ({text!r}); "
+                                    f"exit {proc.returncode}; stderr: {proc.stderr[-800:]}")
             try:
-                segs = parse_segments(
-                    seg_path.read_text(encoding=encoding, errors="replace"), f"sentence {i} ({text!r})"
-                )
+                segs = parse_segments(seg_path.read_text(encoding=encoding, errors="replace"),
+                                      f"sentence {i} ({text!r})")
                 audio, sr = read_wav_int16(wav_path)
                 if sr != SAMPLE_RATE:
                     raise FestivalError(f"sentence {i}: Festival wrote {sr} Hz, expected {SAMPLE_RATE}")

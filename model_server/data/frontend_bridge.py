@@ -29,9 +29,8 @@ def _frontend(language: str) -> Frontend:
     return Frontend(language)
 
 
-def espeak_segments_to_symbols(
-    language: str, names: list[str], frames: list[int]
-) -> tuple[list[str], list[int]]:
+def espeak_segments_to_symbols(language: str, names: list[str], frames: list[int]
+                               ) -> tuple[list[str], list[int]]:
     """espeak-ng phoneme events (mnemonics with frames) -> inventory symbols with frames.
 
     Pauses stay as teacher pauses ("_"); a mnemonic that maps to two symbols ("A@" -> aa r) splits its
@@ -64,9 +63,8 @@ def espeak_segments_to_symbols(
     return out_names, out_frames
 
 
-def align(
-    voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames: list[int], n_frames: int
-) -> AlignResult:
+def align(voice: VoiceSpec, text: str, teacher_phones: list[str], teacher_frames: list[int],
+          n_frames: int) -> AlignResult:
     """Symbols for `text` and their frames; `error` says why an utterance should be dropped."""
     symbols = units_to_symbols(_frontend(voice.language).text_to_units(text))
     if not symbols:
@@ -77,9 +75,8 @@ def align(
         table = FESTIVAL_PHONES[voice.language]
         teacher_phones = [table.get(p, p) for p in teacher_phones]
     if voice.teacher_kind in ("espeak", "ljspeech", "kokoro"):  # segments are espeak-ng phonemes
-        teacher_phones, teacher_frames = espeak_segments_to_symbols(
-            voice.language, teacher_phones, teacher_frames
-        )
+        teacher_phones, teacher_frames = espeak_segments_to_symbols(voice.language, teacher_phones,
+                                                                    teacher_frames)
         if not teacher_phones:
             return AlignResult(error="empty teacher: espeak-ng gave no phonemes")
     # Tone symbols (zh, vi, th) have no teacher event: they are aligned out and last 0 frames.

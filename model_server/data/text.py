@@ -95,16 +95,8 @@ EN_NOUNS = _w(
     "recipe menu receipt coupon wallet key lock drawer shelf box basket bag envelope stamp parcel"
 )
 EN_PLURAL_IRREG = {
-    "child": "children",
-    "knife": "knives",
-    "shelf": "shelves",
-    "leaf": "leaves",
-    "wolf": "wolves",
-    "fish": "fish",
-    "person": "people",
-    "man": "men",
-    "woman": "women",
-    "mouse": "mice",
+    "child": "children", "knife": "knives", "shelf": "shelves", "leaf": "leaves", "wolf": "wolves",
+    "fish": "fish", "person": "people", "man": "men", "woman": "women", "mouse": "mice",
 }
 EN_ADJ = _w(
     "big small old new young tall short long wide narrow heavy light dark bright warm cold hot cool "
@@ -193,14 +185,8 @@ EN_MONTHS = _w("January February March April May June July August September Octo
 EN_DAYS = _w("Monday Tuesday Wednesday Thursday Friday Saturday Sunday")
 EN_UNITS = _p("kilometers|miles|meters|kilograms|pounds|liters|minutes|hours|days|weeks|degrees|people|pages")
 EN_MODALS = _w("can could should would might must will")
-EN_PRONOUNS = [
-    ("I", "me", "my", 1),
-    ("you", "you", "your", 2),
-    ("he", "him", "his", 3),
-    ("she", "her", "her", 3),
-    ("we", "us", "our", 2),
-    ("they", "them", "their", 2),
-]
+EN_PRONOUNS = [("I", "me", "my", 1), ("you", "you", "your", 2), ("he", "him", "his", 3),
+               ("she", "her", "her", 3), ("we", "us", "our", 2), ("they", "them", "their", 2)]
 EN_QWORDS = _w("Where When Why How")
 EN_OPINION = _p(
     "I think|I believe|It seems that|Everyone knows that|Apparently|To be honest|In my opinion|"
@@ -263,26 +249,11 @@ class EnglishGenerator:
                 adjs.append(a)
         core = " ".join(adjs + [_plural(noun) if plural else noun])
         if plural:
-            det = self.c(
-                [
-                    "the",
-                    "some",
-                    "these",
-                    "those",
-                    "many",
-                    "a few",
-                    "two",
-                    "several",
-                    "my",
-                    "our",
-                    "their",
-                    str(self.r.randint(3, 99)),
-                ]
-            )
+            det = self.c(["the", "some", "these", "those", "many", "a few", "two", "several", "my",
+                          "our", "their", str(self.r.randint(3, 99))])
         else:
-            det = self.c(
-                ["the", "the", "a", "this", "that", "my", "your", "his", "her", "every", "our", "one"]
-            )
+            det = self.c(["the", "the", "a", "this", "that", "my", "your", "his", "her", "every",
+                          "our", "one"])
             if det == "a":
                 det = _article(core)
         return f"{det} {core}", plural
@@ -388,23 +359,15 @@ class EnglishGenerator:
 
     def number_sentence(self) -> str:
         r = self.r.random()
-        n = self.r.choice(
-            [
-                self.r.randint(0, 20),
-                self.r.randint(21, 999),
-                self.r.randint(1000, 99999),
-                self.r.randint(100000, 9999999),
-            ]
-        )
+        n = self.r.choice([self.r.randint(0, 20), self.r.randint(21, 999), self.r.randint(1000, 99999),
+                           self.r.randint(100000, 9999999)])
         if r < 0.2:
             return f"The {self.c(EN_NOUNS)} is {n} {self.c(EN_UNITS)} away."
         if r < 0.4:
             return f"About {n:,} {_plural(self.c(EN_NOUNS))} were counted in {self.c(EN_CITIES)}."
         if r < 0.55:
             who, n = self.name(), self.r.randint(2, 20)
-            self.c(
-                ["st", "nd", "rd", "th"]
-            )  # drawn and unused: keeps the seeded stream of generated datasets
+            self.c(["st", "nd", "rd", "th"])  # drawn and unused: keeps the seeded stream of generated datasets
             return f"{who} finished in {n}{_ordinal_suffix(n)} place."
         if r < 0.7:
             return f"The {self.c(EN_NOUNS)} weighs {self.r.randint(1, 99)}.{self.r.randint(0, 9)} kilograms."
@@ -439,16 +402,9 @@ class EnglishGenerator:
 
     def money_sentence(self) -> str:
         r = self.r.random()
-        amount = self.c(
-            [
-                f"${self.r.randint(1, 99)}",
-                f"${self.r.randint(1, 999)}.{self.r.randint(0, 99):02d}",
-                f"€{self.r.randint(1, 500)}",
-                f"£{self.r.randint(1, 300)}",
-                f"{self.r.randint(2, 90)} dollars",
-                f"${self.r.randint(1, 9)},{self.r.randint(0, 999):03d}",
-            ]
-        )
+        amount = self.c([f"${self.r.randint(1, 99)}", f"${self.r.randint(1, 999)}.{self.r.randint(0, 99):02d}",
+                         f"€{self.r.randint(1, 500)}", f"£{self.r.randint(1, 300)}",
+                         f"{self.r.randint(2, 90)} dollars", f"${self.r.randint(1, 9)},{self.r.randint(0, 999):03d}"])
         if r < 0.35:
             return f"The {self.np()[0].split(' ', 1)[1]} costs {amount}."
         if r < 0.65:
@@ -458,10 +414,8 @@ class EnglishGenerator:
     def address_sentence(self) -> str:
         r = self.r.random()
         if r < 0.5:
-            return (
-                f"{self.name()} lives at {self.r.randint(1, 999)} {self.c(EN_LAST)} "
-                f"{self.c(EN_STREETS)} in {self.c(EN_CITIES)}."
-            )
+            return (f"{self.name()} lives at {self.r.randint(1, 999)} {self.c(EN_LAST)} "
+                    f"{self.c(EN_STREETS)} in {self.c(EN_CITIES)}.")
         phone = f"{self.r.randint(200, 999)}-{self.r.randint(200, 999)}-{self.r.randint(1000, 9999)}"
         return f"Call {self.c(['me', 'the office', 'us', self.c(EN_FIRST)])} at {phone}."
 
@@ -487,20 +441,9 @@ class EnglishGenerator:
             return f"The flight from {a} to {b} takes {self.r.randint(1, 14)} hours."
         return f"{self.name()} {self.c(['moved', 'flew', 'drove', 'traveled'])} from {a} to {b} {self.c(EN_TIME_PHRASE)}."
 
-    KINDS = [
-        ("declarative", 30),
-        ("question", 12),
-        ("exclamation", 5),
-        ("listing", 6),
-        ("number_sentence", 8),
-        ("date_sentence", 5),
-        ("time_sentence", 5),
-        ("money_sentence", 6),
-        ("address_sentence", 4),
-        ("long_sentence", 7),
-        ("short_sentence", 6),
-        ("travel_sentence", 6),
-    ]
+    KINDS = [("declarative", 30), ("question", 12), ("exclamation", 5), ("listing", 6), ("number_sentence", 8),
+             ("date_sentence", 5), ("time_sentence", 5), ("money_sentence", 6), ("address_sentence", 4),
+             ("long_sentence", 7), ("short_sentence", 6), ("travel_sentence", 6)]
 
     def sentence(self) -> str:
         names, weights = zip(*self.KINDS, strict=True)
@@ -513,198 +456,86 @@ class EnglishGenerator:
 # numbers, dates and questions. Verb forms are given per person (3rd singular, 3rd plural).
 _LANG = {
     "es": {
-        "names": _w(
-            "Ana Carlos Lucía Miguel Sofía Javier Elena Pablo Marta Diego Isabel Andrés Carmen Luis "
-            "Paula Jorge Rosa Manuel Laura Sergio Clara Raúl Teresa Alberto Inés Fernando"
-        ),
-        "nouns_m": _w(
-            "libro coche perro gato tren árbol río pueblo mercado museo puente jardín "
-            "teléfono ordenador vaso plato pan queso café vino barco avión hotel parque"
-        ),
-        "nouns_f": _w(
-            "casa mesa ventana puerta ciudad calle playa montaña escuela carta llave "
-            "manzana naranja sopa cena camisa silla lámpara película canción tienda plaza"
-        ),
-        "adj": _w(
-            "nuevo viejo grande pequeño rojo azul verde blanco negro bonito rápido tranquilo "
-            "caro barato limpio famoso antiguo moderno"
-        ),
-        "verbs_t": [
-            ("compra", "compran"),
-            ("vende", "venden"),
-            ("busca", "buscan"),
-            ("lava", "lavan"),
-            ("abre", "abren"),
-            ("cierra", "cierran"),
-            ("pinta", "pintan"),
-            ("lee", "leen"),
-            ("prepara", "preparan"),
-            ("necesita", "necesitan"),
-            ("mira", "miran"),
-            ("usa", "usan"),
-        ],
-        "verbs_i": [
-            ("llega", "llegan"),
-            ("duerme", "duermen"),
-            ("trabaja", "trabajan"),
-            ("canta", "cantan"),
-            ("corre", "corren"),
-            ("espera", "esperan"),
-            ("sale", "salen"),
-            ("baila", "bailan"),
-        ],
-        "places": _p(
-            "en la cocina|cerca del río|en el centro|en la playa|en el mercado|en casa|"
-            "junto a la estación|detrás del museo|en el parque|en la oficina"
-        ),
-        "times": _p(
-            "hoy|mañana|ayer por la tarde|cada lunes|el fin de semana|esta noche|por la mañana|"
-            "el próximo martes|en verano|a las ocho"
-        ),
-        "det_m": ("el", "un", "este", "mi"),
-        "det_f": ("la", "una", "esta", "mi"),
-        "pl": ("los", "las"),
+        "names": _w("Ana Carlos Lucía Miguel Sofía Javier Elena Pablo Marta Diego Isabel Andrés Carmen Luis "
+                    "Paula Jorge Rosa Manuel Laura Sergio Clara Raúl Teresa Alberto Inés Fernando"),
+        "nouns_m": _w("libro coche perro gato tren árbol río pueblo mercado museo puente jardín "
+                      "teléfono ordenador vaso plato pan queso café vino barco avión hotel parque"),
+        "nouns_f": _w("casa mesa ventana puerta ciudad calle playa montaña escuela carta llave "
+                      "manzana naranja sopa cena camisa silla lámpara película canción tienda plaza"),
+        "adj": _w("nuevo viejo grande pequeño rojo azul verde blanco negro bonito rápido tranquilo "
+                  "caro barato limpio famoso antiguo moderno"),
+        "verbs_t": [("compra", "compran"), ("vende", "venden"), ("busca", "buscan"), ("lava", "lavan"),
+                    ("abre", "abren"), ("cierra", "cierran"), ("pinta", "pintan"), ("lee", "leen"),
+                    ("prepara", "preparan"), ("necesita", "necesitan"), ("mira", "miran"), ("usa", "usan")],
+        "verbs_i": [("llega", "llegan"), ("duerme", "duermen"), ("trabaja", "trabajan"), ("canta", "cantan"),
+                    ("corre", "corren"), ("espera", "esperan"), ("sale", "salen"), ("baila", "bailan")],
+        "places": _p("en la cocina|cerca del río|en el centro|en la playa|en el mercado|en casa|"
+                     "junto a la estación|detrás del museo|en el parque|en la oficina"),
+        "times": _p("hoy|mañana|ayer por la tarde|cada lunes|el fin de semana|esta noche|por la mañana|"
+                    "el próximo martes|en verano|a las ocho"),
+        "det_m": ("el", "un", "este", "mi"), "det_f": ("la", "una", "esta", "mi"), "pl": ("los", "las"),
         "fem_adj": lambda a: a[:-1] + "a" if a.endswith("o") else a,
-        "months": _w(
-            "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre"
-        ),
-        "num_t": [
-            "{name} tiene {age} años.",
-            "El billete cuesta {n} euros.",
-            "Hay {n} personas en la sala.",
-            "La reunión es el {d} de {month} de {y}.",
-            "El tren sale a las {h}:{mm}.",
-            "Vivo en la calle {name2}, número {n}.",
-        ],
+        "months": _w("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre"),
+        "num_t": ["{name} tiene {age} años.", "El billete cuesta {n} euros.", "Hay {n} personas en la sala.",
+                  "La reunión es el {d} de {month} de {y}.", "El tren sale a las {h}:{mm}.",
+                  "Vivo en la calle {name2}, número {n}."],
         "q_t": ["¿Dónde está {np}?", "¿Quién {vt} {np}?", "¿Cuándo {vi} {name}?", "¿Por qué {vi} {name}?"],
         "ex_t": ["¡Qué {adj} es {np}!", "¡Hola, {name}!", "¡Vamos {place}!"],
-        "and": "y",
-        "but": "pero",
+        "and": "y", "but": "pero",
     },
     "de": {
-        "names": _w(
-            "Anna Lukas Lena Felix Marie Jonas Sophie Paul Emma Max Laura Tim Julia Jan Hannah "
-            "Leon Clara Moritz Sarah Ben Katharina Stefan Eva Tobias Greta"
-        ),
-        "nouns_m": _w(
-            "Hund Tisch Zug Baum Garten Markt Apfel Kaffee Wagen Brief Schlüssel Stuhl Fluss Berg "
-            "Computer Bahnhof Park Laden"
-        ),
-        "nouns_f": _w(
-            "Katze Stadt Straße Tür Lampe Schule Brücke Kirche Suppe Karte Tasche Blume Uhr Wohnung"
-        ),
+        "names": _w("Anna Lukas Lena Felix Marie Jonas Sophie Paul Emma Max Laura Tim Julia Jan Hannah "
+                    "Leon Clara Moritz Sarah Ben Katharina Stefan Eva Tobias Greta"),
+        "nouns_m": _w("Hund Tisch Zug Baum Garten Markt Apfel Kaffee Wagen Brief Schlüssel Stuhl Fluss Berg "
+                      "Computer Bahnhof Park Laden"),
+        "nouns_f": _w("Katze Stadt Straße Tür Lampe Schule Brücke Kirche Suppe Karte Tasche Blume Uhr Wohnung"),
         "adj": _w("neu alt groß klein rot blau grün schön schnell ruhig teuer billig sauber berühmt modern"),
-        "verbs_t": [
-            ("kauft", "kaufen"),
-            ("verkauft", "verkaufen"),
-            ("sucht", "suchen"),
-            ("öffnet", "öffnen"),
-            ("malt", "malen"),
-            ("liest", "lesen"),
-            ("braucht", "brauchen"),
-            ("sieht", "sehen"),
-            ("repariert", "reparieren"),
-            ("findet", "finden"),
-            ("bringt", "bringen"),
-        ],
-        "verbs_i": [
-            ("kommt", "kommen"),
-            ("schläft", "schlafen"),
-            ("arbeitet", "arbeiten"),
-            ("singt", "singen"),
-            ("läuft", "laufen"),
-            ("wartet", "warten"),
-            ("tanzt", "tanzen"),
-            ("lacht", "lachen"),
-        ],
-        "places": _p(
-            "in der Küche|am Fluss|in der Stadt|am Strand|auf dem Markt|zu Hause|am Bahnhof|"
-            "hinter dem Museum|im Park|im Büro"
-        ),
-        "times": _p(
-            "heute|morgen|gestern Abend|jeden Montag|am Wochenende|heute Nacht|am Morgen|"
-            "nächsten Dienstag|im Sommer|um acht Uhr"
-        ),
-        "det_m": ("der", "ein", "dieser", "mein"),
-        "det_f": ("die", "eine", "diese", "meine"),
-        "pl": ("die", "die"),
+        "verbs_t": [("kauft", "kaufen"), ("verkauft", "verkaufen"), ("sucht", "suchen"), ("öffnet", "öffnen"),
+                    ("malt", "malen"), ("liest", "lesen"), ("braucht", "brauchen"), ("sieht", "sehen"),
+                    ("repariert", "reparieren"), ("findet", "finden"), ("bringt", "bringen")],
+        "verbs_i": [("kommt", "kommen"), ("schläft", "schlafen"), ("arbeitet", "arbeiten"), ("singt", "singen"),
+                    ("läuft", "laufen"), ("wartet", "warten"), ("tanzt", "tanzen"), ("lacht", "lachen")],
+        "places": _p("in der Küche|am Fluss|in der Stadt|am Strand|auf dem Markt|zu Hause|am Bahnhof|"
+                     "hinter dem Museum|im Park|im Büro"),
+        "times": _p("heute|morgen|gestern Abend|jeden Montag|am Wochenende|heute Nacht|am Morgen|"
+                    "nächsten Dienstag|im Sommer|um acht Uhr"),
+        "det_m": ("der", "ein", "dieser", "mein"), "det_f": ("die", "eine", "diese", "meine"), "pl": ("die", "die"),
         "acc_m": {"der": "den", "ein": "einen", "dieser": "diesen", "mein": "meinen"},
         "fem_adj": lambda a: a,
         "months": _w("Januar Februar März April Mai Juni Juli August September Oktober November Dezember"),
-        "num_t": [
-            "{name} ist {age} Jahre alt.",
-            "Die Fahrkarte kostet {n} Euro.",
-            "Im Saal sind {n} Personen.",
-            "Das Treffen ist am {d}. {month} {y}.",
-            "Der Zug fährt um {h}:{mm}.",
-            "Ich wohne in der {name2}straße {n}.",
-        ],
+        "num_t": ["{name} ist {age} Jahre alt.", "Die Fahrkarte kostet {n} Euro.", "Im Saal sind {n} Personen.",
+                  "Das Treffen ist am {d}. {month} {y}.", "Der Zug fährt um {h}:{mm}.",
+                  "Ich wohne in der {name2}straße {n}."],
         "q_t": ["Wo ist {np}?", "Wer {vt} {np}?", "Wann {vi} {name}?", "Warum {vi} {name}?"],
         "ex_t": ["Wie {adj} ist {np}!", "Hallo, {name}!", "Los geht's {place}!"],
-        "and": "und",
-        "but": "aber",
+        "and": "und", "but": "aber",
     },
     "fr": {
-        "names": _w(
-            "Camille Louis Léa Hugo Chloé Lucas Manon Jules Inès Arthur Sarah Paul Emma Nathan Alice "
-            "Théo Julie Antoine Marie Pierre Claire Julien Sophie Thomas Élise"
-        ),
-        "nouns_m": _w(
-            "livre chien chat train arbre jardin marché musée pont téléphone ordinateur verre "
-            "pain fromage café vin bateau avion hôtel parc"
-        ),
-        "nouns_f": _w(
-            "maison table fenêtre porte ville rue plage montagne école lettre clé pomme "
-            "soupe chemise chaise lampe chanson boutique place voiture"
-        ),
+        "names": _w("Camille Louis Léa Hugo Chloé Lucas Manon Jules Inès Arthur Sarah Paul Emma Nathan Alice "
+                    "Théo Julie Antoine Marie Pierre Claire Julien Sophie Thomas Élise"),
+        "nouns_m": _w("livre chien chat train arbre jardin marché musée pont téléphone ordinateur verre "
+                      "pain fromage café vin bateau avion hôtel parc"),
+        "nouns_f": _w("maison table fenêtre porte ville rue plage montagne école lettre clé pomme "
+                      "soupe chemise chaise lampe chanson boutique place voiture"),
         "adj": _w("grand petit rouge noir joli rapide calme moderne célèbre propre simple tranquille"),
-        "verbs_t": [
-            ("achète", "achètent"),
-            ("vend", "vendent"),
-            ("cherche", "cherchent"),
-            ("lave", "lavent"),
-            ("ouvre", "ouvrent"),
-            ("ferme", "ferment"),
-            ("peint", "peignent"),
-            ("lit", "lisent"),
-            ("prépare", "préparent"),
-            ("regarde", "regardent"),
-            ("trouve", "trouvent"),
-        ],
-        "verbs_i": [
-            ("arrive", "arrivent"),
-            ("dort", "dorment"),
-            ("travaille", "travaillent"),
-            ("chante", "chantent"),
-            ("court", "courent"),
-            ("attend", "attendent"),
-            ("danse", "dansent"),
-        ],
-        "places": _p(
-            "dans la cuisine|près de la rivière|en ville|à la plage|au marché|à la maison|"
-            "à la gare|derrière le musée|dans le parc|au bureau"
-        ),
-        "times": _p(
-            "aujourd'hui|demain|hier soir|chaque lundi|le week-end|ce soir|le matin|"
-            "mardi prochain|en été|à huit heures"
-        ),
-        "det_m": ("le", "un", "ce", "mon"),
-        "det_f": ("la", "une", "cette", "ma"),
-        "pl": ("les", "les"),
+        "verbs_t": [("achète", "achètent"), ("vend", "vendent"), ("cherche", "cherchent"), ("lave", "lavent"),
+                    ("ouvre", "ouvrent"), ("ferme", "ferment"), ("peint", "peignent"), ("lit", "lisent"),
+                    ("prépare", "préparent"), ("regarde", "regardent"), ("trouve", "trouvent")],
+        "verbs_i": [("arrive", "arrivent"), ("dort", "dorment"), ("travaille", "travaillent"),
+                    ("chante", "chantent"), ("court", "courent"), ("attend", "attendent"), ("danse", "dansent")],
+        "places": _p("dans la cuisine|près de la rivière|en ville|à la plage|au marché|à la maison|"
+                     "à la gare|derrière le musée|dans le parc|au bureau"),
+        "times": _p("aujourd'hui|demain|hier soir|chaque lundi|le week-end|ce soir|le matin|"
+                    "mardi prochain|en été|à huit heures"),
+        "det_m": ("le", "un", "ce", "mon"), "det_f": ("la", "une", "cette", "ma"), "pl": ("les", "les"),
         "fem_adj": lambda a: a if a.endswith("e") else a + "e",
         "months": _w("janvier février mars avril mai juin juillet août septembre octobre novembre décembre"),
-        "num_t": [
-            "{name} a {age} ans.",
-            "Le billet coûte {n} euros.",
-            "Il y a {n} personnes dans la salle.",
-            "La réunion a lieu le {d} {month} {y}.",
-            "Le train part à {h} heures {mm}.",
-            "J'habite au {n}, rue {name2}.",
-        ],
+        "num_t": ["{name} a {age} ans.", "Le billet coûte {n} euros.", "Il y a {n} personnes dans la salle.",
+                  "La réunion a lieu le {d} {month} {y}.", "Le train part à {h} heures {mm}.",
+                  "J'habite au {n}, rue {name2}."],
         "q_t": ["Où est {np} ?", "Qui {vt} {np} ?", "Quand {vi} {name} ?", "Pourquoi {vi} {name} ?"],
         "ex_t": ["Comme {np} est {adj} !", "Bonjour, {name} !", "Allons {place} !"],
-        "and": "et",
-        "but": "mais",
+        "and": "et", "but": "mais",
     },
 }
 
@@ -754,22 +585,12 @@ class SimpleGenerator:
     def sentence(self) -> str:
         L = self.L
         r = self.r.random()
-        fill = dict(
-            name=self.c(L["names"]),
-            name2=self.c(L["names"]),
-            np=self.np(),
-            vt=self.c(L["verbs_t"])[0],
-            vi=self.c(L["verbs_i"])[0],
-            adj=self.c(L["adj"]),
-            place=self.c(L["places"]),
-            month=self.c(L["months"]),
-            n=self.c([self.r.randint(2, 20), self.r.randint(21, 999), self.r.randint(1000, 9999)]),
-            age=self.r.randint(2, 99),
-            d=self.r.randint(1, 28),
-            y=self.r.randint(1950, 2035),
-            h=self.r.randint(1, 23),
-            mm=f"{self.c([0, 15, 30, 45, self.r.randint(1, 59)]):02d}",
-        )
+        fill = dict(name=self.c(L["names"]), name2=self.c(L["names"]), np=self.np(),
+                    vt=self.c(L["verbs_t"])[0], vi=self.c(L["verbs_i"])[0], adj=self.c(L["adj"]),
+                    place=self.c(L["places"]), month=self.c(L["months"]),
+                    n=self.c([self.r.randint(2, 20), self.r.randint(21, 999), self.r.randint(1000, 9999)]),
+                    age=self.r.randint(2, 99), d=self.r.randint(1, 28), y=self.r.randint(1950, 2035), h=self.r.randint(1, 23),
+                    mm=f"{self.c([0, 15, 30, 45, self.r.randint(1, 59)]):02d}")
         if r < 0.45:
             s = self.clause() + "."
         elif r < 0.6:
@@ -782,13 +603,11 @@ class SimpleGenerator:
             s = self.c(L["ex_t"]).format(**fill)
         for i, ch in enumerate(s):
             if ch.isalpha():
-                return s[:i] + ch.upper() + s[i + 1 :]
+                return s[:i] + ch.upper() + s[i + 1:]
         return s
 
 
-def generate_sentences(
-    language: str, count: int, seed: int = 0, exclude: set[str] | None = None
-) -> list[str]:
+def generate_sentences(language: str, count: int, seed: int = 0, exclude: set[str] | None = None) -> list[str]:
     """`count` distinct sentences for `language`, deterministic for a given seed.
 
     Held-out evaluation sentences (and anything in `exclude`, compared with `canonical`) are skipped.
