@@ -287,10 +287,12 @@ def test_sagemaker_updates_keep_capacity_and_roll_back(both_synth):
 
 
 def _alarm_metric(alarm: dict) -> str:
+    """The AWS/SageMaker metric an alarm watches (inline, labelled, or the first term of its metric math)."""
     props = alarm["Properties"]
     if "MetricName" in props:
         return props["MetricName"]
-    return props["Metrics"][0]["MetricStat"]["Metric"]["MetricName"]
+    stats = [q["MetricStat"]["Metric"] for q in props["Metrics"] if "MetricStat" in q]
+    return next(m["MetricName"] for m in stats if m["Namespace"] == "AWS/SageMaker")
 
 
 # -- security boundary -------------------------------------------------------------------------------
