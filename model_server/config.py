@@ -209,17 +209,18 @@ class ServerConfig:
         largest = _int(env, ENV_MAX_CHUNK_FRAMES, 32, 1, 1024)
         if largest < first:
             raise ConfigError(f"{ENV_MAX_CHUNK_FRAMES}={largest} is below {ENV_FIRST_CHUNK_FRAMES}={first}")
+        api_keys = load_api_keys(env)  # once: it may read the mounted secret file
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
             device=device,
             max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT),
-            api_keys=load_api_keys(env),
+            api_keys=api_keys,
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
             kit=env.get(ENV_KIT_NAME, "").strip() or DEFAULT_KIT_NAME,
             # with API keys, the keyless SageMaker routes only when asked for: a server given keys (docker run -e
             # STATESPEAK_API_KEYS=...) kept a synthesis route that took none
-            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, not load_api_keys(env)),
+            sagemaker_routes=_bool(env, ENV_SAGEMAKER_ROUTES, not api_keys),
             query_api_keys=_bool(env, ENV_QUERY_API_KEYS, True),
             allowed_origins=frozenset(
                 o.strip().rstrip("/") for o in env.get(ENV_ALLOWED_ORIGINS, "").split(",") if o.strip()

@@ -100,7 +100,7 @@ class SageMakerEndpointStack(Stack):
                 endpoint_name=name,
                 log_group=log_group,
                 instance_type=config.sagemaker_instance_type,
-                inference_ami_version=config.sagemaker_inference_ami_version or None,
+                inference_ami_version=config.sagemaker_inference_ami_version,
                 initial_instance_count=config.min_replicas,
                 # Weights load and warm-up share the ECS health-check grace; the CUDA image pull comes on top.
                 container_startup_timeout=Duration.seconds(min(3600, config.health_check_grace_s + 600)),

@@ -31,15 +31,14 @@ from model_server.contract import (
     IMAGE_USER,
     KEEP_ALIVE_MARGIN_S,
     METRIC_ACTIVE_STREAMS,
-    METRICS_NAMESPACE,
     READY_PATH,
     SERVER_PORT,
-    metric_dimensions,
 )
 from statespeak_constructs.gpu_cluster import GpuCluster
 from statespeak_constructs.image import ServerImage
 from statespeak_constructs.load_balancer import StreamingLoadBalancer
 from statespeak_constructs.logs import LogsKey
+from statespeak_constructs.observability import kit_metric
 
 CONTAINER_NAME = "server"
 
@@ -59,13 +58,7 @@ class WeightsMount(Protocol):
 def active_streams_metric(kit_name: str, route: str = DEPLOYMENT_ECS) -> cloudwatch.Metric:
     """Average ActiveStreams over one kit instance's tasks per minute = streams per task (every task emits
     it, with the dimensions contract.metric_dimensions gives: route and kit instance)."""
-    return cloudwatch.Metric(
-        namespace=METRICS_NAMESPACE,
-        metric_name=METRIC_ACTIVE_STREAMS,
-        dimensions_map=metric_dimensions(route, kit_name),
-        statistic="Average",
-        period=Duration.minutes(1),
-    )
+    return kit_metric(METRIC_ACTIVE_STREAMS, "Average", route, kit_name)
 
 
 @dataclass(frozen=True)

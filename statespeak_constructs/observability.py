@@ -30,6 +30,21 @@ from model_server.contract import (
 )
 
 
+def kit_metric(
+    name: str, statistic: str, route: str, kit_name: str, label: str | None = None
+) -> cloudwatch.Metric:
+    """A metric the kit's server emits (EMF), per minute, for one route of one kit instance (the dimensions
+    contract.metric_dimensions gives)."""
+    return cloudwatch.Metric(
+        namespace=METRICS_NAMESPACE,
+        metric_name=name,
+        dimensions_map=metric_dimensions(route, kit_name),
+        statistic=statistic,
+        period=Duration.minutes(1),
+        label=label,
+    )
+
+
 def sustained_alarm(
     scope: Construct,
     construct_id: str,
@@ -88,17 +103,9 @@ class ServiceObservability(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, props: ObservabilityProps) -> None:
         super().__init__(scope, construct_id)
-        dims = metric_dimensions(props.route, props.kit_name)
 
         def server_metric(name: str, statistic: str, label: str) -> cloudwatch.Metric:
-            return cloudwatch.Metric(
-                namespace=METRICS_NAMESPACE,
-                metric_name=name,
-                dimensions_map=dims,
-                statistic=statistic,
-                period=Duration.minutes(1),
-                label=label,
-            )
+            return kit_metric(name, statistic, props.route, props.kit_name, label)
 
         self.ttfb_p50 = server_metric(METRIC_TIME_TO_FIRST_AUDIO, "p50", "TTFB p50 (ms)")
         self.ttfb_p99 = server_metric(METRIC_TIME_TO_FIRST_AUDIO, "p99", "TTFB p99 (ms)")

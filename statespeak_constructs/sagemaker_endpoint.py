@@ -37,10 +37,9 @@ from model_server.contract import (
     METRIC_REJECTED_STREAMS,
     METRICS_NAMESPACE,
     SAGEMAKER_MODEL_DIR,
-    metric_dimensions,
 )
 from statespeak_constructs.image import ServerImage
-from statespeak_constructs.observability import sustained_alarm
+from statespeak_constructs.observability import kit_metric, sustained_alarm
 
 VARIANT_NAME = "AllTraffic"
 ENDPOINT_INSTANCE_NAMESPACE = "/aws/sagemaker/Endpoints"  # per-instance CPU/GPU/memory/disk utilization
@@ -458,13 +457,7 @@ class SageMakerEndpoint(Construct):
         client's cue to back off, the same on both routes), and SageMaker counts it in Invocation5XXErrors: a
         burst above the fleet's admission limit for three minutes fired the alarm and, during an update,
         rolled back the new fleet (or ended the deployment, if the old fleet was the one refusing)."""
-        rejected = cloudwatch.Metric(
-            namespace=METRICS_NAMESPACE,
-            metric_name=METRIC_REJECTED_STREAMS,
-            dimensions_map=metric_dimensions(DEPLOYMENT_SAGEMAKER, kit_name),
-            statistic="Sum",
-            period=errors.period,
-        )
+        rejected = kit_metric(METRIC_REJECTED_STREAMS, "Sum", DEPLOYMENT_SAGEMAKER, kit_name)
         return cloudwatch.MathExpression(
             expression="errors - FILL(rejected, 0)",
             using_metrics={"errors": errors, "rejected": rejected},

@@ -106,9 +106,8 @@ def _handle_message(msg: dict[str, Any], raw: RawStream, t0: float, sample_rate:
     kind = msg.get("type")
     if kind == "chunk":
         data = msg.get("data") or ""
-        nbytes = (
-            len(base64.b64decode(data, validate=True)) if data else 0
-        )  # junk raises, never a wrong length
+        # validate: junk raises (an error stream), never a wrong length of audio
+        nbytes = len(base64.b64decode(data, validate=True)) if data else 0
         if nbytes:
             raw.arrivals.append((time.perf_counter() - t0, _audio_seconds(nbytes, sample_rate)))
         if msg.get("done") is True:  # some servers mark the last chunk done instead of a done message

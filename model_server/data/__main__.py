@@ -14,51 +14,30 @@ from model_server.frontend.languages import CATALOG
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m model_server.data",
-        description="Render teacher audio, align, extract features, write the dataset.",
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=Path("data"),
-        help="output root; the dataset goes to OUT/dataset, the resumable cache to OUT/cache",
-    )
+    p = argparse.ArgumentParser(prog="python -m model_server.data",
+                                description="Render teacher audio, align, extract features, write the dataset.")
+    p.add_argument("--out", type=Path, default=Path("data"),
+                   help="output root; the dataset goes to OUT/dataset, the resumable cache to OUT/cache")
     which = p.add_mutually_exclusive_group()
-    which.add_argument(
-        "--voices", default="", help=f"comma-separated voice ids (default: {','.join(VOICES)})"
-    )
-    which.add_argument(
-        "--languages",
-        default="",
-        help="'all' or comma-separated catalog language codes (en,es,it,zh,...): every voice of "
-        "those languages: an espeak-ng voice per language beyond the shipped ones, and the "
-        "better teacher's voice where one is wired in",
-    )
-    p.add_argument(
-        "--hours-scale",
-        type=float,
-        default=1.0,
-        help="multiply every voice's default hours (1.5 h Festival English, 4.5 h heart, 40 min es/de/fr)",
-    )
+    which.add_argument("--voices", default="", help=f"comma-separated voice ids (default: {','.join(VOICES)})")
+    which.add_argument("--languages", default="",
+                       help="'all' or comma-separated catalog language codes (en,es,it,zh,...): every voice of "
+                            "those languages: an espeak-ng voice per language beyond the shipped ones, and the "
+                            "better teacher's voice where one is wired in")
+    p.add_argument("--hours-scale", type=float, default=1.0,
+                   help="multiply every voice's default hours (1.5 h Festival English, 4.5 h heart, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
     p.add_argument("--workers", type=int, default=2, help="render/analysis processes")
-    p.add_argument(
-        "--max-render-seconds",
-        type=float,
-        default=0.0,
-        help="time box for the render stage (0: none): at that time the workers stop and the "
-        "dataset is assembled from the batches finished so far (the rest stay to be resumed)",
-    )
+    p.add_argument("--max-render-seconds", type=float, default=0.0,
+                   help="time box for the render stage (0: none): at that time the workers stop and the "
+                        "dataset is assembled from the batches finished so far (the rest stay to be resumed)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
 def _ljspeech_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m model_server.data ljspeech",
-        description="Import LJSpeech-format recordings (metadata.csv + wavs/) as a voice.",
-    )
+    p = argparse.ArgumentParser(prog="python -m model_server.data ljspeech",
+                                description="Import LJSpeech-format recordings (metadata.csv + wavs/) as a voice.")
     p.add_argument("dir", type=Path, help="folder with metadata.csv and wavs/")
     p.add_argument("--voice-id", required=True)
     p.add_argument("--language", required=True, choices=sorted(CATALOG))
@@ -67,26 +46,17 @@ def _ljspeech_parser() -> argparse.ArgumentParser:
     p.add_argument("--description", default="Imported LJSpeech-format recordings.")
     p.add_argument("--out", type=Path, default=Path("data"), help="output root; writes OUT/dataset")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument(
-        "--replace",
-        action="store_true",
-        help="import under the id of a shipped or generated voice, replacing its training data",
-    )
+    p.add_argument("--replace", action="store_true",
+                   help="import under the id of a shipped or generated voice, replacing its training data")
     return p
 
 
 def _merge_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m model_server.data merge",
-        description="Combine datasets into OUT/dataset: voices side by side; a voice in "
-        "several inputs (say, two --seed runs) gets all their utterances.",
-    )
-    p.add_argument(
-        "inputs",
-        type=Path,
-        nargs="+",
-        help="dataset dirs (with voices.json) or output roots of `python -m model_server.data`",
-    )
+    p = argparse.ArgumentParser(prog="python -m model_server.data merge",
+                                description="Combine datasets into OUT/dataset: voices side by side; a voice in "
+                                            "several inputs (say, two --seed runs) gets all their utterances.")
+    p.add_argument("inputs", type=Path, nargs="+",
+                   help="dataset dirs (with voices.json) or output roots of `python -m model_server.data`")
     p.add_argument("--out", type=Path, required=True, help="output root; writes OUT/dataset")
     return p
 
@@ -96,20 +66,16 @@ def main_merge(argv: list[str]) -> int:
     from model_server.data.dataset import DatasetError, merge_datasets
     from model_server.vocoder import FRAME_PERIOD_MS
 
-    inputs = [
-        p / "dataset" if not (p / "voices.json").exists() and (p / "dataset").is_dir() else p
-        for p in args.inputs
-    ]
+    inputs = [p / "dataset" if not (p / "voices.json").exists() and (p / "dataset").is_dir() else p
+              for p in args.inputs]
     try:
         stats = merge_datasets(inputs, args.out / "dataset")
     except DatasetError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(f"merged {len(inputs)} datasets into {args.out / 'dataset'}")
     for vid, st in stats.items():
-        print(
-            f"  {vid:16s} {st['utterances']:6d} utts  {st['frames'] * FRAME_PERIOD_MS / 3.6e6:.2f} h  from input(s) "
-            + ",".join(map(str, st["inputs"]))
-        )
+        print(f"  {vid:16s} {st['utterances']:6d} utts  {st['frames'] * FRAME_PERIOD_MS / 3.6e6:.2f} h  from input(s) "
+              + ",".join(map(str, st["inputs"])))
     return 0
 
 
@@ -133,29 +99,19 @@ def main_build(argv: list[str]) -> int:
     t0 = time.perf_counter()
     batches = build.plan(voices, args.out, args.hours_scale, args.seed, frontend_bridge.normalize)
     t_plan = time.perf_counter() - t0
-    rstats = build.render_all(
-        batches, args.workers, progress=not args.no_progress, max_seconds=args.max_render_seconds
-    )
+    rstats = build.render_all(batches, args.workers, progress=not args.no_progress,
+                              max_seconds=args.max_render_seconds)
     t1 = time.perf_counter()
     if rstats["timed_out"]:
         batches = [b for b in batches if b.is_done()]
-        print(
-            f"render time box ({args.max_render_seconds:g} s) reached: {rstats['timed_out']} batches left "
-            f"unrendered; assembling the {len(batches)} finished",
-            file=sys.stderr,
-        )
+        print(f"render time box ({args.max_render_seconds:g} s) reached: {rstats['timed_out']} batches left "
+              f"unrendered; assembling the {len(batches)} finished", file=sys.stderr)
     per_voice = build.assemble(batches, voices, args.out, frontend_bridge.align)
-    summary = {
-        "out": str(args.out / "dataset"),
-        "plan_s": round(t_plan, 1),
-        "render_s": round(rstats["render_s"], 1),
-        "assemble_s": round(time.perf_counter() - t1, 1),
-        "batches": rstats["batches"],
-        "batches_skipped": rstats["skipped"],
-        "batches_timed_out": rstats["timed_out"],
-        "render_failed": rstats["render_failed"],
-        "voices": per_voice,
-    }
+    summary = {"out": str(args.out / "dataset"), "plan_s": round(t_plan, 1),
+               "render_s": round(rstats["render_s"], 1), "assemble_s": round(time.perf_counter() - t1, 1),
+               "batches": rstats["batches"], "batches_skipped": rstats["skipped"],
+               "batches_timed_out": rstats["timed_out"],
+               "render_failed": rstats["render_failed"], "voices": per_voice}
     (args.out / "dataset").mkdir(parents=True, exist_ok=True)
     (args.out / "dataset" / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(_format_summary(summary))
@@ -163,16 +119,12 @@ def main_build(argv: list[str]) -> int:
 
 
 def _format_summary(s: dict) -> str:
-    lines = [
-        f"dataset written to {s['out']}  (plan {s['plan_s']} s, render+analyze {s['render_s']} s, "
-        f"assemble {s['assemble_s']} s; {s['batches']} batches, {s['batches_skipped']} already done)"
-    ]
+    lines = [f"dataset written to {s['out']}  (plan {s['plan_s']} s, render+analyze {s['render_s']} s, "
+             f"assemble {s['assemble_s']} s; {s['batches']} batches, {s['batches_skipped']} already done)"]
     for vid, st in s["voices"].items():
-        lines.append(
-            f"  {vid:16s} {st['utterances']:6d} utts  {st['hours']:.2f} h  {st['frames']:9d} frames  "
-            f"dropped: {st['dropped_alignment']} alignment, {st['dropped_render']} render"
-            + (f"  {st['drop_reasons']}" if st["drop_reasons"] else "")
-        )
+        lines.append(f"  {vid:16s} {st['utterances']:6d} utts  {st['hours']:.2f} h  {st['frames']:9d} frames  "
+                     f"dropped: {st['dropped_alignment']} alignment, {st['dropped_render']} render"
+                     + (f"  {st['drop_reasons']}" if st["drop_reasons"] else ""))
     return "\n".join(lines)
 
 
@@ -181,23 +133,13 @@ def main_ljspeech(argv: list[str]) -> int:
     from model_server.data import ljspeech
 
     try:
-        st = ljspeech.import_ljspeech(
-            args.dir,
-            args.voice_id,
-            args.language,
-            args.gender,
-            args.out / "dataset",
-            name=args.name,
-            description=args.description,
-            progress=not args.no_progress,
-            replace=args.replace,
-        )
+        st = ljspeech.import_ljspeech(args.dir, args.voice_id, args.language, args.gender, args.out / "dataset",
+                                      name=args.name, description=args.description,
+                                      progress=not args.no_progress, replace=args.replace)
     except ljspeech.LJSpeechError as exc:
         raise SystemExit(f"error: {exc}") from None
-    print(
-        f"imported {st['utterances']} utterances ({st['hours']:.2f} h, {st['frames']} frames) as voice "
-        f"{args.voice_id}; dropped {st['dropped']}"
-    )
+    print(f"imported {st['utterances']} utterances ({st['hours']:.2f} h, {st['frames']} frames) as voice "
+          f"{args.voice_id}; dropped {st['dropped']}")
     report = st["report"]
     for uid, line, reason in report.dropped:
         print(f"  dropped {uid} (metadata.csv:{line}): {reason}")

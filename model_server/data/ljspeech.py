@@ -48,8 +48,6 @@ class SilentRecording(LJSpeechError):
 class ImportReport:
     """What an import kept and dropped, by utterance id, so a user can find the lines to fix."""
 
-    utterances: int
-    frames: int
     dropped: list[tuple[str, int, str]] = field(default_factory=list)  # (id, metadata line, reason)
     read_by_rule: list[tuple[str, int]] = field(default_factory=list)  # digits/symbols, no spoken column
     unreferenced_wavs: list[str] = field(default_factory=list)
@@ -71,10 +69,8 @@ def read_metadata(folder: Path) -> list[Entry]:
     if not folder.is_dir():
         raise LJSpeechError(f"{folder}: not a directory")
     if not meta.exists():
-        raise LJSpeechError(
-            f"{meta}: missing (expected LJSpeech format: metadata.csv with id|text|normalized "
-            "lines and a wavs/ folder)"
-        )
+        raise LJSpeechError(f"{meta}: missing (expected LJSpeech format: metadata.csv with id|text|normalized "
+                            "lines and a wavs/ folder)")
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     try:
@@ -152,9 +148,8 @@ def _clip_durations(durations: list[int], start: int, end: int) -> list[int]:
     return [int(x) for x in np.diff(bounds)]
 
 
-def align_recording(
-    text_for_teacher: str, espeak_voice: str, audio16: np.ndarray
-) -> tuple[np.ndarray, list[str], list[int], float]:
+def align_recording(text_for_teacher: str, espeak_voice: str, audio16: np.ndarray
+                    ) -> tuple[np.ndarray, list[str], list[int], float]:
     """Features of the recording and espeak phone durations mapped onto its frames.
 
     Leading and trailing silence is cut from both sides before DTW and given to explicit pause segments:
@@ -180,17 +175,9 @@ def align_recording(
     return feats, names, frames, (s1 - s0) / (r1 - r0)
 
 
-def import_ljspeech(
-    folder: Path,
-    voice_id: str,
-    language: str,
-    gender: str,
-    dataset_dir: Path,
-    name: str | None = None,
-    description: str = "Imported LJSpeech-format recordings.",
-    progress: bool = True,
-    replace: bool = False,
-) -> dict:
+def import_ljspeech(folder: Path, voice_id: str, language: str, gender: str, dataset_dir: Path,
+                    name: str | None = None, description: str = "Imported LJSpeech-format recordings.",
+                    progress: bool = True, replace: bool = False) -> dict:
     """Import every utterance of `folder` as voice `voice_id` into `dataset_dir`; returns statistics.
 
     `voice_id` may not be a catalog voice or one already in the dataset unless `replace`: the import
@@ -203,17 +190,13 @@ def import_ljspeech(
     if not voice_id or not all(c.isalnum() or c in "_-" for c in voice_id):
         raise LJSpeechError(f"voice id {voice_id!r} must be non-empty letters, digits, '_' or '-'")
     if language not in LANGUAGE_VOICES:
-        raise LJSpeechError(
-            f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}"
-        )
+        raise LJSpeechError(f"language {language!r} is not supported; choose one of {sorted(LANGUAGE_VOICES)}")
     if not replace:  # a re-import of recordings under their own id replaces them; any other voice is refused
         from model_server.data.voices import ALL_VOICES
 
         in_dataset = Path(dataset_dir) / "voices.json"
         known = json.loads(in_dataset.read_text(encoding="utf-8")) if in_dataset.exists() else []
-        taken = set(ALL_VOICES) | {
-            v["id"] for v in known if not str(v.get("teacher", "")).startswith("ljspeech:")
-        }
+        taken = set(ALL_VOICES) | {v["id"] for v in known if not str(v.get("teacher", "")).startswith("ljspeech:")}
         if voice_id in taken:
             raise LJSpeechError(
                 f"voice id {voice_id!r} is a shipped or generated voice: importing under it would replace its "
@@ -222,24 +205,19 @@ def import_ljspeech(
             )
     entries = read_metadata(Path(folder))
     espeak_voice = LANGUAGE_VOICES[language]
-    spec = VoiceSpec(
-        voice_id, name or voice_id, language, gender, description, f"ljspeech:{espeak_voice}", 0.0, 1.0
-    )
+    spec = VoiceSpec(voice_id, name or voice_id, language, gender, description,
+                     f"ljspeech:{espeak_voice}", 0.0, 1.0)
     utts, feats_out = [], []
     dropped: dict[str, int] = {}
-    report = ImportReport(0, 0)
-    report.read_by_rule = [
-        (e.id, e.line) for e in entries if not e.spoken_given and _READ_BY_RULE.search(e.text)
-    ]
     listed = {e.wav.name for e in entries}
-    report.unreferenced_wavs = sorted(
-        p.name for p in (Path(folder) / "wavs").glob("*.wav") if p.name not in listed
-    )
+    report = ImportReport(
+        read_by_rule=[(e.id, e.line) for e in entries if not e.spoken_given and _READ_BY_RULE.search(e.text)],
+        unreferenced_wavs=sorted(p.name for p in (Path(folder) / "wavs").glob("*.wav") if p.name not in listed))
     offset = 0
 
-    def drop(e: Entry, reason: str) -> None:
+    def drop(e: Entry, reason: str, detail: str = "") -> None:
         dropped[reason] = dropped.get(reason, 0) + 1
-        report.dropped.append((e.id, e.line, reason))
+        report.dropped.append((e.id, e.line, reason + detail))
 
     for e in tqdm(entries, desc=f"import {voice_id}", unit="utt", disable=not progress):
         try:
@@ -250,35 +228,19 @@ def import_ljspeech(
         teacher_text = frontend_bridge.normalize(e.text, language)
         feats, phones, frames, ratio = align_recording(teacher_text, espeak_voice, audio)
         if not MIN_RATIO <= ratio <= MAX_RATIO:
-            drop(e, f"length ratio {ratio:.2f} outside {MIN_RATIO}-{MAX_RATIO} (text and audio differ)")
+            drop(e, "length ratio", f" {ratio:.2f} outside {MIN_RATIO}-{MAX_RATIO} (text and audio differ)")
             continue
         res = frontend_bridge.align(spec, e.text, phones, frames, len(feats))
         if res.error is not None:
             drop(e, res.error.split(":", 1)[0])
             continue
-        utts.append(
-            {
-                "id": e.id,
-                "text": e.text,
-                "language": language,
-                "voice": voice_id,
-                "symbols": res.symbols,
-                "durations": res.durations,
-                "n_frames": len(feats),
-                "frame_offset": offset,
-            }
-        )
+        utts.append({"id": e.id, "text": e.text, "language": language, "voice": voice_id,
+                     "symbols": res.symbols, "durations": res.durations, "n_frames": len(feats),
+                     "frame_offset": offset})
         feats_out.append(feats)
         offset += len(feats)
     if not utts:
         raise LJSpeechError(f"{folder}: every utterance was dropped ({dropped}); check transcripts and audio")
     write_voice(Path(dataset_dir), spec, utts, feats_out)
-    report.utterances, report.frames = len(utts), offset
-    return {
-        "utterances": len(utts),
-        "frames": offset,
-        "hours": offset / 80.0 / 3600.0,
-        "dropped": sum(dropped.values()),
-        "drop_reasons": dropped,
-        "report": report,
-    }
+    return {"utterances": len(utts), "frames": offset, "hours": offset / 80.0 / 3600.0,
+            "dropped": sum(dropped.values()), "drop_reasons": dropped, "report": report}

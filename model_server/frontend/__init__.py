@@ -141,10 +141,11 @@ def _regroup(clause: list[list[str]], alone: list[tuple[str, ...]]) -> list[list
     words said alone are used.
     """
     n, m = len(alone), len(clause)
-    total_alone = sum(len(x) for x in alone) or 1
-    limit = 0.25 * total_alone  # a grouping that costs more is not used, so no path past it is followed
     ours_end = list(itertools.accumulate((len(x) for x in alone), initial=0))  # phone counts, prefix sums
     theirs_end = list(itertools.accumulate((len(x) for x in clause), initial=0))
+    limit = 0.25 * (
+        ours_end[n] or 1
+    )  # a grouping that costs more is not used, so no path past it is followed
     inf = float("inf")
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     back: list[list[tuple[int, int] | None]] = [[None] * (m + 1) for _ in range(n + 1)]

@@ -790,21 +790,17 @@ class SymbolMapper:
             if candidate[-1] not in _MODIFIERS:
                 break
             candidate = candidate[:-1]
-        if result is None and lang != "en":
-            # espeak-ng sometimes leaves out the separator between two phonemes where it joins words (Korean
-            # "네 시" gave "n es i"): a name that is a run of known phonemes is those phonemes
-            result = _known_run(name, _INVENTORIES.get(lang, {}))
-            if result is not None:
-                result = tuple(f"{lang}:{p}" for p in result)
-                _note_unknown(f"({lang}){name}", " ".join(result))
         if result is None and lang not in LANGUAGE_VOICES and self.language != lang:
             # A switch to a language we do not ship: try the phoneme in the utterance's own language.
             result = self._lookup(self.language, name)
             if result != (UNK,):
                 _note_unknown(f"({lang}){name}", " ".join(result))
         elif result is None:
-            result = (UNK,)
-            _note_unknown(f"({lang}){name}", UNK)
+            # espeak-ng sometimes leaves out the separator between two phonemes where it joins words (Korean
+            # "네 시" gave "n es i"): a name that is two known phonemes is those two; anything else is <unk>
+            run = _known_run(name, _INVENTORIES.get(lang, {})) if lang != "en" else None
+            result = tuple(f"{lang}:{p}" for p in run) if run else (UNK,)
+            _note_unknown(f"({lang}){name}", " ".join(result))
         elif self.length_marks == "double" and _LENGTH_MARK in name[len(candidate) :]:
             result = (*result, result[-1])  # a long phone the table lacks: its short phone twice
         elif candidate != name:

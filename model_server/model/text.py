@@ -115,8 +115,9 @@ def _run_cut(piece: str, start: int) -> int:
 def split_sentences(text: str, final: bool) -> tuple[list[str], str]:
     """Complete sentences in ``text`` and the unfinished rest. A sentence ends at . ! ? followed by
     whitespace (so "3.5" and a half-received "Mr." do not end one), not after a known abbreviation or a
-    single letter, or at a CJK full stop (。！？). With ``final`` the rest is a sentence too and nothing is left over: whitespace alone is
-    no sentence, and a rest kept after the input closed would keep the stream from ever being done."""
+    single letter, or at a CJK full stop (。！？). With ``final`` the rest is a sentence too and nothing is
+    left over: whitespace alone is no sentence, and a rest kept after the input closed would keep the stream
+    from ever being done."""
     sentences, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         before = text[start : m.start()].split()
