@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from model_server import vocoder as v
+from tests.support.dispatch import OpRecorder, host_syncs
 
 SR = v.SAMPLE_RATE
 
@@ -473,24 +474,6 @@ def test_init_state_rejects_a_bad_lifter():
             synth.init_state(2, lifter=bad)
 
 
-class _OpRecorder(torch.utils._python_dispatch.TorchDispatchMode):
-    """Every aten op with its output shapes."""
-
-    def __init__(self):
-        super().__init__()
-        self.ops = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        shapes = tuple(tuple(t.shape) for t in (out if isinstance(out, (tuple, list)) else [out]) if
-                       isinstance(t, torch.Tensor))  # fmt: skip
-        self.ops.append((str(func), shapes))
-        return out
-
-
-HOST_SYNC_OPS = ("_local_scalar_dense", "aten.item", "nonzero", "aten.equal", "is_nonzero", "masked_select")
-
-
 @pytest.mark.parametrize("rate", v.OUTPUT_RATES)
 def test_fixed_shape_path_has_no_host_sync_and_value_independent_shapes(rate):
     """What a CUDA graph needs: the same ops with the same shapes whatever the values (F0, voicing, envelope),
@@ -502,13 +485,12 @@ def test_fixed_shape_path_has_no_host_sync_and_value_independent_shapes(rate):
     traces = []
     for feats in (low, high):
         state = synth.init_state(1)
-        with torch.inference_mode(), _OpRecorder() as rec:
+        with torch.inference_mode(), OpRecorder() as rec:
             audio, state = synth(feats, state, fixed_shape=True)
         assert audio.shape == (1, 8 * synth.hop)
         traces.append(rec.ops)
     assert traces[0] == traces[1]
-    syncs = [op for op, _ in traces[0] if any(s in op for s in HOST_SYNC_OPS)]
-    assert not syncs, syncs
+    assert not host_syncs(traces[0]), host_syncs(traces[0])
 
 
 def test_synthesis_speed_benchmark():

@@ -14,6 +14,8 @@ its own synthesis and judging. Systems:
 * ``current:postfilter=0.4:ap_exponent=1``: the same synthesizer with other settings (any of
   ``postfilter``, ``postfilter_order``, ``ap_exponent``; combinable with ``@24000``);
 * ``rev:<git revision>``: `model_server/vocoder.py` of that revision (e.g. ``rev:main``), its default synth;
+* ``neural:<folder>``: the learned vocoder saved in that folder (`python -m model_server.train_vocoder`),
+  at its own rate (24 kHz);
 * ``world``: WORLD's own synthesizer (pyworld) fed the same 48-bin envelope and 7-band aperiodicity,
   expanded back to its 513 bins: what the feature interface allows a classic vocoder.
 
@@ -24,6 +26,7 @@ It prints a Markdown table (mean and 95% CI per system) and the synthesis speed 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
 import subprocess
@@ -87,6 +90,11 @@ def torch_system(name: str):
     if name.startswith("rev:"):
         module = _module_at(name[4:])
         return module.HarmonicNoiseSynth(), module.SAMPLE_RATE
+    if name.startswith("neural:"):
+        from model_server import neural_vocoder
+
+        model = neural_vocoder.NeuralVocoder.load(Path(name[len("neural:") :]))
+        return model, model.sample_rate
     base, _, rate = name.partition("@")
     base, *options = base.split(":")
     if base != "current":
@@ -146,6 +154,17 @@ def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
         torch.set_num_threads(threads)
 
 
+def score_key(system: str) -> str:
+    """The cache name of a system's scores; a neural vocoder's names its weights, so retraining scores anew."""
+    key = system.replace("/", "_")
+    if system.startswith("neural:"):
+        from model_server import neural_vocoder
+
+        weights = Path(system[len("neural:") :]) / neural_vocoder.WEIGHTS_FILE
+        key += "-" + hashlib.sha256(weights.read_bytes()).hexdigest()[:12]
+    return key
+
+
 def judge(clips: list[tuple[np.ndarray, int]], sentences: list[str], asr, mos) -> dict:
     hyps = [asr(a, "en", rate) for a, rate in clips]
     errors = evaluate.word_errors(sentences, hyps, "en")
@@ -182,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     for voice in voices:
         data = teacher_features(voice, sentences, args.cache / "teacher")
         for system in systems:
-            score_path = args.cache / "scores" / voice / f"{system.replace('/', '_')}-{len(sentences)}.json"
+            score_path = args.cache / "scores" / voice / f"{score_key(system)}-{len(sentences)}.json"
             if system == "teacher":
                 clips = [(d["audio"], int(d["rate"])) for d in data]
             elif system == "world":

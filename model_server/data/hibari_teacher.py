@@ -168,12 +168,13 @@ def _teacher(voice: str) -> HibariTeacher:
     return HibariTeacher(voice)  # one per worker process: loading the graph and the G2P takes ~1 s
 
 
-def render_one(voice: str, text: str) -> TeacherRender:
-    """Synthesize `text`; int16 audio at the dataset rate and (phone, end seconds) segments."""
+def render_native(voice: str, text: str) -> tuple[np.ndarray | None, list[tuple[str, float]], str | None]:
+    """Synthesize `text` at hibari's own rate: (float32 audio at HIBARI_RATE or None, (phone, end seconds)
+    segments, error or None)."""
     teacher = _teacher(voice)
     chunks = teacher.phonemes(text)
     if not chunks:
-        return TeacherRender(text, None, [], f"hibari ({voice}) found nothing to say in {text!r}")
+        return None, [], f"hibari ({voice}) found nothing to say in {text!r}"
     rng = np.random.default_rng(SEED)
     parts, segments, t_units = [], [], 0
     for ps in chunks:  # hibari splits at sentence ends (and very long clauses): one graph run each
@@ -184,7 +185,15 @@ def render_one(voice: str, text: str) -> TeacherRender:
             segments.append((name, t_units * SAMPLES_PER_UNIT / HIBARI_RATE))
     audio24 = np.concatenate(parts)
     if len(audio24) == 0 or not any(name != TEACHER_PAUSE for name, _ in segments):
-        return TeacherRender(text, None, [], f"hibari ({voice}) produced no speech for {text!r}")
+        return None, [], f"hibari ({voice}) produced no speech for {text!r}"
+    return audio24, segments, None
+
+
+def render_one(voice: str, text: str) -> TeacherRender:
+    """Synthesize `text`; int16 audio at the dataset rate and (phone, end seconds) segments."""
+    audio24, segments, error = render_native(voice, text)
+    if error:
+        return TeacherRender(text, None, [], error)
     audio = soxr.resample(audio24, HIBARI_RATE, vocoder.SAMPLE_RATE, quality="HQ") if (
         vocoder.SAMPLE_RATE != HIBARI_RATE) else audio24
     pcm = np.clip(np.round(audio * 32768.0), -32768, 32767).astype(np.int16)
