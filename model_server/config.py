@@ -42,6 +42,9 @@ ENV_TORCH_INTEROP_THREADS = "STATESPEAK_TORCH_INTEROP_THREADS"  # 0/unset: 1 on 
 ENV_EMF_INTERVAL_S = "STATESPEAK_EMF_INTERVAL_S"
 ENV_RETRY_AFTER_S = "STATESPEAK_RETRY_AFTER_S"
 ENV_WARMUP = "STATESPEAK_WARMUP"
+# auto: the model directory's learned vocoder (neural_vocoder.json) when it has one; harmonic; neural
+ENV_VOCODER = "STATESPEAK_VOCODER"
+VOCODERS = ("auto", "harmonic", "neural")  # here, not in model.runtime: API workers never import torch
 ENV_LOG_LEVEL = "STATESPEAK_LOG_LEVEL"
 ENV_MAX_BUFFER_DELAY_MS = "STATESPEAK_MAX_BUFFER_DELAY_MS"
 ENV_RESAMPLE_QUALITY = "STATESPEAK_RESAMPLE_QUALITY"  # soxr: QQ, LQ, MQ, HQ, VHQ
@@ -174,6 +177,7 @@ class ServerConfig:
     emf_interval_s: float = 10.0
     retry_after_s: int = 1
     warmup: bool = True
+    vocoder: str = "auto"
     # permessage-deflate costs about 2 ms of server CPU per second of audio for a 35% smaller PCM frame:
     # off unless the network, not the CPU, is what runs out.
     ws_per_message_deflate: bool = False
@@ -209,6 +213,9 @@ class ServerConfig:
         largest = _int(env, ENV_MAX_CHUNK_FRAMES, 32, 1, 1024)
         if largest < first:
             raise ConfigError(f"{ENV_MAX_CHUNK_FRAMES}={largest} is below {ENV_FIRST_CHUNK_FRAMES}={first}")
+        vocoder = env.get(ENV_VOCODER, "auto").strip().lower() or "auto"
+        if vocoder not in VOCODERS:
+            raise ConfigError(f"{ENV_VOCODER}={vocoder!r} must be {', '.join(VOCODERS)}")
         api_keys = load_api_keys(env)  # once: it may read the mounted secret file
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
@@ -234,6 +241,7 @@ class ServerConfig:
             emf_interval_s=_float(env, ENV_EMF_INTERVAL_S, 10.0, 0.1, 3600.0),
             retry_after_s=_int(env, ENV_RETRY_AFTER_S, 1, 1, 3600),
             warmup=_bool(env, ENV_WARMUP, True),
+            vocoder=vocoder,
             ws_per_message_deflate=_bool(env, ENV_WS_PER_MESSAGE_DEFLATE, False),
             torch_threads=_int(env, ENV_TORCH_THREADS, 0, 0, 1024),
             torch_interop_threads=_int(env, ENV_TORCH_INTEROP_THREADS, 0, 0, 64),

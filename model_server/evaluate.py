@@ -40,7 +40,14 @@ from model_server import vocoder
 from model_server.data.text import read_sentences
 from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
-from model_server.model.runtime import DEFAULT_MODEL_DIR, SpeechRuntime, speak_one_stream
+from model_server.model.runtime import (
+    DEFAULT_MODEL_DIR,
+    VOCODER_AUTO,
+    VOCODER_CHOICES,
+    VOCODER_NEURAL,
+    SpeechRuntime,
+    speak_one_stream,
+)
 from model_server.pinned_deps import ensure_target
 
 HELDOUT = Path(__file__).resolve().parent / "data" / "heldout_en.txt"
@@ -241,15 +248,19 @@ def voice_lifter(rt: SpeechRuntime, voice: str) -> torch.Tensor | None:
     return rt.catalog.vocoder_settings([voice])["lifter"][0] if voice in rt.voices else None
 
 
-def resynthesize(audio: np.ndarray, rate: int, lifter: torch.Tensor | None = None) -> np.ndarray:
+def resynthesize(audio: np.ndarray, rate: int, lifter: torch.Tensor | None = None, synth=None) -> np.ndarray:
     """Analysis/synthesis: `audio`'s features (the data build's `vocoder.analyze`) through our vocoder with
-    the post-filter `lifter`, float32 at the vocoder's rate: what the vocoder alone costs a voice."""
+    the post-filter `lifter`, float32 at the vocoder's rate: what the vocoder alone costs a voice. ``synth``:
+    a learned vocoder to use instead (it has no post-filter; its rate is its own)."""
     audio = np.asarray(audio)
     wave = audio.astype(np.float32) / 32768.0 if audio.dtype == np.int16 else audio.astype(np.float32)
     feats = torch.from_numpy(vocoder.analyze(wave, rate))
-    synth = vocoder.HarmonicNoiseSynth()
     with torch.inference_mode():
-        out, _ = synth(feats.unsqueeze(0), synth.init_state(1, lifter=lifter))
+        if synth is None:
+            synth = vocoder.HarmonicNoiseSynth()
+            out, _ = synth(feats.unsqueeze(0), synth.init_state(1, lifter=lifter))
+        else:
+            out, _ = synth(feats.unsqueeze(0), synth.init_state(1))
     return out[0].numpy()
 
 
@@ -320,6 +331,12 @@ def default_report(model: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m model_server.evaluate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL_DIR)
+    ap.add_argument(
+        "--vocoder",
+        choices=VOCODER_CHOICES,
+        default=VOCODER_AUTO,
+        help="auto: the model directory's learned vocoder when it has one (as the server does)",
+    )
     ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
     ap.add_argument("--voices", default=",".join(TEACHERS), help="English voices to evaluate")
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
@@ -362,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     sentences = read_sentences(args.sentences)
     if args.limit:
         sentences = sentences[: args.limit]
-    rt = SpeechRuntime.load(args.model)
+    rt = SpeechRuntime.load(args.model, vocoder_choice=args.vocoder)
+    learned = rt.synth if rt.vocoder_name == VOCODER_NEURAL else None  # what "vocoded" resynthesizes with
     missing = [v for v in voices if v not in rt.voices]
     if missing and args.no_teacher:
         raise SystemExit(f"model {args.model} lacks voice(s) {missing}")
@@ -385,9 +403,9 @@ def main(argv: list[str] | None = None) -> int:
             for i, text in enumerate(sentences):
                 audio, secs = synthesize(rt, voice, text)
                 rtf_compute += secs
-                rtf_audio += len(audio) / vocoder.SAMPLE_RATE
-                write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio)
-                systems["model"].append(to_judge_rate(audio, vocoder.SAMPLE_RATE))
+                rtf_audio += len(audio) / rt.sample_rate
+                write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio, rt.sample_rate)
+                systems["model"].append(to_judge_rate(audio, rt.sample_rate))
             loads.append(os.getloadavg()[0])
         if not args.no_teacher:
             systems["teacher"], systems["vocoded"] = [], []
@@ -396,11 +414,11 @@ def main(argv: list[str] | None = None) -> int:
             for i, r in enumerate(renders):
                 if r.audio is None:
                     raise SystemExit(f"{TEACHERS[voice]} failed on sentence {i}: {r.error}")
-                vc = resynthesize(r.audio, teacher_rate, lifter)
-                write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio)
-                write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc)
+                vc = resynthesize(r.audio, teacher_rate, lifter, learned)
+                write_wav(args.wav_dir / voice / f"teacher_{i:02d}.wav", r.audio, teacher_rate)
+                write_wav(args.wav_dir / voice / f"vocoded_{i:02d}.wav", vc, rt.sample_rate)
                 systems["teacher"].append(to_judge_rate(r.audio, teacher_rate))
-                systems["vocoded"].append(to_judge_rate(vc, vocoder.SAMPLE_RATE))
+                systems["vocoded"].append(to_judge_rate(vc, rt.sample_rate))
         entry = {}
         for name, clips in systems.items():
             hyps = [asr(a, language) for a in clips]

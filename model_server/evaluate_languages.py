@@ -309,10 +309,10 @@ def evaluate_voice(
     for i, s in enumerate(sentences):
         audio, _ = ev.synthesize(rt, v.id, s)
         if wav_dir is not None:
-            ev.write_wav(wav_dir / v.id / f"model_{i:02d}.wav", audio)
-        model_hyps.append(asr(ev.to_judge_rate(audio, vocoder.SAMPLE_RATE), v.language))
+            ev.write_wav(wav_dir / v.id / f"model_{i:02d}.wav", audio, rt.sample_rate)
+        model_hyps.append(asr(ev.to_judge_rate(audio, rt.sample_rate), v.language))
         if mos:
-            model_mos.append(mos(audio, vocoder.SAMPLE_RATE))
+            model_mos.append(mos(audio, rt.sample_rate))
     if mos:
         _put_mos(entry, "model", model_mos)
     m_err = unit_errors(sentences, model_hyps, v.language)
@@ -508,7 +508,7 @@ def run(args) -> int:
 
     torch.set_num_threads(args.threads)
     codes = language_codes(args.languages)
-    rt = SpeechRuntime.load(args.model)
+    rt = SpeechRuntime.load(args.model, vocoder_choice=args.vocoder)
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
     mos = None if args.no_mos else ev.MosJudge()

@@ -134,3 +134,42 @@ def test_gradient_check_separates_a_right_path_from_a_wrong_one():
     assert max(errors.values()) < 1e-4, errors
     wrong = gpu_train.grad_errors(mixer, half_gradient, scan, batch=2, length=24)
     assert wrong["output"] < 1e-6 and wrong["grad.input"] > gpu_train.GRAD_TOLERANCE
+
+
+@pytest.fixture(scope="module")
+def vocoder_rehearsal(tmp_path_factory):
+    """The learned vocoder's stage (`--stage vocoder`) on this CPU: 12 teacher sentences, 3 s of training."""
+    tmp = tmp_path_factory.mktemp("gpu-vocoder")
+    out = tmp / "out"
+    env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable}
+    env.pop("OUT", None)
+    proc = subprocess.run(
+        [str(SCRIPT), "--stage", "vocoder", "--minutes", "0.05", "--vocoder-sentences", "12", "--vocoder-batch", "2",
+         "--vocoder-crop", "16", "--vocoder-channels", "32", "--workers", "2", "--speed-sentences", "1",
+         "--out", str(out), "--work", str(tmp / "work")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, json.loads((out / "gpu-train.json").read_text())
+
+
+@pytest.mark.slow
+def test_the_vocoder_stage_runs_every_step_and_brings_back_a_vocoder_that_serves(vocoder_rehearsal):
+    from model_server import neural_vocoder
+
+    out, report = vocoder_rehearsal
+    steps = report["steps"]
+    assert report["ok"] is True
+    assert [s for s in steps if s != "install"] == ["env", "vocoder_render", "vocoder_train", "vocoder_export",
+                                                    "vocoder_speed"]  # fmt: skip
+    assert steps["vocoder_render"]["utterances"] == 12 and steps["vocoder_render"]["hours"] > 0
+    assert (
+        steps["vocoder_train"]["steps"] >= 1 and steps["vocoder_train"]["gan"] is False
+    )  # the GAN is for CUDA
+    assert steps["vocoder_train"]["config"]["channels"] == 32
+    assert steps["vocoder_speed"]["cpu_1_thread"]["rtf"] > 0 and "cuda" not in steps["vocoder_speed"]
+    model = neural_vocoder.NeuralVocoder.load(out / "weights-vocoder")
+    assert model.config.channels == 32 and model.sample_rate == 24000
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert len(files) <= 8 and all(p.stat().st_size <= gpu_train.OUT_FILE_LIMIT for p in files)
+    assert "neural:" in report["evaluate_here"]

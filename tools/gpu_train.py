@@ -21,6 +21,12 @@ far it got):
 6. speed: one stream of the new weights through the serving path (planner + SpeechRuntime.step, chunks of
    32 frames) on the device and on one CPU thread: real-time factor and time to the first chunk.
 
+``--stage vocoder`` runs the learned vocoder's stage instead (docs/model.md, "A learned vocoder"): env, then
+vocoder_render (`python -m model_server.train_vocoder data`: the voice's teacher at 24 kHz with its features,
+time-boxed), vocoder_train (`train_vocoder train --gan` on the device, cut to the budget), vocoder_export (the
+vocoder into <out>/weights-vocoder/, loaded beside the shipped model by SpeechRuntime at 24 kHz) and
+vocoder_speed (graphed against eager on CUDA, and one stream's speed on the device and one CPU thread).
+
 Whisper and DistillMOS cannot travel (their weights are too large for the carry), so the judged evaluation
 runs where the weights come back: `python -m model_server.evaluate --model <out>/weights --voices VOICE
 --limit 40 --report <file>` (docs/model.md). Exit code: 0 when every step ran, 1 when one failed (its
@@ -55,6 +61,10 @@ OUT_FILE_LIMIT = 16 * 1024 * 1024  # the device tool brings back files of at mos
 # fast inside the 150 s time box (which keeps whatever finished if they are slower still).
 HOURS_SCALE = 2.0
 RENDER_SECONDS = 150.0
+# The vocoder stage renders heart at 24 kHz: 1,600 sentences (1.8 h) took 142 s on 2 shared cores here, about
+# 0.18 core seconds a sentence, so 6,000 (6.7 h) take about 70 s on 16 cores.
+VOCODER_SENTENCES = 6000
+VOCODER_RENDER_SECONDS = 120.0
 # What the run needs after training: the train process's own start, validation and export, the weights
 # loaded back and the speed measurements (a guess with room; the JSON records what each step took).
 RESERVE_AFTER_TRAIN_S = 75.0
@@ -91,6 +101,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--crop", type=int, default=400)
     p.add_argument("--speed-sentences", type=int, default=5, help="held-out sentences timed per device")
+    p.add_argument(
+        "--stage",
+        choices=("model", "vocoder"),
+        default="model",
+        help="model: fine-tune the acoustic model; vocoder: train the learned vocoder",
+    )
+    p.add_argument(
+        "--vocoder-sentences", type=int, default=VOCODER_SENTENCES, help="teacher sentences rendered"
+    )
+    p.add_argument("--vocoder-batch", type=int, default=64)
+    p.add_argument("--vocoder-crop", type=int, default=64, help="frames per training window")
+    p.add_argument("--vocoder-channels", type=int, default=0, help="network width (0: the default)")
     args = p.parse_args(argv)
     if args.hours_scale <= 0 or args.minutes <= 0 or args.workers < 1 or args.speed_sentences < 1:
         p.error("--hours-scale and --minutes must be > 0, --workers and --speed-sentences >= 1")
@@ -377,6 +399,112 @@ def speed(args, weights: Path) -> dict:
     return out
 
 
+# -- the vocoder stage ----------------------------------------------------------------------------------------
+def vocoder_render(run: Run, args, data: Path) -> dict:
+    run.run(["-m", "model_server.train_vocoder", "data", "--voices", args.voice, "--sentences",
+             str(args.vocoder_sentences), "--workers", str(args.workers), "--max-seconds",
+             f"{VOCODER_RENDER_SECONDS:g}", "--out", str(data)], timeout=VOCODER_RENDER_SECONDS + 300)  # fmt: skip
+    from model_server.train_vocoder import VocoderData
+
+    loaded = VocoderData(data)
+    return {"sentences_asked": args.vocoder_sentences, "utterances": len(loaded.audio),
+            "hours": round(loaded.hours(), 3), "workers": args.workers}  # fmt: skip
+
+
+def vocoder_train(run: Run, args, data: Path, out: Path) -> dict:
+    left = args.budget_seconds - run.elapsed() - RESERVE_AFTER_TRAIN_S
+    minutes = min(args.minutes, left / 60)
+    if minutes <= 0:
+        raise RuntimeError(f"no time left to train within --budget-seconds {args.budget_seconds:g}")
+    cmd = [
+        "-m",
+        "model_server.train_vocoder",
+        "train",
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--device",
+        args.device,
+        "--minutes",
+        f"{minutes:.3f}",
+        "--batch",
+        str(args.vocoder_batch),
+        "--crop",
+        str(args.vocoder_crop),
+        "--log-seconds",
+        "15",
+    ] + (["--gan"] if args.device == "cuda" else [])
+    if args.vocoder_channels:
+        cmd += ["--channels", str(args.vocoder_channels)]
+    run.run(cmd)
+    info = json.loads((out / "neural_vocoder.json").read_text(encoding="utf-8"))
+    return {"minutes": round(minutes, 3), **info["trained"], "config": info["config"]}
+
+
+def vocoder_export(run: Run, args, trained: Path) -> dict:
+    from model_server import neural_vocoder
+    from model_server.model.runtime import SpeechRuntime
+
+    dest = run.out / "weights-vocoder"
+    dest.mkdir(parents=True, exist_ok=True)
+    sizes = {}
+    for name in (neural_vocoder.CONFIG_FILE, neural_vocoder.WEIGHTS_FILE):
+        size = (trained / name).stat().st_size
+        if size > OUT_FILE_LIMIT:
+            raise RuntimeError(f"{name} is {size} bytes, over the {OUT_FILE_LIMIT} the device brings back")
+        shutil.copyfile(trained / name, dest / name)
+        sizes[name] = size
+    served = (
+        trained.parent / "served"
+    )  # the shipped model with this vocoder beside it, as a user would serve it
+    shutil.copytree(args.init, served, dirs_exist_ok=True)
+    for name in sizes:
+        shutil.copyfile(dest / name, served / name)
+    rt = SpeechRuntime.load(served)
+    if rt.vocoder_name != "neural" or rt.sample_rate != neural_vocoder.OUTPUT_RATE:
+        raise RuntimeError(f"the served model uses the {rt.vocoder_name} vocoder at {rt.sample_rate} Hz")
+    return {"dir": "weights-vocoder", "bytes": sizes, "served_dir": str(served),
+            "parameters": neural_vocoder.parameter_count(rt.synth)}  # fmt: skip
+
+
+def vocoder_speed(args, served: Path) -> dict:
+    import torch
+
+    from model_server.model.runtime import SpeechRuntime
+
+    sentences = heldout(args.speed_sentences)
+    out = {}
+    if args.device == "cuda":
+        graphed, eager = SpeechRuntime.load(served, device="cuda"), SpeechRuntime.load(served, "cuda", False)
+        graphed.warmup(8, 32)
+        pools, errors = (graphed.new_pool(8), eager.new_pool(8)), []
+        for b, n in ((3, 8), (3, 10), (5, 1), (8, 32)):
+            cond = torch.randn(b, n, graphed.config.cond_dim)
+            a, e = graphed.step(pools[0], list(range(b)), cond), eager.step(pools[1], list(range(b)), cond)
+            errors.append(float((a - e).norm() / e.norm().clamp_min(1e-9)))
+        out["cuda_graph_vs_eager_relative_l2_max"] = round(max(errors), 6)
+        out["cuda"] = stream_speed(graphed, args.voice, sentences)
+        del graphed, eager
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        out["cpu_1_thread"] = stream_speed(SpeechRuntime.load(served, device="cpu"), args.voice, sentences)
+    finally:
+        torch.set_num_threads(threads)
+    return out
+
+
+def main_vocoder(run: Run, args, work: Path) -> None:
+    run.step("env", environment, args.device)
+    run.step("vocoder_render", vocoder_render, run, args, work / "vocdata")
+    run.step("vocoder_train", vocoder_train, run, args, work / "vocdata", work / "vocoder")
+    exported = run.step("vocoder_export", vocoder_export, run, args, work / "vocoder")
+    run.step("vocoder_speed", vocoder_speed, args, Path(exported["served_dir"]))
+    run.report["evaluate_here"] = (f"python tools/vocoder_resynth.py --voices {args.voice} --sentences 40 --systems "
+                                   f"teacher,current,neural:<returned {args.out.name}>/weights-vocoder")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     run = Run(args.out)
@@ -386,6 +514,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if os.environ.get("GPU_TRAIN_INSTALL_S"):  # tools/gpu_train.sh's wheel install, before this process
             run.report["steps"]["install"] = {"seconds": float(os.environ["GPU_TRAIN_INSTALL_S"])}
+        if args.stage == "vocoder":
+            main_vocoder(run, args, work)
+            run.report["ok"] = True
+            run.save()
+            say(f"done in {run.elapsed():.0f} s: vocoder in {run.out / 'weights-vocoder'}")
+            return 0
         run.step("env", environment, args.device)
         run.step("render", render, run, args, data)
         run.step("baseline", baseline, run, args, data, runs)

@@ -12,6 +12,7 @@ time to first audio (workers report each finished stream), the Prometheus regist
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -33,10 +34,10 @@ WARMUP_TEXT = "Warming up the speech engine, one two three."
 IDLE_POLL_MS = 50  # how long an idle engine waits for a message (stall checks run then)
 
 
-def default_runtime_factory(model_dir, device: str):
+def default_runtime_factory(model_dir, device: str, vocoder_choice: str = "auto"):
     from model_server.model.runtime import SpeechRuntime
 
-    return SpeechRuntime.load(model_dir, device=device)
+    return SpeechRuntime.load(model_dir, device=device, vocoder_choice=vocoder_choice)
 
 
 def resolve_device(device: str) -> str:
@@ -69,7 +70,9 @@ class EngineServer:
     def __init__(self, config: ServerConfig, endpoint: str, runtime_factory: Callable | None = None) -> None:
         self.config = config
         self.endpoint = endpoint
-        self.runtime_factory = runtime_factory or default_runtime_factory
+        self.runtime_factory = runtime_factory or functools.partial(
+            default_runtime_factory, vocoder_choice=config.vocoder
+        )
         self.metrics = ServerMetrics(config.deployment, config.max_streams, kit=config.kit)
         self.metrics.bind_active(lambda: self.engine.active_count() if self.engine is not None else 0)
         self.phase = "loading"
@@ -101,6 +104,8 @@ class EngineServer:
                                              "torch_threads": threads})  # fmt: skip
             t0 = time.perf_counter()
             runtime = self.runtime_factory(cfg.model_dir, device)
+            log.info("vocoder", extra={"vocoder": getattr(runtime, "vocoder_name", "harmonic"),
+                                       "sample_rate": int(runtime.sample_rate)})  # fmt: skip
             if device.startswith("cuda"):
                 self._note_kernel_fallback()
             warmup = getattr(runtime, "warmup", None)

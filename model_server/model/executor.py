@@ -72,13 +72,16 @@ class Executor:
         device: torch.device,
         use_cuda_graphs: bool = True,
         graph_backend: GraphBackend | None = None,
+        synth: torch.nn.Module | None = None,
     ):
         """graph_backend: what captures and replays the step (default: `CudaGraphs` on CUDA with
-        use_cuda_graphs, none elsewhere); the CPU tests pass a stand-in that replays by running the step again."""
+        use_cuda_graphs, none elsewhere); the CPU tests pass a stand-in that replays by running the step again.
+        synth: features -> audio (default `vocoder.HarmonicNoiseSynth`; a model directory's learned
+        `neural_vocoder.NeuralVocoder` has the same interface: ``init_state``, and a call with ``fixed_shape``)."""
         self.device = device
         self.model = model
         self.config = config
-        self.synth = vocoder.HarmonicNoiseSynth().to(device).eval()
+        self.synth = (synth if synth is not None else vocoder.HarmonicNoiseSynth()).to(device).eval()
         self._voc_init = self.synth.init_state(1, device)
         if graph_backend is None and device.type == "cuda" and use_cuda_graphs:
             graph_backend = CudaGraphs()
@@ -121,6 +124,8 @@ class Executor:
         if unknown:
             raise ValueError(f"unknown vocoder setting(s) {unknown}; known: {list(vocoder.VOICE_SETTINGS)}")
         for key, rows in settings.items():
+            if key not in pool.vocoder:
+                continue
             want = (len(idx), *pool.vocoder[key].shape[1:])
             if tuple(rows.shape) != want:
                 raise ValueError(f"setting {key!r} must be {list(want)}, got {list(rows.shape)}")
@@ -130,7 +135,8 @@ class Executor:
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
         for key, rows in settings.items():
-            pool.vocoder[key].index_copy_(0, idx, rows.to(self.device, torch.float32))
+            if key in pool.vocoder:  # a synthesizer without per-voice settings (the learned one) has none
+                pool.vocoder[key].index_copy_(0, idx, rows.to(self.device, torch.float32))
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         """Before serving (the server calls it before readiness): run one step of every shape the engine

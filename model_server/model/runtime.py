@@ -23,13 +23,15 @@ from pathlib import Path
 
 import torch
 
-from model_server import vocoder
+from model_server import neural_vocoder
+from model_server.config import VOCODERS
 from model_server.model import checkpoint
 from model_server.model.acoustic import AcousticConfig, AcousticModel
 from model_server.model.catalog import Catalog
 from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
 from model_server.model.executor import GRAPH_LENGTHS, Executor, StatePool
 from model_server.model.planner import Planner, prepare_batch
+from model_server.neural_vocoder import NeuralVocoder
 
 __all__ = [
     "GRAPH_LENGTHS",
@@ -45,13 +47,41 @@ __all__ = [
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "weights" / "default"
 
 
+VOCODER_CHOICES = VOCODERS
+VOCODER_AUTO, VOCODER_HARMONIC, VOCODER_NEURAL = VOCODERS
+
+
+def load_synth(model_dir: Path, choice: str = VOCODER_AUTO) -> torch.nn.Module | None:
+    """The vocoder a model directory is served with (None: the default harmonic-plus-noise one)."""
+    if choice not in VOCODER_CHOICES:
+        raise ModelLoadError(f"vocoder {choice!r} must be one of {', '.join(VOCODER_CHOICES)}")
+    has_neural = (Path(model_dir) / neural_vocoder.CONFIG_FILE).is_file()
+    if choice == VOCODER_HARMONIC or (choice == VOCODER_AUTO and not has_neural):
+        return None
+    if not has_neural:
+        raise ModelLoadError(
+            f"vocoder 'neural' requested but {model_dir} has no {neural_vocoder.CONFIG_FILE} "
+            "(python -m model_server.train_vocoder writes one)"
+        )
+    try:
+        return neural_vocoder.NeuralVocoder.load(model_dir)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"learned vocoder: {exc}") from None
+
+
 class SpeechRuntime:
-    def __init__(self, ckpt: Checkpoint, device: str | torch.device = "cpu", use_cuda_graphs: bool = True):
+    def __init__(
+        self,
+        ckpt: Checkpoint,
+        device: str | torch.device = "cpu",
+        use_cuda_graphs: bool = True,
+        synth: torch.nn.Module | None = None,
+    ):
+        """synth: the vocoder (default: `vocoder.HarmonicNoiseSynth` at 16 kHz); its output rate and hop are
+        the runtime's, so a 24 kHz learned vocoder serves 24 kHz without resampling."""
         self.device = torch.device(device)
         self.ckpt = ckpt
         self.config = ckpt.config
-        self.sample_rate = vocoder.SAMPLE_RATE
-        self.hop = vocoder.HOP
         self.catalog = Catalog(ckpt)
         self.voices: dict[str, VoiceInfo] = self.catalog.voices
         self.languages = self.catalog.languages
@@ -59,8 +89,11 @@ class SpeechRuntime:
         # The phone encoder runs on the device too, batched over every stream that needs frames in a tick
         # (planner.encode_windows): one call per tick, the frames stay on the device for the step.
         self.encoder = self.model.encoder
-        self.executor = Executor(self.model, self.config, self.device, use_cuda_graphs)
+        self.executor = Executor(self.model, self.config, self.device, use_cuda_graphs, synth=synth)
         self.synth = self.executor.synth
+        self.sample_rate = int(self.synth.sample_rate)
+        self.hop = int(self.synth.hop)  # output samples per 12.5 ms frame
+        self.vocoder_name = VOCODER_NEURAL if isinstance(self.synth, NeuralVocoder) else VOCODER_HARMONIC
 
     # construction ---------------------------------------------------------------------------------------
     @classmethod
@@ -69,12 +102,19 @@ class SpeechRuntime:
         model_dir: str | os.PathLike | None = None,
         device: str | torch.device = "cpu",
         use_cuda_graphs: bool = True,
+        vocoder_choice: str = VOCODER_AUTO,
     ) -> SpeechRuntime:
-        """Load a model directory (default: the bundled weights). Raises ModelLoadError."""
+        """Load a model directory (default: the bundled weights). Raises ModelLoadError.
+
+        vocoder_choice: ``auto`` serves the directory's learned vocoder (``neural_vocoder.json``) when it has
+        one, else the harmonic-plus-noise one; ``harmonic`` always the latter; ``neural`` requires the former."""
         device = torch.device(device)
         if device.type == "cuda" and not torch.cuda.is_available():
             raise ModelLoadError("device 'cuda' requested but CUDA is not available")
-        return cls(checkpoint.load(model_dir or DEFAULT_MODEL_DIR, device), device, use_cuda_graphs)
+        model_dir = Path(model_dir or DEFAULT_MODEL_DIR)
+        return cls(
+            checkpoint.load(model_dir, device), device, use_cuda_graphs, load_synth(model_dir, vocoder_choice)
+        )
 
     @classmethod
     def init_random(

@@ -309,3 +309,63 @@ def test_speak_one_stream_times_a_whole_utterance_and_reuses_its_pool():
     assert torch.equal(first.audio, again.audio)
     assert torch.allclose(first.audio, whole.audio, atol=1e-4)  # chunking is invisible
     assert 0.0 < first.first_chunk_s <= first.compute_s
+
+
+# --- a model directory with a learned vocoder (model_server/neural_vocoder.py) --------------------------------
+
+SMALL_VOCODER = dict(channels=16, layers=1, kernel=3, mlp_ratio=2)
+
+
+@pytest.fixture()
+def neural_dir(rt, tmp_path):
+    from model_server import neural_vocoder
+
+    checkpoint.save(rt.ckpt, tmp_path)
+    torch.manual_seed(0)
+    neural_vocoder.NeuralVocoder(neural_vocoder.NeuralVocoderConfig(**SMALL_VOCODER)).save(tmp_path)
+    return tmp_path
+
+
+def test_a_directory_with_a_learned_vocoder_serves_24_khz_from_it(neural_dir):
+    from model_server.neural_vocoder import NeuralVocoder
+
+    auto = SpeechRuntime.load(neural_dir)
+    assert isinstance(auto.synth, NeuralVocoder) and auto.vocoder_name == "neural"
+    assert (auto.sample_rate, auto.hop) == (24000, 300)
+    pool = auto.new_pool(2)
+    auto.reset_slots(
+        pool, [0, 1], ["en_female_slt"] * 2
+    )  # the voice's post-filter settings: not the learned vocoder's
+    audio = auto.step(pool, [0, 1], _cond(auto, 2, 5))
+    assert audio.shape == (2, 5 * 300) and bool(torch.isfinite(audio).all())
+    harmonic = SpeechRuntime.load(neural_dir, vocoder_choice="harmonic")
+    assert isinstance(harmonic.synth, vocoder.HarmonicNoiseSynth) and (
+        harmonic.sample_rate,
+        harmonic.hop,
+    ) == (16000, 200)
+
+
+def test_the_learned_vocoder_in_the_graphed_step_equals_eager(neural_dir):
+    rt = SpeechRuntime.load(neural_dir)
+    graphed = Executor(rt.model, rt.config, rt.device, graph_backend=ReplayByRerun(), synth=rt.synth)
+    pg, pe = graphed.new_pool(4), rt.executor.new_pool(4)
+    for i, n in enumerate((8, 10, 1)):
+        cond = _cond(rt, 3, n, seed=i)
+        torch.testing.assert_close(
+            graphed.step(pg, [0, 1, 2], cond), rt.step(pe, [0, 1, 2], cond), rtol=1e-4, atol=1e-5
+        )
+
+
+def test_a_missing_or_broken_learned_vocoder_fails_the_load_with_its_name(rt, neural_dir, tmp_path_factory):
+    plain = tmp_path_factory.mktemp("plain")
+    checkpoint.save(rt.ckpt, plain)
+    assert SpeechRuntime.load(plain).vocoder_name == "harmonic"  # auto without one: the harmonic vocoder
+    with pytest.raises(ModelLoadError, match="vocoder 'neural' requested but .* has no neural_vocoder.json"):
+        SpeechRuntime.load(plain, vocoder_choice="neural")
+    with pytest.raises(ModelLoadError, match="vocoder 'wavenet' must be one of auto, harmonic, neural"):
+        SpeechRuntime.load(plain, vocoder_choice="wavenet")
+    (neural_dir / "neural_vocoder.safetensors").write_bytes(b"not a checkpoint")
+    with pytest.raises(
+        ModelLoadError, match="learned vocoder: .*neural_vocoder.safetensors is not a safetensors file"
+    ):
+        SpeechRuntime.load(neural_dir)

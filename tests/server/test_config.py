@@ -45,6 +45,7 @@ def test_values_are_read():
         ({"STATESPEAK_RESAMPLE_QUALITY": "best"}, "STATESPEAK_RESAMPLE_QUALITY"),
         ({ENV_API_KEYS_FILE: "/nonexistent/keys"}, ENV_API_KEYS_FILE),
         ({"STATESPEAK_REQUEST_READ_TIMEOUT_S": "0"}, "STATESPEAK_REQUEST_READ_TIMEOUT_S"),
+        ({"STATESPEAK_VOCODER": "wavenet"}, "STATESPEAK_VOCODER"),
     ],
 )
 def test_bad_values_name_the_variable(env, name):

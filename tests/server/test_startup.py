@@ -87,3 +87,39 @@ def test_runtime_warmup_on_cpu_runs_its_steps_and_captures_nothing():
     rt = SpeechRuntime.init_random(seed=0)
     info = rt.warmup(3, 4)
     assert info == {"batches": [1, 3], "lengths": [4], "cuda_graphs": 0, "graph_failures": 0}
+
+
+def test_a_model_directory_with_a_learned_vocoder_is_served_at_its_24_khz(model_dir, tmp_path):
+    """The real server on a copy of the random model with a (random, small) learned vocoder beside it: the
+    engine serves from it at 24 kHz (logged at load), and a 16 kHz request is resampled down from it.
+    ``STATESPEAK_VOCODER=harmonic`` keeps the 16 kHz vocoder for the same directory."""
+    import shutil
+
+    from model_server import neural_vocoder
+
+    served = tmp_path / "model"
+    shutil.copytree(model_dir, served)
+    small = neural_vocoder.NeuralVocoderConfig(channels=16, layers=1, kernel=3, mlp_ratio=2)
+    neural_vocoder.NeuralVocoder(small).save(served)
+    speak = {"transcript": "Hello there.", "voice": {"mode": "id", "id": "en_female_a"},
+             "output_format": {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 16000}}  # fmt: skip
+    for choice, rate in (("auto", 24000), ("harmonic", 16000)):
+        with ServerProcess(served, tmp_path, STATESPEAK_VOCODER=choice, STATESPEAK_WORKERS="1") as proc:
+            r = httpx.post(proc.base_url + "/tts/bytes", json=speak, timeout=30)
+            assert r.status_code == 200 and len(r.content) > 3200, (r.status_code, r.text[:200])
+        vocoder = [e for e in log_lines(proc) if e["msg"] == "vocoder"]
+        assert [(e["vocoder"], e["sample_rate"]) for e in vocoder] == [
+            ("neural" if choice == "auto" else "harmonic", rate)
+        ]
+
+
+def test_asking_for_the_learned_vocoder_without_one_fails_the_start_and_says_why(model_dir, tmp_path):
+    proc = ServerProcess(model_dir, tmp_path, STATESPEAK_VOCODER="neural", STATESPEAK_WORKERS="1")
+    proc.start()
+    try:
+        proc.proc.wait(60)
+    finally:
+        proc.stop()
+    assert proc.proc.returncode != 0
+    failed = [e for e in log_lines(proc) if e["msg"] == "model load failed"]
+    assert failed and "vocoder 'neural' requested but" in proc.stderr() and "neural_vocoder.json" in proc.stderr()
