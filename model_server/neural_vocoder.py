@@ -7,7 +7,10 @@ every STFT bin from teacher audio, as Vocos does, but causally, so it streams:
 
 * a causal ConvNeXt over frames: each block's depthwise convolution sees only past frames, so a stream's
   state is the last ``kernel - 1`` inputs of each block;
-* a linear head that gives, per frame, a log magnitude and a phase for each of the ``n_fft // 2 + 1`` bins;
+* a linear head that gives, per frame, a log magnitude and a phase for each of the ``n_fft // 2 + 1`` bins,
+  the phase relative to the harmonic of F0 nearest the bin (`NeuralVocoder.reference_phase`): the F0 phase
+  runs on in the stream's state, as `HarmonicNoiseSynth`'s oscillator does, so a steady vowel needs a
+  constant output where its absolute phase keeps turning, which no network over a finite past could follow;
 * an inverse FFT per frame, a square-root Hann window and overlap-add with ``n_fft = 2 * hop``. Frame t's
   grain spans the teacher's time from frame t - 1 to frame t + 1, so the hop that step t emits (from frame
   t - 1 to frame t, the hop `HarmonicNoiseSynth` emits too) is complete once frame t is known: no lookahead.
@@ -37,7 +40,8 @@ from model_server import vocoder
 OUTPUT_RATE = 24000
 LOG_MAG_MAX = 7.0  # clamp before exp(): a frame of full-scale audio peaks near e^6 in this STFT
 INITIAL_LOG_MAG = -3.0
-INPUT_CLAMP = 10.0  # normalized features beyond 10 standard deviations are a wild model output, not speech
+INPUT_CLAMP = 10.0
+TWO_PI = 2 * math.pi  # normalized features beyond 10 standard deviations are a wild model output, not speech
 CONFIG_FILE = "neural_vocoder.json"
 WEIGHTS_FILE = "neural_vocoder.safetensors"
 
@@ -138,7 +142,8 @@ class NeuralVocoder(torch.nn.Module):
     """Features [B, T, FEATURE_DIM] -> audio [B, T * hop] at ``config.sample_rate``, batched and streaming.
 
     State (``init_state``): ``context`` [B, layers, channels, kernel - 1], each block's inputs for the frames
-    before, and ``tail`` [B, hop], the second half of the last grain. Any chunking of a sequence gives the
+    before, ``tail`` [B, hop], the second half of the last grain, ``f0_phase`` [B] (float64, wrapped) the F0
+    phase at the last frame's centre and ``f0`` [B] that frame's F0. Any chunking of a sequence gives the
     same audio as one call (up to float rounding), since every operation is causal and per frame.
     """
 
@@ -150,6 +155,9 @@ class NeuralVocoder(torch.nn.Module):
         self.register_buffer("feature_mean", torch.zeros(vocoder.FEATURE_DIM))
         self.register_buffer("feature_std", torch.ones(vocoder.FEATURE_DIM))
         self.register_buffer("window", analysis_window(config.n_fft), persistent=False)
+        k = torch.arange(config.bins, dtype=torch.float32)
+        self.register_buffer("bin_hz", k * config.sample_rate / config.n_fft, persistent=False)
+        self.register_buffer("bin_shift", torch.remainder(math.pi * k, TWO_PI), persistent=False)
         self.inp = torch.nn.Linear(vocoder.FEATURE_DIM, config.channels)
         self.blocks = torch.nn.ModuleList(
             CausalConvNeXtBlock(config.channels, config.kernel, config.mlp_ratio, 1.0 / config.layers)
@@ -167,9 +175,7 @@ class NeuralVocoder(torch.nn.Module):
         if mean.numel() != vocoder.FEATURE_DIM or std.numel() != vocoder.FEATURE_DIM:
             raise ValueError(f"normalization needs {vocoder.FEATURE_DIM} means and standard deviations")
         self.feature_mean.copy_(mean)
-        self.feature_std.copy_(
-            std.clamp_min(1e-3)
-        )  # a constant feature (VUV of an all-voiced set) stays finite
+        self.feature_std.copy_(std.clamp_min(1e-3))  # a constant feature (VUV, all voiced) stays finite
 
     def init_state(self, batch: int, device: torch.device | str | None = None) -> dict[str, torch.Tensor]:
         """Silence for ``batch`` streams."""
@@ -180,6 +186,8 @@ class NeuralVocoder(torch.nn.Module):
         return {
             "context": torch.zeros(batch, c.layers, c.channels, c.kernel - 1, device=device),
             "tail": torch.zeros(batch, self.hop, device=device),
+            "f0_phase": torch.zeros(batch, dtype=torch.float64, device=device),
+            "f0": torch.zeros(batch, device=device),
         }
 
     def _check(self, feats: torch.Tensor, state: dict[str, torch.Tensor]) -> None:
@@ -197,19 +205,38 @@ class NeuralVocoder(torch.nn.Module):
                     f"state[{name!r}] must be [{feats.shape[0]}, *{tuple(ref.shape[1:])}], got {shape}"
                 )
 
-    def spectra(
-        self, feats: torch.Tensor, context: torch.Tensor
+    def reference_phase(
+        self, feats: torch.Tensor, f0_phase: torch.Tensor, f0_prev: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(log magnitude [B, T, bins], phase [B, T, bins], new context): the head's output per frame."""
+        """(reference phase [B, T, bins], F0 phase at the last frame, its F0): each bin's phase if it carried
+        the harmonic of F0 nearest to it, h * Phi_t - pi * k, where Phi_t is the F0 phase at frame t's centre
+        (integrated over the frames, trapezoid, carried across calls) and -pi * k the centre of the grain seen
+        from its start. The head predicts the phase relative to this: constant for a steady vowel, which a
+        network over a finite past can give, where the absolute phase keeps turning."""
+        f0 = torch.exp(feats[..., vocoder.LF0].squeeze(-1).float()).clamp(vocoder.F0_FLOOR, vocoder.F0_MAX)
+        f0_64 = f0.double()
+        before = torch.cat([f0_prev.double().unsqueeze(1), f0_64[:, :-1]], dim=1)
+        step = math.pi * self.hop / self.sample_rate  # trapezoid: pi * (f0_{t-1} + f0_t) * hop / rate
+        run = torch.remainder(f0_phase.unsqueeze(1) + torch.cumsum(step * (before + f0_64), dim=1), TWO_PI)
+        harmonic = torch.round(self.bin_hz / f0.unsqueeze(-1)).double()  # [B, T, bins]
+        ref = torch.remainder(harmonic * run.unsqueeze(-1), TWO_PI).float() - self.bin_shift
+        return ref, run[:, -1], f0[:, -1]
+
+    def spectra(
+        self, feats: torch.Tensor, state: dict[str, torch.Tensor]
+    ) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        """(log magnitude [B, T, bins], phase [B, T, bins], the new state but its tail) per frame."""
         x = ((feats.float() - self.feature_mean) / self.feature_std).clamp(-INPUT_CLAMP, INPUT_CLAMP)
         x = self.inp(x).transpose(1, 2)  # [B, C, T]
         contexts = []
         for i, block in enumerate(self.blocks):
-            x, ctx = block(x, context[:, i])
+            x, ctx = block(x, state["context"][:, i])
             contexts.append(ctx)
         out = self.head(self.norm(x.transpose(1, 2)))
-        log_mag, phase = out.split(self.config.bins, dim=-1)
-        return log_mag.clamp(max=LOG_MAG_MAX), phase, torch.stack(contexts, dim=1)
+        log_mag, relative = out.split(self.config.bins, dim=-1)
+        ref, f0_phase, f0 = self.reference_phase(feats, state["f0_phase"], state["f0"])
+        new = {"context": torch.stack(contexts, dim=1), "f0_phase": f0_phase, "f0": f0}
+        return log_mag.clamp(max=LOG_MAG_MAX), relative + ref, new
 
     def grains(self, log_mag: torch.Tensor, phase: torch.Tensor) -> torch.Tensor:
         """Per-frame spectra -> windowed grains [B, T, n_fft]."""
@@ -224,9 +251,9 @@ class NeuralVocoder(torch.nn.Module):
         validation (the runtime made the features), which reads nothing from the device either way."""
         if not fixed_shape:
             self._check(feats, state)
-        log_mag, phase, context = self.spectra(feats, state["context"])
+        log_mag, phase, new = self.spectra(feats, state)
         audio, tail = overlap_add(self.grains(log_mag, phase), state["tail"])
-        return audio, {"context": context, "tail": tail}
+        return audio, {**new, "tail": tail}
 
     # --- files ------------------------------------------------------------------------------------------------
 
@@ -277,5 +304,5 @@ def parameter_count(model: torch.nn.Module) -> int:
 
 
 def state_bytes(model: NeuralVocoder) -> int:
-    """Bytes of one stream's state (float32)."""
-    return 4 * sum(math.prod(t.shape[1:]) for t in model.init_state(1, "meta").values())
+    """Bytes of one stream's state."""
+    return sum(math.prod(t.shape[1:]) * t.element_size() for t in model.init_state(1, "meta").values())

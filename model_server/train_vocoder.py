@@ -212,12 +212,29 @@ class VocoderData:
         return sum(len(a) for a in self.audio) / nv.OUTPUT_RATE / 3600
 
 
+def f0_phase_before(feats: np.ndarray, start: int, hop: int, rate: int) -> tuple[float, float]:
+    """(F0 phase, F0) a stream would carry into frame ``start`` of an utterance: the sum of
+    `NeuralVocoder.reference_phase`'s trapezoid steps over the frames before it, from a fresh state (F0 0)."""
+    if start == 0:
+        return 0.0, 0.0
+    f0 = np.clip(
+        np.exp(feats[:start, vocoder.LF0.start].astype(np.float32)), vocoder.F0_FLOOR, vocoder.F0_MAX
+    )
+    f0 = f0.astype(np.float64)  # the model's F0 is float32 too: the sums then differ by rounding only
+    before = np.concatenate([[0.0], f0[:-1]])
+    return float(np.remainder(np.sum(np.pi * hop / rate * (before + f0)), 2 * np.pi)), float(
+        np.float32(f0[-1])
+    )
+
+
 def sample_batch(
     data: VocoderData, indices: list[int], batch: int, frames: int, hop: int, rng: np.random.Generator
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """(features [B, frames, F], delayed teacher audio [B, (frames + 1) * hop]) for random windows: the audio
-    that steps over these frames should emit, plus one hop for the last frame's grain."""
-    feats, audio = [], []
+) -> tuple[torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+    """(features [B, frames, F], delayed teacher audio [B, (frames + 1) * hop], the F0 phase state at each
+    window's start) for random windows: the audio that steps over these frames should emit, plus one hop for
+    the last frame's grain (`neural_vocoder.delayed`), and the F0 phase a stream from the utterance's start
+    would carry in, so that the reference phase is the one serving gives."""
+    feats, audio, phases, f0s = [], [], [], []
     for _ in range(batch):
         i = indices[rng.integers(len(indices))]
         f, a = data.feats[i], data.audio[i]
@@ -230,9 +247,16 @@ def sample_batch(
         if len(window) < frames:  # a short utterance: pad with its last frame, the audio with silence
             window = np.concatenate([window, np.repeat(window[-1:], frames - len(window), axis=0)])
         seg = np.pad(seg, (0, (frames + 1) * hop - len(seg)))
+        phase, f0 = f0_phase_before(f, start, hop, nv.OUTPUT_RATE)
         feats.append(window)
         audio.append(seg.astype(np.float32) / 32768.0)
-    return torch.from_numpy(np.stack(feats)), torch.from_numpy(np.stack(audio))
+        phases.append(phase)
+        f0s.append(f0)
+    start_state = {
+        "f0_phase": torch.tensor(phases, dtype=torch.float64),
+        "f0": torch.tensor(f0s, dtype=torch.float32),
+    }
+    return torch.from_numpy(np.stack(feats)), torch.from_numpy(np.stack(audio)), start_state
 
 
 # --- losses -----------------------------------------------------------------------------------------------
@@ -279,12 +303,19 @@ def stft_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 WEIGHTS = {"log_mag": 1.0, "complex": 1.0, "phase": 0.3, "group_delay": 0.3, "inst_freq": 0.3, "stft": 1.0}
 
 
-def reconstruction_losses(model: nv.NeuralVocoder, feats: torch.Tensor, audio: torch.Tensor, warm: int):
+def reconstruction_losses(
+    model: nv.NeuralVocoder,
+    feats: torch.Tensor,
+    audio: torch.Tensor,
+    warm: int,
+    start_state: dict[str, torch.Tensor] | None = None,
+):
     """(weighted total, parts, predicted emitted audio, teacher emitted audio) for one batch; the first
-    ``warm`` frames are context only."""
+    ``warm`` frames are context only. ``start_state``: the F0 phase and F0 carried into each window."""
     hop = model.hop
-    state = model.init_state(feats.shape[0], feats.device)
-    log_mag, phase, _ = model.spectra(feats, state["context"])
+    state = {**model.init_state(feats.shape[0], feats.device),
+             **{k: v.to(feats.device) for k, v in (start_state or {}).items()}}  # fmt: skip
+    log_mag, phase, _ = model.spectra(feats, state)
     pred_audio, _ = nv.overlap_add(model.grains(log_mag, phase), state["tail"])
     target = nv.target_frames(audio, model.window)  # [B, frames, bins]
     parts = spectral_losses(log_mag[:, warm:], phase[:, warm:], target[:, warm:])
@@ -320,8 +351,10 @@ def validate(model, data, indices, args, device) -> float:
     with torch.no_grad():
         losses = []
         for _ in range(args.val_batches):
-            feats, audio = sample_batch(data, indices, args.batch, args.warm + args.crop, model.hop, rng)
-            total, *_ = reconstruction_losses(model, feats.to(device), audio.to(device), args.warm)
+            feats, audio, carried = sample_batch(
+                data, indices, args.batch, args.warm + args.crop, model.hop, rng
+            )
+            total, *_ = reconstruction_losses(model, feats.to(device), audio.to(device), args.warm, carried)
             losses.append(float(total))
     model.train()
     return float(np.mean(losses))
@@ -376,10 +409,12 @@ def train(args) -> Path:
         lr = learning_rate(args, step, start_step, time.monotonic() - start)
         for group in opt.param_groups:
             group["lr"] = lr
-        feats, audio = sample_batch(data, train_idx, args.batch, args.warm + args.crop, model.hop, rng)
+        feats, audio, carried = sample_batch(
+            data, train_idx, args.batch, args.warm + args.crop, model.hop, rng
+        )
         feats, audio = feats.to(device), audio.to(device)
         with autocast:
-            total, parts, pred_out, true_out = reconstruction_losses(model, feats, audio, args.warm)
+            total, parts, pred_out, true_out = reconstruction_losses(model, feats, audio, args.warm, carried)
             if gan is not None and step >= args.gan_start:
                 gan.step_discriminator(pred_out.detach().float(), true_out)
                 total = total + gan.generator_loss(pred_out.float(), true_out, parts)
@@ -392,7 +427,8 @@ def train(args) -> Path:
             last_log = time.monotonic()
             shown = " ".join(f"{k} {float(v.detach()):.3f}" for k, v in parts.items())
             print(
-                f"step {step} {time.monotonic() - start:.0f} s loss {float(total):.3f} ({shown})", flush=True
+                f"step {step} {time.monotonic() - start:.0f} s loss {float(total.detach()):.3f} ({shown})",
+                flush=True,
             )
     seconds = spent + time.monotonic() - start
     val = validate(model, data, val_idx, args, device)

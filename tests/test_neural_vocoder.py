@@ -81,6 +81,20 @@ def test_the_teachers_frames_overlap_add_to_the_teachers_audio():
     torch.testing.assert_close(audio[:, hop:], teacher[:, : (frames - 1) * hop], rtol=0, atol=1e-5)
 
 
+def test_the_reference_phase_turns_each_bin_at_its_harmonic_of_f0():
+    """A steady vowel: bin k follows the harmonic of F0 nearest it, so its reference phase advances by
+    h * 2 pi * F0 * hop / rate per frame (the network's relative phase can then stay constant)."""
+    model = _model()
+    feats = _features(12, f0=150.0)
+    feats[..., vocoder.LF0] = math.log(150.0)
+    state = model.init_state(1)
+    ref, _, _ = model.reference_phase(feats, state["f0_phase"], state["f0"])
+    for k, h in ((8, 2), (38, 10)):  # 320 Hz and 1,520 Hz (40 Hz bins): the 2nd and 10th harmonic of 150 Hz
+        advance = torch.remainder(ref[0, 2:, k] - ref[0, 1:-1, k], 2 * math.pi)
+        expected = (h * 2 * math.pi * 150.0 * model.hop / model.sample_rate) % (2 * math.pi)
+        torch.testing.assert_close(advance, torch.full_like(advance, expected), rtol=0, atol=1e-4)
+
+
 def test_the_frame_losses_are_zero_only_at_the_teachers_frames():
     target = torch.polar(torch.rand(2, 6, 11) + 0.1, torch.rand(2, 6, 11) * 6 - 3)
     exact = tv.spectral_losses(torch.log(target.abs()), torch.angle(target) + 2 * math.pi, target)
@@ -108,7 +122,7 @@ def test_fixed_shape_step_has_no_host_sync_and_value_independent_ops():
 def test_state_is_fixed_per_stream():
     model = nv.NeuralVocoder()
     c = model.config
-    assert nv.state_bytes(model) == 4 * (c.layers * c.channels * (c.kernel - 1) + c.hop)
+    assert nv.state_bytes(model) == 4 * (c.layers * c.channels * (c.kernel - 1) + c.hop + 1) + 8
     for frames in (1, 200):
         _, state = model(_features(frames), model.init_state(1))
         assert {k: tuple(t.shape) for k, t in state.items()} == {
@@ -210,24 +224,38 @@ def test_the_data_step_refuses_unknown_voices(tmp_path):
         tv.main(["data", "--voices", "xx_nobody", "--out", str(tmp_path)])
 
 
+def test_a_training_window_starts_with_the_f0_phase_a_stream_would_carry_in(heart_data):
+    """The reference phase in training is serving's: a window from frame s starts with the F0 phase that
+    streaming the utterance's first s frames leaves in the state."""
+    data = tv.VocoderData(heart_data)
+    model = _model()
+    feats = data.feats[0]
+    for start in (1, 17, len(feats) - 3):
+        with torch.no_grad():
+            _, state = model(torch.from_numpy(feats[:start])[None], model.init_state(1))
+        phase, f0 = tv.f0_phase_before(feats, start, model.hop, model.sample_rate)
+        assert phase == pytest.approx(float(state["f0_phase"][0]), abs=1e-4)  # rad, after hundreds of frames
+        assert f0 == pytest.approx(float(state["f0"][0]), rel=1e-6)
+
+
 def test_training_lowers_the_loss_on_teacher_audio(heart_data):
-    """Fifty steps on one fixed batch of real teacher windows: the total and the phase loss both fall."""
+    """Fifty steps on one fixed batch of real teacher windows: the total and the magnitude loss both fall."""
     torch.manual_seed(0)
     data = tv.VocoderData(heart_data)
     model = nv.NeuralVocoder(SMALL)
     model.set_normalization(*tv.feature_statistics(data, list(range(len(data.audio)))))
-    feats, audio = tv.sample_batch(
+    feats, audio, start = tv.sample_batch(
         data, list(range(len(data.audio))), 4, 24, model.hop, np.random.default_rng(0)
     )
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     first = None
     for _ in range(50):
-        total, parts, _, _ = tv.reconstruction_losses(model, feats, audio, warm=4)
+        total, parts, _, _ = tv.reconstruction_losses(model, feats, audio, 4, start)
         first = first or {k: float(v.detach()) for k, v in {**parts, "total": total}.items()}
         opt.zero_grad()
         total.backward()
         opt.step()
-    total, parts, _, _ = tv.reconstruction_losses(model, feats, audio, warm=4)
+    total, parts, _, _ = tv.reconstruction_losses(model, feats, audio, 4, start)
     assert float(total) < 0.7 * first["total"], (float(total), first)
     assert float(parts["log_mag"]) < 0.8 * first["log_mag"]
 
