@@ -22,6 +22,17 @@ def _wn(module: torch.nn.Module) -> torch.nn.Module:
     return torch.nn.utils.parametrizations.weight_norm(module)
 
 
+def _score(convs: torch.nn.ModuleList, last: torch.nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list]:
+    """(scores [B, N], every layer's activations for feature matching) of a stack of 2-D convolutions."""
+    features = []
+    for conv in convs:
+        x = F.leaky_relu(conv(x), 0.1)
+        features.append(x)
+    x = last(x)
+    features.append(x)
+    return x.flatten(1), features
+
+
 class PeriodDiscriminator(torch.nn.Module):
     """Audio [B, N] folded to [B, 1, N / p, p]: 2-D convolutions along time, one column per phase of p."""
 
@@ -39,13 +50,7 @@ class PeriodDiscriminator(torch.nn.Module):
         b, n = audio.shape
         pad = (-n) % self.period
         x = F.pad(audio, (0, pad), mode="reflect" if pad < n else "constant").view(b, 1, -1, self.period)
-        features = []
-        for conv in self.convs:
-            x = F.leaky_relu(conv(x), 0.1)
-            features.append(x)
-        x = self.last(x)
-        features.append(x)
-        return x.flatten(1), features
+        return _score(self.convs, self.last, x)
 
 
 class ResolutionDiscriminator(torch.nn.Module):
@@ -68,14 +73,7 @@ class ResolutionDiscriminator(torch.nn.Module):
     def forward(self, audio: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         window = torch.hann_window(self.n_fft, device=audio.device)
         spec = torch.stft(audio, self.n_fft, self.hop, window=window, return_complex=True).abs()
-        x = torch.log(spec.clamp_min(1e-5)).transpose(1, 2).unsqueeze(1)
-        features = []
-        for conv in self.convs:
-            x = F.leaky_relu(conv(x), 0.1)
-            features.append(x)
-        x = self.last(x)
-        features.append(x)
-        return x.flatten(1), features
+        return _score(self.convs, self.last, torch.log(spec.clamp_min(1e-5)).transpose(1, 2).unsqueeze(1))
 
 
 class Discriminators(torch.nn.Module):

@@ -41,20 +41,22 @@ def test_without_a_gpu_it_stops_before_installing_anything(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.fixture(scope="module")
-def rehearsal(tmp_path_factory):
-    """One CPU run of every step (about 25 s on two busy cores: render 21 sentences, 6 s of training)."""
-    tmp = tmp_path_factory.mktemp("gpu-train")
+def _rehearse(tmp: Path, args: list[str]) -> tuple[Path, dict, str]:
+    """tools/gpu_train.sh on this CPU with ``args``: (its output folder, its report, its stderr)."""
     out = tmp / "out"
     env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable}
     env.pop("OUT", None)
-    proc = subprocess.run(
-        [str(SCRIPT), "--minutes", "0.1", "--hours-scale", "0.016", "--batch", "8", "--crop", "96",
-         "--speed-sentences", "1", "--out", str(out), "--work", str(tmp / "work")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    proc = subprocess.run([str(SCRIPT), *args, "--out", str(out), "--work", str(tmp / "work")], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out, json.loads((out / "gpu-train.json").read_text()), proc.stderr
+
+
+@pytest.fixture(scope="module")
+def rehearsal(tmp_path_factory):
+    """One CPU run of every step (about 25 s on two busy cores: render 21 sentences, 6 s of training)."""
+    return _rehearse(tmp_path_factory.mktemp("gpu-train"), ["--minutes", "0.1", "--hours-scale", "0.016", "--batch",
+                                                            "8", "--crop", "96", "--speed-sentences", "1"])  # fmt: skip
 
 
 @pytest.mark.slow
@@ -139,18 +141,10 @@ def test_gradient_check_separates_a_right_path_from_a_wrong_one():
 @pytest.fixture(scope="module")
 def vocoder_rehearsal(tmp_path_factory):
     """The learned vocoder's stage (`--stage vocoder`) on this CPU: 12 teacher sentences, 3 s of training."""
-    tmp = tmp_path_factory.mktemp("gpu-vocoder")
-    out = tmp / "out"
-    env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable}
-    env.pop("OUT", None)
-    proc = subprocess.run(
-        [str(SCRIPT), "--stage", "vocoder", "--minutes", "0.05", "--vocoder-sentences", "12", "--vocoder-batch", "2",
-         "--vocoder-crop", "16", "--vocoder-channels", "32", "--workers", "2", "--speed-sentences", "1",
-         "--out", str(out), "--work", str(tmp / "work")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out, json.loads((out / "gpu-train.json").read_text())
+    out, report, _ = _rehearse(tmp_path_factory.mktemp("gpu-vocoder"), [
+        "--stage", "vocoder", "--minutes", "0.05", "--vocoder-sentences", "12", "--vocoder-batch", "2",
+        "--vocoder-crop", "16", "--vocoder-channels", "32", "--workers", "2", "--speed-sentences", "1"])  # fmt: skip
+    return out, report
 
 
 @pytest.mark.slow

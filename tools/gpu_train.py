@@ -332,19 +332,26 @@ def train(run: Run, args, data: Path, runs: Path, export: Path) -> dict:
 
 
 # -- 5-6. export and speed --------------------------------------------------------------------------------
+def bring_back(src: Path, dest: Path, names: tuple[str, ...]) -> dict[str, int]:
+    """Copy ``names`` from ``src`` into ``dest`` (under the run's output), each within what the device tool
+    brings back; their sizes."""
+    dest.mkdir(parents=True, exist_ok=True)
+    sizes = {}
+    for name in names:
+        size = (src / name).stat().st_size
+        if size > OUT_FILE_LIMIT:
+            raise RuntimeError(f"{name} is {size} bytes, over the {OUT_FILE_LIMIT} the device brings back")
+        shutil.copyfile(src / name, dest / name)
+        sizes[name] = size
+    return sizes
+
+
 def export_weights(run: Run, args, export: Path) -> dict:
     from model_server.model import checkpoint
     from model_server.model.runtime import SpeechRuntime
 
     dest = run.out / "weights"
-    dest.mkdir(parents=True, exist_ok=True)
-    sizes = {}
-    for name in (checkpoint.CONFIG_FILE, checkpoint.WEIGHTS_FILE):
-        size = (export / name).stat().st_size
-        if size > OUT_FILE_LIMIT:
-            raise RuntimeError(f"{name} is {size} bytes, over the {OUT_FILE_LIMIT} the device brings back")
-        shutil.copyfile(export / name, dest / name)
-        sizes[name] = size
+    sizes = bring_back(export, dest, (checkpoint.CONFIG_FILE, checkpoint.WEIGHTS_FILE))
     rt = SpeechRuntime.load(dest)
     init_voices = {v.info.id for v in checkpoint.load(args.init).voices}
     lost = sorted(init_voices - set(rt.voices))
@@ -378,7 +385,6 @@ def stream_speed(rt, voice: str, sentences: list[str], chunk: int = 32) -> dict:
 
 
 def speed(args, weights: Path) -> dict:
-    import torch
 
     from model_server.model.runtime import SpeechRuntime
     from model_server.ssm import cuda as cuda_path
@@ -390,13 +396,22 @@ def speed(args, weights: Path) -> dict:
         rt.warmup(1, 32)  # the graphs the server captures before readiness
         out["cuda"] = {**stream_speed(rt, args.voice, sentences), "mamba2_path": cuda_path.kernel_path()}
         del rt
+    out["cpu_1_thread"] = cpu_speed(weights, args.voice, sentences)
+    return out
+
+
+def cpu_speed(model_dir: Path, voice: str, sentences: list[str]) -> dict:
+    """One stream on one core, as docs/evaluation.md measures it."""
+    import torch
+
+    from model_server.model.runtime import SpeechRuntime
+
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # one stream on one core, as docs/evaluation.md measures it
+    torch.set_num_threads(1)
     try:
-        out["cpu_1_thread"] = stream_speed(SpeechRuntime.load(weights, device="cpu"), args.voice, sentences)
+        return stream_speed(SpeechRuntime.load(model_dir, device="cpu"), voice, sentences)
     finally:
         torch.set_num_threads(threads)
-    return out
 
 
 # -- the vocoder stage ----------------------------------------------------------------------------------------
@@ -447,17 +462,8 @@ def vocoder_export(run: Run, args, trained: Path) -> dict:
     from model_server.model.runtime import SpeechRuntime
 
     dest = run.out / "weights-vocoder"
-    dest.mkdir(parents=True, exist_ok=True)
-    sizes = {}
-    for name in (neural_vocoder.CONFIG_FILE, neural_vocoder.WEIGHTS_FILE):
-        size = (trained / name).stat().st_size
-        if size > OUT_FILE_LIMIT:
-            raise RuntimeError(f"{name} is {size} bytes, over the {OUT_FILE_LIMIT} the device brings back")
-        shutil.copyfile(trained / name, dest / name)
-        sizes[name] = size
-    served = (
-        trained.parent / "served"
-    )  # the shipped model with this vocoder beside it, as a user would serve it
+    sizes = bring_back(trained, dest, (neural_vocoder.CONFIG_FILE, neural_vocoder.WEIGHTS_FILE))
+    served = trained.parent / "served"  # the shipped model with this vocoder beside it, as a user serves it
     shutil.copytree(args.init, served, dirs_exist_ok=True)
     for name in sizes:
         shutil.copyfile(dest / name, served / name)
@@ -486,12 +492,7 @@ def vocoder_speed(args, served: Path) -> dict:
         out["cuda_graph_vs_eager_relative_l2_max"] = round(max(errors), 6)
         out["cuda"] = stream_speed(graphed, args.voice, sentences)
         del graphed, eager
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        out["cpu_1_thread"] = stream_speed(SpeechRuntime.load(served, device="cpu"), args.voice, sentences)
-    finally:
-        torch.set_num_threads(threads)
+    out["cpu_1_thread"] = cpu_speed(served, args.voice, sentences)
     return out
 
 
