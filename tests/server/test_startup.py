@@ -122,4 +122,8 @@ def test_asking_for_the_learned_vocoder_without_one_fails_the_start_and_says_why
         proc.stop()
     assert proc.proc.returncode != 0
     failed = [e for e in log_lines(proc) if e["msg"] == "model load failed"]
-    assert failed and "vocoder 'neural' requested but" in proc.stderr() and "neural_vocoder.json" in proc.stderr()
+    assert (
+        failed
+        and "vocoder 'neural' requested but" in proc.stderr()
+        and "neural_vocoder.json" in proc.stderr()
+    )
