@@ -360,6 +360,7 @@ def validate(model, data, indices, args, device) -> float:
     return float(np.mean(losses))
 
 
+@torch.enable_grad()  # whatever the caller's grad mode (an engine in the same process turns it off)
 def train(args) -> Path:
     device = torch.device(args.device or ("cuda" if torch.cuda.is_available() else "cpu"))
     if args.threads:

@@ -238,6 +238,7 @@ def test_a_training_window_starts_with_the_f0_phase_a_stream_would_carry_in(hear
         assert f0 == pytest.approx(float(state["f0"][0]), rel=1e-6)
 
 
+@torch.enable_grad()  # the suite may have turned grad off in this thread (an in-process engine)
 def test_training_lowers_the_loss_on_teacher_audio(heart_data):
     """Fifty steps on one fixed batch of real teacher windows: the total and the magnitude loss both fall."""
     torch.manual_seed(0)
