@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import torch
 
 # A random-weight checkpoint with speech-like durations (or the bundled weights), from the bench tests.
 from test_bench_server import model_dir  # noqa: F401
@@ -29,10 +30,13 @@ def test_a_small_burst_runs_every_stream_to_the_end(model_dir, cpu_clock):  # no
     import model_server.scheduler as sched
 
     argv = ["--streams", "3", "--model-dir", str(model_dir)] + (["--cpu-clock"] if cpu_clock else [])
+    threads = torch.get_num_threads()
     try:
         r = engine_burst.run(engine_burst.build_parser().parse_args(argv))
     finally:
         sched.time = __import__("time")  # the CPU clock is patched into the scheduler module
+    # the tool's thread count and grad mode stay in the tool: later tests in this process keep theirs
+    assert torch.is_grad_enabled() and torch.get_num_threads() == threads
     assert r["failed"] == 0 and r["streams"] == 3 and r["clock"] == ("cpu" if cpu_clock else "wall")
     assert r["ticks"] > 0 and r["audio_s"] > 0 and 0 < r["ttfa_p50_ms"] <= r["ttfa_p99_ms"]
     assert r["streams_with_stalls"] <= 3 and r["stall_ms"] >= 0

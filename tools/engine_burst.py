@@ -39,14 +39,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> dict:
+    """The burst, with torch's thread count and grad mode set for it and given back after (a caller in the
+    same process, such as a test session, keeps its own)."""
     if args.streams < 1:
         raise SystemExit("--streams must be >= 1")
-    repo = (args.repo or Path(__file__).resolve().parents[1]).resolve()
-    sys.path.insert(0, str(repo))
     import torch
 
+    threads, grad = torch.get_num_threads(), torch.is_grad_enabled()
     torch.set_num_threads(1)  # the engine's CPU plan on 2 cores with one API worker
     torch.set_grad_enabled(False)
+    try:
+        return _burst(args)
+    finally:
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(grad)
+
+
+def _burst(args: argparse.Namespace) -> dict:
+    repo = (args.repo or Path(__file__).resolve().parents[1]).resolve()
+    sys.path.insert(0, str(repo))
     import model_server.scheduler as sched
     from model_server.bench.playback import simulate_playback
     from model_server.bench.texts import TextMix
