@@ -238,15 +238,14 @@ def sample_batch(
     for _ in range(batch):
         i = indices[rng.integers(len(indices))]
         f, a = data.feats[i], data.audio[i]
-        delayed = np.concatenate(
-            [np.zeros(hop, np.int16), a]
-        )  # step t emits teacher time [(t - 1) hop, t hop)
         start = int(rng.integers(max(1, len(f) - frames + 1)))
         window = f[start : start + frames]
-        seg = delayed[start * hop : (start + frames + 1) * hop]
         if len(window) < frames:  # a short utterance: pad with its last frame, the audio with silence
             window = np.concatenate([window, np.repeat(window[-1:], frames - len(window), axis=0)])
-        seg = np.pad(seg, (0, (frames + 1) * hop - len(seg)))
+        first = (start - 1) * hop  # step t emits teacher time [(t - 1) hop, t hop): before 0 is silence
+        seg = a[max(0, first) : (start + frames) * hop]
+        lead = max(0, -first)
+        seg = np.pad(seg, (lead, (frames + 1) * hop - lead - len(seg)))
         phase, f0 = f0_phase_before(f, start, hop, nv.OUTPUT_RATE)
         feats.append(window)
         audio.append(seg.astype(np.float32) / 32768.0)
@@ -405,7 +404,6 @@ def train(args) -> Path:
     )
     deadline = time.monotonic() + 60 * args.minutes
     start, last_log, start_step = time.monotonic(), time.monotonic(), step
-    history = []
     while time.monotonic() < deadline and (not args.steps or step < args.steps):
         lr = learning_rate(args, step, start_step, time.monotonic() - start)
         for group in opt.param_groups:
@@ -433,7 +431,6 @@ def train(args) -> Path:
             )
     seconds = spent + time.monotonic() - start
     val = validate(model, data, val_idx, args, device)
-    history.append({"step": step, "seconds": round(seconds, 1), "validation": round(val, 4)})
     print(f"done: {step} steps, {seconds / 60:.1f} min, validation loss {val:.4f}", flush=True)
     torch.save(
         {

@@ -123,9 +123,9 @@ class Executor:
         unknown = sorted(set(settings) - set(vocoder.VOICE_SETTINGS))
         if unknown:
             raise ValueError(f"unknown vocoder setting(s) {unknown}; known: {list(vocoder.VOICE_SETTINGS)}")
+        # a synthesizer without per-voice settings (the learned one) has no slot for them: they do not apply
+        settings = {key: rows for key, rows in settings.items() if key in pool.vocoder}
         for key, rows in settings.items():
-            if key not in pool.vocoder:
-                continue
             want = (len(idx), *pool.vocoder[key].shape[1:])
             if tuple(rows.shape) != want:
                 raise ValueError(f"setting {key!r} must be {list(want)}, got {list(rows.shape)}")
@@ -135,8 +135,7 @@ class Executor:
         for k, t in pool.vocoder.items():
             t.index_copy_(0, idx, self._voc_init[k].expand(len(idx), *t.shape[1:]))
         for key, rows in settings.items():
-            if key in pool.vocoder:  # a synthesizer without per-voice settings (the learned one) has none
-                pool.vocoder[key].index_copy_(0, idx, rows.to(self.device, torch.float32))
+            pool.vocoder[key].index_copy_(0, idx, rows.to(self.device, torch.float32))
 
     def warmup(self, max_streams: int, max_chunk_frames: int = max(GRAPH_LENGTHS)) -> dict:
         """Before serving (the server calls it before readiness): run one step of every shape the engine
