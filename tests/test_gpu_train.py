@@ -156,7 +156,9 @@ def test_the_vocoder_stage_runs_every_step_and_brings_back_a_vocoder_that_serves
     assert report["ok"] is True
     assert [s for s in steps if s != "install"] == ["env", "vocoder_render", "vocoder_train", "vocoder_export",
                                                     "vocoder_speed"]  # fmt: skip
-    assert steps["vocoder_render"]["utterances"] == 12 and steps["vocoder_render"]["hours"] > 0
+    # the shipped model's features at the teacher's timing (an utterance with a poor alignment would be dropped)
+    assert steps["vocoder_render"]["features"] == "model" and steps["vocoder_render"]["utterances"] >= 11
+    assert steps["vocoder_render"]["hours"] > 0
     assert (
         steps["vocoder_train"]["steps"] >= 1 and steps["vocoder_train"]["gan"] is False
     )  # the GAN is for CUDA
@@ -166,4 +168,7 @@ def test_the_vocoder_stage_runs_every_step_and_brings_back_a_vocoder_that_serves
     assert model.config.channels == 32 and model.sample_rate == 24000
     files = [p for p in out.rglob("*") if p.is_file()]
     assert len(files) <= 8 and all(p.stat().st_size <= gpu_train.OUT_FILE_LIMIT for p in files)
-    assert "neural:" in report["evaluate_here"]
+    assert (
+        "neural:" in report["evaluate_here"]
+        and "model_server.evaluate --model runs/served" in report["evaluate_here"]
+    )

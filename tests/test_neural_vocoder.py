@@ -219,6 +219,46 @@ def test_a_time_boxed_render_trains_on_the_shards_it_finished_and_resumes(tmp_pa
     assert len(tv.VocoderData(tmp_path).audio) == 4
 
 
+SHIPPED_MODEL = "model_server/weights/default"
+
+
+def test_features_from_a_model_are_its_spectra_in_line_with_the_teachers_audio_and_pitch(
+    heart_data, tmp_path
+):
+    """``--features-from``: the same teacher audio, beside the model's envelope and aperiodicity at the
+    teacher's timing (one frame per analysis frame, in line with the audio: nearest the teacher's envelope with
+    no shift) and the teacher's own F0 and voicing, which the audio's harmonics follow."""
+    assert tv.main(["data", "--voices", "en_female_heart", "--sentences", "6", "--shard", "3", "--out",
+                    str(tmp_path), "--workers", "1", "--features-from", SHIPPED_MODEL]) == 0  # fmt: skip
+    teacher, model = tv.VocoderData(heart_data), tv.VocoderData(tmp_path)
+    manifest = json.loads((tmp_path / tv.MANIFEST).read_text())
+    assert manifest["features"]["source"].startswith("model envelope and aperiodicity")
+    assert len(model.audio) >= 5  # an utterance whose alignment `make data` would drop is dropped here too
+    pairs = {a.tobytes(): f for a, f in zip(teacher.audio, teacher.feats, strict=True)}
+    for audio, feats in zip(model.audio, model.feats, strict=True):
+        analysed = pairs[audio.tobytes()]  # the teacher's audio is the same
+        assert feats.shape == analysed.shape
+        for pitch in (vocoder.LF0, vocoder.VUV):
+            np.testing.assert_array_equal(feats[:, pitch], analysed[:, pitch])
+        spectra = feats[:, vocoder.ENV.start :]
+        assert not np.allclose(
+            spectra, analysed[:, vocoder.ENV.start :], atol=1e-3
+        )  # the model's, not the analysis
+        env = analysed[:, vocoder.ENV]
+        distance = {k: np.abs(np.roll(feats[:, vocoder.ENV], k, axis=0) - env).mean() for k in (-2, 0, 2)}
+        assert distance[0] < 0.8 * min(distance[-2], distance[2]), distance
+
+
+def test_features_from_refuses_a_folder_of_other_features_and_a_folder_that_is_not_a_model(
+    heart_data, tmp_path
+):
+    args = ["data", "--voices", "en_female_heart", "--sentences", "6", "--shard", "3", "--workers", "1"]
+    with pytest.raises(SystemExit, match=r"holds features from \{'source': 'teacher analysis'\}"):
+        tv.main([*args, "--out", str(heart_data), "--features-from", SHIPPED_MODEL])
+    with pytest.raises(SystemExit, match=r"--features-from .*: no model.safetensors there"):
+        tv.main([*args, "--out", str(tmp_path / "out"), "--features-from", str(tmp_path)])
+
+
 def test_the_data_step_refuses_unknown_voices(tmp_path):
     with pytest.raises(ValueError, match=r"unknown voice id\(s\) \['xx_nobody'\]"):
         tv.main(["data", "--voices", "xx_nobody", "--out", str(tmp_path)])

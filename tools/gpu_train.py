@@ -22,8 +22,9 @@ far it got):
    32 frames) on the device and on one CPU thread: real-time factor and time to the first chunk.
 
 ``--stage vocoder`` runs the learned vocoder's stage instead (docs/model.md, "A learned vocoder"): env, then
-vocoder_render (`python -m model_server.train_vocoder data`: the voice's teacher at 24 kHz with its features,
-time-boxed), vocoder_train (`train_vocoder train --gan` on the device, cut to the budget), vocoder_export (the
+vocoder_render (`python -m model_server.train_vocoder data`: the voice's teacher at 24 kHz beside the --init
+model's features predicted at the teacher's timing, or with ``--vocoder-features teacher`` the teacher's own
+analysed features; time-boxed), vocoder_train (`train_vocoder train --gan` on the device, cut to the budget), vocoder_export (the
 vocoder into <out>/weights-vocoder/, loaded beside the shipped model by SpeechRuntime at 24 kHz) and
 vocoder_speed (graphed against eager on CUDA, and one stream's speed on the device and one CPU thread).
 
@@ -113,6 +114,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--vocoder-batch", type=int, default=64)
     p.add_argument("--vocoder-crop", type=int, default=64, help="frames per training window")
     p.add_argument("--vocoder-channels", type=int, default=0, help="network width (0: the default)")
+    p.add_argument(
+        "--vocoder-features",
+        choices=("model", "teacher"),
+        default="model",
+        help="model: the --init model's predictions at the teacher's timing (what serving gives the vocoder); "
+        "teacher: the features analysed from the teacher's audio",
+    )
     args = p.parse_args(argv)
     if args.hours_scale <= 0 or args.minutes <= 0 or args.workers < 1 or args.speed_sentences < 1:
         p.error("--hours-scale and --minutes must be > 0, --workers and --speed-sentences >= 1")
@@ -418,12 +426,15 @@ def cpu_speed(model_dir: Path, voice: str, sentences: list[str]) -> dict:
 def vocoder_render(run: Run, args, data: Path) -> dict:
     run.run(["-m", "model_server.train_vocoder", "data", "--voices", args.voice, "--sentences",
              str(args.vocoder_sentences), "--workers", str(args.workers), "--max-seconds",
-             f"{VOCODER_RENDER_SECONDS:g}", "--out", str(data)], timeout=VOCODER_RENDER_SECONDS + 300)  # fmt: skip
+             f"{VOCODER_RENDER_SECONDS:g}", "--out", str(data)]
+            + (["--features-from", str(args.init)] if args.vocoder_features == "model" else []),
+            timeout=VOCODER_RENDER_SECONDS + 300)  # fmt: skip
     from model_server.train_vocoder import VocoderData
 
     loaded = VocoderData(data)
     return {"sentences_asked": args.vocoder_sentences, "utterances": len(loaded.audio),
-            "hours": round(loaded.hours(), 3), "workers": args.workers}  # fmt: skip
+            "hours": round(loaded.hours(), 3), "workers": args.workers,
+            "features": args.vocoder_features}  # fmt: skip
 
 
 def vocoder_train(run: Run, args, data: Path, out: Path) -> dict:
@@ -502,8 +513,17 @@ def main_vocoder(run: Run, args, work: Path) -> None:
     run.step("vocoder_train", vocoder_train, run, args, work / "vocdata", work / "vocoder")
     exported = run.step("vocoder_export", vocoder_export, run, args, work / "vocoder")
     run.step("vocoder_speed", vocoder_speed, args, Path(exported["served_dir"]))
-    run.report["evaluate_here"] = (f"python tools/vocoder_resynth.py --voices {args.voice} --sentences 40 --systems "
-                                   f"teacher,current,neural:<returned {args.out.name}>/weights-vocoder")  # fmt: skip
+    returned = f"<returned {args.out.name}>/weights-vocoder"
+    init = Path(args.init).resolve()
+    init = (
+        init.relative_to(REPO) if init.is_relative_to(REPO) else init
+    )  # the same folder in the checkout here
+    # the model's voice through it (what serving gives), then what it loses resynthesizing the teacher
+    run.report["evaluate_here"] = (
+        f"mkdir -p runs/served && cp {init}/config.json {init}/model.safetensors {returned}/neural_* "
+        f"runs/served/ && python -m model_server.evaluate --model runs/served --voices {args.voice}; "
+        f"python tools/vocoder_resynth.py --voices {args.voice} --sentences 40 --systems "
+        f"teacher,current,neural:{returned}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
