@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
-import hashlib
 import json
 import math
 import os
@@ -188,14 +187,13 @@ def feature_source(features_from: Path | None) -> dict:
     if features_from is None:
         return {"source": "teacher analysis"}
     from model_server.model.checkpoint import WEIGHTS_FILE
+    from model_server.model.measured import weights_digest
 
-    weights = Path(features_from) / WEIGHTS_FILE
-    if not weights.is_file():
+    if not (Path(features_from) / WEIGHTS_FILE).is_file():
         raise SystemExit(f"--features-from {features_from}: no {WEIGHTS_FILE} there (a model directory)")
-    digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     return {
         "source": "model envelope and aperiodicity at the teacher's timing, teacher F0",
-        "weights_sha256": digest,
+        "weights_sha256": weights_digest(features_from),
     }
 
 

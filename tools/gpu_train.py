@@ -515,9 +515,8 @@ def main_vocoder(run: Run, args, work: Path) -> None:
     run.step("vocoder_speed", vocoder_speed, args, Path(exported["served_dir"]))
     returned = f"<returned {args.out.name}>/weights-vocoder"
     init = Path(args.init).resolve()
-    init = (
-        init.relative_to(REPO) if init.is_relative_to(REPO) else init
-    )  # the same folder in the checkout here
+    if init.is_relative_to(REPO):  # the same folder in the checkout here
+        init = init.relative_to(REPO)
     # the model's voice through it (what serving gives), then what it loses resynthesizing the teacher
     run.report["evaluate_here"] = (
         f"mkdir -p runs/served && cp {init}/config.json {init}/model.safetensors {returned}/neural_* "
