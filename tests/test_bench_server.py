@@ -253,3 +253,16 @@ def test_the_local_server_reports_its_cpu_time(server, voice):
     fields = stat_fields(server.proc.pid)
     supervisor_alone = sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
     assert after > supervisor_alone
+
+
+def test_a_server_that_refuses_readiness_for_good_fails_at_once_with_its_reason(model_dir, tmp_path):
+    # A GPU route on this CPU host: the engine stays up (liveness, metrics) but will never be ready. The
+    # bench must say why at once, not wait out its ready timeout (an H200 run once lost 241 s that way).
+    env = {ENV_MODEL_DIR: str(model_dir), "STATESPEAK_DEVICE": "cuda", "STATESPEAK_WORKERS": "1"}
+    log = tmp_path / "server.log"
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="will not become ready: cuda_unavailable: torch") as failure:
+        with LocalServer(log, max_streams=2, ready_timeout_s=120, extra_env=env):
+            pass
+    assert str(log) in str(failure.value)  # where to read more
+    assert time.monotonic() - start < 60  # well inside the ready timeout: it did not wait it out

@@ -59,6 +59,20 @@ def tree_cpu_seconds(root: int) -> float | None:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def _failed_reason(response: httpx.Response | None) -> str | None:
+    """The reason a readiness answer gives when the server has refused readiness for good (phase
+    "failed": the model did not load, or a GPU route found no kernels), else None (still loading)."""
+    if response is None or response.status_code != 503:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or body.get("status") != "failed":
+        return None
+    return str(body.get("reason") or "no reason given")
+
+
 class LocalServer:
     """The bundled server as a child process; a context manager that always stops it."""
 
@@ -102,10 +116,14 @@ class LocalServer:
                     f"see {self.log_path}"
                 )
             try:
-                if httpx.get(self.url + READY_PATH, timeout=2.0).status_code == 200:
-                    return
+                response = httpx.get(self.url + READY_PATH, timeout=2.0)
             except httpx.HTTPError:
-                pass  # not listening yet
+                response = None  # not listening yet
+            if response is not None and response.status_code == 200:
+                return
+            failed = _failed_reason(response)
+            if failed is not None:  # it stays up but refuses readiness for good: no use waiting it out
+                raise RuntimeError(f"the local server will not become ready: {failed}; see {self.log_path}")
             time.sleep(0.5)
         raise TimeoutError(
             f"the local server was not ready within {self.ready_timeout_s:.0f}s; see {self.log_path}"
