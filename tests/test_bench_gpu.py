@@ -156,6 +156,21 @@ def test_decode_section_code_path_on_cpu(model_dir):  # noqa: F811
     assert out["summary"]["max_realtime_batch_frames4_graphs"] is None and out["skipped"] == []
 
 
+def test_the_eager_parity_reference_steps_in_the_graphs_chunks(model_dir):  # noqa: F811
+    # The parity section compares graph replays with eager steps of the SAME kernel calls (10 frames run
+    # as 8 + 2), since a 10-frame call differs from 8 + 2 by TF32 rounding on a GPU. Here: the pieces
+    # are the graphs' lengths, carry the state, and together are the 10-frame step.
+    from model_server.model.runtime import SpeechRuntime
+
+    rt = SpeechRuntime.load(str(model_dir), device="cpu")
+    cond = torch.randn(3, 10, rt.config.cond_dim, generator=torch.Generator().manual_seed(0))
+    pool_parts, pool_whole = rt.new_pool(4), rt.new_pool(4)
+    parts = gpu_bench.eager_as_graphed(rt, pool_parts, [0, 1, 2], cond)
+    assert [p.shape for p in parts] == [(3, 8 * rt.hop), (3, 2 * rt.hop)]
+    whole = rt.step(pool_whole, [0, 1, 2], cond)
+    torch.testing.assert_close(torch.cat(parts, 1), whole, rtol=1e-4, atol=1e-5)  # the torch path: exact
+
+
 @pytest.mark.slow
 def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # noqa: F811
     # The section's own code, small, on the CPU: the server, two load-bench client processes, closed,

@@ -35,6 +35,18 @@ def graph_bucket(batch: int) -> int:
     return 1 << (batch - 1).bit_length()
 
 
+def graph_chunks(length: int) -> list[int]:
+    """The captured lengths a chunk of `length` frames runs as, largest first (10 -> [8, 2])."""
+    if length < 1:
+        raise ValueError(f"length must be >= 1, got {length}")
+    parts, left = [], length
+    for g in sorted(GRAPH_LENGTHS, reverse=True):
+        while left >= g:
+            parts.append(g)
+            left -= g
+    return parts
+
+
 @dataclass
 class StatePool:
     """Per-stream state slots: tensors with the slot as their first dimension."""
@@ -358,11 +370,9 @@ class _GraphCache:
         )
 
     def forward(self, cond: torch.Tensor, states, voc_state: dict[str, torch.Tensor]):
-        length = cond.shape[1]
         parts, pos = [], 0
-        for g in sorted(GRAPH_LENGTHS, reverse=True):
-            while length - pos >= g:
-                audio, states, voc_state = self._run(cond[:, pos : pos + g], states, voc_state)
-                parts.append(audio)
-                pos += g
+        for g in graph_chunks(cond.shape[1]):
+            audio, states, voc_state = self._run(cond[:, pos : pos + g], states, voc_state)
+            parts.append(audio)
+            pos += g
         return torch.cat(parts, dim=1), states, voc_state
