@@ -48,7 +48,7 @@ python312() {  # a CPython 3.12 here, to build the wheels PyPI has only as sourc
 }
 
 prepare() {
-  local exclude py312 tmp url sha version tracked travel
+  local exclude py312 tracked travel
   exclude=$(git rev-parse --git-path info/exclude)  # also right in a worktree, where .git is a file
   mkdir -p "$(dirname "$exclude")"
   for p in "/$WHEELS/" "/$MSSM/"; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >> "$exclude"; done
@@ -64,19 +64,10 @@ prepare() {
   # pyworld 0.3.5 and docopt (num2words needs it; 0.6.2 is its only release) are published as sources
   # only: built here for cp312 (pyworld against this machine's glibc, older than the host's)
   "$py312" -m pip wheel -q --no-deps -w "$WHEELS" "$(pin pyworld)" "docopt==0.6.2"
-  if [ ! -f "$MSSM/mamba_ssm/ops/triton/ssd_combined.py" ]; then
-    # the sources the server image uses (the Dockerfile's pinned URL and sha256), Triton-only as in
-    # ../shared/gpu/prepare.sh and tools/gpu_smoke.sh: __init__ replaced, no compiled extension needed
-    read -r url sha < <(tools/gpu_smoke.sh --mamba-source)
-    tmp=$(mktemp -d)
-    curl -sSfL -o "$tmp/mamba_ssm.tar.gz" "$url"
-    echo "$sha  $tmp/mamba_ssm.tar.gz" | sha256sum -c --quiet -
-    tar -xzf "$tmp/mamba_ssm.tar.gz" -C "$tmp"
-    version=$(basename "$url" .tar.gz); version=${version#mamba_ssm-}
-    rm -rf "$MSSM" && mkdir -p "$MSSM" && cp -r "$tmp/mamba_ssm-$version/mamba_ssm" "$MSSM/"
-    echo "__version__ = \"$version\"  # Triton-only copy: no compiled selective_scan_cuda" > "$MSSM/mamba_ssm/__init__.py"
-    rm -rf "$tmp"
-  fi
+  # the sources the server image uses (the Dockerfile's pinned URL and sha256), Triton-only (__init__
+  # replaced, no compiled extension needed), checked for the three kernel modules: gpu_smoke.sh's copy step,
+  # the one the offline smoke run's .mssm comes from too
+  tools/gpu_smoke.sh --mamba-triton-copy "$MSSM"
   ls -l "$WHEELS"
   # what the device tool sends: tracked and untracked-not-ignored files, plus the carried folders
   tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
