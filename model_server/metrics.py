@@ -101,7 +101,18 @@ class ServerMetrics:
         self.engine_batch = Histogram(
             "statespeak_engine_batch_size",
             "Streams per batched step",
-            buckets=(1, 2, 4, 8, 16, 32, 64),
+            buckets=tuple(1 << i for i in range(13)),  # 1 to 4,096: a GPU step batches thousands
+            registry=r,
+        )
+        # The scheduler's cost model (`scheduler.TickCost`): where an engine's time goes, per deployment.
+        self.engine_step_per_frame = Gauge(
+            "statespeak_engine_step_seconds_per_frame",
+            "Running estimate of the model step's seconds per stream-frame",
+            registry=r,
+        )
+        self.engine_per_chunk = Gauge(
+            "statespeak_engine_seconds_per_chunk",
+            "Running estimate of the engine thread's other seconds per chunk served (planner, events, I/O)",
             registry=r,
         )
 

@@ -10,6 +10,9 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
   accounting (samples its client has not consumed yet).
 - `ChunkPolicy`: chunks start small (`first_chunk_frames`, for time to first audio) and double up to
   `max_chunk_frames`; lengths are powers of two so a tick needs few distinct groups.
+- `TickCost`: what a tick costs, measured as it runs: model step time per stream-frame, and everything
+  else per chunk served. The step budget, the lead-bounded chunk sizes and the fit of a tick into the
+  streams' leads all read it.
 - `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, hands each stream's
   sentences to its planner, chooses the streams whose buffer has room, encodes the phone windows of all
   of them that are short of frames with ONE batched encoder call (`runtime.prepare_batch`: encoder,
@@ -38,13 +41,13 @@ import torch
 
 from model_server.engine.protocol import DRAINING_MESSAGE, LOADING_MESSAGE, AdmissionError, StreamEvent, Word
 
-__all__ = ["ChunkPolicy", "Engine", "SlotAllocator", "Stream"]
+__all__ = ["ChunkPolicy", "Engine", "SlotAllocator", "Stream", "TickCost"]
 
 log = logging.getLogger("statespeak.scheduler")
 
 _FLUSH, _FINISH, _CANCEL = "flush", "finish", "cancel"
 _SENTENCE, _TEXT_ERROR = "sentence", "text_error"
-# Step budget: a tick's model steps aim to stay under TICK_TARGET_S (at the measured cost per frame), so a
+# Step budget: a tick aims to stay under TICK_TARGET_S (at its measured cost, `TickCost`), so a
 # new stream's first chunk never waits behind one huge step. Streams furthest ahead of real time wait for
 # a later tick when the budget is spent; a stream less than SAFE_AHEAD_S ahead is never held back.
 TICK_TARGET_S = 0.04
@@ -83,7 +86,8 @@ class SlotAllocator:
 class ChunkPolicy:
     """Frames per chunk: `first` for the first chunk (time to first audio), then at most double the
     previous chunk, up to `largest`, and, while a stream is ahead of real-time playback, at most twice
-    its lead (the audio it has beyond playback since its first chunk).
+    its lead (the audio it has beyond playback since its first chunk), or, when that is more, the frames
+    whose step costs no more than the chunk's own fixed work (`TickCost.free_frames`).
 
     Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
     costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
@@ -91,7 +95,13 @@ class ChunkPolicy:
     there once the CPU is more than about half busy. A chunk bounded by the lead grows only as the lead
     does; the engine also fits each tick into the smallest lead it serves (`Engine._fit_to_lead`), since a
     tick costs the sum of its chunks. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
-    less per frame, and a jump from the first size to the largest would be one very long tick."""
+    less per frame, and a jump from the first size to the largest would be one very long tick.
+
+    Why the free frames: a chunk costs a fixed part (planner window, slicing, events: about 200 us on a
+    GPU host) plus its frames' share of the step (under a microsecond a frame on an H200). Below
+    `free_frames` a smaller chunk hardly shortens the tick but multiplies the fixed work per second of
+    audio; bounding GPU chunks by the lead shrank them to 0.1 s of audio under load there, tripling that
+    work exactly when the engine was short of time. On a CPU the step dominates and the lead rules."""
 
     first: int
     largest: int
@@ -101,15 +111,55 @@ class ChunkPolicy:
         first = pow2_floor(first_chunk_frames)
         return cls(first, max(first, pow2_floor(max_chunk_frames)))
 
-    def want(self, chunks_sent: int, lead_frames: float | None = None, last_frames: int = 0) -> int:
+    def want(
+        self,
+        chunks_sent: int,
+        lead_frames: float | None = None,
+        last_frames: int = 0,
+        free_frames: float = 0.0,
+    ) -> int:
         """Frames for the next chunk. `lead_frames`: the stream's lead in frames (None: no audio sent
-        yet); `last_frames`: its previous chunk's length (0: none)."""
+        yet); `last_frames`: its previous chunk's length (0: none); `free_frames`: frames the lead bound
+        never goes below (`TickCost.free_frames`)."""
         frames = min(self.first << min(chunks_sent, 16), self.largest)
         if last_frames:
             frames = min(frames, max(self.first, 2 * pow2_floor(last_frames)))
         if lead_frames is not None and lead_frames >= 0:
-            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames))))
+            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames, free_frames))))
         return frames
+
+
+class TickCost:
+    """Running estimates of what a tick costs the engine thread: `per_frame`, the model step's seconds
+    per stream-frame, and `per_chunk`, everything else it does per chunk served (admission, planner
+    windows and the encoder's host work, slicing, events, the executor's state copies, and the owner's
+    message handling reported through `Engine.io_time`). A tick serving n chunks of f frames in all
+    takes about per_chunk * n + per_frame * f. Zero until measured (no budget applies then)."""
+
+    SMOOTHING = 0.2  # weight of the newest measurement
+
+    def __init__(self) -> None:
+        self.per_frame = 0.0
+        self.per_chunk = 0.0
+
+    @staticmethod
+    def _mix(old: float, new: float) -> float:
+        return new if old == 0 else (1 - TickCost.SMOOTHING) * old + TickCost.SMOOTHING * new
+
+    def observe_step(self, seconds: float, frames: int) -> None:
+        self.per_frame = self._mix(self.per_frame, seconds / frames)
+
+    def observe_rest(self, seconds: float, chunks: int) -> None:
+        self.per_chunk = self._mix(self.per_chunk, max(0.0, seconds) / chunks)
+
+    def seconds(self, chunks: int, frames: int) -> float:
+        """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all."""
+        return self.per_chunk * chunks + self.per_frame * frames
+
+    @property
+    def free_frames(self) -> float:
+        """Frames whose step costs what one chunk's fixed work does (0 until both are measured)."""
+        return self.per_chunk / self.per_frame if self.per_frame > 0 else 0.0
 
 
 class Stream:
@@ -217,10 +267,18 @@ class Engine:
         self.draining = False
         self.accepting = False  # False until warm-up is done
         self._rr = 0
-        self._s_per_frame = 0.0  # running estimate of a step's cost per stream-frame (the step budget)
+        self.cost = TickCost()
+        self._tick_step_s = 0.0  # model step time in the running tick
+        self._tick_chunks = 0  # chunks the running tick served
+        self._io_s = 0.0  # the owner's message handling since the last tick (io_time)
 
     def active_count(self) -> int:
         return self.slots.in_use
+
+    def io_time(self, seconds: float) -> None:
+        """Time the owner spent on this engine's messages since the last tick (reading the workers' ops,
+        shipping the events): counted into the next tick's per-chunk cost, since it grows with the chunks."""
+        self._io_s += seconds
 
     # Admission ------------------------------------------------------------------------------------------
     def open_stream(
@@ -340,9 +398,9 @@ class Engine:
         now = time.monotonic()
         ahead = {s.id: s.ahead_s(now, self.hop, self.sample_rate) for s in streams}
         streams = sorted(streams, key=lambda s: ahead[s.id])  # most urgent first (new streams first of all)
-        budget = TICK_TARGET_S / self._s_per_frame if self._s_per_frame > 0 else float("inf")
+        free = self.cost.free_frames
         chosen: list[tuple[Stream, int]] = []
-        planned, deferred = 0, False
+        planned, deferred = 0, False  # frames chosen so far
         for stream in streams:
             if stream.id not in self._active:
                 continue
@@ -354,9 +412,10 @@ class Engine:
                 continue  # waiting for text (or done: _check_drained ends it)
             lead = ahead[stream.id] * self.sample_rate / self.hop  # -inf before the first chunk
             want = self.chunks.want(
-                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk
+                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk, free
             )
-            if planned + want > budget and planned and ahead[stream.id] > SAFE_AHEAD_S:
+            over = self.cost.seconds(len(chosen) + 1, planned + want) > TICK_TARGET_S
+            if over and planned and ahead[stream.id] > SAFE_AHEAD_S:
                 deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
                 continue
             planned += want
@@ -376,13 +435,20 @@ class Engine:
         listener runs dry during it unless R > N * LEAD_CHUNKS: twice the real-time capacity. Measured on
         the 2-core machine, 64 such streams stalled at R = 99 audio s/s. Fitting the tick to the smallest
         lead needs only R > N / LEAD_SHARE while the leads are small; the leads, and the chunks with them,
-        grow every tick the engine is faster than real time."""
-        if self._s_per_frame <= 0 or len(chosen) < 2:
+        grow every tick the engine is faster than real time.
+
+        Halving shortens only the frames' part of the tick (`TickCost`): when the chunks' fixed work alone
+        is over the limit (a GPU host serving many streams), nothing is halved, since smaller chunks
+        would only add fixed work per second of audio."""
+        if self.cost.per_frame <= 0 or len(chosen) < 2:
             return chosen
         leads = [ahead[s.id] for s, _ in chosen if s.first_audio_at is not None and ahead[s.id] >= 0]
         if not leads:
             return chosen
-        limit_frames = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) / self._s_per_frame
+        room = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) - self.cost.seconds(len(chosen), 0)
+        if room <= 0:
+            return chosen
+        limit_frames = room / self.cost.per_frame
         wants = [want for _, want in chosen]
         while sum(wants) > limit_frames:
             top = max(wants)
@@ -435,6 +501,8 @@ class Engine:
 
     def tick(self) -> bool:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
+        start = time.perf_counter()
+        self._tick_step_s, self._tick_chunks = 0.0, 0
         self._admit()
         streams = list(self._active.values())
         if streams:  # rotate so no stream is always first among equally urgent ones
@@ -448,6 +516,13 @@ class Engine:
         for stream in streams:
             if stream.id in self._active:
                 self._check_drained(stream)
+        if self._tick_chunks:  # the tick's work besides its steps, and the owner's since the last tick
+            rest = time.perf_counter() - start - self._tick_step_s + self._io_s
+            self.cost.observe_rest(rest, self._tick_chunks)
+            if self.metrics is not None:
+                self.metrics.engine_step_per_frame.set(self.cost.per_frame)
+                self.metrics.engine_per_chunk.set(self.cost.per_chunk)
+        self._io_s = 0.0
         return bool(groups) or deferred or bool(self._joining)
 
     def _step(self, length: int, items: list[tuple[Stream, Any]]) -> None:
@@ -462,8 +537,9 @@ class Engine:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
-        per_frame = elapsed / (len(items) * length)
-        self._s_per_frame = per_frame if self._s_per_frame == 0 else 0.8 * self._s_per_frame + 0.2 * per_frame
+        self.cost.observe_step(elapsed, len(items) * length)
+        self._tick_step_s += elapsed
+        self._tick_chunks += len(items)
         audio = audio.numpy()
         if self.metrics is not None:
             self.metrics.engine_steps.inc()

@@ -358,6 +358,7 @@ class EngineServer:
         try:
             while not self._stop.is_set():
                 if sock.poll(0 if busy else IDLE_POLL_MS):
+                    io_start = time.perf_counter()  # after the wait: what reading and handling cost
                     while True:
                         try:
                             sender, data = sock.recv_multipart(zmq.NOBLOCK)
@@ -369,6 +370,8 @@ class EngineServer:
                             log.exception(
                                 "engine message failed", extra={"sender": sender.decode(errors="replace")}
                             )
+                    if self.engine is not None:  # the engine's cost model counts it per chunk served
+                        self.engine.io_time(time.perf_counter() - io_start)
                 if self._fatal:
                     self.exit_code = 1
                     break
@@ -380,7 +383,10 @@ class EngineServer:
                     except Exception:
                         log.exception("engine tick failed")
                         self.engine.fail_all("internal error in the engine")
+                sent = time.perf_counter()
                 self._send_all(sock)
+                if self.engine is not None:
+                    self.engine.io_time(time.perf_counter() - sent)
                 if time.monotonic() >= next_emf:
                     next_emf = time.monotonic() + self.config.emf_interval_s
                     self.metrics.emit_periodic()

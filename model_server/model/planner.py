@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 
 from model_server import vocoder
@@ -110,20 +111,25 @@ def _encode_bucket(encoder: PhoneEncoder, requests: list[WindowRequest], width: 
     (fixed shapes on a GPU)."""
     device = encoder.symbol_emb.weight.device
     batch = 1 << (len(requests) - 1).bit_length()
-    sym = torch.zeros(batch, width, dtype=torch.long)
-    mask = torch.zeros(batch, width, dtype=torch.bool)
-    window = torch.zeros(batch, width, dtype=torch.bool)
-    speaker = torch.zeros(batch, dtype=torch.long)
-    speed = torch.ones(batch, 1)
-    carry = torch.zeros(batch, 1, dtype=torch.float64)
+    # The rows are filled in numpy, then each array becomes a tensor once: filling torch tensors row by row
+    # cost about ten dispatched torch operations per stream per window, the engine thread's main per-stream
+    # cost on a GPU host (docs/benchmarks.md, "Where the server's ceiling is").
+    sym = np.zeros((batch, width), dtype=np.int64)
+    mask = np.zeros((batch, width), dtype=bool)
+    window = np.zeros((batch, width), dtype=bool)
+    speaker = np.zeros(batch, dtype=np.int64)
+    speed = np.ones((batch, 1), dtype=np.float32)
+    carry = np.zeros((batch, 1), dtype=np.float64)
     for i, r in enumerate(requests):
-        sym[i, : len(r.symbols)] = torch.tensor(r.symbols, dtype=torch.long)
+        sym[i, : len(r.symbols)] = r.symbols
         mask[i, : len(r.symbols)] = True
         window[i, r.first : r.first + r.count] = True
         speaker[i], speed[i, 0], carry[i, 0] = r.speaker, r.speed, r.carry
-    flat = window.reshape(-1).nonzero().squeeze(1)  # the windows' phones, stream after stream (host-made)
+    flat = np.flatnonzero(window)  # the windows' phones, stream after stream (host-made)
+    window_h = torch.from_numpy(window)
     sym_d, mask_d, window_d, speaker_d, speed_d, carry_d, flat_d = (
-        t.to(device, non_blocking=True) for t in (sym, mask, window, speaker, speed, carry, flat)
+        torch.from_numpy(a).to(device, non_blocking=True)
+        for a in (sym, mask, window, speaker, speed, carry, flat)
     )
     with torch.inference_mode():
         enc, log_dur = encoder(sym_d, speaker_d, mask_d)
@@ -135,7 +141,7 @@ def _encode_bucket(encoder: PhoneEncoder, requests: list[WindowRequest], width: 
         back = torch.cat([total, running[:, -1:]], dim=1).cpu()
         total_h = back[:, :-1]
         dur_full = torch.diff(total_h, dim=1, prepend=torch.zeros_like(total_h[:, :1])).long()
-        dur_host = dur_full[window]
+        dur_host = dur_full[window_h]
         carries = (back[:, -1] - total_h[:, -1]).tolist()
         phone_enc = enc.reshape(-1, enc.shape[-1]).index_select(0, flat_d)
         n_frames = int(dur_host.sum())
@@ -315,7 +321,7 @@ class Planner:
         if not self._frames:  # zero-length words at the end go out with the last frames
             words.extend(w for _, w in self._pending_words)
             self._pending_words.clear()
-        return FrameChunk(torch.cat(parts, 0), words)
+        return FrameChunk(parts[0] if len(parts) == 1 else torch.cat(parts, 0), words)  # one block: a view
 
     # windows (the engine batches them over streams: prepare_batch) ---------------------------------------
     def next_window(self, want: int) -> WindowRequest | None:

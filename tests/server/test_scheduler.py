@@ -15,7 +15,7 @@ from model_server.engine.protocol import AdmissionError
 from model_server.metrics import ServerMetrics
 from model_server.model.runtime import SpeechRuntime
 from model_server.model.text import SentenceText, split_sentences
-from model_server.scheduler import ChunkPolicy, Engine, SlotAllocator
+from model_server.scheduler import ChunkPolicy, Engine, SlotAllocator, TickCost
 
 from ._server import VOICES
 
@@ -88,6 +88,48 @@ def test_slot_allocator_and_chunk_policy():
     # at most double the previous chunk, also for a stream behind playback (no lead: no lead cap)
     assert [policy.want(9, lead, last_frames=4) for lead in (None, -3.0, 100.0)] == [8, 8, 8]
     assert policy.want(9, -3.0, last_frames=16) == 32
+    # the lead bound never goes below the frames that cost what a chunk's fixed work does (a GPU host)
+    assert [policy.want(5, 0.25, free_frames=f) for f in (0.0, 3.0, 8.0, 20.0, 333.0)] == [4, 4, 8, 16, 32]
+    assert policy.want(1, 0.25, free_frames=333.0) == 8  # the doubling still applies
+    assert policy.want(5, None, free_frames=333.0) == 32 and policy.want(0, None, free_frames=333.0) == 4
+
+
+def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
+    cost = TickCost()
+    assert (cost.per_frame, cost.per_chunk, cost.free_frames, cost.seconds(10, 320)) == (0.0, 0.0, 0.0, 0.0)
+    cost.observe_step(0.010, 1000)  # a 10 ms step of 1000 stream-frames
+    cost.observe_rest(0.020, 100)  # 20 ms for everything else in a tick of 100 chunks
+    assert cost.per_frame == pytest.approx(1e-5) and cost.per_chunk == pytest.approx(2e-4)
+    assert cost.free_frames == pytest.approx(20.0)
+    assert cost.seconds(100, 1000) == pytest.approx(0.030)
+    cost.observe_step(0.020, 1000)  # a running estimate: the newest counts for SMOOTHING
+    assert cost.per_frame == pytest.approx(1e-5 * (1 - TickCost.SMOOTHING) + 2e-5 * TickCost.SMOOTHING)
+    cost.observe_rest(-1.0, 10)  # a clock oddity never makes a cost negative
+    assert cost.per_chunk >= 0
+
+
+def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_io(runtime):
+    d = Driver(runtime, max_streams=4)
+    streams = [d.open() for _ in range(3)]
+    for s in streams:
+        d.say(s, "Three streams measure what a tick costs.")
+        s.finish()
+    d.run_until(lambda: all(d.ended(s) for s in streams))
+    cost = d.engine.cost
+    assert cost.per_frame > 0 and cost.per_chunk > 0
+    text = d.engine.metrics.prometheus_text().decode()  # what /metrics shows of them
+    assert f"statespeak_engine_seconds_per_chunk {cost.per_chunk}" in text
+    assert f"statespeak_engine_step_seconds_per_frame {cost.per_frame}" in text
+    # the owner's message time since the last tick goes into the next tick's per-chunk cost
+    s = d.open()
+    d.say(s, "One more.")
+    s.finish()
+    before = cost.per_chunk
+    d.engine.io_time(5.0)  # 5 s of message handling: far more than any tick here
+    while not d.ended(s):
+        d.engine.tick()
+    assert cost.per_chunk > before + 5.0 * TickCost.SMOOTHING / 8  # a tick serves a handful of chunks
+    assert d.engine._io_s == 0.0  # counted once
 
 
 def test_concurrent_streams_share_batched_steps(runtime, monkeypatch):
@@ -228,7 +270,7 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     d.say(newcomer, "Hello.")
     newcomer.finish()
     monkeypatch.setattr(sched, "TICK_TARGET_S", 1e-9)  # any step is over budget
-    d.engine._s_per_frame = 1.0
+    d.engine.cost.per_frame, d.engine.cost.per_chunk = 1.0, 0.0
     before = ahead.frames
     d.engine.tick()
     assert newcomer.chunks == 1  # the most urgent stream goes first and always goes
@@ -254,18 +296,28 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     leads_s = [0.45, 0.45, 0.45, 0.25]  # each may ask for the largest chunk (32 frames) at LEAD_CHUNKS 2
     for s, lead in zip(streams, leads_s, strict=True):
         s.first_audio_at = now - s.frames * hop_s + lead
-    d.engine._s_per_frame = 0.002  # 4 ms per stream-frame: a 32 + 32 + 32 + 32 frame tick would take 256 ms
+    # 2 ms per stream-frame and no fixed work per chunk (a CPU's case): a 4 x 32-frame tick would take 256 ms
+    d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.002, 0.0
     chosen, _ = d.engine._choose(streams)
     wants = {s.id: want for s, want in chosen}
     assert len(chosen) == 4
     assert sum(wants.values()) * 0.002 <= sched.LEAD_SHARE * 0.25  # fits in half of the smallest lead
     assert all(w >= d.engine.first_chunk for w in wants.values())
     # with an engine fast enough for the whole request, nothing is cut
-    d.engine._s_per_frame = 1e-6
+    d.engine.cost.per_frame = 1e-6
     chosen, _ = d.engine._choose(streams)
     by_urgency = sorted(zip(streams, leads_s, strict=True), key=lambda pair: pair[1])
     expected = [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk) for s, lead in by_urgency]
     assert [want for _, want in chosen] == expected
+    # a GPU host's case: the chunks' fixed work alone (4 x 50 ms) is over the limit (half of 0.25 s), so
+    # halving cannot make the tick fit; nothing is halved, as smaller chunks would only add fixed work
+    d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.002, 0.05
+    chosen, _ = d.engine._choose(streams)
+    assert [want for _, want in chosen] == [32, 32, 32, 32]
+    # with room left after the fixed work, the frames are fitted into that room
+    d.engine.cost.per_chunk = 0.01  # 40 ms of fixed work: 85 ms left, 42 frames at 2 ms
+    chosen, _ = d.engine._choose(streams)
+    assert sum(want for _, want in chosen) * 0.002 <= sched.LEAD_SHARE * 0.25 - 4 * 0.01
 
 
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
