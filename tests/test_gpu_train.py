@@ -70,6 +70,10 @@ def test_every_step_ran_and_was_timed(rehearsal):
     assert report["total_s"] >= sum(steps[s]["seconds"] for s in STEPS) - 0.005 * len(STEPS)
     assert steps["env"]["mamba2_path"] == "torch" and "skipped" in steps["env"]["grad_check"]
     assert steps["render"]["utterances"] > 20 and steps["render"]["batches_timed_out"] == 0
+    # the render started before the env step ended (beside its kernel compile on a GPU) and its wall time
+    # counts from then, so it is at least the seconds the render step itself waited
+    assert steps["render"]["started_at_s"] < steps["env"]["seconds"]
+    assert steps["render"]["wall_s"] >= steps["render"]["seconds"] - 0.01
     assert steps["train"]["steps"] >= 1 and steps["train"]["frames_per_s"] > 0
     assert steps["train"]["mamba2_path"] == "torch" and steps["train"]["minutes"] == 0.1
     # more than 20 utterances: one is held out, so both validation losses exist

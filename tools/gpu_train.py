@@ -11,7 +11,8 @@ far it got):
 
 1. env: versions, the GPU, the Mamba-2 path, and on CUDA a gradient check of mamba-ssm's Triton kernels
    against the torch path on one decoder layer of the init model (training differentiates through them);
-2. render: `python -m model_server.data --voices VOICE --hours-scale H --workers N --max-render-seconds R`;
+2. render: `python -m model_server.data --voices VOICE --hours-scale H --workers N --max-render-seconds R`,
+   started before step 1 so that the CPU renders while the gradient check has Triton compile the kernels;
 3. baseline: the init model's validation loss on the held-out utterances of that data (`model_server.train
    --minutes 0`), the number the fine-tune is compared with;
 4. train: `python -m model_server.train --init INIT --device DEVICE --batch 64 --crop 400 --minutes M --focus
@@ -48,6 +49,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 INIT = REPO / "model_server" / "weights" / "default"
@@ -166,14 +168,40 @@ class Run:
 
     def run(self, cmd: list[str], timeout: float | None = None) -> None:
         """A subprocess of this Python, its output appended to run.log; a failure names the command."""
-        with self.log.open("a", encoding="utf-8") as fh:
-            fh.write(f"\n$ {' '.join(cmd)}\n")
-            fh.flush()
-            proc = subprocess.run([sys.executable, *cmd], cwd=REPO, stdout=fh, stderr=subprocess.STDOUT,
-                                  timeout=timeout, check=False)  # fmt: skip
-        if proc.returncode != 0:
+        self.finish(self.start(cmd), timeout)
+
+    def start(self, cmd: list[str]) -> Job:
+        """The same subprocess, started in the background (`finish` waits for it)."""
+        fh = self.log.open("a", encoding="utf-8")
+        fh.write(f"\n$ {' '.join(cmd)}\n")
+        fh.flush()
+        proc = subprocess.Popen([sys.executable, *cmd], cwd=REPO, stdout=fh, stderr=subprocess.STDOUT)
+        return Job(cmd, proc, fh, self.elapsed())
+
+    def finish(self, job: Job, timeout: float | None = None) -> None:
+        try:
+            code = job.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            job.stop()
+            raise RuntimeError(f"`{' '.join(job.cmd[:3])}` ran past {timeout:g} s") from None
+        finally:
+            job.log.close()
+        if code != 0:
             tail = self.log.read_text(encoding="utf-8").splitlines()[-5:]
-            raise RuntimeError(f"`{' '.join(cmd[:3])}` exited with {proc.returncode}: {' | '.join(tail)}")
+            raise RuntimeError(f"`{' '.join(job.cmd[:3])}` exited with {code}: {' | '.join(tail)}")
+
+
+class Job:
+    """A subprocess started by `Run.start`: its command, process, log file and start (seconds into the run)."""
+
+    def __init__(self, cmd: list[str], proc: subprocess.Popen, log: Any, started_at_s: float) -> None:
+        self.cmd, self.proc, self.log, self.started_at_s = cmd, proc, log, started_at_s
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
 
 
 class StepFailed(Exception):
@@ -292,10 +320,16 @@ def kernel_grad_check() -> dict:
 
 
 # -- 2-4. data, baseline, training ------------------------------------------------------------------------
-def render(run: Run, args, data: Path) -> dict:
-    run.run(["-m", "model_server.data", "--voices", args.voice, "--hours-scale", f"{args.hours_scale:g}",
-             "--workers", str(args.workers), "--max-render-seconds", f"{args.render_seconds:g}",
-             "--out", str(data), "--no-progress"], timeout=args.render_seconds + 300)  # fmt: skip
+def render_cmd(args, data: Path) -> list[str]:
+    return ["-m", "model_server.data", "--voices", args.voice, "--hours-scale", f"{args.hours_scale:g}",
+            "--workers", str(args.workers), "--max-render-seconds", f"{args.render_seconds:g}",
+            "--out", str(data), "--no-progress"]  # fmt: skip
+
+
+def render(run: Run, args, data: Path, job: Job) -> dict:
+    """Wait for the render `job` (started before the env step, so the CPU renders while the env step's
+    gradient check has Triton compile the kernels) and read what it made."""
+    run.finish(job, timeout=args.render_seconds + 300)
     summary = json.loads((data / "dataset" / "summary.json").read_text(encoding="utf-8"))
     voice = summary["voices"][args.voice]
     if voice["utterances"] == 0:
@@ -304,7 +338,8 @@ def render(run: Run, args, data: Path) -> dict:
             "assemble_s": summary["assemble_s"], "batches": summary["batches"],
             "batches_timed_out": summary.get("batches_timed_out", 0), "utterances": voice["utterances"],
             "hours": round(voice["hours"], 3), "frames": voice["frames"],
-            "dropped": voice["dropped_alignment"] + voice["dropped_render"]}  # fmt: skip
+            "dropped": voice["dropped_alignment"] + voice["dropped_render"],
+            "started_at_s": round(job.started_at_s, 2), "wall_s": round(run.elapsed() - job.started_at_s, 2)}  # fmt: skip
 
 
 def train_cmd(args, data: Path, runs: Path, name: str, minutes: float) -> list[str]:
@@ -423,18 +458,22 @@ def cpu_speed(model_dir: Path, voice: str, sentences: list[str]) -> dict:
 
 
 # -- the vocoder stage ----------------------------------------------------------------------------------------
-def vocoder_render(run: Run, args, data: Path) -> dict:
-    run.run(["-m", "model_server.train_vocoder", "data", "--voices", args.voice, "--sentences",
+def vocoder_render_cmd(args, data: Path) -> list[str]:
+    return (["-m", "model_server.train_vocoder", "data", "--voices", args.voice, "--sentences",
              str(args.vocoder_sentences), "--workers", str(args.workers), "--max-seconds",
              f"{VOCODER_RENDER_SECONDS:g}", "--out", str(data)]
-            + (["--features-from", str(args.init)] if args.vocoder_features == "model" else []),
-            timeout=VOCODER_RENDER_SECONDS + 300)  # fmt: skip
+            + (["--features-from", str(args.init)] if args.vocoder_features == "model" else []))  # fmt: skip
+
+
+def vocoder_render(run: Run, args, data: Path, job: Job) -> dict:
+    """Wait for the vocoder data's render `job` (started before the env step, as `render`'s)."""
+    run.finish(job, timeout=VOCODER_RENDER_SECONDS + 300)
     from model_server.train_vocoder import VocoderData
 
     loaded = VocoderData(data)
     return {"sentences_asked": args.vocoder_sentences, "utterances": len(loaded.audio),
             "hours": round(loaded.hours(), 3), "workers": args.workers,
-            "features": args.vocoder_features}  # fmt: skip
+            "features": args.vocoder_features, "started_at_s": round(job.started_at_s, 2)}  # fmt: skip
 
 
 def vocoder_train(run: Run, args, data: Path, out: Path) -> dict:
@@ -508,8 +547,13 @@ def vocoder_speed(args, served: Path) -> dict:
 
 
 def main_vocoder(run: Run, args, work: Path) -> None:
-    run.step("env", environment, args.device)
-    run.step("vocoder_render", vocoder_render, run, args, work / "vocdata")
+    job = run.start(vocoder_render_cmd(args, work / "vocdata"))  # beside the env step's kernel compile
+    try:
+        run.step("env", environment, args.device)
+    except StepFailed:
+        job.stop()
+        raise
+    run.step("vocoder_render", vocoder_render, run, args, work / "vocdata", job)
     run.step("vocoder_train", vocoder_train, run, args, work / "vocdata", work / "vocoder")
     exported = run.step("vocoder_export", vocoder_export, run, args, work / "vocoder")
     run.step("vocoder_speed", vocoder_speed, args, Path(exported["served_dir"]))
@@ -540,8 +584,15 @@ def main(argv: list[str] | None = None) -> int:
             run.save()
             say(f"done in {run.elapsed():.0f} s: vocoder in {run.out / 'weights-vocoder'}")
             return 0
-        run.step("env", environment, args.device)
-        run.step("render", render, run, args, data)
+        # The render runs on the CPU cores while the env step's gradient check has Triton compile mamba-ssm's
+        # kernels: on an H200 that compile took 197 s of an 8-minute run (docs/model.md).
+        job = run.start(render_cmd(args, data))
+        try:
+            run.step("env", environment, args.device)
+        except StepFailed:
+            job.stop()
+            raise
+        run.step("render", render, run, args, data, job)
         run.step("baseline", baseline, run, args, data, runs)
         run.step("train", train, run, args, data, runs, export)
         run.step("export", export_weights, run, args, export)
