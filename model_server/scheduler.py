@@ -132,25 +132,50 @@ class ChunkPolicy:
 class TickCost:
     """Running estimates of what a tick costs the engine thread: `per_frame`, the model step's seconds
     per stream-frame, and `per_chunk`, everything else it does per chunk served (admission, planner
-    windows and the encoder's host work, slicing, events, the executor's state copies, and the owner's
-    message handling reported through `Engine.io_time`). A tick serving n chunks of f frames in all
-    takes about per_chunk * n + per_frame * f. Zero until measured (no budget applies then)."""
+    windows and the encoder's host work, slicing, events, the executor's state copies, the work over every
+    active stream, and the owner's message handling reported through `Engine.io_time`). A tick serving n
+    chunks of f frames in all takes about per_chunk * n + per_frame * f: an approximation (a step also
+    has a fixed cost, and some of a tick's work grows with the active streams rather than the chunks).
+    Zero until measured (no budget applies then).
 
-    SMOOTHING = 0.2  # weight of the newest measurement
+    Each is a ratio of decayed sums (seconds over frames, seconds over chunks), so a tick weighs by its
+    size: a one-stream, 4-frame step (about 1 ms on a GPU whatever its size) does not move the per-frame
+    cost of 1,000-stream steps as much as one of them does."""
+
+    DECAY = 0.8  # weight of the sums so far at each new measurement
 
     def __init__(self) -> None:
-        self.per_frame = 0.0
-        self.per_chunk = 0.0
+        self._step = [0.0, 0.0]  # decayed step seconds, frames
+        self._rest = [0.0, 0.0]  # decayed other seconds, chunks
 
-    @staticmethod
-    def _mix(old: float, new: float) -> float:
-        return new if old == 0 else (1 - TickCost.SMOOTHING) * old + TickCost.SMOOTHING * new
+    @classmethod
+    def _add(cls, sums: list[float], seconds: float, count: int) -> None:
+        sums[0] = cls.DECAY * sums[0] + max(0.0, seconds)
+        sums[1] = cls.DECAY * sums[1] + count
+
+    @property
+    def per_frame(self) -> float:
+        return self._step[0] / self._step[1] if self._step[1] else 0.0
+
+    @per_frame.setter
+    def per_frame(self, seconds: float) -> None:  # tests and tools pin it
+        self._step = [seconds, 1.0]
+
+    @property
+    def per_chunk(self) -> float:
+        return self._rest[0] / self._rest[1] if self._rest[1] else 0.0
+
+    @per_chunk.setter
+    def per_chunk(self, seconds: float) -> None:
+        self._rest = [seconds, 1.0]
 
     def observe_step(self, seconds: float, frames: int) -> None:
-        self.per_frame = self._mix(self.per_frame, seconds / frames)
+        """One tick's model steps: their seconds and stream-frames together."""
+        self._add(self._step, seconds, frames)
 
     def observe_rest(self, seconds: float, chunks: int) -> None:
-        self.per_chunk = self._mix(self.per_chunk, max(0.0, seconds) / chunks)
+        """One tick's other work (and the owner's since the last tick) and the chunks it served."""
+        self._add(self._rest, seconds, chunks)
 
     def seconds(self, chunks: int, frames: int) -> float:
         """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all."""
@@ -269,6 +294,7 @@ class Engine:
         self._rr = 0
         self.cost = TickCost()
         self._tick_step_s = 0.0  # model step time in the running tick
+        self._tick_frames = 0  # stream-frames the running tick's steps made
         self._tick_chunks = 0  # chunks the running tick served
         self._io_s = 0.0  # the owner's message handling since the last tick (io_time)
 
@@ -437,22 +463,23 @@ class Engine:
         lead needs only R > N / LEAD_SHARE while the leads are small; the leads, and the chunks with them,
         grow every tick the engine is faster than real time.
 
-        Halving shortens only the frames' part of the tick (`TickCost`): when the chunks' fixed work alone
-        is over the limit (a GPU host serving many streams), nothing is halved, since smaller chunks
-        would only add fixed work per second of audio."""
+        Halving shortens only the frames' part of the tick (`TickCost`), and never takes a chunk below
+        the frames that cost one chunk's fixed work (`TickCost.free_frames`): below that, a smaller chunk
+        hardly shortens the tick but multiplies the fixed work per second of audio (a GPU host serving
+        many streams). On a CPU that floor is under the first chunk size, and the fit is as before."""
         if self.cost.per_frame <= 0 or len(chosen) < 2:
             return chosen
         leads = [ahead[s.id] for s, _ in chosen if s.first_audio_at is not None and ahead[s.id] >= 0]
         if not leads:
             return chosen
         room = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) - self.cost.seconds(len(chosen), 0)
-        if room <= 0:
-            return chosen
-        limit_frames = room / self.cost.per_frame
+        limit_frames = max(0.0, room) / self.cost.per_frame
+        free = self.cost.free_frames
+        floor = max(self.first_chunk, pow2_floor(int(free)) if free >= 1 else 0)
         wants = [want for _, want in chosen]
         while sum(wants) > limit_frames:
             top = max(wants)
-            if top <= self.first_chunk:
+            if top <= floor:
                 break
             wants = [w // 2 if w == top else w for w in wants]
         return [(stream, want) for (stream, _), want in zip(chosen, wants, strict=True)]
@@ -502,7 +529,7 @@ class Engine:
     def tick(self) -> bool:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
         start = time.perf_counter()
-        self._tick_step_s, self._tick_chunks = 0.0, 0
+        self._tick_step_s, self._tick_frames, self._tick_chunks = 0.0, 0, 0
         self._admit()
         streams = list(self._active.values())
         if streams:  # rotate so no stream is always first among equally urgent ones
@@ -516,8 +543,9 @@ class Engine:
         for stream in streams:
             if stream.id in self._active:
                 self._check_drained(stream)
-        if self._tick_chunks:  # the tick's work besides its steps, and the owner's since the last tick
+        if self._tick_chunks:  # the tick's steps, its other work and the owner's since the last tick
             rest = time.perf_counter() - start - self._tick_step_s + self._io_s
+            self.cost.observe_step(self._tick_step_s, self._tick_frames)
             self.cost.observe_rest(rest, self._tick_chunks)
             if self.metrics is not None:
                 self.metrics.engine_step_per_frame.set(self.cost.per_frame)
@@ -537,8 +565,8 @@ class Engine:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
-        self.cost.observe_step(elapsed, len(items) * length)
         self._tick_step_s += elapsed
+        self._tick_frames += len(items) * length
         self._tick_chunks += len(items)
         audio = audio.numpy()
         if self.metrics is not None:

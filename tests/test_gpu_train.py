@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,38 @@ def test_the_vocoder_stage_runs_every_step_and_brings_back_a_vocoder_that_serves
         "neural:" in report["evaluate_here"]
         and "model_server.evaluate --model runs/served" in report["evaluate_here"]
     )
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie left to a container's init counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_a_stopped_job_takes_its_worker_processes_with_it(tmp_path):
+    # The render runs in the background beside the env step; when that step fails or the run is
+    # interrupted, stopping the render must also stop the worker processes it started (its pool).
+    run = gpu_train.Run(tmp_path / "out")
+    pidfile = tmp_path / "child.pid"
+    code = (
+        "import subprocess, sys, time; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid)); time.sleep(120)"
+    )
+    job = run.start(["-c", code])
+    deadline = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    child = int(pidfile.read_text())
+    assert _alive(child) and job.proc.poll() is None
+    job.stop()
+    assert job.proc.poll() is not None and job.log.closed
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+    job.stop()  # again: harmless
+    assert "$ -c import subprocess" in (tmp_path / "out" / "run.log").read_text()

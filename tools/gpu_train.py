@@ -38,12 +38,14 @@ error is in the JSON), 2 when --device cuda finds no CUDA.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import json
 import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -175,7 +177,12 @@ class Run:
         fh = self.log.open("a", encoding="utf-8")
         fh.write(f"\n$ {' '.join(cmd)}\n")
         fh.flush()
-        proc = subprocess.Popen([sys.executable, *cmd], cwd=REPO, stdout=fh, stderr=subprocess.STDOUT)
+        try:  # its own process group: stopping it stops the worker processes it starts too
+            proc = subprocess.Popen([sys.executable, *cmd], cwd=REPO, stdout=fh, stderr=subprocess.STDOUT,
+                                    start_new_session=True)  # fmt: skip
+        except BaseException:
+            fh.close()
+            raise
         return Job(cmd, proc, fh, self.elapsed())
 
     def finish(self, job: Job, timeout: float | None = None) -> None:
@@ -198,8 +205,10 @@ class Job:
         self.cmd, self.proc, self.log, self.started_at_s = cmd, proc, log, started_at_s
 
     def stop(self) -> None:
+        """Kill it and its process group (a render's worker pool) unless it has ended; close its log."""
         if self.proc.poll() is None:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self.log.close()
 
@@ -328,7 +337,8 @@ def render_cmd(args, data: Path) -> list[str]:
 
 def render(run: Run, args, data: Path, job: Job) -> dict:
     """Wait for the render `job` (started before the env step, so the CPU renders while the env step's
-    gradient check has Triton compile the kernels) and read what it made."""
+    gradient check has Triton compile the kernels) and read what it made. The timeout counts from here,
+    so the render may run the env step's time longer; its own --max-render-seconds bounds it anyway."""
     run.finish(job, timeout=args.render_seconds + 300)
     summary = json.loads((data / "dataset" / "summary.json").read_text(encoding="utf-8"))
     voice = summary["voices"][args.voice]
@@ -550,10 +560,9 @@ def main_vocoder(run: Run, args, work: Path) -> None:
     job = run.start(vocoder_render_cmd(args, work / "vocdata"))  # beside the env step's kernel compile
     try:
         run.step("env", environment, args.device)
-    except StepFailed:
+        run.step("vocoder_render", vocoder_render, run, args, work / "vocdata", job)
+    finally:
         job.stop()
-        raise
-    run.step("vocoder_render", vocoder_render, run, args, work / "vocdata", job)
     run.step("vocoder_train", vocoder_train, run, args, work / "vocdata", work / "vocoder")
     exported = run.step("vocoder_export", vocoder_export, run, args, work / "vocoder")
     run.step("vocoder_speed", vocoder_speed, args, Path(exported["served_dir"]))
@@ -589,10 +598,9 @@ def main(argv: list[str] | None = None) -> int:
         job = run.start(render_cmd(args, data))
         try:
             run.step("env", environment, args.device)
-        except StepFailed:
-            job.stop()
-            raise
-        run.step("render", render, run, args, data, job)
+            run.step("render", render, run, args, data, job)
+        finally:
+            job.stop()  # a no-op once the render has ended; else (env failed, interrupted) it is killed
         run.step("baseline", baseline, run, args, data, runs)
         run.step("train", train, run, args, data, runs, export)
         run.step("export", export_weights, run, args, export)
@@ -606,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
                                    f"--voices {args.voice} --limit 40 --report <file>")  # fmt: skip
     run.save()
     steps = run.report["steps"]
-    say(f"done in {run.elapsed():.0f} s: render {steps['render']['seconds']} s ({steps['render']['hours']} h), "
+    say(f"done in {run.elapsed():.0f} s: render {steps['render']['wall_s']} s ({steps['render']['hours']} h), "
         f"train {steps['train']['seconds']} s ({steps['train']['steps']} steps, {steps['train']['frames_per_s']} "
         f"frames/s, {steps['train']['mamba2_path']}), val loss {steps['baseline']['val_loss']} -> "
         f"{steps['train']['val_loss']}; weights in {run.out / 'weights'}")  # fmt: skip

@@ -97,13 +97,18 @@ def test_slot_allocator_and_chunk_policy():
 def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
     cost = TickCost()
     assert (cost.per_frame, cost.per_chunk, cost.free_frames, cost.seconds(10, 320)) == (0.0, 0.0, 0.0, 0.0)
-    cost.observe_step(0.010, 1000)  # a 10 ms step of 1000 stream-frames
+    cost.observe_step(0.010, 1000)  # a tick's 10 ms of steps for 1000 stream-frames
     cost.observe_rest(0.020, 100)  # 20 ms for everything else in a tick of 100 chunks
     assert cost.per_frame == pytest.approx(1e-5) and cost.per_chunk == pytest.approx(2e-4)
     assert cost.free_frames == pytest.approx(20.0)
     assert cost.seconds(100, 1000) == pytest.approx(0.030)
-    cost.observe_step(0.020, 1000)  # a running estimate: the newest counts for SMOOTHING
-    assert cost.per_frame == pytest.approx(1e-5 * (1 - TickCost.SMOOTHING) + 2e-5 * TickCost.SMOOTHING)
+    # a tick weighs by its size: one small step (1 ms for 4 frames, 250 us a frame) barely moves it
+    cost.observe_step(0.001, 4)
+    assert (
+        cost.per_frame == pytest.approx((0.8 * 0.010 + 0.001) / (0.8 * 1000 + 4)) and cost.per_frame < 1.2e-5
+    )
+    cost.observe_step(0.020, 1000)  # a running estimate: a slower big tick moves it most of the way
+    assert 1.5e-5 < cost.per_frame < 2e-5
     cost.observe_rest(-1.0, 10)  # a clock oddity never makes a cost negative
     assert cost.per_chunk >= 0
 
@@ -128,7 +133,7 @@ def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_
     d.engine.io_time(5.0)  # 5 s of message handling: far more than any tick here
     while not d.ended(s):
         d.engine.tick()
-    assert cost.per_chunk > before + 5.0 * TickCost.SMOOTHING / 8  # a tick serves a handful of chunks
+    assert cost.per_chunk > before + 0.1  # 5 s over the few chunks the decayed sums hold
     assert d.engine._io_s == 0.0  # counted once
 
 
@@ -310,10 +315,11 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     expected = [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk) for s, lead in by_urgency]
     assert [want for _, want in chosen] == expected
     # a GPU host's case: the chunks' fixed work alone (4 x 50 ms) is over the limit (half of 0.25 s), so
-    # halving cannot make the tick fit; nothing is halved, as smaller chunks would only add fixed work
+    # halving cannot make the tick fit; chunks are halved only down to the 16 frames (the power of two
+    # under 25 free frames) whose step costs about one chunk's fixed work, never to the first size
     d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.002, 0.05
     chosen, _ = d.engine._choose(streams)
-    assert [want for _, want in chosen] == [32, 32, 32, 32]
+    assert [want for _, want in chosen] == [16, 16, 16, 16]
     # with room left after the fixed work, the frames are fitted into that room
     d.engine.cost.per_chunk = 0.01  # 40 ms of fixed work: 85 ms left, 42 frames at 2 ms
     chosen, _ = d.engine._choose(streams)
