@@ -192,6 +192,12 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     assert out["files"]["plot"] == "cpu-run-server.png"
     assert (tmp_path / "cpu-run-server.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "cpu-run-server.log").exists()
+    engine = out["engine"]  # the engine's cost model and batches, from the server's /metrics after the ramp
+    assert (
+        engine["statespeak_engine_seconds_per_chunk"] > 0
+        and engine["statespeak_engine_step_seconds_per_frame"] > 0
+    )
+    assert engine["statespeak_engine_steps_total"] >= 1 and engine["mean_batch"] >= 1
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
     assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
@@ -238,6 +244,15 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("server:")]
     assert "closed loop 512, staggered 1024, Poisson 100/s (700 in flight at the peak)" in line
     assert "8 client processes, CLIENT-LIMITED at c=4096" in line
+    server["engine"] = {
+        "statespeak_engine_seconds_per_chunk": 2.1e-4,
+        "statespeak_engine_step_seconds_per_frame": 6.5e-7,
+        "mean_batch": 312.5,
+    }
+    (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine:")]
+    assert (
+        line == "engine: 210 us per chunk besides the step, step 0.65 us per stream-frame, mean batch 312.5"
+    )
 
 
 @pytest.mark.gpu

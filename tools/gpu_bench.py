@@ -473,6 +473,7 @@ def server_ramp(
         args = bench_cli.build_parser().parse_args(argv)
         levels = ramp_levels(args.ramp)
         results = bench_cli.run_levels(args, server.url, levels, args.rates, server.cpu_seconds)
+        engine = engine_metrics(server.url)
     meta = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m model_server.bench " + " ".join(argv),
@@ -511,6 +512,7 @@ def server_ramp(
     )  # fmt: skip
     return {
         "startup": server_startup(log_path),
+        "engine": engine,
         "levels": [{k: s.get(k) for k in keys} for s in doc["levels"]],
         # Capacity, reported per arrival model (a staggered level never counts as a closed-loop one).
         "max_realtime_streams": doc["streams_per_replica"],
@@ -527,6 +529,33 @@ def server_ramp(
         "client TTFA under the target, no stalls, no failures, no client-limited level; the staggered and "
         "Poisson (open-loop) capacities are reported apart",
     }
+
+
+ENGINE_METRICS = (
+    "statespeak_engine_seconds_per_chunk",
+    "statespeak_engine_step_seconds_per_frame",
+    "statespeak_engine_steps_total",
+    "statespeak_engine_batch_size_sum",
+    "statespeak_engine_batch_size_count",
+)
+
+
+def engine_metrics(url: str) -> dict[str, float]:
+    """The engine's own account of its time after the ramp (`scheduler.TickCost` and the batch sizes, from
+    the server's /metrics): where a tick's time went, per chunk and per frame, and the mean batch."""
+    import httpx
+
+    from model_server.contract import METRICS_PATH
+
+    found = {}
+    for line in httpx.get(url + METRICS_PATH, timeout=10.0).text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ENGINE_METRICS:
+            found[name] = float(value)
+    steps = found.get("statespeak_engine_batch_size_count") or 0.0
+    if steps:
+        found["mean_batch"] = round(found.get("statespeak_engine_batch_size_sum", 0.0) / steps, 2)
+    return found
 
 
 def bench_args(
@@ -646,6 +675,13 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
                 if server.get("client_limited_levels")
                 else ""
             )
+        )
+    engine = server.get("engine") or {}
+    if "statespeak_engine_seconds_per_chunk" in engine:
+        lines.append(
+            f"engine: {engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides the step, "
+            f"step {engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
+            f"mean batch {engine.get('mean_batch')}"
         )
     return lines
 
