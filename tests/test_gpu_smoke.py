@@ -173,6 +173,9 @@ def test_wheel_pins_are_requirements_less_the_host_and_the_cdk():
             "torch", "numpy", "aws-cdk-lib", "constructs", "cdk-nag", "boto3"
         }:  # fmt: skip
             expected.append(re.sub(r"\[.*?\]", "", line))
+    # and uvicorn[standard]'s HTTP parser at the image lock's pin (the offline server parses as the image does)
+    lock = (REPO / "model_server" / "requirements-image.lock").read_text()
+    expected.append(re.search(r"^(httptools==[^\s\\]+)", lock, re.M).group(1))
     assert pins == expected
     assert any(p.startswith("uvicorn==") for p in pins) and any(p.startswith("pyzmq==") for p in pins)
     assert not any("[" in p or p.startswith(("torch==", "numpy==", "boto3==")) for p in pins)

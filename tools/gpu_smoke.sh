@@ -109,7 +109,8 @@ mamba_triton_copy() {
 
 # The server's runtime pins, downloaded as wheels by --prepare: requirements.txt less what the host has
 # (torch, numpy) and the CDK app's (aws-cdk-lib, constructs, cdk-nag, boto3), extras stripped (uvicorn's
-# [standard] set is left out: the host has uvloop). pyzmq is one of them (the server's worker transport).
+# [standard] set is left out but for httptools, pinned by the image lock: the host has uvloop). pyzmq is one of
+# them (the server's worker transport).
 wheel_pins() {
   local pins
   pins=$(sed -e 's/[[:space:]]*#.*//' -e 's/[[:space:]]*$//' requirements.txt | grep -v '^$' \
@@ -118,7 +119,11 @@ wheel_pins() {
     say "requirements.txt: the lines above are not NAME==VERSION pins"; exit 1
   fi
   grep -qE '^pyzmq==' <<< "$pins" || { say "requirements.txt has no pyzmq pin"; exit 1; }
-  echo "$pins"
+  # uvicorn[standard]'s compiled HTTP parser, at the image lock's pin: the offline server then parses
+  # HTTP as the image does (without it uvicorn falls back to h11); the host has the extra's uvloop
+  local httptools
+  httptools=$(grep -oE '^httptools==[^[:space:]\\]+' "$LOCK") || { say "$LOCK has no httptools pin"; exit 1; }
+  printf '%s\n%s\n' "$pins" "$httptools"
 }
 
 # Here, with network: the offline run's .whl/ (the server's wheels for CPython 3.12 manylinux x86_64, with
