@@ -209,6 +209,9 @@ def fake_checkout(tmp_path: Path) -> Path:
     smi.parent.mkdir()
     smi.write_text("#!/bin/sh\necho 'GPU 0: NVIDIA H200 (UUID: GPU-fake)'\n")
     smi.chmod(0o755)
+    lock = root / "model_server" / "requirements-image.lock"  # the image lock's httptools pin
+    lock.parent.mkdir()
+    lock.write_text("httptools==0.9.0 \\\n    --hash=sha256:" + "0" * 64 + "\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (tmp_path / "tmp").mkdir()  # the script's mktemp folders (TMPDIR), kept out of /tmp
     return root
@@ -278,6 +281,7 @@ def test_prepare_fails_naming_the_pin_it_could_not_download(tmp_path):
     links = tmp_path / "links"
     fake_wheel(links, "docopt", "0.6.2")
     fake_wheel(links, "pyzmq", "27.3.0")
+    fake_wheel(links, "httptools", "0.9.0")
     empty = tmp_path / "empty-index"
     empty.mkdir()
     proc = run_checkout(root, "--prepare", PIP_INDEX_URL=empty.as_uri(), PIP_FIND_LINKS=str(links))
