@@ -179,6 +179,7 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     out = gpu_bench.server_ramp(
         150, 200.0, 100.0, quick=True, workdir=tmp_path, device="cpu", ramp_max=2, clients=2,
         rates=(1.0,), arrival_seconds=2.0, prefix="cpu-run",
+        extra_env={"STATESPEAK_MAX_CHUNK_FRAMES": "8"}, records_dir=tmp_path / "records",
     )  # fmt: skip
     levels = out["levels"]
     assert [lvl["label"] for lvl in levels][:1] == ["c=1"]
@@ -187,11 +188,16 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     assert max(lvl["clients"] for lvl in levels) == 2  # a level of 1 stream needs only one of them
     assert out["max_realtime_streams"] in (0, 1, 2) and out["max_realtime_streams_staggered"] in (0, 1, 2)
     assert out["clients"] == 2 and "open_loop_capacity" in out and "client_limited_levels" in out
-    records = json.loads((tmp_path / "cpu-run-server.json").read_text())
+    records = json.loads((tmp_path / "records" / "cpu-run-server.json").read_text())
+    assert out["server_env"] == {"STATESPEAK_MAX_CHUNK_FRAMES": "8"}
+    # the setting reached the server: no chunk of any stream is longer than 8 frames (100 ms)
+    assert max(s["audio_s"] / s["chunks"] for s in records["streams"] if s["chunks"]) <= 0.1 + 1e-9
     assert len(records["streams"]) == sum(lvl["streams"] for lvl in levels)
     assert out["files"]["plot"] == "cpu-run-server.png"
     assert (tmp_path / "cpu-run-server.png").read_bytes()[:4] == b"\x89PNG"
-    assert (tmp_path / "cpu-run-server.log").exists()
+    assert (tmp_path / "records" / "cpu-run-server.log").exists() and not (
+        tmp_path / "cpu-run-server.log"
+    ).exists()
     engine = out["engine"]  # the engine's cost model and batches, from the server's /metrics after the ramp
     assert (
         engine["statespeak_engine_seconds_per_chunk"] > 0
@@ -214,9 +220,28 @@ def test_arguments_clients_ramp_arrivals_and_rates():
     for bad in (["--arrivals", "burst"], ["--rates", "0"], ["--rates", "x"]):
         with pytest.raises(SystemExit):
             gpu_bench.build_parser().parse_args(bad)
-    for bad in (["--clients", "0"], ["--ramp-max", "5000"]):  # checked before anything is measured
-        with pytest.raises(SystemExit):
+    for bad in (["--clients", "0"], ["--ramp-max", "5000"], ["--server-chunk-frames", "32,0"]):
+        with pytest.raises(SystemExit):  # checked before anything is measured
             gpu_bench.main(bad)
+    assert defaults.server_chunk_frames == (32,)
+    assert gpu_bench.build_parser().parse_args(["--server-chunk-frames", "32,64"]).server_chunk_frames == (
+        32,
+        64,
+    )
+
+
+def test_server_variants_share_the_time_and_only_the_first_keeps_its_records_beside_the_json():
+    (only,) = gpu_bench.server_variants((32,))
+    assert only.section == "server" and only.env == {"STATESPEAK_MAX_CHUNK_FRAMES": "32"}
+    assert only.suffix == "" and only.records_dir is None and only.reserve_fraction == 0.0
+    runs = gpu_bench.server_variants((32, 64, 16))
+    assert [v.section for v in runs] == ["server", "server_chunk64", "server_chunk16"]
+    assert [v.env["STATESPEAK_MAX_CHUNK_FRAMES"] for v in runs] == ["32", "64", "16"]
+    assert [v.suffix for v in runs] == ["", "-chunk64", "-chunk16"]
+    # each leaves the runs after it an equal share of what is left: 2/3, then 1/2, then everything
+    assert [v.reserve_fraction for v in runs] == [pytest.approx(2 / 3), 0.5, 0.0]
+    # a variant's per-stream records and log stay out of the returned folder (at most 8 files come back)
+    assert runs[0].records_dir is None and all(v.records_dir.is_dir() for v in runs[1:])
 
 
 def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
@@ -253,6 +278,12 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
     assert (
         line == "engine: 210 us per chunk besides the step, step 0.65 us per stream-frame, mean batch 312.5"
     )
+    variant = dict(server, max_realtime_streams=1024)  # a run with 64-frame chunks, summarized beside it
+    lines = gpu_bench.summary_lines({"server": server, "server_chunk64": variant})
+    assert [x.split(":")[0] for x in lines if x.startswith(("server:", "engine", "server_chunk"))] == [
+        "server", "engine", "server_chunk64", "server_chunk64 engine"
+    ]  # fmt: skip
+    assert "server_chunk64: max real-time streams closed loop 1024," in lines[-2]
 
 
 @pytest.mark.gpu

@@ -44,14 +44,16 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere: the model_server package is the repo's
     sys.path.insert(0, str(REPO_ROOT))
 
+from model_server.config import ENV_MAX_CHUNK_FRAMES  # noqa: E402  (torch-free, as contract)
 from model_server.contract import MAX_STREAMS_LIMIT  # noqa: E402  (torch-free: the no-CUDA exit stays fast)
 
 EXIT_NO_CUDA = 2
@@ -432,14 +434,17 @@ def server_ramp(
     rates: tuple[float, ...] | None = None,
     arrival_seconds: float | None = None,
     prefix: str = "gpu-bench",
+    extra_env: dict[str, str] | None = None,
+    records_dir: Path | None = None,
 ) -> dict[str, Any]:
     """The real server under the load bench (`python -m model_server.bench`'s own levels, client
     processes and report): a ramp 1, 2, 4, ... up to `ramp_max` concurrent WebSocket streams for each of
     the closed and staggered arrival models, each stopping at its first level past the target, then
     Poisson arrivals at `rates`. `clients` client processes share every level, so the load generator is
     not the limit at thousands of streams (a level where one was saturated is flagged and never passes).
-    Writes `<prefix>-server.json` (every stream's record) and `<prefix>-server.png` into `workdir`.
-    `device`/`ramp_max` let the CPU tests run this code small."""
+    Writes `<prefix>-server.png` into `workdir`, and `<prefix>-server.json` (every stream's record) and
+    `<prefix>-server.log` into `records_dir` (default `workdir`). `extra_env` goes to the server (a
+    variant's settings). `device`/`ramp_max` let the CPU tests run this code small."""
     from model_server.bench import cli as bench_cli
     from model_server.bench import report
     from model_server.bench.local import LocalServer
@@ -449,12 +454,14 @@ def server_ramp(
     top = ramp_max or (8 if quick else RAMP_MAX)
     rates = rates or (QUICK_RATES if quick else RATES)
     arrival_seconds = arrival_seconds or (4.0 if quick else ARRIVAL_SECONDS)
-    log_path = workdir / f"{prefix}-server.log"
+    records_dir = records_dir or workdir
+    records_dir.mkdir(parents=True, exist_ok=True)
+    log_path = records_dir / f"{prefix}-server.log"
     with LocalServer(
         log_path,
         max_streams=min(MAX_STREAMS_LIMIT, 1 << (top - 1).bit_length()),  # a graph bucket: no 2x capture
         ready_timeout_s=max(30.0, min(300.0, seconds * 0.6)),
-        extra_env={"STATESPEAK_DEVICE": device},
+        extra_env={"STATESPEAK_DEVICE": device, **(extra_env or {})},
     ) as server:
         log(f"server ready at {server.url} after {time.monotonic() - start:.0f} s")
         left = seconds - (time.monotonic() - start)
@@ -493,7 +500,7 @@ def server_ramp(
         "voice": getattr(args, "resolved_voice", None),
     }
     doc = bench_cli.bench_document(meta, results, ttfa_target_ms)
-    report.write_json(workdir / f"{prefix}-server.json", doc)
+    report.write_json(records_dir / f"{prefix}-server.json", doc)
     plot = _plot(
         lambda path: report.plot(path, doc["levels"], doc["streams"], meta), workdir / f"{prefix}-server.png"
     )
@@ -522,13 +529,46 @@ def server_ramp(
         "clients": clients,
         "ttfa_target_ms": ttfa_target_ms,
         "jitter_ms": jitter_ms,
-        "files": {"records": f"{prefix}-server.json", "plot": plot, "log": log_path.name},
+        "files": {"records": str(records_dir / f"{prefix}-server.json"), "plot": plot, "log": str(log_path)},
+        "server_env": dict(extra_env or {}),
         "seconds": round(time.monotonic() - start, 1),
         "note": "the load bench's WebSocket streams of its text mix, client processes on the same machine; "
         "max_realtime_streams: the highest closed-loop concurrency (all streams start at once) with p99 "
         "client TTFA under the target, no stalls, no failures, no client-limited level; the staggered and "
         "Poisson (open-loop) capacities are reported apart",
     }
+
+
+class ServerVariant(NamedTuple):
+    """One server run of the ramp: its section name in the JSON, the server's settings, the suffix of its
+    files, where its per-stream records and log go (None: beside the JSON) and the share of the time left
+    it leaves to the runs after it."""
+
+    section: str
+    env: dict[str, str]
+    suffix: str
+    records_dir: Path | None
+    reserve_fraction: float
+
+
+def server_variants(chunk_frames: tuple[int, ...]) -> list[ServerVariant]:
+    """The server runs for the largest-chunk settings asked for: the first is `server` (the JSON's main
+    server section, its records beside the JSON), each other is `server_chunk<N>`, with only its plot
+    beside the JSON (the device tool brings back at most 8 files) and its records in a temporary folder.
+    Each run but the last leaves the runs after it an equal share of the time."""
+    out = []
+    for i, frames in enumerate(chunk_frames):
+        rest = len(chunk_frames) - i - 1
+        out.append(
+            ServerVariant(
+                "server" if i == 0 else f"server_chunk{frames}",
+                {ENV_MAX_CHUNK_FRAMES: str(frames)},
+                "" if i == 0 else f"-chunk{frames}",
+                None if i == 0 else Path(tempfile.mkdtemp(prefix=f"gpu-bench-chunk{frames}-")),
+                rest / (rest + 1),
+            )
+        )
+    return out
 
 
 ENGINE_METRICS = (
@@ -658,11 +698,20 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     summary = result.get("decode", {}).get("summary")
     if summary:
         lines.append("decode: " + ", ".join(f"{k}={v}" for k, v in summary.items()))
-    server = result.get("server", {})
+    for name, server in result.items():
+        if name == "server" or name.startswith("server_chunk"):
+            lines.extend(_server_lines(name, server))
+    return lines
+
+
+def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
+    """A server run's capacities and the engine's cost account, as summary lines (`server:` for the main
+    run, `server_chunk64:` for a variant)."""
+    lines = []
     if "max_realtime_streams" in server:
         cap = server.get("open_loop_capacity")
         lines.append(
-            f"server: max real-time streams closed loop {server['max_realtime_streams']}, staggered "
+            f"{name}: max real-time streams closed loop {server['max_realtime_streams']}, staggered "
             f"{server.get('max_realtime_streams_staggered')}, Poisson "
             + (
                 f"{cap['rate_per_s']:g}/s ({cap['in_flight_peak']} in flight at the peak)"
@@ -679,7 +728,8 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     engine = server.get("engine") or {}
     if "statespeak_engine_seconds_per_chunk" in engine:
         lines.append(
-            f"engine: {engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides the step, "
+            f"{'engine' if name == 'server' else name + ' engine'}: "
+            f"{engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides the step, "
             f"step {engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
             f"mean batch {engine.get('mean_batch')}"
         )
@@ -738,6 +788,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"Poisson: seconds of arrivals per rate (default {ARRIVAL_SECONDS:g}, 4 with --quick)",
     )
     p.add_argument(
+        "--server-chunk-frames",
+        type=_csv(int),
+        default=(32,),
+        help="the server's largest chunk (STATESPEAK_MAX_CHUNK_FRAMES) for each server run, comma-separated "
+        "(default 32: one run; tools/gpu_smoke.sh --full asks for 32,64: a run per setting, sharing the time)",
+    )
+    p.add_argument(
         "--out",
         type=Path,
         help="also write the JSON here; the plots and the server's per-stream records go next to it",
@@ -756,6 +813,8 @@ def main(argv: list[str] | None = None) -> int:
     ramp_max = args.ramp_max or (8 if args.quick else RAMP_MAX)
     if clients < 1 or not 1 <= ramp_max <= MAX_STREAMS_LIMIT:
         p.error(f"--clients must be >= 1 and --ramp-max within [1, {MAX_STREAMS_LIMIT}]")
+    if any(not 1 <= f <= 1024 for f in args.server_chunk_frames):
+        p.error(f"--server-chunk-frames values must be within [1, 1024], got {args.server_chunk_frames}")
 
     budget = Budget(args.max_seconds)
     try:
@@ -788,25 +847,27 @@ def main(argv: list[str] | None = None) -> int:
             150.0,
             0.55,
         ),
-        (
-            "server",
-            lambda s: server_ramp(
-                s,
-                args.ttfa_target_ms,
-                args.jitter_ms,
-                args.quick,
-                workdir,
-                ramp_max=ramp_max,
-                clients=clients,
-                arrivals=args.arrivals,
-                rates=args.rates,
-                arrival_seconds=args.arrival_seconds,
-                prefix=prefix,
-            ),
-            1e9,
-            0.0,
-        ),
     )
+
+    def server_section(variant: ServerVariant):
+        return lambda s: server_ramp(
+            s,
+            args.ttfa_target_ms,
+            args.jitter_ms,
+            args.quick,
+            workdir,
+            ramp_max=ramp_max,
+            clients=clients,
+            arrivals=args.arrivals,
+            rates=args.rates,
+            arrival_seconds=args.arrival_seconds,
+            prefix=prefix + variant.suffix,
+            extra_env=variant.env,
+            records_dir=variant.records_dir,
+        )
+
+    variants = server_variants(args.server_chunk_frames)
+    sections += tuple((v.section, server_section(v), 1e9, v.reserve_fraction) for v in variants)
     for name, run, cap, reserve_fraction in sections:
         seconds = budget.share(cap, reserve=budget.left() * reserve_fraction)
         log(f"{name}: up to {seconds:.0f} s")
