@@ -110,6 +110,12 @@ class ServerMetrics:
             "Running estimate of the model step's seconds per stream-frame",
             registry=r,
         )
+        self.engine_phase = Counter(
+            "statespeak_engine_phase_seconds",
+            "Seconds the engine thread spent per phase of its ticks and on its messages (scheduler.PhaseTimes)",
+            ["phase"],
+            registry=r,
+        )
         self.engine_per_chunk = Gauge(
             "statespeak_engine_seconds_per_chunk",
             "Running estimate of the engine thread's other seconds per chunk served (planner, events, I/O)",

@@ -32,6 +32,7 @@ import collections
 import heapq
 import itertools
 import logging
+import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ import torch
 
 from model_server.engine.protocol import DRAINING_MESSAGE, LOADING_MESSAGE, AdmissionError, StreamEvent, Word
 
-__all__ = ["ChunkPolicy", "Engine", "SlotAllocator", "Stream", "TickCost"]
+__all__ = ["ChunkPolicy", "Engine", "PhaseTimes", "SlotAllocator", "Stream", "TickCost"]
 
 log = logging.getLogger("statespeak.scheduler")
 
@@ -86,8 +87,8 @@ class SlotAllocator:
 class ChunkPolicy:
     """Frames per chunk: `first` for the first chunk (time to first audio), then at most double the
     previous chunk, up to `largest`, and, while a stream is ahead of real-time playback, at most twice
-    its lead (the audio it has beyond playback since its first chunk), or, when that is more, the frames
-    whose step costs no more than the chunk's own fixed work (`TickCost.free_frames`).
+    its lead (the audio it has beyond playback since its first chunk), or, when that is more, the
+    engine's growth floor (`floor_frames`: `Engine._growth_floor`).
 
     Why the lead: streams that start together (a closed-loop burst) advance in lockstep, and a tick
     costs about the sum of their chunks. Doubling alone makes the tick that carries everyone's 32-frame
@@ -97,11 +98,13 @@ class ChunkPolicy:
     tick costs the sum of its chunks. A stream behind playback (no lead) still grows one doubling per chunk: larger steps cost
     less per frame, and a jump from the first size to the largest would be one very long tick.
 
-    Why the free frames: a chunk costs a fixed part (planner window, slicing, events: about 200 us on a
-    GPU host) plus its frames' share of the step (under a microsecond a frame on an H200). Below
-    `free_frames` a smaller chunk hardly shortens the tick but multiplies the fixed work per second of
-    audio; bounding GPU chunks by the lead shrank them to 0.1 s of audio under load there, tripling that
-    work exactly when the engine was short of time. On a CPU the step dominates and the lead rules."""
+    Why the floor: a chunk costs a fixed part (planner window, slicing, events: about 200-300 us on this
+    CPU and on a GPU host) plus its frames' share of the step, and a tick serving N streams a chunk of f
+    frames lasts N * (fixed + f * per frame) while bringing each f frames of audio. Below the floor
+    (`TickCost.growth_frames`) that is less audio than the tick takes, so every lead shrinks, the chunks
+    with them, and the fixed work per second of audio grows: a spiral into stalls (bounding GPU chunks by
+    the lead shrank them to 0.1 s of audio under load on an H200; on this CPU, halving 64 streams' chunks
+    to 4 frames stalled the burst)."""
 
     first: int
     largest: int
@@ -116,16 +119,16 @@ class ChunkPolicy:
         chunks_sent: int,
         lead_frames: float | None = None,
         last_frames: int = 0,
-        free_frames: float = 0.0,
+        floor_frames: float = 0.0,
     ) -> int:
         """Frames for the next chunk. `lead_frames`: the stream's lead in frames (None: no audio sent
-        yet); `last_frames`: its previous chunk's length (0: none); `free_frames`: frames the lead bound
-        never goes below (`TickCost.free_frames`)."""
+        yet); `last_frames`: its previous chunk's length (0: none); `floor_frames`: frames the lead bound
+        never goes below."""
         frames = min(self.first << min(chunks_sent, 16), self.largest)
         if last_frames:
             frames = min(frames, max(self.first, 2 * pow2_floor(last_frames)))
         if lead_frames is not None and lead_frames >= 0:
-            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames, free_frames))))
+            frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames, floor_frames))))
         return frames
 
 
@@ -181,10 +184,44 @@ class TickCost:
         """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all."""
         return self.per_chunk * chunks + self.per_frame * frames
 
-    @property
-    def free_frames(self) -> float:
-        """Frames whose step costs what one chunk's fixed work does (0 until both are measured)."""
-        return self.per_chunk / self.per_frame if self.per_frame > 0 else 0.0
+    def growth_frames(self, streams: int, frame_s: float) -> float:
+        """The chunk length below which a tick serving `streams` streams a chunk each brings each of them
+        less audio than the tick lasts, so their leads shrink: streams * per_chunk / (frame_s - streams *
+        per_frame) frames. Infinite when even the longest chunk cannot keep up (more streams than real time
+        allows: then the longest chunks make the most audio), 0 until measured."""
+        if self.per_frame <= 0:
+            return 0.0
+        spare = frame_s - streams * self.per_frame
+        return streams * self.per_chunk / spare if spare > 0 else math.inf
+
+
+class PhaseTimes:
+    """Seconds the engine thread spent in each phase of its ticks, and on the owner's messages: where a
+    tick's time goes, always on (a clock read per phase), on /metrics as
+    `statespeak_engine_phase_seconds_total{phase}`.
+
+    admit: new streams' planners and slot reset; text: inboxes and sentences handed to planners; plan:
+    choosing the chunks and popping them (less the encoder); encode: the batched phone encoder and its
+    host work; model_step: the batched decoder + vocoder steps; events: stacking the chunks and making
+    each stream's audio event; drain: ending flushed and finished streams; receive / send: the owner
+    reading the workers' messages and shipping the events (`Engine.io_time`)."""
+
+    PHASES = ("admit", "text", "plan", "encode", "model_step", "events", "drain", "receive", "send")
+
+    def __init__(self) -> None:
+        self.total = dict.fromkeys(self.PHASES, 0.0)
+        self._tick = dict.fromkeys(self.PHASES, 0.0)
+
+    def add(self, phase: str, seconds: float) -> None:
+        self._tick[phase] += seconds
+
+    def close_tick(self) -> dict[str, float]:
+        """The running tick's seconds per phase (the messages since the last tick included), now counted
+        in `total`; the next tick starts from zero."""
+        tick, self._tick = self._tick, dict.fromkeys(self.PHASES, 0.0)
+        for phase, seconds in tick.items():
+            self.total[phase] += seconds
+        return tick
 
 
 class Stream:
@@ -297,14 +334,18 @@ class Engine:
         self._tick_frames = 0  # stream-frames the running tick's steps made
         self._tick_chunks = 0  # chunks the running tick served
         self._io_s = 0.0  # the owner's message handling since the last tick (io_time)
+        self._tick_encode_s = 0.0  # the running tick's phone encoder time
+        self.phases = PhaseTimes()
 
     def active_count(self) -> int:
         return self.slots.in_use
 
-    def io_time(self, seconds: float) -> None:
-        """Time the owner spent on this engine's messages since the last tick (reading the workers' ops,
-        shipping the events): counted into the next tick's per-chunk cost, since it grows with the chunks."""
+    def io_time(self, seconds: float, phase: str = "receive") -> None:
+        """Time the owner spent on this engine's messages since the last tick (`phase` "receive": reading
+        the workers' ops; "send": shipping the events): counted into the next tick's per-chunk cost, since
+        it grows with the chunks, and into its phase times."""
         self._io_s += seconds
+        self.phases.add(phase, seconds)
 
     # Admission ------------------------------------------------------------------------------------------
     def open_stream(
@@ -424,7 +465,7 @@ class Engine:
         now = time.monotonic()
         ahead = {s.id: s.ahead_s(now, self.hop, self.sample_rate) for s in streams}
         streams = sorted(streams, key=lambda s: ahead[s.id])  # most urgent first (new streams first of all)
-        free = self.cost.free_frames
+        floor = self._growth_floor(len(streams))
         chosen: list[tuple[Stream, int]] = []
         planned, deferred = 0, False  # frames chosen so far
         for stream in streams:
@@ -438,7 +479,7 @@ class Engine:
                 continue  # waiting for text (or done: _check_drained ends it)
             lead = ahead[stream.id] * self.sample_rate / self.hop  # -inf before the first chunk
             want = self.chunks.want(
-                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk, free
+                stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk, floor
             )
             over = self.cost.seconds(len(chosen) + 1, planned + want) > TICK_TARGET_S
             if over and planned and ahead[stream.id] > SAFE_AHEAD_S:
@@ -463,10 +504,9 @@ class Engine:
         lead needs only R > N / LEAD_SHARE while the leads are small; the leads, and the chunks with them,
         grow every tick the engine is faster than real time.
 
-        Halving shortens only the frames' part of the tick (`TickCost`), and never takes a chunk below
-        the frames that cost one chunk's fixed work (`TickCost.free_frames`): below that, a smaller chunk
-        hardly shortens the tick but multiplies the fixed work per second of audio (a GPU host serving
-        many streams). On a CPU that floor is under the first chunk size, and the fit is as before."""
+        Halving shortens only the frames' part of the tick (`TickCost`), and never takes a chunk below the
+        growth floor (`_growth_floor`): below it a tick brings less audio than it lasts, so halving to fit
+        one tick into the leads would shrink every lead after it (see ChunkPolicy)."""
         if self.cost.per_frame <= 0 or len(chosen) < 2:
             return chosen
         leads = [ahead[s.id] for s, _ in chosen if s.first_audio_at is not None and ahead[s.id] >= 0]
@@ -474,8 +514,7 @@ class Engine:
             return chosen
         room = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) - self.cost.seconds(len(chosen), 0)
         limit_frames = max(0.0, room) / self.cost.per_frame
-        free = self.cost.free_frames
-        floor = max(self.first_chunk, pow2_floor(int(free)) if free >= 1 else 0)
+        floor = self._growth_floor(len(chosen))
         wants = [want for _, want in chosen]
         while sum(wants) > limit_frames:
             top = max(wants)
@@ -483,6 +522,16 @@ class Engine:
                 break
             wants = [w // 2 if w == top else w for w in wants]
         return [(stream, want) for (stream, _), want in zip(chosen, wants, strict=True)]
+
+    def _growth_floor(self, streams: int) -> int:
+        """The shortest chunk (a power of two, from the first size to the largest) with which serving
+        `streams` streams makes their leads grow (`TickCost.growth_frames`)."""
+        frames = self.cost.growth_frames(streams, self.hop / self.sample_rate)
+        if frames <= self.first_chunk:
+            return self.first_chunk
+        if frames >= self.max_chunk:
+            return self.max_chunk
+        return 1 << math.ceil(math.log2(frames))
 
     def _encode(self, chosen: list[tuple[Stream, int]]) -> None:
         """Frames for every chosen stream short of its chunk: ONE batched phone-encoder call (durations
@@ -498,7 +547,9 @@ class Engine:
             for stream, _ in short:
                 self._fail(stream, f"text processing failed: {exc}")
             return
-        share = (time.perf_counter() - t0) / len(short)
+        took = time.perf_counter() - t0
+        self._tick_encode_s += took
+        share = took / len(short)
         by_planner = {id(s.planner): s for s, _ in short}
         for planner, exc in failed:
             self._fail(by_planner[id(planner)], f"text processing failed: {exc}")
@@ -528,21 +579,41 @@ class Engine:
 
     def tick(self) -> bool:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
-        start = time.perf_counter()
-        self._tick_step_s, self._tick_frames, self._tick_chunks = 0.0, 0, 0
+        clock = time.perf_counter
+        start = mark = clock()
+        self._tick_step_s, self._tick_frames, self._tick_chunks, self._tick_encode_s = 0.0, 0, 0, 0.0
+
+        def phase(name: str, less: float = 0.0) -> None:  # the time since the last mark, less a part
+            nonlocal mark
+            now = clock()
+            self.phases.add(name, now - mark - less)
+            mark = now
+
         self._admit()
+        phase("admit")
         streams = list(self._active.values())
         if streams:  # rotate so no stream is always first among equally urgent ones
             self._rr = (self._rr + 1) % len(streams)
             streams = streams[self._rr :] + streams[: self._rr]
         streams = [s for s in streams if self._apply_inbox(s)]
         self._prefill(streams)
+        phase("text")
         groups, deferred = self._pop_chunks(streams)
+        phase("plan", less=self._tick_encode_s)
+        self.phases.add("encode", self._tick_encode_s)
         for length, items in groups.items():
             self._step(length, items)
+        phase("events", less=self._tick_step_s)
+        self.phases.add("model_step", self._tick_step_s)
         for stream in streams:
             if stream.id in self._active:
                 self._check_drained(stream)
+        phase("drain")
+        tick_phases = self.phases.close_tick()
+        if self.metrics is not None:
+            for name, seconds in tick_phases.items():
+                if seconds:
+                    self.metrics.engine_phase.labels(phase=name).inc(max(0.0, seconds))
         if self._tick_chunks:  # the tick's steps, its other work and the owner's since the last tick
             rest = time.perf_counter() - start - self._tick_step_s + self._io_s
             self.cost.observe_step(self._tick_step_s, self._tick_frames)

@@ -386,7 +386,7 @@ class EngineServer:
                 sent = time.perf_counter()
                 self._send_all(sock)
                 if self.engine is not None:
-                    self.engine.io_time(time.perf_counter() - sent)
+                    self.engine.io_time(time.perf_counter() - sent, phase="send")
                 if time.monotonic() >= next_emf:
                     next_emf = time.monotonic() + self.config.emf_interval_s
                     self.metrics.emit_periodic()

@@ -6,6 +6,7 @@ does the same on the test's thread, so every case is deterministic and needs no 
 from __future__ import annotations
 
 import io
+import math
 import time
 from collections import defaultdict
 
@@ -15,7 +16,7 @@ from model_server.engine.protocol import AdmissionError
 from model_server.metrics import ServerMetrics
 from model_server.model.runtime import SpeechRuntime
 from model_server.model.text import SentenceText, split_sentences
-from model_server.scheduler import ChunkPolicy, Engine, SlotAllocator, TickCost
+from model_server.scheduler import ChunkPolicy, Engine, PhaseTimes, SlotAllocator, TickCost
 
 from ._server import VOICES
 
@@ -88,19 +89,26 @@ def test_slot_allocator_and_chunk_policy():
     # at most double the previous chunk, also for a stream behind playback (no lead: no lead cap)
     assert [policy.want(9, lead, last_frames=4) for lead in (None, -3.0, 100.0)] == [8, 8, 8]
     assert policy.want(9, -3.0, last_frames=16) == 32
-    # the lead bound never goes below the frames that cost what a chunk's fixed work does (a GPU host)
-    assert [policy.want(5, 0.25, free_frames=f) for f in (0.0, 3.0, 8.0, 20.0, 333.0)] == [4, 4, 8, 16, 32]
-    assert policy.want(1, 0.25, free_frames=333.0) == 8  # the doubling still applies
-    assert policy.want(5, None, free_frames=333.0) == 32 and policy.want(0, None, free_frames=333.0) == 4
+    # the lead bound never goes below the engine's growth floor
+    assert [policy.want(5, 0.25, floor_frames=f) for f in (0.0, 3.0, 8.0, 16.0, 32.0)] == [4, 4, 8, 16, 32]
+    assert policy.want(1, 0.25, floor_frames=32.0) == 8  # the doubling still applies
+    assert policy.want(5, None, floor_frames=32.0) == 32 and policy.want(0, None, floor_frames=32.0) == 4
 
 
 def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
     cost = TickCost()
-    assert (cost.per_frame, cost.per_chunk, cost.free_frames, cost.seconds(10, 320)) == (0.0, 0.0, 0.0, 0.0)
+    assert (cost.per_frame, cost.per_chunk, cost.growth_frames(64, 0.0125), cost.seconds(10, 320)) == (
+        0,
+        0,
+        0,
+        0,
+    )
     cost.observe_step(0.010, 1000)  # a tick's 10 ms of steps for 1000 stream-frames
     cost.observe_rest(0.020, 100)  # 20 ms for everything else in a tick of 100 chunks
     assert cost.per_frame == pytest.approx(1e-5) and cost.per_chunk == pytest.approx(2e-4)
-    assert cost.free_frames == pytest.approx(20.0)
+    # the chunk below which 100 streams' leads shrink: 100 x 200 us / (12.5 ms - 100 x 10 us) frames
+    assert cost.growth_frames(100, 0.0125) == pytest.approx(100 * 2e-4 / (0.0125 - 100 * 1e-5))
+    assert cost.growth_frames(1250, 0.0125) == math.inf  # 1,250 streams x 10 us: no spare time per frame
     assert cost.seconds(100, 1000) == pytest.approx(0.030)
     # a tick weighs by its size: one small step (1 ms for 4 frames, 250 us a frame) barely moves it
     cost.observe_step(0.001, 4)
@@ -111,6 +119,39 @@ def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
     assert 1.5e-5 < cost.per_frame < 2e-5
     cost.observe_rest(-1.0, 10)  # a clock oddity never makes a cost negative
     assert cost.per_chunk >= 0
+
+
+def test_the_phase_times_account_for_every_tick_and_reach_the_metrics(runtime):
+    d = Driver(runtime, max_streams=4)
+    streams = [d.open() for _ in range(3)]
+    for s in streams:
+        d.say(s, "Three streams show where a tick's time goes, phase by phase.")
+        s.finish()
+    wall = 0.0
+    while not all(d.ended(s) for s in streams):
+        t0 = time.perf_counter()
+        d.engine.tick()
+        wall += time.perf_counter() - t0
+    total = d.engine.phases.total
+    assert set(total) == set(PhaseTimes.PHASES)
+    for name in ("admit", "text", "plan", "encode", "model_step", "events", "drain"):
+        assert total[name] > 0, name
+    assert total["receive"] == total["send"] == 0.0  # no owner messages here
+    # the phases split each tick whole: together they are the ticks' time (a few clock reads aside)
+    ticked = sum(total.values())
+    assert ticked <= wall and ticked > 0.95 * wall - 1e-3
+    # the model step is the step the cost model saw; the owner's message time lands in its own phase
+    d.engine.io_time(0.25, phase="send")
+    s = d.open()
+    d.say(s, "One more.")
+    s.finish()
+    while not d.ended(s):
+        d.engine.tick()
+    assert total["send"] == pytest.approx(0.25)
+    text = d.engine.metrics.prometheus_text().decode()
+    for name in ("encode", "model_step", "send"):
+        assert f'statespeak_engine_phase_seconds_total{{phase="{name}"}}' in text
+    assert 'statespeak_engine_phase_seconds_total{phase="send"} 0.25' in text
 
 
 def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_io(runtime):
@@ -314,16 +355,22 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     by_urgency = sorted(zip(streams, leads_s, strict=True), key=lambda pair: pair[1])
     expected = [d.engine.chunks.want(s.chunks, lead / hop_s, s.last_chunk) for s, lead in by_urgency]
     assert [want for _, want in chosen] == expected
-    # a GPU host's case: the chunks' fixed work alone (4 x 50 ms) is over the limit (half of 0.25 s), so
-    # halving cannot make the tick fit; chunks are halved only down to the 16 frames (the power of two
-    # under 25 free frames) whose step costs about one chunk's fixed work, never to the first size
+    # Fixed work per chunk sets a growth floor: with 4 streams at 2 ms a frame, a 12.5 ms frame leaves
+    # 4.5 ms, so chunks under 4 * fixed / 4.5 ms frames bring less audio than their tick lasts.
+    # 50 ms of fixed work: 44 frames, over the largest chunk, so nothing is halved (halving to fit this
+    # tick into the leads would shrink every lead after it)
     d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.002, 0.05
     chosen, _ = d.engine._choose(streams)
-    assert [want for _, want in chosen] == [16, 16, 16, 16]
-    # with room left after the fixed work, the frames are fitted into that room
-    d.engine.cost.per_chunk = 0.01  # 40 ms of fixed work: 85 ms left, 42 frames at 2 ms
+    assert [want for _, want in chosen] == [32, 32, 32, 32]
+    # 10 ms: 8.9 frames, so no chunk is halved below 16, though the tick does not fit the lead then
+    d.engine.cost.per_chunk = 0.01
     chosen, _ = d.engine._choose(streams)
-    assert sum(want for _, want in chosen) * 0.002 <= sched.LEAD_SHARE * 0.25 - 4 * 0.01
+    assert [want for _, want in chosen] == [16, 16, 16, 16]
+    # 1 ms: under one frame, so the floor is the first size and the frames are fitted into what is left
+    d.engine.cost.per_chunk = 0.001  # 4 ms of fixed work: 121 ms left, 60 frames at 2 ms
+    chosen, _ = d.engine._choose(streams)
+    wants = [want for _, want in chosen]
+    assert sum(wants) * 0.002 <= sched.LEAD_SHARE * 0.25 - 4 * 0.001 and min(wants) >= d.engine.first_chunk
 
 
 def test_phonemized_sentences_speak_and_a_refused_one_fails_the_stream_after_them(runtime):
