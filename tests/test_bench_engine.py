@@ -40,3 +40,6 @@ def test_a_small_burst_runs_every_stream_to_the_end(model_dir, cpu_clock):  # no
     assert r["failed"] == 0 and r["streams"] == 3 and r["clock"] == ("cpu" if cpu_clock else "wall")
     assert r["ticks"] > 0 and r["audio_s"] > 0 and 0 < r["ttfa_p50_ms"] <= r["ttfa_p99_ms"]
     assert r["streams_with_stalls"] <= 3 and r["stall_ms"] >= 0
+    assert (
+        r["chunks"] >= 3 and r["us_per_chunk"] > 0 and r["us_per_frame"] > 0
+    )  # the scheduler's cost account

@@ -204,6 +204,7 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
         and engine["statespeak_engine_step_seconds_per_frame"] > 0
     )
     assert engine["statespeak_engine_steps_total"] >= 1 and engine["mean_batch"] >= 1
+    assert engine["phase_seconds"]["model_step"] > 0 and engine["phase_seconds"]["send"] > 0
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
     assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
@@ -273,17 +274,21 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
         "statespeak_engine_seconds_per_chunk": 2.1e-4,
         "statespeak_engine_step_seconds_per_frame": 6.5e-7,
         "mean_batch": 312.5,
+        "phase_seconds": {"model_step": 2.0, "plan": 5.0, "encode": 1.0, "send": 2.0, "admit": 0.0},
     }
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine:")]
     assert (
         line == "engine: 210 us per chunk besides the step, step 0.65 us per stream-frame, mean batch 312.5"
     )
+    (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine time")]
+    assert line == "engine time by phase: plan 50%, model_step 20%, send 20%, encode 10% of 10.0 s"
     variant = dict(server, max_realtime_streams=1024)  # a run with 64-frame chunks, summarized beside it
     lines = gpu_bench.summary_lines({"server": server, "server_chunk64": variant})
     assert [x.split(":")[0] for x in lines if x.startswith(("server:", "engine", "server_chunk"))] == [
-        "server", "engine", "server_chunk64", "server_chunk64 engine"
+        "server", "engine", "engine time by phase",
+        "server_chunk64", "server_chunk64 engine", "server_chunk64 engine time by phase",
     ]  # fmt: skip
-    assert "server_chunk64: max real-time streams closed loop 1024," in lines[-2]
+    assert "server_chunk64: max real-time streams closed loop 1024," in lines[-3]
 
 
 @pytest.mark.gpu

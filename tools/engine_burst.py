@@ -124,6 +124,11 @@ def _burst(args: argparse.Namespace) -> dict:
         "stalls": sum(p.stalls for p in plays),
         "stall_ms": sum(p.stall_s for p in plays) * 1000.0,
         "audio_s": sum(p.audio_s for p in plays),
+        "chunks": sum(len(a) for a in arrivals.values()),
+        # the scheduler's own account (`scheduler.TickCost`; None for a checkout older than it)
+        "us_per_chunk": cost.per_chunk * 1e6 if (cost := getattr(engine, "cost", None)) else None,
+        "us_per_frame": cost.per_frame * 1e6 if cost else None,
+        "phase_seconds": dict(phases.total) if (phases := getattr(engine, "phases", None)) else None,
     }
 
 
@@ -133,8 +138,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{r['streams']} streams ({r['clock']} clock): {r['seconds']:.1f} s, {r['ticks']} ticks, "
         f"{r['audio_s']:.0f} audio s; TTFA p50 {r['ttfa_p50_ms']:.0f} p99 {r['ttfa_p99_ms']:.0f} ms; "
         f"streams with stalls {r['streams_with_stalls']}, stalls {r['stalls']}, stall time {r['stall_ms']:.0f} ms"
+        + (
+            f"; {r['chunks']} chunks, {r['us_per_chunk']:.0f} us per chunk besides the step, step "
+            f"{r['us_per_frame']:.1f} us per stream-frame"
+            if r["us_per_chunk"] is not None
+            else f"; {r['chunks']} chunks"
+        )
         + (f"; {r['failed']} FAILED" if r["failed"] else "")
     )
+    if r["phase_seconds"]:  # where the engine thread's time went (scheduler.PhaseTimes)
+        total = sum(r["phase_seconds"].values())
+        top = sorted(r["phase_seconds"].items(), key=lambda kv: -kv[1])
+        print("engine time by phase: " + ", ".join(f"{k} {v / total:.0%}" for k, v in top if v > 0))
     return 1 if r["failed"] else 0
 
 

@@ -571,6 +571,7 @@ def server_variants(chunk_frames: tuple[int, ...]) -> list[ServerVariant]:
     return out
 
 
+PHASE_METRIC = "statespeak_engine_phase_seconds_total"
 ENGINE_METRICS = (
     "statespeak_engine_seconds_per_chunk",
     "statespeak_engine_step_seconds_per_frame",
@@ -580,18 +581,24 @@ ENGINE_METRICS = (
 )
 
 
-def engine_metrics(url: str) -> dict[str, float]:
-    """The engine's own account of its time after the ramp (`scheduler.TickCost` and the batch sizes, from
-    the server's /metrics): where a tick's time went, per chunk and per frame, and the mean batch."""
+def engine_metrics(url: str) -> dict[str, Any]:
+    """The engine's own account of its time after the ramp, from the server's /metrics: the cost model
+    (`scheduler.TickCost`: per chunk and per frame), the mean batch, and the seconds per phase of its
+    ticks (`scheduler.PhaseTimes`): where a tick's time went."""
     import httpx
 
     from model_server.contract import METRICS_PATH
 
-    found = {}
+    found: dict[str, Any] = {}
+    phases: dict[str, float] = {}
     for line in httpx.get(url + METRICS_PATH, timeout=10.0).text.splitlines():
         name, _, value = line.partition(" ")
         if name in ENGINE_METRICS:
             found[name] = float(value)
+        elif name.startswith(PHASE_METRIC + '{phase="'):
+            phases[name[len(PHASE_METRIC) + 8 : -2]] = float(value)
+    if phases:  # seconds per phase of the engine thread (scheduler.PhaseTimes)
+        found["phase_seconds"] = phases
     steps = found.get("statespeak_engine_batch_size_count") or 0.0
     if steps:
         found["mean_batch"] = round(found.get("statespeak_engine_batch_size_sum", 0.0) / steps, 2)
@@ -732,6 +739,15 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
             f"{engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides the step, "
             f"step {engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
             f"mean batch {engine.get('mean_batch')}"
+        )
+    phases = engine.get("phase_seconds") or {}
+    if sum(phases.values()) > 0:
+        total = sum(phases.values())
+        top = sorted(phases.items(), key=lambda kv: -kv[1])
+        lines.append(
+            f"{'engine' if name == 'server' else name + ' engine'} time by phase: "
+            + ", ".join(f"{phase} {seconds / total:.0%}" for phase, seconds in top if seconds > 0)
+            + f" of {total:.1f} s"
         )
     return lines
 
