@@ -56,6 +56,14 @@ class Driver:
         for sentence in split_sentences(text, final=True)[0]:
             stream.sentence(*self.text.sentence(sentence, stream.language))
 
+    def start(self, n: int, text: str) -> list:
+        """`n` new streams, each given `text` and finished."""
+        streams = [self.open() for _ in range(n)]
+        for stream in streams:
+            self.say(stream, text)
+            stream.finish()
+        return streams
+
     def run_until(self, done, timeout_s: float = 60.0) -> None:
         deadline = time.monotonic() + timeout_s
         while not done():
@@ -123,10 +131,7 @@ def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
 
 def test_the_phase_times_account_for_every_tick_and_reach_the_metrics(runtime):
     d = Driver(runtime, max_streams=4)
-    streams = [d.open() for _ in range(3)]
-    for s in streams:
-        d.say(s, "Three streams show where a tick's time goes, phase by phase.")
-        s.finish()
+    streams = d.start(3, "Three streams show where a tick's time goes, phase by phase.")
     wall = 0.0
     while not all(d.ended(s) for s in streams):
         t0 = time.perf_counter()
@@ -142,9 +147,7 @@ def test_the_phase_times_account_for_every_tick_and_reach_the_metrics(runtime):
     assert ticked <= wall and ticked > 0.95 * wall - 1e-3
     # the model step is the step the cost model saw; the owner's message time lands in its own phase
     d.engine.io_time(0.25, phase="send")
-    s = d.open()
-    d.say(s, "One more.")
-    s.finish()
+    (s,) = d.start(1, "One more.")
     while not d.ended(s):
         d.engine.tick()
     assert total["send"] == pytest.approx(0.25)
@@ -156,10 +159,7 @@ def test_the_phase_times_account_for_every_tick_and_reach_the_metrics(runtime):
 
 def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_io(runtime):
     d = Driver(runtime, max_streams=4)
-    streams = [d.open() for _ in range(3)]
-    for s in streams:
-        d.say(s, "Three streams measure what a tick costs.")
-        s.finish()
+    streams = d.start(3, "Three streams measure what a tick costs.")
     d.run_until(lambda: all(d.ended(s) for s in streams))
     cost = d.engine.cost
     assert cost.per_frame > 0 and cost.per_chunk > 0
@@ -167,9 +167,7 @@ def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_
     assert f"statespeak_engine_seconds_per_chunk {cost.per_chunk}" in text
     assert f"statespeak_engine_step_seconds_per_frame {cost.per_frame}" in text
     # the owner's message time since the last tick goes into the next tick's per-chunk cost
-    s = d.open()
-    d.say(s, "One more.")
-    s.finish()
+    (s,) = d.start(1, "One more.")
     before = cost.per_chunk
     d.engine.io_time(5.0)  # 5 s of message handling: far more than any tick here
     while not d.ended(s):
