@@ -116,11 +116,22 @@ class ServerMetrics:
             ["phase"],
             registry=r,
         )
+        self._phase_counters: dict[str, Counter] = {}
         self.engine_per_chunk = Gauge(
             "statespeak_engine_seconds_per_chunk",
             "Running estimate of the engine thread's other seconds per chunk served (planner, events, I/O)",
             registry=r,
         )
+
+    def engine_phases(self, seconds: dict[str, float]) -> None:
+        """Add one tick's seconds per phase (`scheduler.PhaseTimes`); the labelled counters are looked up
+        once, not on every tick."""
+        for phase, value in seconds.items():
+            if value > 0:
+                counter = self._phase_counters.get(phase)
+                if counter is None:
+                    counter = self._phase_counters[phase] = self.engine_phase.labels(phase=phase)
+                counter.inc(value)
 
     def bind_active(self, fn) -> None:
         """Where the active-stream count comes from (the scheduler's slot pool)."""

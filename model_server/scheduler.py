@@ -611,11 +611,9 @@ class Engine:
         phase("drain")
         tick_phases = self.phases.close_tick()
         if self.metrics is not None:
-            for name, seconds in tick_phases.items():
-                if seconds:
-                    self.metrics.engine_phase.labels(phase=name).inc(max(0.0, seconds))
+            self.metrics.engine_phases(tick_phases)
         if self._tick_chunks:  # the tick's steps, its other work and the owner's since the last tick
-            rest = time.perf_counter() - start - self._tick_step_s + self._io_s
+            rest = mark - start - self._tick_step_s + self._io_s
             self.cost.observe_step(self._tick_step_s, self._tick_frames)
             self.cost.observe_rest(rest, self._tick_chunks)
             if self.metrics is not None:

@@ -298,3 +298,22 @@ def test_prepare_refuses_a_requirement_that_is_not_a_pin(tmp_path):
     (root / "requirements.txt").write_text("pyzmq==27.3.0\nfastapi>=0.100\n")
     proc = run_checkout(root, "--wheel-pins")
     assert proc.returncode == 1 and "fastapi>=0.100" in proc.stderr and "NAME==VERSION" in proc.stderr
+
+
+def test_carry_check_counts_the_repository_and_the_carried_folders_and_fails_over_64_mib(tmp_path):
+    # The one size check both prepares use (gpu_train.sh calls it too): what the device tool would send.
+    root = fake_checkout(tmp_path)
+    assert (
+        run_checkout(root, "--ignore", ".big", ".other").returncode == 0
+    )  # carried, so not sent as untracked
+    exclude = (root / ".git" / "info" / "exclude").read_text().splitlines()
+    assert "/.big/" in exclude and "/.other/" in exclude
+    (root / ".big").mkdir()
+    with open(root / ".big" / "blob", "wb") as fh:
+        fh.truncate(40 * 1024 * 1024)
+    ok = run_checkout(root, "--carry-check", ".big")
+    assert ok.returncode == 0 and ".big 40 MiB" in ok.stderr and "(limit 64 MiB)" in ok.stderr
+    with open(root / ".big" / "blob", "wb") as fh:
+        fh.truncate(65 * 1024 * 1024)
+    over = run_checkout(root, "--carry-check", ".big")
+    assert over.returncode == 1 and "over the 64 MiB" in over.stderr

@@ -34,6 +34,8 @@
 #                                  DIR/mamba_ssm from that sdist (or URL, file:// too, checked against
 #                                  SHA256), Triton-only; tools/gpu_train.sh --prepare uses it as well
 #   tools/gpu_smoke.sh --wheel-pins                    the pins --prepare downloads as wheels
+#   tools/gpu_smoke.sh --ignore DIR...                 DIRs into the git exclude file (tools/gpu_train.sh too)
+#   tools/gpu_smoke.sh --carry-check DIR...            the size the device tool carries with DIRs; 1 over 64 MiB
 set -euo pipefail
 here=$PWD
 cd "$(git rev-parse --show-toplevel 2>/dev/null || dirname "$(dirname "$(readlink -f "$0")")")"
@@ -127,14 +129,39 @@ wheel_pins() {
   printf '%s\n%s\n' "$pins" "$httptools"
 }
 
+# DIR...: ignored through the git exclude file (also right in a worktree, where .git is a file), so that the
+# device tool carries them only when named in `carry`
+ignore_folders() {
+  local exclude p
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  for p in "$@"; do grep -qxF "/$p/" "$exclude" 2>/dev/null || echo "/$p/" >> "$exclude"; done
+}
+
+# DIR...: what the device tool sends with these folders carried (tracked and untracked-not-ignored files,
+# plus the folders), printed; exit 1 over the 64 MiB it carries
+carry_check() {
+  local tracked travel parts=() d size
+  tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
+  travel=$tracked
+  for d in "$@"; do
+    size=$(du -sb "$d" | cut -f1)
+    travel=$((travel + size))
+    parts+=("$d $((size / 1048576)) MiB")
+  done
+  say "travels: repository $((tracked / 1048576)) MiB + $(IFS=+; echo "${parts[*]}" | sed 's/+/ + /g') = $((travel / 1048576)) MiB (limit 64 MiB)"
+  if [ "$travel" -gt "$CARRY_LIMIT" ]; then
+    say "over the 64 MiB the device tool carries"
+    exit 1
+  fi
+}
+
 # Here, with network: the offline run's .whl/ (the server's wheels for CPython 3.12 manylinux x86_64, with
 # their dependencies, less torch, numpy, nvidia-* and triton, which the host has) and .mssm/ (mamba_ssm's
 # Triton-only sources); prints the size that travels to the device and fails over 64 MiB.
 prepare() {
-  local exclude pip pin_lines pins tmp missing tracked travel p bad
-  exclude=$(git rev-parse --git-path info/exclude)  # also right in a worktree, where .git is a file
-  mkdir -p "$(dirname "$exclude")"
-  for p in "/$WHEELS/" "/$MSSM/"; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >> "$exclude"; done
+  local pip pin_lines pins tmp missing p bad
+  ignore_folders "$WHEELS" "$MSSM"
   pip=python3
   [ -x .venv/bin/python ] && pip=.venv/bin/python
   pin_lines=$(wheel_pins)
@@ -165,14 +192,7 @@ prepare() {
   missing=$(missing_kernels "$MSSM")
   [ -z "$missing" ] || { say "$MSSM/mamba_ssm lacks $missing"; exit 1; }
   ls -l "$WHEELS"
-  # what the device tool sends: tracked and untracked-not-ignored files, plus the carried folders
-  tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
-  travel=$(( tracked + $(du -sb "$WHEELS" | cut -f1) + $(du -sb "$MSSM" | cut -f1) ))
-  say "travels: repository $((tracked / 1048576)) MiB + $WHEELS $(du -sm "$WHEELS" | cut -f1) MiB ($(find "$WHEELS" -name '*.whl' | wc -l) wheels) + $MSSM $(du -sm "$MSSM" | cut -f1) MiB = $((travel / 1048576)) MiB (limit 64 MiB)"
-  if [ "$travel" -gt "$CARRY_LIMIT" ]; then
-    say "over the 64 MiB the device tool carries"
-    exit 1
-  fi
+  carry_check "$WHEELS" "$MSSM"
   say "run on the device (carry [\"$WHEELS\", \"$MSSM\"]): GPU_SMOKE_OFFLINE=1 tools/gpu_smoke.sh --full"
 }
 
@@ -183,6 +203,8 @@ case "${1:-}" in
     case $2 in /*) dest=$2 ;; *) dest=$here/$2 ;; esac
     mamba_triton_copy "$dest" "${3:-}" "${4:-}"; exit 0 ;;
   --wheel-pins) wheel_pins; exit 0 ;;
+  --ignore) shift; ignore_folders "$@"; exit 0 ;;
+  --carry-check) shift; carry_check "$@"; exit 0 ;;
   --prepare) prepare; exit 0 ;;
 esac
 

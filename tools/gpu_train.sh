@@ -24,7 +24,6 @@ cd "$(git rev-parse --show-toplevel 2>/dev/null || dirname "$(dirname "$(readlin
 
 WHEELS=.whl-train
 MSSM=.mssm
-CARRY_LIMIT=$((64 * 1024 * 1024))
 # imported by the data build, the training and the runtime, beyond the host's packages
 NEEDED=(hibari espeakng_loader pyworld soxr num2words docopt)
 HOST=(torch numpy onnx onnxruntime safetensors tqdm)
@@ -48,10 +47,8 @@ python312() {  # a CPython 3.12 here, to build the wheels PyPI has only as sourc
 }
 
 prepare() {
-  local exclude py312 tracked travel
-  exclude=$(git rev-parse --git-path info/exclude)  # also right in a worktree, where .git is a file
-  mkdir -p "$(dirname "$exclude")"
-  for p in "/$WHEELS/" "/$MSSM/"; do grep -qxF "$p" "$exclude" 2>/dev/null || echo "$p" >> "$exclude"; done
+  local py312
+  tools/gpu_smoke.sh --ignore "$WHEELS" "$MSSM"
   rm -rf "$WHEELS" && mkdir -p "$WHEELS"
   local plat=(--only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64
               --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
@@ -69,14 +66,7 @@ prepare() {
   # the one the offline smoke run's .mssm comes from too
   tools/gpu_smoke.sh --mamba-triton-copy "$MSSM"
   ls -l "$WHEELS"
-  # what the device tool sends: tracked and untracked-not-ignored files, plus the carried folders
-  tracked=$( (git ls-files -z; git ls-files -z --others --exclude-standard) | du -cb --files0-from=- 2>/dev/null | tail -1 | cut -f1)
-  travel=$(( tracked + $(du -sb "$WHEELS" | cut -f1) + $(du -sb "$MSSM" | cut -f1) ))
-  say "travels: repository $((tracked / 1048576)) MiB + $WHEELS $(du -sm "$WHEELS" | cut -f1) MiB + $MSSM $(du -sm "$MSSM" | cut -f1) MiB = $((travel / 1048576)) MiB (limit 64 MiB)"
-  if [ "$travel" -gt "$CARRY_LIMIT" ]; then
-    say "over the 64 MiB the device tool carries"
-    exit 1
-  fi
+  tools/gpu_smoke.sh --carry-check "$WHEELS" "$MSSM"
   say "run on the device (carry [\"$WHEELS\", \"$MSSM\"]): tools/gpu_train.sh"
 }
 

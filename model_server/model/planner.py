@@ -126,10 +126,10 @@ def _encode_bucket(encoder: PhoneEncoder, requests: list[WindowRequest], width: 
         window[i, r.first : r.first + r.count] = True
         speaker[i], speed[i, 0], carry[i, 0] = r.speaker, r.speed, r.carry
     flat = np.flatnonzero(window)  # the windows' phones, stream after stream (host-made)
-    window_h = torch.from_numpy(window)
+    host = [torch.from_numpy(a) for a in (sym, mask, window, speaker, speed, carry, flat)]
+    window_h = host[2]
     sym_d, mask_d, window_d, speaker_d, speed_d, carry_d, flat_d = (
-        torch.from_numpy(a).to(device, non_blocking=True)
-        for a in (sym, mask, window, speaker, speed, carry, flat)
+        t.to(device, non_blocking=True) for t in host
     )
     with torch.inference_mode():
         enc, log_dur = encoder(sym_d, speaker_d, mask_d)
