@@ -124,7 +124,9 @@ def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
         cost.per_frame == pytest.approx((0.8 * 0.010 + 0.001) / (0.8 * 1000 + 4)) and cost.per_frame < 1.2e-5
     )
     cost.observe_step(0.020, 1000)  # a running estimate: a slower big tick moves it most of the way
-    assert 1.5e-5 < cost.per_frame < 2e-5
+    seconds = 0.8 * (0.8 * 0.010 + 0.001) + 0.020
+    frames = 0.8 * (0.8 * 1000 + 4) + 1000
+    assert cost.per_frame == pytest.approx(seconds / frames)  # 1.66e-5 (one EMA per step would give 1.29e-5)
     cost.observe_rest(-1.0, 10)  # a clock oddity never makes a cost negative
     assert cost.per_chunk >= 0
 
