@@ -98,16 +98,25 @@ class ServerMetrics:
         )
         self._device_unavailable = False
         self.engine_steps = Counter("statespeak_engine_steps", "Batched model steps", registry=r)
+        # steps / ticks: the chunk lengths a tick steps apart (scheduler.Engine._merge_lengths)
+        self.engine_ticks = Counter(
+            "statespeak_engine_ticks", "Engine ticks that ran a model step", registry=r
+        )
         self.engine_batch = Histogram(
             "statespeak_engine_batch_size",
             "Streams per batched step",
             buckets=tuple(1 << i for i in range(13)),  # 1 to 4,096: a GPU step batches thousands
             registry=r,
         )
-        # The scheduler's cost model (`scheduler.TickCost`): where an engine's time goes, per deployment.
+        # The scheduler's cost model (`engine.cost.TickCost`): where an engine's time goes, per deployment.
         self.engine_step_per_frame = Gauge(
             "statespeak_engine_step_seconds_per_frame",
             "Running estimate of the model step's seconds per stream-frame",
+            registry=r,
+        )
+        self.engine_step_fixed = Gauge(
+            "statespeak_engine_step_seconds_fixed",
+            "Running estimate of a model step's seconds whatever it carries (launches, copies, the sync)",
             registry=r,
         )
         self.engine_phase = Counter(
@@ -119,7 +128,8 @@ class ServerMetrics:
         self._phase_counters: dict[str, Counter] = {}
         self.engine_per_chunk = Gauge(
             "statespeak_engine_seconds_per_chunk",
-            "Running estimate of the engine thread's other seconds per chunk served (planner, events, I/O)",
+            "Running estimate of the engine thread's seconds per chunk served besides its frames "
+            "(its share of the step; planner, events, I/O)",
             registry=r,
         )
 

@@ -10,14 +10,16 @@ process (`model_server.engine.process`) hands it each worker's ops and ships wha
   accounting (samples its client has not consumed yet).
 - `ChunkPolicy`: chunks start small (`first_chunk_frames`, for time to first audio) and double up to
   `max_chunk_frames`; lengths are powers of two so a tick needs few distinct groups.
-- `TickCost`: what a tick costs, measured as it runs: model step time per stream-frame, and everything
-  else per chunk served. The step budget, the lead-bounded chunk sizes and the fit of a tick into the
-  streams' leads all read it.
+- `TickCost` (`engine/cost.py`): what a tick costs, measured as it runs: a step's fixed cost, its cost
+  per stream and per stream-frame, and everything else per chunk served. The step budget, the
+  lead-bounded chunk sizes, the fit of a tick into the streams' leads and the merging of chunk lengths
+  all read it.
 - `Engine.tick`: admits new streams (one `reset_slots` for all), applies inboxes, hands each stream's
   sentences to its planner, chooses the streams whose buffer has room, encodes the phone windows of all
   of them that are short of frames with ONE batched encoder call (`runtime.prepare_batch`: encoder,
   durations and conditioning on the device), pops their chunks and advances each group of equal chunk
-  length with ONE batched `runtime.step`. The steps are capped (TICK_TARGET_S at the measured cost per
+  length with ONE batched `runtime.step` (a short length whose streams' extra frames cost less than the
+  step they save rides with the next longer one: `Engine._merge_lengths`). The steps are capped (TICK_TARGET_S at the measured cost per
   frame): the most urgent streams go first and a stream far ahead of real time waits for the next tick,
   so a tick stays short when many streams speak.
 - events: every event goes to the `emit(stream, event)` callback the owner gave.
@@ -40,6 +42,7 @@ from typing import Any
 
 import torch
 
+from model_server.engine.cost import TickCost
 from model_server.engine.protocol import DRAINING_MESSAGE, LOADING_MESSAGE, AdmissionError, StreamEvent, Word
 
 __all__ = ["ChunkPolicy", "Engine", "PhaseTimes", "SlotAllocator", "Stream", "TickCost"]
@@ -130,69 +133,6 @@ class ChunkPolicy:
         if lead_frames is not None and lead_frames >= 0:
             frames = min(frames, pow2_floor(int(max(self.first, LEAD_CHUNKS * lead_frames, floor_frames))))
         return frames
-
-
-class TickCost:
-    """Running estimates of what a tick costs the engine thread: `per_frame`, the model step's seconds
-    per stream-frame, and `per_chunk`, everything else it does per chunk served (admission, planner
-    windows and the encoder's host work, slicing, events, the executor's state copies, the work over every
-    active stream, and the owner's message handling reported through `Engine.io_time`). A tick serving n
-    chunks of f frames in all takes about per_chunk * n + per_frame * f: an approximation (a step also
-    has a fixed cost, and some of a tick's work grows with the active streams rather than the chunks).
-    Zero until measured (no budget applies then).
-
-    Each is a ratio of decayed sums (seconds over frames, seconds over chunks), so a tick weighs by its
-    size: a one-stream, 4-frame step (about 1 ms on a GPU whatever its size) does not move the per-frame
-    cost of 1,000-stream steps as much as one of them does."""
-
-    DECAY = 0.8  # weight of the sums so far at each new measurement
-
-    def __init__(self) -> None:
-        self._step = [0.0, 0.0]  # decayed step seconds, frames
-        self._rest = [0.0, 0.0]  # decayed other seconds, chunks
-
-    @classmethod
-    def _add(cls, sums: list[float], seconds: float, count: int) -> None:
-        sums[0] = cls.DECAY * sums[0] + max(0.0, seconds)
-        sums[1] = cls.DECAY * sums[1] + count
-
-    @property
-    def per_frame(self) -> float:
-        return self._step[0] / self._step[1] if self._step[1] else 0.0
-
-    @per_frame.setter
-    def per_frame(self, seconds: float) -> None:  # tests and tools pin it
-        self._step = [seconds, 1.0]
-
-    @property
-    def per_chunk(self) -> float:
-        return self._rest[0] / self._rest[1] if self._rest[1] else 0.0
-
-    @per_chunk.setter
-    def per_chunk(self, seconds: float) -> None:
-        self._rest = [seconds, 1.0]
-
-    def observe_step(self, seconds: float, frames: int) -> None:
-        """One tick's model steps: their seconds and stream-frames together."""
-        self._add(self._step, seconds, frames)
-
-    def observe_rest(self, seconds: float, chunks: int) -> None:
-        """One tick's other work (and the owner's since the last tick) and the chunks it served."""
-        self._add(self._rest, seconds, chunks)
-
-    def seconds(self, chunks: int, frames: int) -> float:
-        """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all."""
-        return self.per_chunk * chunks + self.per_frame * frames
-
-    def growth_frames(self, streams: int, frame_s: float) -> float:
-        """The chunk length below which a tick serving `streams` streams a chunk each brings each of them
-        less audio than the tick lasts, so their leads shrink: streams * per_chunk / (frame_s - streams *
-        per_frame) frames. Infinite when even the longest chunk cannot keep up (more streams than real time
-        allows: then the longest chunks make the most audio), 0 until measured."""
-        if self.per_frame <= 0:
-            return 0.0
-        spare = frame_s - streams * self.per_frame
-        return streams * self.per_chunk / spare if spare > 0 else math.inf
 
 
 class PhaseTimes:
@@ -331,7 +271,6 @@ class Engine:
         self._rr = 0
         self.cost = TickCost()
         self._tick_step_s = 0.0  # model step time in the running tick
-        self._tick_frames = 0  # stream-frames the running tick's steps made
         self._tick_chunks = 0  # chunks the running tick served
         self._io_s = 0.0  # the owner's message handling since the last tick (io_time)
         self._tick_encode_s = 0.0  # the running tick's phone encoder time
@@ -468,6 +407,7 @@ class Engine:
         floor = self._growth_floor(len(streams))
         chosen: list[tuple[Stream, int]] = []
         planned, deferred = 0, False  # frames chosen so far
+        lengths: set[int] = set()  # one step each
         for stream in streams:
             if stream.id not in self._active:
                 continue
@@ -481,13 +421,15 @@ class Engine:
             want = self.chunks.want(
                 stream.chunks, lead if stream.first_audio_at is not None else None, stream.last_chunk, floor
             )
-            over = self.cost.seconds(len(chosen) + 1, planned + want) > TICK_TARGET_S
+            steps = len(lengths) + (want not in lengths)
+            over = self.cost.seconds(len(chosen) + 1, planned + want, steps) > TICK_TARGET_S
             if over and planned and ahead[stream.id] > SAFE_AHEAD_S:
                 deferred = True  # far enough ahead: its chunk comes in a later, shorter tick
                 continue
             planned += want
+            lengths.add(want)
             chosen.append((stream, want))
-        return self._fit_to_lead(chosen, ahead), deferred
+        return self._merge_lengths(self._fit_to_lead(chosen, ahead)), deferred
 
     def _fit_to_lead(
         self, chosen: list[tuple[Stream, int]], ahead: dict[int, float]
@@ -506,22 +448,55 @@ class Engine:
 
         Halving shortens only the frames' part of the tick (`TickCost`), and never takes a chunk below the
         growth floor (`_growth_floor`): below it a tick brings less audio than it lasts, so halving to fit
-        one tick into the leads would shrink every lead after it (see ChunkPolicy)."""
+        one tick into the leads would shrink every lead after it (see ChunkPolicy). Nor does it go on once
+        the frames are less than the tick's fixed part (its steps' fixed cost and every chunk's own work):
+        from there a halving buys less than a quarter of the tick and costs every halved stream half its audio.
+        That is a GPU serving hundreds of streams (about 1 ms a step and 80 us a chunk against 0.6 us a
+        stream-frame on an H200): under 200 calls a second the newest streams' small leads had every
+        1,000 streams' chunks halved to 8 frames (0.1 s), which kept them at 1.2x real time, with stalls
+        (docs/benchmarks.md, "GPU results"). A CPU's frames are most of its tick, so there it still fits."""
         if self.cost.per_frame <= 0 or len(chosen) < 2:
             return chosen
         leads = [ahead[s.id] for s, _ in chosen if s.first_audio_at is not None and ahead[s.id] >= 0]
         if not leads:
             return chosen
-        room = max(TICK_TARGET_S, LEAD_SHARE * min(leads)) - self.cost.seconds(len(chosen), 0)
-        limit_frames = max(0.0, room) / self.cost.per_frame
+        budget = max(TICK_TARGET_S, LEAD_SHARE * min(leads))
         floor = self._growth_floor(len(chosen))
         wants = [want for _, want in chosen]
-        while sum(wants) > limit_frames:
+        while True:
+            fixed = self.cost.seconds(len(wants), 0, len(set(wants)))
+            frames = self.cost.per_frame * sum(wants)
+            if fixed + frames <= budget or frames < fixed:
+                break
             top = max(wants)
             if top <= floor:
                 break
             wants = [w // 2 if w == top else w for w in wants]
         return [(stream, want) for (stream, _), want in zip(chosen, wants, strict=True)]
+
+    def _merge_lengths(self, chosen: list[tuple[Stream, int]]) -> list[tuple[Stream, int]]:
+        """Fewer steps per tick: from the shortest chunk length up, the streams of a length get the next
+        longer length instead when their extra frames cost less than the step they save
+        (`TickCost.merge_gain`), so they ride in its step. The tick's estimated duration only shrinks.
+
+        Why: a step costs `per_step` whatever it carries. On a GPU that is most of a small step (about
+        1 ms against 0.6 us per stream-frame on an H200: a 4-frame chunk for 100 streams costs less as 32
+        frames in the 32-frame step than in a step of its own), and the streams of a tick want several
+        lengths (new streams start small, chunks grow by doubling and are bounded by their leads). On a
+        CPU a stream-frame costs about 100 us, so only a few streams' chunks move (docs/benchmarks.md,
+        "Fewer steps per tick"). A stream given more frames than it asked for gets more lead, never less."""
+        if len(chosen) < 2 or self.cost.per_step <= 0:
+            return chosen
+        counts = collections.Counter(want for _, want in chosen)
+        lengths = sorted(counts)
+        final = {length: length for length in lengths}
+        for short, longer in itertools.pairwise(lengths):
+            if self.cost.merge_gain(counts[short], longer - short) > 0:
+                counts[longer] += counts.pop(short)
+                for length, to in final.items():
+                    if to == short:
+                        final[length] = longer
+        return [(stream, final[want]) for stream, want in chosen]
 
     def _growth_floor(self, streams: int) -> int:
         """The shortest chunk (a power of two, from the first size to the largest) with which serving
@@ -581,7 +556,7 @@ class Engine:
         """One scheduling round. Returns True when a model step ran (more work is likely)."""
         clock = time.perf_counter
         start = mark = clock()
-        self._tick_step_s, self._tick_frames, self._tick_chunks, self._tick_encode_s = 0.0, 0, 0, 0.0
+        self._tick_step_s, self._tick_chunks, self._tick_encode_s = 0.0, 0, 0.0
 
         def phase(name: str, less: float = 0.0) -> None:  # the time since the last mark, less a part
             nonlocal mark
@@ -612,12 +587,13 @@ class Engine:
         tick_phases = self.phases.close_tick()
         if self.metrics is not None:
             self.metrics.engine_phases(tick_phases)
-        if self._tick_chunks:  # the tick's steps, its other work and the owner's since the last tick
+        if self._tick_chunks:  # the tick's other work and the owner's since the last tick (steps: _step)
             rest = mark - start - self._tick_step_s + self._io_s
-            self.cost.observe_step(self._tick_step_s, self._tick_frames)
             self.cost.observe_rest(rest, self._tick_chunks)
             if self.metrics is not None:
+                self.metrics.engine_ticks.inc()
                 self.metrics.engine_step_per_frame.set(self.cost.per_frame)
+                self.metrics.engine_step_fixed.set(self.cost.per_step)
                 self.metrics.engine_per_chunk.set(self.cost.per_chunk)
         self._io_s = 0.0
         return bool(groups) or deferred or bool(self._joining)
@@ -634,8 +610,8 @@ class Engine:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
+        self.cost.observe_step(elapsed, len(items), len(items) * length)
         self._tick_step_s += elapsed
-        self._tick_frames += len(items) * length
         self._tick_chunks += len(items)
         audio = audio.numpy()
         if self.metrics is not None:

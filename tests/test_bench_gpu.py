@@ -204,6 +204,8 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
         and engine["statespeak_engine_step_seconds_per_frame"] > 0
     )
     assert engine["statespeak_engine_steps_total"] >= 1 and engine["mean_batch"] >= 1
+    # one step per chunk length a tick could not merge: at least one, a few at most
+    assert engine["statespeak_engine_ticks_total"] >= 1 and 1.0 <= engine["steps_per_tick"] <= 6.0
     assert engine["phase_seconds"]["model_step"] > 0 and engine["phase_seconds"]["send"] > 0
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
@@ -273,12 +275,15 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
     server["engine"] = {
         "statespeak_engine_seconds_per_chunk": 2.1e-4,
         "statespeak_engine_step_seconds_per_frame": 6.5e-7,
+        "statespeak_engine_step_seconds_fixed": 1.1e-3,
         "mean_batch": 312.5,
+        "steps_per_tick": 1.25,
         "phase_seconds": {"model_step": 2.0, "plan": 5.0, "encode": 1.0, "send": 2.0, "admit": 0.0},
     }
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine:")]
     assert (
-        line == "engine: 210 us per chunk besides the step, step 0.65 us per stream-frame, mean batch 312.5"
+        line == "engine: 210 us per chunk besides its frames, step 1.10 ms fixed + 0.65 us per stream-frame, "
+        "mean batch 312.5, 1.25 steps per tick"
     )
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine time")]
     assert line == "engine time by phase: plan 50%, model_step 20%, send 20%, encode 10% of 10.0 s"

@@ -83,6 +83,13 @@ def _burst(args: argparse.Namespace) -> dict:
             ended[stream.key] = ev.kind
 
     engine = sched.Engine(rt, max(args.streams, 2), emit=emit)
+    step, steps = rt.step, [0]
+
+    def counted_step(*a, **kw):  # steps per tick: the chunk lengths a tick ran apart
+        steps[0] += 1
+        return step(*a, **kw)
+
+    rt.step = counted_step
     engine.accepting = True
     voice = next(iter(rt.voices))
     language = rt.voices[voice].language
@@ -98,7 +105,7 @@ def _burst(args: argparse.Namespace) -> dict:
             for sentence in sentences:
                 stream.sentence(*sentence)
             stream.finish()
-        start, ticks = clock.monotonic(), 0
+        start, ticks, steps[0] = clock.monotonic(), 0, 0
         while len(ended) < n:
             engine.tick()
             ticks += 1
@@ -125,9 +132,11 @@ def _burst(args: argparse.Namespace) -> dict:
         "stall_ms": sum(p.stall_s for p in plays) * 1000.0,
         "audio_s": sum(p.audio_s for p in plays),
         "chunks": sum(len(a) for a in arrivals.values()),
+        "steps": steps[0],
         # the scheduler's own account (`scheduler.TickCost`; None for a checkout older than it)
         "us_per_chunk": cost.per_chunk * 1e6 if (cost := getattr(engine, "cost", None)) else None,
         "us_per_frame": cost.per_frame * 1e6 if cost else None,
+        "ms_per_step": getattr(cost, "per_step", 0.0) * 1e3 if cost else None,  # 0 before the step fit
         "phase_seconds": dict(phases.total) if (phases := getattr(engine, "phases", None)) else None,
     }
 
@@ -139,10 +148,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{r['audio_s']:.0f} audio s; TTFA p50 {r['ttfa_p50_ms']:.0f} p99 {r['ttfa_p99_ms']:.0f} ms; "
         f"streams with stalls {r['streams_with_stalls']}, stalls {r['stalls']}, stall time {r['stall_ms']:.0f} ms"
         + (
-            f"; {r['chunks']} chunks, {r['us_per_chunk']:.0f} us per chunk besides the step, step "
-            f"{r['us_per_frame']:.1f} us per stream-frame"
+            f"; {r['chunks']} chunks in {r['steps']} steps; cost: step {r['ms_per_step']:.2f} ms fixed + "
+            f"{r['us_per_frame']:.1f} us per stream-frame, {r['us_per_chunk']:.0f} us per chunk besides its frames"
             if r["us_per_chunk"] is not None
-            else f"; {r['chunks']} chunks"
+            else f"; {r['chunks']} chunks in {r['steps']} steps"
         )
         + (f"; {r['failed']} FAILED" if r["failed"] else "")
     )

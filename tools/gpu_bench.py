@@ -575,7 +575,9 @@ PHASE_METRIC = "statespeak_engine_phase_seconds_total"
 ENGINE_METRICS = (
     "statespeak_engine_seconds_per_chunk",
     "statespeak_engine_step_seconds_per_frame",
+    "statespeak_engine_step_seconds_fixed",
     "statespeak_engine_steps_total",
+    "statespeak_engine_ticks_total",
     "statespeak_engine_batch_size_sum",
     "statespeak_engine_batch_size_count",
 )
@@ -583,8 +585,9 @@ ENGINE_METRICS = (
 
 def engine_metrics(url: str) -> dict[str, Any]:
     """The engine's own account of its time after the ramp, from the server's /metrics: the cost model
-    (`scheduler.TickCost`: per chunk and per frame), the mean batch, and the seconds per phase of its
-    ticks (`scheduler.PhaseTimes`): where a tick's time went."""
+    (`engine.cost.TickCost`: per step, per chunk and per frame), the mean batch, the steps per tick (one per
+    chunk length a tick could not merge) and the seconds per phase of its ticks
+    (`scheduler.PhaseTimes`): where a tick's time went."""
     import httpx
 
     from model_server.contract import METRICS_PATH
@@ -602,6 +605,9 @@ def engine_metrics(url: str) -> dict[str, Any]:
     steps = found.get("statespeak_engine_batch_size_count") or 0.0
     if steps:
         found["mean_batch"] = round(found.get("statespeak_engine_batch_size_sum", 0.0) / steps, 2)
+    ticks = found.get("statespeak_engine_ticks_total") or 0.0
+    if ticks:
+        found["steps_per_tick"] = round(found.get("statespeak_engine_steps_total", 0.0) / ticks, 2)
     return found
 
 
@@ -736,9 +742,11 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
     if "statespeak_engine_seconds_per_chunk" in engine:
         lines.append(
             f"{'engine' if name == 'server' else name + ' engine'}: "
-            f"{engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides the step, "
-            f"step {engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
+            f"{engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides its frames, "
+            f"step {engine.get('statespeak_engine_step_seconds_fixed', 0.0) * 1e3:.2f} ms fixed + "
+            f"{engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
             f"mean batch {engine.get('mean_batch')}"
+            + (f", {engine['steps_per_tick']} steps per tick" if "steps_per_tick" in engine else "")
         )
     phases = engine.get("phase_seconds") or {}
     if sum(phases.values()) > 0:

@@ -6,17 +6,17 @@ does the same on the test's thread, so every case is deterministic and needs no 
 from __future__ import annotations
 
 import io
-import math
 import time
 from collections import defaultdict
 
+import numpy as np
 import pytest
 
 from model_server.engine.protocol import AdmissionError
 from model_server.metrics import ServerMetrics
 from model_server.model.runtime import SpeechRuntime
 from model_server.model.text import SentenceText, split_sentences
-from model_server.scheduler import ChunkPolicy, Engine, PhaseTimes, SlotAllocator, TickCost
+from model_server.scheduler import ChunkPolicy, Engine, PhaseTimes, SlotAllocator
 
 from ._server import VOICES
 
@@ -103,34 +103,6 @@ def test_slot_allocator_and_chunk_policy():
     assert policy.want(5, None, floor_frames=32.0) == 32 and policy.want(0, None, floor_frames=32.0) == 4
 
 
-def test_tick_cost_keeps_the_step_per_frame_apart_from_the_rest_per_chunk():
-    cost = TickCost()
-    assert (cost.per_frame, cost.per_chunk, cost.growth_frames(64, 0.0125), cost.seconds(10, 320)) == (
-        0,
-        0,
-        0,
-        0,
-    )
-    cost.observe_step(0.010, 1000)  # a tick's 10 ms of steps for 1000 stream-frames
-    cost.observe_rest(0.020, 100)  # 20 ms for everything else in a tick of 100 chunks
-    assert cost.per_frame == pytest.approx(1e-5) and cost.per_chunk == pytest.approx(2e-4)
-    # the chunk below which 100 streams' leads shrink: 100 x 200 us / (12.5 ms - 100 x 10 us) frames
-    assert cost.growth_frames(100, 0.0125) == pytest.approx(100 * 2e-4 / (0.0125 - 100 * 1e-5))
-    assert cost.growth_frames(1250, 0.0125) == math.inf  # 1,250 streams x 10 us: no spare time per frame
-    assert cost.seconds(100, 1000) == pytest.approx(0.030)
-    # a tick weighs by its size: one small step (1 ms for 4 frames, 250 us a frame) barely moves it
-    cost.observe_step(0.001, 4)
-    assert (
-        cost.per_frame == pytest.approx((0.8 * 0.010 + 0.001) / (0.8 * 1000 + 4)) and cost.per_frame < 1.2e-5
-    )
-    cost.observe_step(0.020, 1000)  # a running estimate: a slower big tick moves it most of the way
-    seconds = 0.8 * (0.8 * 0.010 + 0.001) + 0.020
-    frames = 0.8 * (0.8 * 1000 + 4) + 1000
-    assert cost.per_frame == pytest.approx(seconds / frames)  # 1.66e-5 (one EMA per step would give 1.29e-5)
-    cost.observe_rest(-1.0, 10)  # a clock oddity never makes a cost negative
-    assert cost.per_chunk >= 0
-
-
 def test_the_phase_times_account_for_every_tick_and_reach_the_metrics(runtime):
     d = Driver(runtime, max_streams=4)
     streams = d.start(3, "Three streams show where a tick's time goes, phase by phase.")
@@ -168,6 +140,9 @@ def test_the_engine_measures_its_step_and_per_chunk_costs_and_counts_the_owners_
     text = d.engine.metrics.prometheus_text().decode()  # what /metrics shows of them
     assert f"statespeak_engine_seconds_per_chunk {cost.per_chunk}" in text
     assert f"statespeak_engine_step_seconds_per_frame {cost.per_frame}" in text
+    assert f"statespeak_engine_step_seconds_fixed {cost.per_step}" in text
+    steps, ticks = d.engine.metrics.engine_steps._value.get(), d.engine.metrics.engine_ticks._value.get()
+    assert 0 < ticks <= steps and f"statespeak_engine_ticks_total {ticks}" in text
     # the owner's message time since the last tick goes into the next tick's per-chunk cost
     (s,) = d.start(1, "One more.")
     before = cost.per_chunk
@@ -409,3 +384,74 @@ def test_a_stream_starts_with_its_voices_vocoder_postfilter():
     lifter = d.engine.pool.vocoder["lifter"]
     for voice, gains in (("sharp", vocoder.lifter_gains(0.8, 48)), ("plain", vocoder.lifter_gains())):
         assert lifter[streams[voice].slot].tolist() == pytest.approx(gains.tolist())
+
+
+def test_short_chunk_lengths_ride_in_a_longer_step_when_the_step_costs_more_than_their_frames(runtime):
+    """A step's fixed cost against the frames it would add: on a GPU-like cost the streams of a tick that
+    want 4, 8 and 16 frames all step with the 32-frame ones (one step); on a CPU-like cost only a group
+    whose extra frames cost less than a step moves."""
+    d = Driver(runtime, max_streams=8)
+    streams = d.start(7, "Seven streams at different points of their speech want different chunks.")
+    chosen = list(zip(streams, [4, 4, 8, 16, 32, 32, 32], strict=True))
+    d.engine.cost.per_step, d.engine.cost.per_frame = 1.0e-3, 0.6e-6  # an H200 (engine/cost.py)
+    assert [want for _, want in d.engine._merge_lengths(chosen)] == [32] * 7
+    d.engine.cost.per_step, d.engine.cost.per_frame = 4.0e-3, 105e-6  # one CPU thread
+    # 4 -> 8: 2 x 4 frames, 0.84 ms < 4 ms; then 8 -> 16: 3 x 8 frames, 2.5 ms < 4 ms; then 16 -> 32:
+    # 4 x 16 frames, 6.7 ms > 4 ms, so two steps are left
+    assert [want for _, want in d.engine._merge_lengths(chosen)] == [16, 16, 16, 16, 32, 32, 32]
+    d.engine.cost.per_step = 0.0  # unmeasured: nothing moves
+    assert d.engine._merge_lengths(chosen) == chosen
+
+
+def test_merged_chunk_lengths_speak_the_same_audio_in_fewer_steps(runtime, monkeypatch):
+    """Merging changes how a stream's frames are cut into chunks, never the audio: the same streams with
+    every merge taken and with none give the same samples, the merged run in fewer steps."""
+    from model_server.engine.cost import TickCost
+
+    def run(gain: float) -> tuple[list, int]:
+        monkeypatch.setattr(TickCost, "merge_gain", lambda self, streams, extra: gain)
+        d = Driver(runtime, max_streams=4)
+        texts = ["Hello there.", "A longer sentence keeps this stream going for a while.", "Numbers: 42."]
+        streams = [d.open() for _ in texts]
+        for s, text in zip(streams, texts, strict=True):
+            d.say(s, text)
+            s.finish()
+        d.engine.tick()  # the first chunks alone, all 4 frames
+        late = d.open()  # a stream that starts later wants 4 frames while the others want more
+        d.say(late, "I joined later.")
+        late.finish()
+        streams.append(late)
+        d.run_until(lambda: all(d.ended(s) for s in streams))
+        audio = [np.concatenate([e.audio for e in d.events[s.key] if e.audio is not None]) for s in streams]
+        return audio, int(d.engine.metrics.engine_steps._value.get())
+
+    apart, steps_apart = run(-1.0)
+    merged, steps_merged = run(+1.0)
+    assert steps_merged < steps_apart
+    for a, b in zip(apart, merged, strict=True):
+        assert len(a) == len(b) and np.abs(a.astype(np.int32) - b.astype(np.int32)).max() <= 2
+
+
+def test_chunks_are_not_halved_to_fit_a_tick_whose_fixed_work_dominates(runtime):
+    """Where a tick is mostly its chunks' own work (a GPU serving many streams), halving the frames buys
+    little time and costs every stream half its audio: the lead fit leaves the chunks alone once the frames
+    are less than the fixed part, even though the tick does not fit the smallest lead."""
+    d = Driver(runtime, max_streams=4, stream_buffer_s=30.0)
+    streams = d.start(4, "Four streams that started together keep speaking for a good while longer. " * 2)
+    d.run_until(lambda: all(s.chunks >= 4 for s in streams))
+    now = time.monotonic()
+    hop_s = d.engine.hop / d.engine.sample_rate
+    # after a 32-frame chunk each: three streams 0.45 s ahead (32 frames wanted), a newer one 0.11 s (16)
+    for s, lead in zip(streams, [0.45, 0.45, 0.45, 0.11], strict=True):
+        s.first_audio_at = now - s.frames * hop_s + lead
+        s.last_chunk = 32
+    # 1 ms a step and 15 ms a chunk: 61 ms of fixed work, over the 55 ms budget (half the smallest lead);
+    # the 112 frames are 11.2 ms
+    d.engine.cost.per_step, d.engine.cost.per_frame, d.engine.cost.per_chunk = 1e-3, 1e-4, 15e-3
+    assert d.engine._growth_floor(4) == 8  # what the fit used to halve every chunk down to
+    chosen, _ = d.engine._choose(streams)
+    assert [want for _, want in chosen] == [16, 32, 32, 32]
+    # the same tick with frames that cost more than its fixed part is still fitted (down to the floor)
+    d.engine.cost.per_frame = 1e-3  # 112 ms of frames
+    chosen, _ = d.engine._choose(streams)
+    assert [want for _, want in chosen] == [8, 8, 8, 8]
