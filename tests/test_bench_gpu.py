@@ -198,15 +198,16 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     assert (tmp_path / "records" / "cpu-run-server.log").exists() and not (
         tmp_path / "cpu-run-server.log"
     ).exists()
-    engine = out["engine"]  # the engine's cost model and batches, from the server's /metrics after the ramp
-    assert (
-        engine["statespeak_engine_seconds_per_chunk"] > 0
-        and engine["statespeak_engine_step_seconds_per_frame"] > 0
-    )
-    assert engine["statespeak_engine_steps_total"] >= 1 and engine["mean_batch"] >= 1
+    engine = out["engine"]  # the engine's account of the ramp, from the server's /metrics around it
+    assert engine["per_chunk_us"] > 0 and engine["step_per_frame_us"] > 0 and engine["mean_batch"] >= 1
     # one step per chunk length a tick could not merge: at least one, a few at most
-    assert engine["statespeak_engine_ticks_total"] >= 1 and 1.0 <= engine["steps_per_tick"] <= 6.0
-    assert engine["phase_seconds"]["model_step"] > 0 and engine["phase_seconds"]["send"] > 0
+    assert engine["steps"] >= engine["ticks"] >= 1 and 1.0 <= engine["steps_per_tick"] <= 6.0
+    assert engine["phase_s"]["model_step"] > 0 and engine["phase_s"]["send"] > 0
+    assert 0 < engine["busy"] <= 1.0 and engine["us_per_chunk"]["all"] > 0
+    # and of each level: the engine ticked and stepped during every one
+    for level in levels:
+        acct = level["engine"]
+        assert acct["ticks"] >= 1 and 0 < acct["busy"] <= 1.0 and acct["phase_s"]["model_step"] > 0
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
     assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
@@ -273,27 +274,36 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
     assert "closed loop 512, staggered 1024, Poisson 100/s (700 in flight at the peak)" in line
     assert "8 client processes, CLIENT-LIMITED at c=4096" in line
     server["engine"] = {
-        "statespeak_engine_seconds_per_chunk": 2.1e-4,
-        "statespeak_engine_step_seconds_per_frame": 6.5e-7,
-        "statespeak_engine_step_seconds_fixed": 1.1e-3,
+        "busy": 0.93,
+        "us_per_chunk": {"all": 85.0},
+        "per_chunk_us": 210.0,
+        "step_per_frame_us": 0.65,
+        "step_fixed_ms": 1.1,
         "mean_batch": 312.5,
         "steps_per_tick": 1.25,
-        "phase_seconds": {"model_step": 2.0, "plan": 5.0, "encode": 1.0, "send": 2.0, "admit": 0.0},
+        "phase_s": {"model_step": 2.0, "plan": 5.0, "encode": 1.0, "send": 2.0, "admit": 0.0},
     }
+    server["levels"] = [
+        {"label": "c=64", "engine": {"busy": 0.31, "us_per_chunk": {"all": 120.4}, "steps_per_tick": 1.5}},
+        {"label": "c=128", "engine": None},  # a level without an account (none is printed)
+    ]
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine:")]
-    assert (
-        line == "engine: 210 us per chunk besides its frames, step 1.10 ms fixed + 0.65 us per stream-frame, "
-        "mean batch 312.5, 1.25 steps per tick"
+    assert line == (
+        "engine: busy 0.93 s per s over the ramp, 85 us per chunk served; cost model: 210 us per chunk "
+        "besides its frames, step 1.10 ms fixed + 0.65 us per stream-frame; mean batch 312.5, 1.25 steps per tick"
     )
+    (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine by level")]
+    assert line == "engine by level: c=64 busy 0.31, 120 us/chunk, 1.5 steps/tick"
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine time")]
     assert line == "engine time by phase: plan 50%, model_step 20%, send 20%, encode 10% of 10.0 s"
     variant = dict(server, max_realtime_streams=1024)  # a run with 64-frame chunks, summarized beside it
     lines = gpu_bench.summary_lines({"server": server, "server_chunk64": variant})
     assert [x.split(":")[0] for x in lines if x.startswith(("server:", "engine", "server_chunk"))] == [
-        "server", "engine", "engine time by phase",
+        "server", "engine", "engine time by phase", "engine by level",
         "server_chunk64", "server_chunk64 engine", "server_chunk64 engine time by phase",
+        "server_chunk64 engine by level",
     ]  # fmt: skip
-    assert "server_chunk64: max real-time streams closed loop 1024," in lines[-3]
+    assert "server_chunk64: max real-time streams closed loop 1024," in lines[-4]
 
 
 @pytest.mark.gpu

@@ -446,7 +446,7 @@ def server_ramp(
     `<prefix>-server.log` into `records_dir` (default `workdir`). `extra_env` goes to the server (a
     variant's settings). `device`/`ramp_max` let the CPU tests run this code small."""
     from model_server.bench import cli as bench_cli
-    from model_server.bench import report
+    from model_server.bench import engine_account, report
     from model_server.bench.local import LocalServer
     from model_server.bench.runner import ramp_levels
 
@@ -479,8 +479,14 @@ def server_ramp(
         )
         args = bench_cli.build_parser().parse_args(argv)
         levels = ramp_levels(args.ramp)
+        engine_before, ramp_start = engine_account.scrape(server.url), time.monotonic()
         results = bench_cli.run_levels(args, server.url, levels, args.rates, server.cpu_seconds)
-        engine = engine_metrics(server.url)
+        engine = engine_account.level_account(  # the whole ramp (each level's own: levels[i]["engine"])
+            engine_before,
+            engine_account.scrape(server.url),
+            time.monotonic() - ramp_start,
+            sum(r.chunks for level in results for r in level.records),
+        )
     meta = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m model_server.bench " + " ".join(argv),
@@ -510,12 +516,13 @@ def server_ramp(
             f"server {s['label']}: ok {s['ok']} rejected {s['rejected']} errors {s['errors']} cut {s['cut']} "
             f"TTFA p50 {t['p50'] or 0:.0f} p99 {t['p99'] or 0:.0f} ms stalls {s['stalls']} audio/s {s['audio_per_wall_s']:.0f}"
             + (" CLIENT-LIMITED" if s["client_limited"] else "")
+            + (f" engine busy {s['engine']['busy']:.2f}" if s.get("engine") else "")
         )
     keys = (
         "label", "arrivals", "concurrency", "rate_per_s", "in_flight_mean", "in_flight_peak", "streams", "ok",
         "rejected", "errors", "cut", "client_ttfa_ms", "server_ttfa_ms", "stalls", "streams_with_stalls",
         "audio_per_wall_s", "server_cpu_ms_per_audio_s", "clients", "client_loop_busy_max", "client_limited",
-        "meets_target", "first_errors",
+        "meets_target", "first_errors", "engine",
     )  # fmt: skip
     return {
         "startup": server_startup(log_path),
@@ -569,46 +576,6 @@ def server_variants(chunk_frames: tuple[int, ...]) -> list[ServerVariant]:
             )
         )
     return out
-
-
-PHASE_METRIC = "statespeak_engine_phase_seconds_total"
-ENGINE_METRICS = (
-    "statespeak_engine_seconds_per_chunk",
-    "statespeak_engine_step_seconds_per_frame",
-    "statespeak_engine_step_seconds_fixed",
-    "statespeak_engine_steps_total",
-    "statespeak_engine_ticks_total",
-    "statespeak_engine_batch_size_sum",
-    "statespeak_engine_batch_size_count",
-)
-
-
-def engine_metrics(url: str) -> dict[str, Any]:
-    """The engine's own account of its time after the ramp, from the server's /metrics: the cost model
-    (`engine.cost.TickCost`: per step, per chunk and per frame), the mean batch, the steps per tick (one per
-    chunk length a tick could not merge) and the seconds per phase of its ticks
-    (`scheduler.PhaseTimes`): where a tick's time went."""
-    import httpx
-
-    from model_server.contract import METRICS_PATH
-
-    found: dict[str, Any] = {}
-    phases: dict[str, float] = {}
-    for line in httpx.get(url + METRICS_PATH, timeout=10.0).text.splitlines():
-        name, _, value = line.partition(" ")
-        if name in ENGINE_METRICS:
-            found[name] = float(value)
-        elif name.startswith(PHASE_METRIC + '{phase="'):
-            phases[name[len(PHASE_METRIC) + 8 : -2]] = float(value)
-    if phases:  # seconds per phase of the engine thread (scheduler.PhaseTimes)
-        found["phase_seconds"] = phases
-    steps = found.get("statespeak_engine_batch_size_count") or 0.0
-    if steps:
-        found["mean_batch"] = round(found.get("statespeak_engine_batch_size_sum", 0.0) / steps, 2)
-    ticks = found.get("statespeak_engine_ticks_total") or 0.0
-    if ticks:
-        found["steps_per_tick"] = round(found.get("statespeak_engine_steps_total", 0.0) / ticks, 2)
-    return found
 
 
 def bench_args(
@@ -739,23 +706,34 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
             )
         )
     engine = server.get("engine") or {}
-    if "statespeak_engine_seconds_per_chunk" in engine:
+    prefix = "engine" if name == "server" else name + " engine"
+    if engine:
         lines.append(
-            f"{'engine' if name == 'server' else name + ' engine'}: "
-            f"{engine['statespeak_engine_seconds_per_chunk'] * 1e6:.0f} us per chunk besides its frames, "
-            f"step {engine.get('statespeak_engine_step_seconds_fixed', 0.0) * 1e3:.2f} ms fixed + "
-            f"{engine.get('statespeak_engine_step_seconds_per_frame', 0.0) * 1e6:.2f} us per stream-frame, "
-            f"mean batch {engine.get('mean_batch')}"
-            + (f", {engine['steps_per_tick']} steps per tick" if "steps_per_tick" in engine else "")
+            f"{prefix}: busy {engine['busy']:.2f} s per s over the ramp, "
+            f"{(engine.get('us_per_chunk') or {}).get('all', 0.0):.0f} us per chunk served; cost model: "
+            f"{engine['per_chunk_us']:.0f} us per chunk besides its frames, step {engine['step_fixed_ms']:.2f} ms "
+            f"fixed + {engine['step_per_frame_us']:.2f} us per stream-frame; mean batch {engine['mean_batch']}, "
+            f"{engine['steps_per_tick']} steps per tick"
         )
-    phases = engine.get("phase_seconds") or {}
+    phases = engine.get("phase_s") or {}
     if sum(phases.values()) > 0:
         total = sum(phases.values())
         top = sorted(phases.items(), key=lambda kv: -kv[1])
         lines.append(
-            f"{'engine' if name == 'server' else name + ' engine'} time by phase: "
+            f"{prefix} time by phase: "
             + ", ".join(f"{phase} {seconds / total:.0%}" for phase, seconds in top if seconds > 0)
             + f" of {total:.1f} s"
+        )
+    by_level = [lvl for lvl in server.get("levels", []) if lvl.get("engine")]
+    if by_level:  # is the engine thread the limit (busy near 1), and in which phase?
+        lines.append(
+            f"{prefix} by level: "
+            + "; ".join(
+                f"{lvl['label']} busy {lvl['engine']['busy']:.2f}, "
+                f"{(lvl['engine'].get('us_per_chunk') or {}).get('all', 0.0):.0f} us/chunk, "
+                f"{lvl['engine']['steps_per_tick'] or 0:.1f} steps/tick"
+                for lvl in by_level
+            )
         )
     return lines
 

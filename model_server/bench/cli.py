@@ -22,7 +22,7 @@ import httpx
 
 from model_server.contract import ENV_MODEL_DIR
 
-from . import report
+from . import engine_account, report
 from .arrivals import ARRIVAL_MODELS, open_capacity, poisson_arrivals, poisson_label, staggered_offsets
 from .clients import SAGEMAKER_SCHEME, ClientPool, ClientSetup, LevelPlan, run_shard
 from .local import LocalServer
@@ -321,6 +321,7 @@ def run_levels(
 
         bar = tqdm(total=len(schedule), unit="level", desc="bench", file=sys.stderr)
     run_deadline = time.monotonic() + args.max_seconds
+    http_target = target.startswith(("http://", "https://"))  # a SageMaker endpoint has no /metrics
     stopped: set[str] = set()  # arrival models whose ramp stopped
     with ClientPool(args.clients, setup) if args.clients > 1 else contextlib.nullcontext() as pool:
         for i, (model, value) in enumerate(schedule):
@@ -334,10 +335,16 @@ def run_levels(
             if bar is not None:
                 bar.set_description(f"bench {plan.label}")
             cpu_before = server_cpu() if server_cpu else None
+            engine_before = engine_account.scrape(target) if http_target else None
             level = pool.run(plan) if pool is not None else run_shard(setup, plan)
             cpu_after = server_cpu() if server_cpu else None
             if cpu_before is not None and cpu_after is not None:
                 level.server_cpu_s = cpu_after - cpu_before
+            if engine_before is not None:
+                chunks = sum(r.chunks for r in level.records)
+                level.engine = engine_account.level_account(
+                    engine_before, engine_account.scrape(target), level.elapsed_s, chunks
+                )
             results.append(level)
             if bar is not None:
                 bar.update(1)

@@ -115,6 +115,7 @@ class LevelResult:
     not_sent: int = 0  # poisson: arrivals scheduled after the level's time budget ran out
     clients: list[ClientLoad] = field(default_factory=list)
     server_cpu_s: float | None = None  # --local: CPU seconds the server process used during the level
+    engine: dict[str, Any] | None = None  # the engine's account of the level (bench.engine_account)
 
     def summary(self, ttfa_target_ms: float) -> dict[str, Any]:
         ok = [r for r in self.records if r.status == StreamStatus.OK]
@@ -175,6 +176,7 @@ class LevelResult:
             "server_cpu_ms_per_audio_s": (
                 self.server_cpu_s * 1000.0 / audio if self.server_cpu_s is not None and audio > 0 else None
             ),
+            "engine": self.engine,
             "meets_target": meets,
             "first_errors": sorted({r.error for r in self.records if r.error})[:3],
         }

@@ -1,0 +1,93 @@
+"""The engine's own account of a level: the server's /metrics read before and after it.
+
+The client's records say what the listeners got; this says where the engine thread's time went meanwhile
+(`scheduler.PhaseTimes`), how many steps its ticks ran (one per chunk length they could not merge) and
+what its cost model believed at the end (`engine.cost.TickCost`). Together they tell whether a level was
+limited by the engine thread (`busy` near 1: the seconds it worked per wall second), and by which part of
+it (`us_per_chunk`, per phase). Only a Statespeak server has these metrics: for any other target, or a
+SageMaker endpoint, there is no account (None).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PHASES = "statespeak_engine_phase_seconds"
+COUNTERS = {
+    "statespeak_engine_steps": "steps",
+    "statespeak_engine_ticks": "ticks",
+    "statespeak_engine_batch_size": "batch",  # a histogram: its _sum and _count
+}
+GAUGES = {
+    "statespeak_engine_step_seconds_fixed": "step_fixed_s",
+    "statespeak_engine_step_seconds_per_frame": "step_per_frame_s",
+    "statespeak_engine_seconds_per_chunk": "per_chunk_s",
+}
+
+
+def parse(text: str) -> dict[str, Any]:
+    """The engine's counters and gauges from a Prometheus text exposition (prometheus_client's parser)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: dict[str, Any] = {"phases": {}}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if family.name == PHASES and sample.name.endswith("_total"):
+                out["phases"][sample.labels["phase"]] = sample.value
+            elif family.name in COUNTERS:
+                key = COUNTERS[family.name]
+                if sample.name.endswith("_total"):
+                    out[key] = sample.value
+                elif sample.name.endswith("_sum"):
+                    out[key + "_sum"] = sample.value
+                elif sample.name.endswith("_count"):
+                    out[key + "_count"] = sample.value
+            elif family.name in GAUGES:
+                out[GAUGES[family.name]] = sample.value
+    return out
+
+
+def scrape(url: str, timeout_s: float = 10.0) -> dict[str, Any] | None:
+    """The parsed engine metrics of the server at `url` (http or https), or None when it has none."""
+    import httpx
+
+    from model_server.contract import METRICS_PATH
+
+    try:
+        response = httpx.get(url.rstrip("/") + METRICS_PATH, timeout=timeout_s)
+        response.raise_for_status()
+        found = parse(response.text)
+    except (httpx.HTTPError, ValueError, ImportError):
+        return None
+    return found if found["phases"] else None
+
+
+def level_account(before: dict | None, after: dict | None, elapsed_s: float, chunks: int) -> dict | None:
+    """What the engine did between two scrapes around a level of `elapsed_s` wall seconds in which the
+    listeners got `chunks` chunks."""
+    if before is None or after is None or elapsed_s <= 0:
+        return None
+
+    def delta(key: str) -> float:
+        return max(0.0, after.get(key, 0.0) - before.get(key, 0.0))
+
+    phases = {p: max(0.0, s - before["phases"].get(p, 0.0)) for p, s in after["phases"].items()}
+    worked = sum(phases.values())
+    ticks, steps, batches = delta("ticks"), delta("steps"), delta("batch_count")
+    return {
+        "busy": worked / elapsed_s,  # the engine thread's working seconds per wall second
+        "ticks": ticks,
+        "steps": steps,
+        "steps_per_tick": steps / ticks if ticks else None,
+        "mean_batch": delta("batch_sum") / batches if batches else None,
+        "phase_s": phases,
+        "us_per_chunk": (
+            {p: s * 1e6 / chunks for p, s in phases.items() if s > 0} | {"all": worked * 1e6 / chunks}
+            if chunks
+            else None
+        ),
+        # the cost model at the level's end
+        "step_fixed_ms": after.get("step_fixed_s", 0.0) * 1e3,
+        "step_per_frame_us": after.get("step_per_frame_s", 0.0) * 1e6,
+        "per_chunk_us": after.get("per_chunk_s", 0.0) * 1e6,
+    }
