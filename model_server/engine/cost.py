@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 __all__ = ["TickCost"]
 
 
@@ -37,13 +35,21 @@ class TickCost:
     PRIOR = 0.005
 
     def __init__(self) -> None:
-        self._gram = np.zeros((3, 3))  # decayed sums of x x^T over steps, x = (1, streams, stream-frames)
-        self._xy = np.zeros(3)  # decayed sums of x * seconds
+        # decayed sums over steps of x x^T and x * seconds, x = (1, streams, stream-frames): plain floats, as
+        # numpy's per-call overhead on 3 x 3 arrays was most of the cost (it runs on the engine thread)
+        self._gram = [[0.0] * 3 for _ in range(3)]
+        self._xy = [0.0] * 3
         self._ratio = [0.0, 0.0]  # decayed step seconds, stream-frames (the prior)
-        self._fit = (0.0, 0.0, 0.0)  # per_step, per_stream, per_frame
+        self._fitted: tuple[float, float, float] | None = (0.0, 0.0, 0.0)  # None: refit when next read
         self._rest = [0.0, 0.0]  # decayed other seconds, chunks
 
     # the step ------------------------------------------------------------------------------------------
+    @property
+    def _fit(self) -> tuple[float, float, float]:  # per_step, per_stream, per_frame; solved once per change
+        if self._fitted is None:
+            self._fitted = self._solve()
+        return self._fitted
+
     @property
     def per_step(self) -> float:
         return self._fit[0]
@@ -73,41 +79,42 @@ class TickCost:
         """Set one coefficient; the measurements so far are dropped (the next step starts a new fit)."""
         fit = list(self._fit)
         fit[index] = max(0.0, seconds)
-        self._fit = (fit[0], fit[1], fit[2])
-        self._gram[:] = 0.0
-        self._xy[:] = 0.0
+        self._fitted = (fit[0], fit[1], fit[2])
+        self._gram = [[0.0] * 3 for _ in range(3)]
+        self._xy = [0.0] * 3
 
     def observe_step(self, seconds: float, streams: int, frames: int) -> None:
         """One model step: its seconds, the streams it carried and their stream-frames in all."""
         seconds = max(0.0, seconds)
-        x = np.array([1.0, float(streams), float(frames)])
-        self._gram *= self.STEP_DECAY
-        self._gram += np.outer(x, x)
-        self._xy *= self.STEP_DECAY
-        self._xy += x * seconds
-        self._ratio = [self.STEP_DECAY * self._ratio[0] + seconds, self.STEP_DECAY * self._ratio[1] + frames]
-        self._fit = self._solve()
+        x = (1.0, float(streams), float(frames))
+        d = self.STEP_DECAY
+        for i in range(3):
+            row = self._gram[i]
+            for j in range(3):
+                row[j] = d * row[j] + x[i] * x[j]
+            self._xy[i] = d * self._xy[i] + x[i] * seconds
+        self._ratio = [d * self._ratio[0] + seconds, d * self._ratio[1] + frames]
+        self._fitted = None
 
     def _solve(self) -> tuple[float, float, float]:
         """Least squares with a ridge toward the ratio, each coefficient scaled by its own data, and an
         active set for the bounds: a coefficient the free fit makes negative is held at zero and the
         others are fitted again (three unknowns: at most three rounds)."""
         ratio = self._ratio[0] / self._ratio[1] if self._ratio[1] else 0.0
-        prior = np.array([0.0, 0.0, ratio])
-        ridge = self.PRIOR * np.maximum(np.diag(self._gram), 1e-12)
+        prior = (0.0, 0.0, ratio)
+        ridge = [self.PRIOR * max(self._gram[i][i], 1e-12) for i in range(3)]
         free = [0, 1, 2]
-        theta = np.zeros(3)
         while free:
-            idx = np.array(free)
-            a = self._gram[np.ix_(idx, idx)] + np.diag(ridge[idx])
-            b = self._xy[idx] + ridge[idx] * prior[idx]
-            solved = np.linalg.solve(a, b)
-            if (solved >= 0).all():
-                theta[:] = 0.0
-                theta[idx] = solved
-                break
-            free.remove(free[int(np.argmin(solved))])
-        return (float(theta[0]), float(theta[1]), float(theta[2]))
+            a = [[self._gram[i][j] + (ridge[i] if i == j else 0.0) for j in free] for i in free]
+            b = [self._xy[i] + ridge[i] * prior[i] for i in free]
+            solved = _solve_linear(a, b)
+            if min(solved) >= 0.0:
+                theta = [0.0, 0.0, 0.0]
+                for i, value in zip(free, solved, strict=True):
+                    theta[i] = value
+                return (theta[0], theta[1], theta[2])
+            free.pop(solved.index(min(solved)))
+        return (0.0, 0.0, 0.0)
 
     # the rest of a tick ----------------------------------------------------------------------------------
     @property
@@ -132,7 +139,7 @@ class TickCost:
     @per_chunk.setter
     def per_chunk(self, seconds: float) -> None:  # all of it as the rest (the step's share at zero)
         self.rest_per_chunk = seconds
-        self._fit = (self._fit[0], 0.0, self._fit[2])
+        self._fitted = (self.per_step, 0.0, self.per_frame)
 
     def seconds(self, chunks: int, frames: int, steps: int = 1) -> float:
         """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all, in `steps`
@@ -154,3 +161,21 @@ class TickCost:
         """Seconds a tick saves by running `streams` streams' chunks `extra_frames` frames longer each, in
         the step of a longer length, instead of in a step of their own (negative: a loss)."""
         return self.per_step - self.per_frame * streams * extra_frames
+
+
+def _solve_linear(a: list[list[float]], b: list[float]) -> list[float]:
+    """a x = b for a small symmetric positive definite a (the ridge keeps it so): Gaussian elimination
+    with partial pivoting."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            for c in range(col, n + 1):
+                m[r][c] -= f * m[col][c]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][c] * x[c] for c in range(r + 1, n))) / m[r][r]
+    return x
