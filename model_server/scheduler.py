@@ -269,7 +269,7 @@ class Engine:
         self.draining = False
         self.accepting = False  # False until warm-up is done
         self._rr = 0
-        self.cost = TickCost()
+        self.cost = TickCost(pad=getattr(runtime, "padded_batch", None))  # steps run at their graph bucket
         self._tick_step_s = 0.0  # model step time in the running tick
         self._tick_chunks = 0  # chunks the running tick served
         self._io_s = 0.0  # the owner's message handling since the last tick (io_time)
@@ -484,14 +484,17 @@ class Engine:
         frames in the 32-frame step than in a step of its own), and the streams of a tick want several
         lengths (new streams start small, chunks grow by doubling and are bounded by their leads). On a
         CPU a stream-frame costs about 100 us, so only a few streams' chunks move (docs/benchmarks.md,
-        "Fewer steps per tick"). A stream given more frames than it asked for gets more lead, never less."""
-        if len(chosen) < 2 or self.cost.per_step <= 0:
+        "Fewer steps per tick"). Steps are priced at their graph bucket: a merge that takes the longer
+        step over a power of two pays for the padding. A stream given more frames than it asked for gets
+        more lead, never less; a new stream's first chunk may ride too (its first window holds them), and
+        arrives with the same, shorter, tick."""
+        if len(chosen) < 2:
             return chosen
         counts = collections.Counter(want for _, want in chosen)
         lengths = sorted(counts)
         final = {length: length for length in lengths}
         for short, longer in itertools.pairwise(lengths):
-            if self.cost.merge_gain(counts[short], longer - short) > 0:
+            if self.cost.merge_gain((counts[short], short), (counts[longer], longer)) > 0:
                 counts[longer] += counts.pop(short)
                 for length, to in final.items():
                     if to == short:
@@ -610,7 +613,7 @@ class Engine:
                 self._fail(stream, f"model step failed: {exc}")
             return
         elapsed = time.perf_counter() - t0
-        self.cost.observe_step(elapsed, len(items), len(items) * length)
+        self.cost.observe_step(elapsed, len(items), length)
         self._tick_step_s += elapsed
         self._tick_chunks += len(items)
         audio = audio.numpy()

@@ -50,6 +50,8 @@ def test_a_levels_account_is_the_difference_around_it():
     assert engine_account.level_account(None, after, 5.0, 10) is None
     assert engine_account.level_account(before, after, 0.0, 10) is None
     assert engine_account.level_account(before, after, 5.0, 0)["us_per_chunk"] is None
+    # counters that went down: another replica answered, or the engine restarted: no account
+    assert engine_account.level_account(after, before, 5.0, 10) is None
 
 
 def test_a_target_without_engine_metrics_has_no_account():

@@ -292,6 +292,12 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
         "engine: busy 0.93 s per s over the ramp, 85 us per chunk served; cost model: 210 us per chunk "
         "besides its frames, step 1.10 ms fixed + 0.65 us per stream-frame; mean batch 312.5, 1.25 steps per tick"
     )
+    # a JSON written before the per-level account (2026-12-04's H200 run) is still summarized, without it
+    old = dict(server, engine={"statespeak_engine_seconds_per_chunk": 2.1e-4, "phase_seconds": {"plan": 1.0}})
+    old["levels"] = [{"label": "c=1"}]
+    lines = gpu_bench.summary_lines({"server": old})
+    assert not [x for x in lines if x.startswith(("engine:", "engine by level"))]
+    assert "engine time by phase: plan 100% of 1.0 s" in lines
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine by level")]
     assert line == "engine by level: c=64 busy 0.31, 120 us/chunk, 1.5 steps/tick"
     (line,) = [x for x in gpu_bench.summary_lines({"server": server}) if x.startswith("engine time")]

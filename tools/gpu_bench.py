@@ -707,15 +707,15 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
         )
     engine = server.get("engine") or {}
     prefix = "engine" if name == "server" else name + " engine"
-    if engine:
+    if "busy" in engine:  # (a JSON from before the per-level account has other keys: not summarized)
         lines.append(
             f"{prefix}: busy {engine['busy']:.2f} s per s over the ramp, "
             f"{(engine.get('us_per_chunk') or {}).get('all', 0.0):.0f} us per chunk served; cost model: "
             f"{engine['per_chunk_us']:.0f} us per chunk besides its frames, step {engine['step_fixed_ms']:.2f} ms "
             f"fixed + {engine['step_per_frame_us']:.2f} us per stream-frame; mean batch {engine['mean_batch']}, "
-            f"{engine['steps_per_tick']} steps per tick"
+            f"{engine['steps_per_tick'] or 0:.2f} steps per tick"
         )
-    phases = engine.get("phase_s") or {}
+    phases = engine.get("phase_s") or engine.get("phase_seconds") or {}
     if sum(phases.values()) > 0:
         total = sum(phases.values())
         top = sorted(phases.items(), key=lambda kv: -kv[1])
@@ -724,7 +724,7 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
             + ", ".join(f"{phase} {seconds / total:.0%}" for phase, seconds in top if seconds > 0)
             + f" of {total:.1f} s"
         )
-    by_level = [lvl for lvl in server.get("levels", []) if lvl.get("engine")]
+    by_level = [lvl for lvl in server.get("levels", []) if (lvl.get("engine") or {}).get("busy") is not None]
     if by_level:  # is the engine thread the limit (busy near 1), and in which phase?
         lines.append(
             f"{prefix} by level: "

@@ -5,7 +5,9 @@ The client's records say what the listeners got; this says where the engine thre
 what its cost model believed at the end (`engine.cost.TickCost`). Together they tell whether a level was
 limited by the engine thread (`busy` near 1: the seconds it worked per wall second), and by which part of
 it (`us_per_chunk`, per phase). Only a Statespeak server has these metrics: for any other target, or a
-SageMaker endpoint, there is no account (None).
+SageMaker endpoint, there is no account (None). Behind a load balancer each scrape reads whichever replica
+answers, so point the bench at one replica (or `--local`) for an account that means something; a counter
+that went down between the scrapes (another replica, or a restarted engine) gives no account.
 """
 
 from __future__ import annotations
@@ -67,11 +69,15 @@ def level_account(before: dict | None, after: dict | None, elapsed_s: float, chu
     listeners got `chunks` chunks."""
     if before is None or after is None or elapsed_s <= 0:
         return None
+    counters = [(after.get(k, 0.0), before.get(k, 0.0)) for k in ("ticks", "steps", "batch_count")]
+    counters += [(s, before["phases"].get(p, 0.0)) for p, s in after["phases"].items()]
+    if any(a < b for a, b in counters):  # not the same engine process both times
+        return None
 
     def delta(key: str) -> float:
-        return max(0.0, after.get(key, 0.0) - before.get(key, 0.0))
+        return after.get(key, 0.0) - before.get(key, 0.0)
 
-    phases = {p: max(0.0, s - before["phases"].get(p, 0.0)) for p, s in after["phases"].items()}
+    phases = {p: s - before["phases"].get(p, 0.0) for p, s in after["phases"].items()}
     worked = sum(phases.values())
     ticks, steps, batches = delta("ticks"), delta("steps"), delta("batch_count")
     return {

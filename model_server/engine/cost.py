@@ -12,16 +12,27 @@ B streams by L frames costs
 - per_stream: each stream's share of a step besides its frames (its state, its vocoder's per-chunk work);
 - per_frame: each stream-frame.
 
-They are fitted by least squares over the recent steps (decayed), held at zero or above, and drawn toward
-the plain ratio of step seconds to stream-frames where the steps so far cannot tell them apart (steps of
-one shape only: then the fit is that ratio, which predicts those steps exactly). The rest of a tick
-(admission, planner windows, events, the owner's messages) is `rest_per_chunk`, a ratio of decayed sums
-that weighs each tick by its size.
+B is the batch the device runs: on CUDA graphs the batch padded to its bucket (`pad`, from the runtime), so
+a merge that takes a step over a power of two is priced as the bigger step it is.
+
+They are fitted by least squares over the recent steps (decayed), drawn toward the plain ratio of step
+seconds to stream-frames where the steps so far cannot tell them apart (steps of one shape only: then the
+fit is that ratio, which predicts those steps exactly). Bounds: per_step and per_stream at zero or above,
+per_frame at a quarter of the seconds per stream-frame of the biggest recent step or above (that step's
+fixed parts are the smallest share of it; a fit that put every second into the fixed parts would switch the
+budgets that read the frames off). Once warm, a step is counted at most OUTLIER times its prediction, so
+one stall (a page fault, a busy neighbour) does not make every step look fixed-cost for the next twenty; a
+really new shape gets there in a few steps. The rest of a tick (admission, planner windows, events, the
+owner's messages) is `rest_per_chunk`, a ratio of decayed sums that weighs each tick by its size.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+from collections.abc import Callable
+
+log = logging.getLogger("statespeak.scheduler")
 
 __all__ = ["TickCost"]
 
@@ -33,14 +44,22 @@ class TickCost:
     # on each coefficient's own scale: enough to pick that answer among the fits that are all exact (one
     # step shape), too little to move a fit the steps determine.
     PRIOR = 0.005
+    FRAME_FLOOR = 0.25  # per_frame at least this share of the biggest recent step's seconds per stream-frame
+    BIG_DECAY = 0.98  # per step: a step this much smaller than the biggest one so far takes its place
+    OUTLIER = 4.0  # once warm, a step counts as at most this many times its predicted seconds
+    WARM = 10.0  # decayed steps after which the fit predicts well enough to bound outliers
 
-    def __init__(self) -> None:
+    def __init__(self, pad: Callable[[int], int] | None = None) -> None:
+        """pad: the batch the device runs for a batch of n streams (None: n itself)."""
+        self.pad = pad or (lambda n: n)
         # decayed sums over steps of x x^T and x * seconds, x = (1, streams, stream-frames): plain floats, as
         # numpy's per-call overhead on 3 x 3 arrays was most of the cost (it runs on the engine thread)
         self._gram = [[0.0] * 3 for _ in range(3)]
         self._xy = [0.0] * 3
         self._ratio = [0.0, 0.0]  # decayed step seconds, stream-frames (the prior)
         self._fitted: tuple[float, float, float] | None = (0.0, 0.0, 0.0)  # None: refit when next read
+        self._last_good = (0.0, 0.0, 0.0)
+        self._big = [0.0, 0.0]  # the biggest recent step: stream-frames (decayed), seconds per stream-frame
         self._rest = [0.0, 0.0]  # decayed other seconds, chunks
 
     # the step ------------------------------------------------------------------------------------------
@@ -79,14 +98,24 @@ class TickCost:
         """Set one coefficient; the measurements so far are dropped (the next step starts a new fit)."""
         fit = list(self._fit)
         fit[index] = max(0.0, seconds)
-        self._fitted = (fit[0], fit[1], fit[2])
+        self._fitted = self._last_good = (fit[0], fit[1], fit[2])
         self._gram = [[0.0] * 3 for _ in range(3)]
         self._xy = [0.0] * 3
+        self._big = [0.0, 0.0]
 
-    def observe_step(self, seconds: float, streams: int, frames: int) -> None:
-        """One model step: its seconds, the streams it carried and their stream-frames in all."""
+    def observe_step(self, seconds: float, streams: int, length: int) -> None:
+        """One model step: its seconds, the streams it carried and its chunk length in frames."""
+        if not math.isfinite(seconds):
+            return
+        batch = self.pad(streams)
+        frames = batch * length
         seconds = max(0.0, seconds)
-        x = (1.0, float(streams), float(frames))
+        if self._gram[0][0] >= self.WARM:
+            seconds = min(seconds, self.OUTLIER * self.step_seconds(streams, length))
+        x = (1.0, float(batch), float(frames))
+        self._big[0] *= self.BIG_DECAY
+        if frames >= self._big[0] and frames > 0:
+            self._big = [float(frames), seconds / frames]
         d = self.STEP_DECAY
         for i in range(3):
             row = self._gram[i]
@@ -97,24 +126,43 @@ class TickCost:
         self._fitted = None
 
     def _solve(self) -> tuple[float, float, float]:
+        """The fit, or the last good one if this one fails (the engine thread reads it every tick: a
+        numerical accident must not fail every stream)."""
+        try:
+            fit = self._solve_bounded()
+        except (ArithmeticError, ValueError):
+            log.warning("step cost fit failed: the previous estimate stays", exc_info=True)
+            fit = None
+        if fit is None or not all(math.isfinite(v) for v in fit):
+            return self._last_good
+        self._last_good = fit
+        return fit
+
+    def _solve_bounded(self) -> tuple[float, float, float]:
         """Least squares with a ridge toward the ratio, each coefficient scaled by its own data, and an
-        active set for the bounds: a coefficient the free fit makes negative is held at zero and the
+        active set for the bounds: a coefficient the free fit puts below its bound is held there and the
         others are fitted again (three unknowns: at most three rounds)."""
         ratio = self._ratio[0] / self._ratio[1] if self._ratio[1] else 0.0
         prior = (0.0, 0.0, ratio)
+        lower = (0.0, 0.0, min(self.FRAME_FLOOR * self._big[1], ratio))
         ridge = [self.PRIOR * max(self._gram[i][i], 1e-12) for i in range(3)]
+        theta = list(lower)
         free = [0, 1, 2]
         while free:
+            held = [i for i in range(3) if i not in free]
             a = [[self._gram[i][j] + (ridge[i] if i == j else 0.0) for j in free] for i in free]
-            b = [self._xy[i] + ridge[i] * prior[i] for i in free]
+            b = [
+                self._xy[i] + ridge[i] * prior[i] - sum(self._gram[i][j] * theta[j] for j in held)
+                for i in free
+            ]
             solved = _solve_linear(a, b)
-            if min(solved) >= 0.0:
-                theta = [0.0, 0.0, 0.0]
+            below = [v - lower[i] for i, v in zip(free, solved, strict=True)]
+            if min(below) >= 0.0:
                 for i, value in zip(free, solved, strict=True):
                     theta[i] = value
-                return (theta[0], theta[1], theta[2])
-            free.pop(solved.index(min(solved)))
-        return (0.0, 0.0, 0.0)
+                break
+            free.pop(below.index(min(below)))
+        return (theta[0], theta[1], theta[2])
 
     # the rest of a tick ----------------------------------------------------------------------------------
     @property
@@ -139,7 +187,7 @@ class TickCost:
     @per_chunk.setter
     def per_chunk(self, seconds: float) -> None:  # all of it as the rest (the step's share at zero)
         self.rest_per_chunk = seconds
-        self._fitted = (self.per_step, 0.0, self.per_frame)
+        self._fitted = self._last_good = (self.per_step, 0.0, self.per_frame)
 
     def seconds(self, chunks: int, frames: int, steps: int = 1) -> float:
         """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all, in `steps`
@@ -157,10 +205,17 @@ class TickCost:
         spare = frame_s - streams * self.per_frame
         return (self.per_step + streams * self.per_chunk) / spare if spare > 0 else math.inf
 
-    def merge_gain(self, streams: int, extra_frames: int) -> float:
-        """Seconds a tick saves by running `streams` streams' chunks `extra_frames` frames longer each, in
-        the step of a longer length, instead of in a step of their own (negative: a loss)."""
-        return self.per_step - self.per_frame * streams * extra_frames
+    def step_seconds(self, streams: int, length: int) -> float:
+        """Estimated seconds of one step of `streams` streams by `length` frames (at the padded batch)."""
+        batch = self.pad(streams)
+        return self.per_step + self.per_stream * batch + self.per_frame * batch * length
+
+    def merge_gain(self, short: tuple[int, int], longer: tuple[int, int]) -> float:
+        """Seconds a tick saves by stepping the `short` group (streams, length) at the `longer` group's
+        length in its step, instead of in a step of its own (negative: a loss)."""
+        (n_short, l_short), (n_long, l_long) = short, longer
+        apart = self.step_seconds(n_short, l_short) + self.step_seconds(n_long, l_long)
+        return apart - self.step_seconds(n_short + n_long, l_long)
 
 
 def _solve_linear(a: list[list[float]], b: list[float]) -> list[float]:

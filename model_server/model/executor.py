@@ -103,6 +103,13 @@ class Executor:
         self._fixed_vocoder = device.type == "cuda" or self._graphs is not None
         self._pinned: torch.Tensor | None = None  # host buffer for the int16 audio coming back (CUDA)
 
+    def padded_batch(self, batch: int) -> int:
+        """The batch a step of `batch` streams runs on the device: its graph bucket when CUDA graphs
+        serve (padding rows are computed and dropped), else the batch itself."""
+        if self._graphs is not None and not self._graphs.failed:
+            return graph_bucket(batch)
+        return batch
+
     def new_pool(self, max_streams: int) -> StatePool:
         if isinstance(max_streams, bool) or not isinstance(max_streams, int) or max_streams < 1:
             raise ValueError(f"max_streams must be a positive int, got {max_streams!r}")

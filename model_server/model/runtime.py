@@ -169,6 +169,9 @@ class SpeechRuntime:
     def step(self, pool: StatePool, slot_ids, cond: torch.Tensor, *, pcm16: bool = False) -> torch.Tensor:
         return self.executor.step(pool, slot_ids, cond, pcm16=pcm16)
 
+    def padded_batch(self, batch: int) -> int:
+        return self.executor.padded_batch(batch)
+
     @property
     def _graphs(self):
         return self.executor._graphs

@@ -227,6 +227,9 @@ def test_graph_plumbing_equals_eager(rt, slots):
     for a, b in zip(pg.tensors(), pe.tensors(), strict=True):
         torch.testing.assert_close(a[slots], b[slots], rtol=1e-4, atol=1e-5)
     assert sorted(graphed._graphs.graphs) == [(4, 1), (4, 2), (4, 8), (4, 16)]  # 3 streams pad to bucket 4
+    # what the scheduler's cost model prices a step at: the bucket on graphs, the batch itself eagerly
+    assert [graphed.padded_batch(n) for n in (1, 3, 4, 5, 100)] == [1, 4, 4, 8, 128]
+    assert [eager.padded_batch(n) for n in (1, 3, 100)] == [1, 3, 100]
 
 
 class _CaptureFails:
@@ -252,6 +255,7 @@ def test_a_failed_capture_leaves_every_step_eager(rt, caplog):
             atol=1e-5,
         )
     assert backend.calls == 1 and not graphed._graphs.graphs
+    assert graphed.padded_batch(3) == 3  # every step eager now: no padding to price
     assert graphed._graphs.failed == {(2, 8): "operation not permitted when stream is capturing"}
     assert [r.message for r in caplog.records].count("graph capture failed: every step runs eagerly") == 1
 

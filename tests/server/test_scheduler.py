@@ -291,7 +291,7 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     d.say(newcomer, "Hello.")
     newcomer.finish()
     monkeypatch.setattr(sched, "TICK_TARGET_S", 1e-9)  # any step is over budget
-    d.engine.cost.per_frame, d.engine.cost.per_chunk = 1.0, 0.0
+    d.engine.cost.per_step, d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.0, 1.0, 0.0
     before = ahead.frames
     d.engine.tick()
     assert newcomer.chunks == 1  # the most urgent stream goes first and always goes
@@ -318,7 +318,7 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     for s, lead in zip(streams, leads_s, strict=True):
         s.first_audio_at = now - s.frames * hop_s + lead
     # 2 ms per stream-frame and no fixed work per chunk (a CPU's case): a 4 x 32-frame tick would take 256 ms
-    d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.002, 0.0
+    d.engine.cost.per_step, d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.0, 0.002, 0.0
     chosen, _ = d.engine._choose(streams)
     wants = {s.id: want for s, want in chosen}
     assert len(chosen) == 4
@@ -409,7 +409,7 @@ def test_merged_chunk_lengths_speak_the_same_audio_in_fewer_steps(runtime, monke
     from model_server.engine.cost import TickCost
 
     def run(gain: float) -> tuple[list, int]:
-        monkeypatch.setattr(TickCost, "merge_gain", lambda self, streams, extra: gain)
+        monkeypatch.setattr(TickCost, "merge_gain", lambda self, short, longer: gain)
         d = Driver(runtime, max_streams=4)
         texts = ["Hello there.", "A longer sentence keeps this stream going for a while.", "Numbers: 42."]
         streams = [d.open() for _ in texts]
