@@ -7,7 +7,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .ranges import _weekday_dash
-from .rules import _master, _rules
+from .rules import _master, _scan_rules
 
 LANGUAGES = ("en", "es", "de", "fr")
 
@@ -104,6 +104,9 @@ def _speakable(text: str) -> str:
     return "".join(out)
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def normalize_segments(text: str, language: str = "en") -> list[Segment]:
     """Split `text` into segments with their spoken form (see module docstring)."""
     if not isinstance(text, str):
@@ -126,8 +129,9 @@ def normalize_segments(text: str, language: str = "en") -> list[Segment]:
         text = "".join(p if k % 2 else unicodedata.normalize("NFKC", p) for k, p in enumerate(parts))
         text = _DIGIT_DASH.sub("-", text)  # "10–20" is a range, not a pause
         text = _weekday_dash(language).sub(r"\1-", text).translate(_TRANSLATE)  # "Mon–Fri" too
-    rules = _rules(language)
-    master = _master(language)
+    digits = _DIGIT.search(text) is not None  # a text without one skips the rules that read numbers
+    rules = _scan_rules(language, digits)
+    master = _master(language, digits)
     segments: list[Segment] = []
     pos = 0
     while pos < len(text):
