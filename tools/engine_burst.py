@@ -133,7 +133,7 @@ def _burst(args: argparse.Namespace) -> dict:
         "audio_s": sum(p.audio_s for p in plays),
         "chunks": sum(len(a) for a in arrivals.values()),
         "steps": steps[0],
-        # the scheduler's own account (`scheduler.TickCost`; None for a checkout older than it)
+        # the scheduler's own account (`engine.cost.TickCost`; None for a checkout older than it)
         "us_per_chunk": cost.per_chunk * 1e6 if (cost := getattr(engine, "cost", None)) else None,
         "us_per_frame": cost.per_frame * 1e6 if cost else None,
         "ms_per_step": getattr(cost, "per_step", 0.0) * 1e3 if cost else None,  # 0 before the step fit
