@@ -260,8 +260,10 @@ def test_table_json_and_plot(tmp_path):
     lines = table.splitlines()
     assert len(lines) == 4 and lines[2].startswith("| c=1 | 1 | 4 | 4 | 0 | 0 | 0 | 0.0 / 0 | 40 |")
     assert lines[3].startswith("| c=2 | 1 | 4 | 4 | 0 | 0 | 1 | 0.0 / 0 | 300 |")
-    assert all(line.count("|") == 21 for line in lines)  # 20 columns in every row
-    assert lines[2].endswith("| - | - |")  # no client load or server CPU measured here
+    assert all(line.count("|") == 22 for line in lines)  # 21 columns in every row
+    assert lines[2].endswith("| - | - | - |")  # no client load, server CPU or engine account measured here
+    result["levels"][0]["engine"] = {"busy": 0.876}
+    assert report.markdown_table(result["levels"]).splitlines()[2].endswith("| - | - | 0.88 |")
     report.write_json(tmp_path / "b.json", result)
     assert json.loads((tmp_path / "b.json").read_text())["streams_per_replica"] == 1
     report.plot(tmp_path / "b.png", result["levels"], result["streams"], result["meta"])

@@ -725,7 +725,7 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
             + f" of {total:.1f} s"
         )
     by_level = [lvl for lvl in server.get("levels", []) if (lvl.get("engine") or {}).get("busy") is not None]
-    if by_level:  # is the engine thread the limit (busy near 1), and in which phase?
+    if by_level:  # the engine thread's load per level (busy near 1 with streams barely real-time: the limit)
         lines.append(
             f"{prefix} by level: "
             + "; ".join(

@@ -3,8 +3,10 @@
 The client's records say what the listeners got; this says where the engine thread's time went meanwhile
 (`scheduler.PhaseTimes`), how many steps its ticks ran (one per chunk length they could not merge) and
 what its cost model believed at the end (`engine.cost.TickCost`). Together they tell whether a level was
-limited by the engine thread (`busy` near 1: the seconds it worked per wall second), and by which part of
-it (`us_per_chunk`, per phase). Only a Statespeak server has these metrics: for any other target, or a
+limited by the engine thread, and by which part of it (`us_per_chunk`, per phase): `busy` is the seconds it
+worked per wall second, and the engine makes audio as fast as it can while streams have room in their
+buffers, so it is near 1 at low concurrency too (one stream runs far ahead of real time); near 1 with the
+streams only just ahead of real time, or stalling, the engine thread is the limit. Only a Statespeak server has these metrics: for any other target, or a
 SageMaker endpoint, there is no account (None). Behind a load balancer each scrape reads whichever replica
 answers, so point the bench at one replica (or `--local`) for an account that means something; a counter
 that went down between the scrapes (another replica, or a restarted engine) gives no account.

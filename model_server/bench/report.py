@@ -21,19 +21,27 @@ def _busy(s: dict[str, Any]) -> str:
     return f"{busy:.2f} **client-limited**" if s.get("client_limited") else f"{busy:.2f}"
 
 
+def _engine_busy(s: dict[str, Any]) -> str:
+    """The engine thread's working seconds per wall second over the level (it races ahead of real time
+    while streams have buffer room, so near 1 means the limit only where streams are barely real-time)."""
+    engine = s.get("engine") or {}
+    return f"{engine['busy']:.2f}" if engine.get("busy") is not None else "-"
+
+
 def markdown_table(summaries: list[dict[str, Any]]) -> str:
     """One row per level; TTFA columns are client-side unless marked server.
 
     level: c=N closed loop (N streams in flight), "staggered" when the first starts were spread, R/s
     poisson for open-loop arrivals. in flight: time-averaged / peak streams the server carried (refused
-    requests excluded), from each stream's start and end on the client clock.
+    requests excluded), from each stream's start and end on the client clock. engine busy: the engine's
+    own account of the level (`engine_account`), where the target is a Statespeak server.
     """
     head = (
         "| level | clients | streams | ok | 503 | err | cut | in flight mean / peak | TTFA p50 | p95 | p99 | max "
         "| server TTFA p50 | p99 | max gap p99 | stalls (streams) | stall ms p99 | audio s / wall s "
-        "| client loop busy max | server CPU ms / audio s |"
+        "| client loop busy max | server CPU ms / audio s | engine busy |"
     )
-    sep = "|" + "---:|" * 20
+    sep = "|" + "---:|" * 21
     rows = [head, sep]
     for s in summaries:
         t, st, gap, sms = s["client_ttfa_ms"], s["server_ttfa_ms"], s["max_gap_ms"], s["stall_ms"]
@@ -44,7 +52,7 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
             f"| {_ms(t['p50'])} | {_ms(t['p95'])} | {_ms(t['p99'])} | {_ms(t['max'])} "
             f"| {_ms(st['p50'])} | {_ms(st['p99'])} | {_ms(gap['p99'])} "
             f"| {s['stalls']} ({s['streams_with_stalls']}) | {_ms(sms['p99'])} | {s['audio_per_wall_s']:.2f} "
-            f"| {_busy(s)} | {_ms(s.get('server_cpu_ms_per_audio_s'))} |"
+            f"| {_busy(s)} | {_ms(s.get('server_cpu_ms_per_audio_s'))} | {_engine_busy(s)} |"
         )
     return "\n".join(rows)
 
