@@ -492,13 +492,15 @@ class Engine:
             return chosen
         counts = collections.Counter(want for _, want in chosen)
         lengths = sorted(counts)
-        final = {length: length for length in lengths}
+        rides = set()  # lengths whose streams ride in the next longer step
         for short, longer in itertools.pairwise(lengths):
             if self.cost.merge_gain((counts[short], short), (counts[longer], longer)) > 0:
-                counts[longer] += counts.pop(short)
-                for length, to in final.items():
-                    if to == short:
-                        final[length] = longer
+                counts[longer] += counts[short]
+                rides.add(short)
+        final, target = {}, 0
+        for length in reversed(lengths):  # longest first (never riding), so a chain 4 -> 8 -> 16 resolves
+            final[length] = target if length in rides else length
+            target = final[length]
         return [(stream, final[want]) for stream, want in chosen]
 
     def _growth_floor(self, streams: int) -> int:

@@ -57,17 +57,18 @@ class TickCost:
         self._gram = [[0.0] * 3 for _ in range(3)]
         self._xy = [0.0] * 3
         self._ratio = [0.0, 0.0]  # decayed step seconds, stream-frames (the prior)
-        self._fitted: tuple[float, float, float] | None = (0.0, 0.0, 0.0)  # None: refit when next read
-        self._last_good = (0.0, 0.0, 0.0)
+        self._coef = (0.0, 0.0, 0.0)  # per_step, per_stream, per_frame: the last good fit
+        self._stale = False  # steps observed since it: refit when next read
         self._big = [0.0, 0.0]  # the biggest recent step: stream-frames (decayed), seconds per stream-frame
         self._rest = [0.0, 0.0]  # decayed other seconds, chunks
 
     # the step ------------------------------------------------------------------------------------------
     @property
-    def _fit(self) -> tuple[float, float, float]:  # per_step, per_stream, per_frame; solved once per change
-        if self._fitted is None:
-            self._fitted = self._solve()
-        return self._fitted
+    def _fit(self) -> tuple[float, float, float]:  # solved once per change, when read
+        if self._stale:
+            self._stale = False
+            self._refit()
+        return self._coef
 
     @property
     def per_step(self) -> float:
@@ -98,7 +99,7 @@ class TickCost:
         """Set one coefficient; the measurements so far are dropped (the next step starts a new fit)."""
         fit = list(self._fit)
         fit[index] = max(0.0, seconds)
-        self._fitted = self._last_good = (fit[0], fit[1], fit[2])
+        self._coef, self._stale = (fit[0], fit[1], fit[2]), False
         self._gram = [[0.0] * 3 for _ in range(3)]
         self._xy = [0.0] * 3
         self._big = [0.0, 0.0]
@@ -123,20 +124,18 @@ class TickCost:
                 row[j] = d * row[j] + x[i] * x[j]
             self._xy[i] = d * self._xy[i] + x[i] * seconds
         self._ratio = [d * self._ratio[0] + seconds, d * self._ratio[1] + frames]
-        self._fitted = None
+        self._stale = True
 
-    def _solve(self) -> tuple[float, float, float]:
-        """The fit, or the last good one if this one fails (the engine thread reads it every tick: a
-        numerical accident must not fail every stream)."""
+    def _refit(self) -> None:
+        """A new fit, or the last good one kept if this one fails (the engine thread reads it every tick:
+        a numerical accident must not fail every stream)."""
         try:
             fit = self._solve_bounded()
         except (ArithmeticError, ValueError):
             log.warning("step cost fit failed: the previous estimate stays", exc_info=True)
-            fit = None
-        if fit is None or not all(math.isfinite(v) for v in fit):
-            return self._last_good
-        self._last_good = fit
-        return fit
+            return
+        if all(math.isfinite(v) for v in fit):
+            self._coef = fit
 
     def _solve_bounded(self) -> tuple[float, float, float]:
         """Least squares with a ridge toward the ratio, each coefficient scaled by its own data, and an
@@ -187,7 +186,7 @@ class TickCost:
     @per_chunk.setter
     def per_chunk(self, seconds: float) -> None:  # all of it as the rest (the step's share at zero)
         self.rest_per_chunk = seconds
-        self._fitted = self._last_good = (self.per_step, 0.0, self.per_frame)
+        self._coef, self._stale = (self.per_step, 0.0, self.per_frame), False
 
     def seconds(self, chunks: int, frames: int, steps: int = 1) -> float:
         """Estimated duration of a tick that serves `chunks` chunks of `frames` frames in all, in `steps`
