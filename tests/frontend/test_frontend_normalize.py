@@ -112,6 +112,9 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("4111 1111 1111 1111", "four one one one, one one one one, one one one one, one one one one"),
         ("4111-1111-1111-1111", "four one one one, one one one one, one one one one, one one one one"),
         ("card ending in 4242", "card ending in four two four two"),
+        ("Card ending 4242.", "Card ending four two four two."),  # "in" left out, as agents often say it
+        ("the Visa that ends 0045", "the Visa that ends zero zero four five"),
+        ("The sale ends 2025.", "The sale ends twenty twenty five."),  # no card before it: a year
         ("order #A1B2-339", "order number Eigh one B two, three three nine"),
         ("order number 12345", "order number one two three four five"),
         ("order 12345", "order one two three four five"),

@@ -164,9 +164,10 @@ _CODE_CUE = re.compile(
     r"routing|voucher|coupon|promo|passcode|pass\s+code|password|otp|verification|prescription|rx|"
     r"imei|imsi|iccid|meid|puk|ein|tin|vin|npi|"
     r"last\s+(?:four|4)(?:\s+digits)?|text\s+[A-Z]+\s+to|text\s+(?:us\s+)?(?:at|to)|"
-    # "ends in 6789" after what has a number ("the card ending in"); "the offer ends in 2025" is a year
+    # "ends in 6789" after what has a number ("the card ending in", "card ending 4242"); "the offer ends in
+    # 2025" is a year
     r"(?:card|account|acct|number|no\.|ssn|phone|mobile|checking|savings|visa|mastercard|amex)\b[^.]{0,25}?"
-    r"\b(?:ends?|ending)\s+(?:in|with))\b\.?"
+    r"\b(?:ends?|ending)(?:\s+(?:in|with))?)\b\.?"
     r"(?:\s+(?:number|no\.|num|code|id|#|is|was))*\s*(?:#|:|\bis\b)?\s*"
     r"|#\s*)$",
     re.IGNORECASE,
