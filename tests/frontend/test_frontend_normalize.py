@@ -282,6 +282,10 @@ SPOKEN_FORMS: dict[str, list[tuple[str, str]]] = {
         ("the 2024-2025 season", "the twenty twenty four to twenty twenty five season"),
         ("Between 2-3 pm", "Between two and three p.m."),
         ("We are open 9-5", "We are open nine to five"),
+        ("Call us between 9-5.", "Call us between nine and five."),  # falling hours after a span's word
+        ("We answer from 10-4 on Saturdays.", "We answer from ten to four on Saturdays."),
+        ("The score was 9-5.", "The score was nine to five."),
+        ("from 15-7", "from fifteen - seven"),  # not hours (15 > 12): the dash stays a pause
         # spans of times, amounts, decimals and weekdays: the dash is "to", never "minus" or a pause
         ("We're open 9am-5pm, Monday-Friday.", "We're open nine a.m. to five p.m., Monday to Friday."),
         ("Open Mon–Fri, 9 a.m. - 5 p.m.", "Open Monday to Friday, nine a.m. to five p.m."),

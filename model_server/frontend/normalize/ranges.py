@@ -23,7 +23,9 @@ _ID_CUE = re.compile(
 
 
 _HOURS_CUE = re.compile(
-    r"\b(?:open|hours(?:\s+are)?|available|daily|weekdays|weekends|m\s?[-–/]\s?f|abierto|abre|horario|geöffnet|"
+    # "between 9-5", "from 10-4": hours said with the words of a span (a score is never "from" or "between")
+    r"\b(?:open|hours(?:\s+are)?|available|daily|weekdays|weekends|between|from|m\s?[-–/]\s?f|abierto|abre|"
+    r"horario|geöffnet|"
     r"öffnungszeiten|ouvert|horaires|"
     # after the days they apply to: "Mon-Fri 9-5", "Sat 10-4", "lunes a viernes 9-14", "Mo.-Fr. 9-17"
     r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?|"
