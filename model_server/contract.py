@@ -34,6 +34,10 @@ ENV_KEEP_ALIVE_S = "STATESPEAK_KEEP_ALIVE_S"
 KEEP_ALIVE_MARGIN_S = 5  # how much longer the server keeps an idle connection than the load balancer
 ENV_KIT_NAME = "STATESPEAK_KIT"  # the kit instance (CDK context `name`): a metric dimension
 
+# The SageMaker hosts' AMI the kit's image needs (`InferenceAmiVersion`): its torch is a CUDA 13.0 build, which
+# needs NVIDIA driver 580; SageMaker's default AMIs carry 470 (g5, p4d), 535 (g6, p5) or 550 (p5e).
+KIT_INFERENCE_AMI_VERSION = "al2023-ami-sagemaker-inference-gpu-4-1"
+
 SAGEMAKER_MODEL_DIR = "/opt/ml/model"
 CONTAINER_MODEL_DIR = "/opt/statespeak/model"  # where ECS mounts the shared weights
 # The image's non-root user (uid:gid, made by model_server/Dockerfile). The image itself runs as root, as

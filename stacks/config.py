@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from model_server.contract import BUNDLED_WEIGHTS_VERSION, MAX_STREAMS_LIMIT
+from model_server.contract import BUNDLED_WEIGHTS_VERSION, KIT_INFERENCE_AMI_VERSION, MAX_STREAMS_LIMIT
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CDK_JSON = REPO_ROOT / "cdk.json"
@@ -126,7 +126,7 @@ class StatespeakConfig:
     """GPU instance type of the ECS capacity (g5, g6, g6e or p families); one task per GPU."""
     sagemaker_instance_type: str = "ml.g6e.xlarge"
     """Instance type of the SageMaker real-time endpoint."""
-    sagemaker_inference_ami_version: str = "al2023-ami-sagemaker-inference-gpu-4-1"
+    sagemaker_inference_ami_version: str = KIT_INFERENCE_AMI_VERSION
     """The endpoint hosts' AMI (`InferenceAmiVersion`): the kit image's torch is a CUDA 13.0 build, which needs
     NVIDIA driver 580; SageMaker's default AMIs carry 470 (g5, p4d), 535 (g6, p5) or 550. Empty: SageMaker's
     default (a Marketplace package built for an older CUDA)."""

@@ -34,6 +34,7 @@ from model_server.contract import (
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
+    KIT_INFERENCE_AMI_VERSION,
     METRIC_REJECTED_STREAMS,
     METRICS_NAMESPACE,
     SAGEMAKER_MODEL_DIR,
@@ -154,6 +155,14 @@ def instance_family(instance_type: str) -> str:
     return match.group(1)
 
 
+def inference_ami_version(props: SageMakerEndpointProps) -> str:
+    """The variant's `InferenceAmiVersion` ("" for SageMaker's default): the props' own, else what the model
+    needs (the kit image: driver 580)."""
+    if props.inference_ami_version is not None:
+        return props.inference_ami_version
+    return KIT_INFERENCE_AMI_VERSION if isinstance(props.model, KitModel) else ""
+
+
 def has_instance_storage(instance_type: str) -> bool:
     """True where the host's storage is NVMe instance store (no EBS volume for a KMS key to encrypt)."""
     return instance_family(instance_type) in INSTANCE_STORE_FAMILIES
@@ -212,8 +221,10 @@ class SageMakerEndpointProps:
     instance_type: str = "ml.g6e.xlarge"
     """GPU instance type of the production variant."""
     inference_ami_version: str | None = None
-    """The hosts' AMI (`InferenceAmiVersion`), which fixes their NVIDIA driver; None: SageMaker's default.
-    The kit image needs driver 580 (`al2023-ami-sagemaker-inference-gpu-4-1`): its torch is a CUDA 13 build."""
+    """The hosts' AMI (`InferenceAmiVersion`), which fixes their NVIDIA driver. None: what the model needs, the
+    driver-580 AMI for a `KitModel` (`contract.KIT_INFERENCE_AMI_VERSION`: the kit image's torch is a CUDA 13
+    build, and on SageMaker's default AMIs the server would never turn ready) and SageMaker's default for a
+    `MarketplaceModel`. "": SageMaker's default in either case."""
     initial_instance_count: int = 2
     """Instances at creation; autoscaling takes over from there."""
     volume_key: kms.IKey | None = None
@@ -316,7 +327,7 @@ class SageMakerEndpoint(Construct):
             variant_name=VARIANT_NAME,
             model_name=self.model.attr_model_name,
             instance_type=props.instance_type,
-            inference_ami_version=props.inference_ami_version or None,
+            inference_ami_version=inference_ami_version(props) or None,
             initial_instance_count=props.initial_instance_count,
             initial_variant_weight=1.0,
             container_startup_health_check_timeout_in_seconds=int(

@@ -45,6 +45,11 @@ def test_example_adds_the_endpoint_to_an_existing_stack_in_an_imported_vpc(examp
     assert not _of_type(example, "AWS::EC2::VPC") and not _of_type(example, "AWS::EC2::Subnet")
     (endpoint,) = _of_type(example, "AWS::SageMaker::Endpoint")
     assert endpoint["EndpointName"] == "agents-tts"
+    # the example sets no AMI: the construct picks the driver-580 one the kit image needs (without it the
+    # endpoint would never turn ready on SageMaker's default AMIs)
+    (config,) = _of_type(example, "AWS::SageMaker::EndpointConfig")
+    (variant,) = config["ProductionVariants"]
+    assert variant["InferenceAmiVersion"] == contract.KIT_INFERENCE_AMI_VERSION
     (model,) = _of_type(example, "AWS::SageMaker::Model")
     assert model["VpcConfig"]["Subnets"] == ["subnet-0aaaaaaaaaaaaaaa1", "subnet-0bbbbbbbbbbbbbbb2"]
     assert model["PrimaryContainer"]["Environment"][contract.ENV_KIT_NAME] == "Agents"

@@ -380,6 +380,9 @@ def test_ebs_instance_types_get_the_volume_key():
     assert endpoint.volume_encrypted
     template = Template.from_stack(stack)
     template.has_resource_properties("AWS::SageMaker::EndpointConfig", {"KmsKeyId": Match.any_value()})
+    # a Marketplace package brings its own image: no AMI is chosen for it (SageMaker's default)
+    template.has_resource_properties("AWS::SageMaker::EndpointConfig", {"ProductionVariants": [
+        Match.object_like({"InferenceAmiVersion": Match.absent()})]})  # fmt: skip
     template.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
         Match.object_like({"Action": ["kms:CreateGrant", "kms:DescribeKey"]})])}})  # fmt: skip
 
