@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from model_server.api.auth import OPEN_PATHS, auth_error, origin_error
@@ -87,6 +88,21 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError):
         return exc.response(openai=request.url.path.startswith("/v1/"))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def routing_error(request: Request, exc: StarletteHTTPException):
+        """The router's refusals (no such route, a method the route does not take) in the error JSON of every
+        other refusal: an OpenAI client reads `error.message`, a Cartesia one `message`."""
+        path, method = request.url.path, request.method
+        if exc.status_code == 404:
+            err = ApiError(404, "", f"no route {path} on this server", code="not_found")
+        elif exc.status_code == 405:
+            allowed = {k.lower(): v for k, v in (exc.headers or {}).items()}.get("allow", "")
+            err = ApiError(405, "", f"{method} is not allowed on {path}; use {allowed}", code="method_not_allowed",
+                           headers=dict(exc.headers or {}))  # fmt: skip
+        else:
+            err = ApiError(exc.status_code, "", str(exc.detail), headers=dict(exc.headers or {}))
+        return err.response(openai=path.startswith("/v1/"))
 
     def authorize(request: Request) -> None:
         refused = origin_error(config, request.headers)

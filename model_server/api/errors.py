@@ -10,6 +10,7 @@ _TITLES = {
     400: "Invalid request",
     401: "Unauthorized",
     404: "Not found",
+    405: "Method not allowed",
     413: "Request too large",
     415: "Unsupported media type",
     503: "Service unavailable",

@@ -332,6 +332,22 @@ BAD_OPENAI = [
 ]
 
 
+def test_unknown_routes_and_wrong_methods_answer_in_the_error_json_of_their_api(server):
+    # OpenAI clients read error.message, Cartesia's read message: the router's own refusals speak the same way
+    r = httpx.get(server.base_url + "/v1/audio/speech", timeout=30)
+    assert r.status_code == 405 and "POST" in r.headers["allow"]
+    assert r.json()["error"]["message"] == "GET is not allowed on /v1/audio/speech; use POST"
+    assert r.json()["error"]["code"] == "method_not_allowed"
+    r = httpx.post(server.base_url + "/v1/audio/speak", json={}, timeout=30)
+    assert r.status_code == 404 and r.json()["error"]["message"] == "no route /v1/audio/speak on this server"
+    r = httpx.get(server.base_url + "/tts/bytes", timeout=30)
+    assert r.status_code == 405
+    assert r.json()["message"] == "GET is not allowed on /tts/bytes; use POST"
+    assert r.json()["title"] == "Method not allowed" and r.json()["error_code"] == "method_not_allowed"
+    r = httpx.post(server.base_url + "/tts/byte", json={}, timeout=30)
+    assert r.status_code == 404 and r.json()["error_code"] == "not_found"
+
+
 @pytest.mark.parametrize(("payload", "field"), BAD_OPENAI)
 def test_bad_openai_requests_name_the_param(server, payload, field):
     r = httpx.post(server.base_url + "/v1/audio/speech", json=payload, timeout=30)
