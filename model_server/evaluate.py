@@ -242,6 +242,37 @@ def synthesize(
     return spoken.audio.numpy(), spoken.compute_s
 
 
+def pin_threads(threads: int) -> None:
+    """torch's thread count back to `threads` before a timed pass. The Whisper judge (CTranslate2) runs its
+    OpenMP work on torch's runtime and leaves that at its own count: a pass timed after a transcription ran on
+    2 threads beside the judge's idle ones, 30-40x real time where the quiet machine gives 55-60x."""
+    torch.set_num_threads(threads)
+
+
+def speak_timed(
+    rt: SpeechRuntime, voices: list[str], sentences: list[str], threads: int, wav_dir: Path
+) -> tuple[dict[str, list[np.ndarray]], float, float, list[float]]:
+    """Every voice reading every sentence through the serving path, timed on `threads` torch threads, before
+    anything else runs in this process: (audio per voice at the judge's rate, compute seconds, audio seconds,
+    the host's 1-minute load average after each voice). The WAVs go to wav_dir/<voice>/model_NN.wav."""
+    pin_threads(threads)
+    spoken: dict[str, list[np.ndarray]] = {}
+    compute = audio_s = 0.0
+    loads = []
+    if voices:
+        synthesize(rt, voices[0], sentences[0])  # warm-up: first-call allocations are not steady state
+    for voice in voices:
+        spoken[voice] = []
+        for i, text in enumerate(sentences):
+            audio, secs = synthesize(rt, voice, text)
+            compute += secs
+            audio_s += len(audio) / rt.sample_rate
+            write_wav(wav_dir / voice / f"model_{i:02d}.wav", audio, rt.sample_rate)
+            spoken[voice].append(to_judge_rate(audio, rt.sample_rate))
+        loads.append(os.getloadavg()[0])
+    return spoken, compute, audio_s, loads
+
+
 def voice_lifter(rt: SpeechRuntime, voice: str) -> torch.Tensor | None:
     """The serving vocoder's post-filter gains for `voice` (its own setting), or None (the default) for a
     voice the model does not have."""
@@ -387,26 +418,21 @@ def main(argv: list[str] | None = None) -> int:
     for v in missing:  # a voice whose data exists but which the model has not learned yet: its teacher only
         print(f"model {args.model} lacks voice {v}: evaluating its teacher only", flush=True)
     model_voices = [v for v in voices if v in rt.voices]
+    # Everything timed runs before the judges load (`pin_threads` says why).
+    spoken, rtf_compute, rtf_audio, loads = speak_timed(
+        rt, model_voices, sentences, args.threads, args.wav_dir
+    )
+    step8 = batch_step_ms(rt)
+    mem = memory_check(rt, model_voices[0] if model_voices else next(iter(rt.voices)))
     ensure_eval_deps()
     asr = WhisperJudge(threads=args.judge_threads)
     mos = MosJudge()
     results = {}
-    rtf_compute = rtf_audio = 0.0
-    loads = []  # the host's 1-minute load average after each timed synthesis pass
     for voice in voices:
         language = rt.voices[voice].language if voice in rt.voices else VOICES[voice].language
         systems: dict[str, list[np.ndarray]] = {}
-        if voice in rt.voices:
-            systems["model"] = []
-            if voice == model_voices[0]:
-                synthesize(rt, voice, sentences[0])  # warm-up: first-call allocations are not steady state
-            for i, text in enumerate(sentences):
-                audio, secs = synthesize(rt, voice, text)
-                rtf_compute += secs
-                rtf_audio += len(audio) / rt.sample_rate
-                write_wav(args.wav_dir / voice / f"model_{i:02d}.wav", audio, rt.sample_rate)
-                systems["model"].append(to_judge_rate(audio, rt.sample_rate))
-            loads.append(os.getloadavg()[0])
+        if voice in spoken:
+            systems["model"] = spoken[voice]
         if not args.no_teacher:
             systems["teacher"], systems["vocoded"] = [], []
             renders, teacher_rate = render_teacher(voice, sentences)
@@ -445,15 +471,13 @@ def main(argv: list[str] | None = None) -> int:
         results[voice] = entry
 
     rtf = rtf_compute / max(rtf_audio, 1e-9)
-    step8 = batch_step_ms(rt)
-    mem = memory_check(rt, model_voices[0] if model_voices else next(iter(rt.voices)))
     report = render_report(
         args, rt, sentences, results, rtf, rtf_audio, step8, mem, max(loads, default=os.getloadavg()[0])
     )
     if args.peers:
         from model_server import evaluate_peers
 
-        peers = evaluate_peers.run(rt, voices, sentences, asr, mos, args.wav_dir, results)
+        peers = evaluate_peers.run(rt, voices, sentences, asr, mos, args.wav_dir, results, args.threads)
         report += evaluate_peers.render_section(peers, sentences)
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(keep_language_section(args.report, report), encoding="utf-8")

@@ -204,9 +204,13 @@ PEERS = {  # name -> (factory, license of the voice as used here)
 }
 
 
-def run(rt, voices: list[str], sentences: list[str], asr, mos, wav_dir: Path, results: dict) -> list[Row]:
-    """Time our voices and their teachers (scores from `results`), then time and judge each peer."""
+def run(
+    rt, voices: list[str], sentences: list[str], asr, mos, wav_dir: Path, results: dict, threads: int = 1
+) -> list[Row]:
+    """Time our voices and their teachers (scores from `results`) and every peer, then judge the peers: no
+    judge runs between two timed passes, and torch is back on `threads` threads (`evaluate.pin_threads`)."""
     ensure_peer_deps()
+    evaluate.pin_threads(threads)
     rows = []
     for voice in voices:
         e = results[voice]
@@ -228,14 +232,18 @@ def run(rt, voices: list[str], sentences: list[str], asr, mos, wav_dir: Path, re
                     streamed=True,
                 )
             )
+    peers = []
     for label, (factory, license_) in PEERS.items():
-        print(f"peers: {label}", flush=True)
+        print(f"peers: timing {label}", flush=True)
         clips: list[np.ndarray] = []
         slug = "".join(c if c.isalnum() else "_" for c in label.split(",")[0].lower())
-        timed = time_system(factory(), sentences, clips, wav_dir / "peers" / slug)
+        peers.append(
+            (label, license_, time_system(factory(), sentences, clips, wav_dir / "peers" / slug), clips)
+        )
+    for label, license_, timed, clips in peers:
         rows.append(Row(label, license_, timed, judge(clips, sentences, asr, mos)))
         print(
-            f"  WER {rows[-1].scores['wer']:.1f}, DistillMOS {rows[-1].scores['mos_mean']:.2f}, "
+            f"peers: {label}: WER {rows[-1].scores['wer']:.1f}, DistillMOS {rows[-1].scores['mos_mean']:.2f}, "
             f"first audio {timed.ttfa_ms:.0f} ms, RTF {timed.rtf:.3f}",
             flush=True,
         )

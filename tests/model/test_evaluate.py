@@ -149,3 +149,24 @@ def test_a_voice_without_a_known_teacher_is_scored_with_no_teacher():
     # with --no-teacher the voice passes that check; this model lacks it, which is the next refusal
     with pytest.raises(SystemExit, match=r"lacks voice\(s\) \['my_voice'\]"):
         evaluate.main(["--voices", "my_voice", "--no-teacher"])
+
+
+def test_the_timed_pass_runs_on_its_own_thread_count_whatever_the_judge_left(
+    judges_installed, festival_utterance, tmp_path
+):
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        evaluate.WhisperJudge(threads=2)(festival_utterance, "en")
+        # CTranslate2 runs on torch's OpenMP runtime (one libgomp): here it may have left torch on its own
+        # count; make sure the pass starts from a foreign one either way
+        torch.set_num_threads(2)
+        rt = SpeechRuntime.load(None, device="cpu")
+        voices, sentences = ["en_female_slt", "en_male_kal"], ["Fine, thanks.", "See you soon."]
+        spoken, compute, audio_s, loads = evaluate.speak_timed(rt, voices, sentences, 1, tmp_path)
+        assert torch.get_num_threads() == 1  # the timed synthesis ran on the thread count asked for
+        assert sorted(spoken) == voices and all(len(clips) == 2 for clips in spoken.values())
+        assert 0 < compute < audio_s and len(loads) == 2
+        assert len(list(tmp_path.glob("*/model_*.wav"))) == 4
+    finally:
+        torch.set_num_threads(threads)
