@@ -221,13 +221,18 @@ def _speed(value: Any, field: str = "speed") -> float:
     return _number(value, field, SPEED_MIN, SPEED_MAX)
 
 
+def _or_default(value: Any, default: Any) -> Any:
+    return default if value is None else value
+
+
 def parse_output_format(value: Any, field: str = "output_format") -> AudioFormat:
     if value is None:
         return DEFAULT_FORMAT
     value = _expect_object(value, field)
-    container = value.get("container", "raw")
-    encoding = value.get("encoding", DEFAULT_FORMAT.encoding)
-    rate = value.get("sample_rate", DEFAULT_FORMAT.sample_rate)
+    # a null field is left out, as a null output_format is (SDKs send None for what they were not given)
+    container = _or_default(value.get("container"), "raw")
+    encoding = _or_default(value.get("encoding"), DEFAULT_FORMAT.encoding)
+    rate = _or_default(value.get("sample_rate"), DEFAULT_FORMAT.sample_rate)
     if container not in CONTAINERS:
         raise ApiError(
             400,

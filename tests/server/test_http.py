@@ -332,6 +332,19 @@ BAD_OPENAI = [
 ]
 
 
+def test_null_output_format_fields_are_the_defaults_as_a_null_output_format_is(server):
+    default = httpx.post(server.base_url + "/tts/bytes", json=body(output_format=None), timeout=30)
+    nulls = {"container": None, "encoding": None, "sample_rate": None}
+    r = httpx.post(server.base_url + "/tts/bytes", json=body(output_format=nulls), timeout=30)
+    assert default.status_code == r.status_code == 200
+    assert r.headers["content-type"] == default.headers["content-type"] and len(r.content) == len(
+        default.content
+    )
+    partial = {"container": "raw", "encoding": None, "sample_rate": 8000}  # only what was given changes
+    r = httpx.post(server.base_url + "/tts/bytes", json=body(output_format=partial), timeout=30)
+    assert r.status_code == 200 and 0 < len(r.content) < len(default.content)
+
+
 def test_unknown_routes_and_wrong_methods_answer_in_the_error_json_of_their_api(server):
     # OpenAI clients read error.message, Cartesia's read message: the router's own refusals speak the same way
     r = httpx.get(server.base_url + "/v1/audio/speech", timeout=30)
