@@ -93,15 +93,14 @@ def create_app(config: ServerConfig, state: ServerState) -> FastAPI:
     async def routing_error(request: Request, exc: StarletteHTTPException):
         """The router's refusals (no such route, a method the route does not take) in the error JSON of every
         other refusal: an OpenAI client reads `error.message`, a Cartesia one `message`."""
-        path, method = request.url.path, request.method
+        path, headers = request.url.path, dict(exc.headers or {})
         if exc.status_code == 404:
             err = ApiError(404, "", f"no route {path} on this server", code="not_found")
-        elif exc.status_code == 405:
-            allowed = {k.lower(): v for k, v in (exc.headers or {}).items()}.get("allow", "")
-            err = ApiError(405, "", f"{method} is not allowed on {path}; use {allowed}", code="method_not_allowed",
-                           headers=dict(exc.headers or {}))  # fmt: skip
+        elif exc.status_code == 405:  # Starlette names the route's methods in the Allow header it sets
+            message = f"{request.method} is not allowed on {path}; use {headers.get('Allow', '')}"
+            err = ApiError(405, "", message, code="method_not_allowed", headers=headers)
         else:
-            err = ApiError(exc.status_code, "", str(exc.detail), headers=dict(exc.headers or {}))
+            err = ApiError(exc.status_code, "", str(exc.detail), headers=headers)
         return err.response(openai=path.startswith("/v1/"))
 
     def authorize(request: Request) -> None:

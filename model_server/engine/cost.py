@@ -52,15 +52,18 @@ class TickCost:
     def __init__(self, pad: Callable[[int], int] | None = None) -> None:
         """pad: the batch the device runs for a batch of n streams (None: n itself)."""
         self.pad = pad or (lambda n: n)
+        self._ratio = [0.0, 0.0]  # decayed step seconds, stream-frames (the prior)
+        self._coef = (0.0, 0.0, 0.0)  # per_step, per_stream, per_frame: the last good fit
+        self._stale = False  # steps observed since it: refit when next read
+        self._rest = [0.0, 0.0]  # decayed other seconds, chunks
+        self._clear_steps()
+
+    def _clear_steps(self) -> None:
         # decayed sums over steps of x x^T and x * seconds, x = (1, streams, stream-frames): plain floats, as
         # numpy's per-call overhead on 3 x 3 arrays was most of the cost (it runs on the engine thread)
         self._gram = [[0.0] * 3 for _ in range(3)]
         self._xy = [0.0] * 3
-        self._ratio = [0.0, 0.0]  # decayed step seconds, stream-frames (the prior)
-        self._coef = (0.0, 0.0, 0.0)  # per_step, per_stream, per_frame: the last good fit
-        self._stale = False  # steps observed since it: refit when next read
         self._big = [0.0, 0.0]  # the biggest recent step: stream-frames (decayed), seconds per stream-frame
-        self._rest = [0.0, 0.0]  # decayed other seconds, chunks
 
     # the step ------------------------------------------------------------------------------------------
     @property
@@ -100,9 +103,7 @@ class TickCost:
         fit = list(self._fit)
         fit[index] = max(0.0, seconds)
         self._coef, self._stale = (fit[0], fit[1], fit[2]), False
-        self._gram = [[0.0] * 3 for _ in range(3)]
-        self._xy = [0.0] * 3
-        self._big = [0.0, 0.0]
+        self._clear_steps()
 
     def observe_step(self, seconds: float, streams: int, length: int) -> None:
         """One model step: its seconds, the streams it carried and its chunk length in frames."""
