@@ -129,15 +129,21 @@ def teacher_phone_table(voice: VoiceSpec) -> list:
     a cached utterance keeps the phones mapped when it was rendered, so a changed table must miss the cache.
     (espeak-ng and Kokoro renders keep espeak-ng's own mnemonics, mapped to symbols when the dataset is
     assembled, so a mapping change such as the length-mark rule reuses them; a change to what espeak-ng itself
-    says bumps CACHE_VERSION.)"""
+    says bumps CACHE_VERSION. Kokoro's key names how its phonemes are timed, so renders timed another way miss.)"""
     if voice.teacher_kind == "hibari":
         from model_server.data import hibari_teacher as h
+        from model_server.data import phone_times
 
-        return [sorted(h.MISAKI_TO_ARPABET.items()), sorted(h.STRESS_MARKS), sorted(h.AFTER_MARKS), h.TEACHER_PAUSE]
+        return [sorted(h.MISAKI_TO_ARPABET.items()), sorted(h.STRESS_MARKS), sorted(h.AFTER_MARKS), h.TEACHER_PAUSE,
+                phone_times.RULES]
     if voice.teacher_kind == "festival":
         from model_server.data import festival
 
         return sorted(festival.FESTIVAL_PHONES.get(voice.language, {}).items())
+    if voice.teacher_kind == "kokoro":
+        from model_server.data import kokoro
+
+        return kokoro.timing_key(voice.language)
     return []
 
 

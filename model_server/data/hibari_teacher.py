@@ -5,7 +5,8 @@ graph predicts a duration for every phoneme token, then the spectral frames (12.
 numpy DSP turns into audio. The durations are the exact phone timings we need, but they are not a graph
 output, so the graph is loaded once with one more output: the integer durations, the input of the
 graph's only CumSum (the length regulator). One duration unit is two spectral frames (25 ms), and the
-audio is exactly sum(durations) * 600 samples, so the phone boundaries are exact.
+audio is exactly sum(durations) * 600 samples; its sound runs 50 ms ahead of the units and its pauses'
+edges are where the audio goes quiet, which `phone_times` corrects, as for Kokoro.
 
 misaki phoneme characters are mapped to the English inventory's ARPAbet (`MISAKI_TO_ARPABET`): stress
 marks give their frames to the phone they stress, a length mark to the phone before it, a space (a word
@@ -24,10 +25,10 @@ import numpy as np
 import soxr
 
 from model_server import vocoder
+from model_server.data import phone_times
 from model_server.data.festival import TeacherRender
 
 HIBARI_RATE = 24000
-SAMPLES_PER_UNIT = 600  # one duration unit = 2 spectral frames of 300 samples at 24 kHz
 SEED = 0  # hibari's noise component: fixed per sentence, so a re-render gives the same audio
 
 # misaki (Kokoro) phoneme characters -> ARPAbet (American and British sets). Two-character entries
@@ -176,17 +177,19 @@ def render_native(voice: str, text: str) -> tuple[np.ndarray | None, list[tuple[
     if not chunks:
         return None, [], f"hibari ({voice}) found nothing to say in {text!r}"
     rng = np.random.default_rng(SEED)
-    parts, segments, t_units = [], [], 0
+    parts, frames = [], []
     for ps in chunks:  # hibari splits at sentence ends (and very long clauses): one graph run each
         audio, tokens = teacher.render_phonemes(ps, rng)
         parts.append(audio)
-        for name, units in tokens_to_segments(tokens):
-            t_units += units
-            segments.append((name, t_units * SAMPLES_PER_UNIT / HIBARI_RATE))
+        # one duration unit (600 samples at 24 kHz) is two 12.5 ms frames; each run's sound leads its units
+        frames += phone_times.lead([(name, 2 * units) for name, units in tokens_to_segments(tokens)])
     audio24 = np.concatenate(parts)
-    if len(audio24) == 0 or not any(name != TEACHER_PAUSE for name, _ in segments):
+    if len(audio24) == 0 or not any(name != TEACHER_PAUSE for name, _ in frames):
         return None, [], f"hibari ({voice}) produced no speech for {text!r}"
-    return audio24, segments, None
+    frames = phone_times.snap_pauses(frames, phone_times.loud_frames(audio24, HIBARI_RATE),
+                                     lambda name: name == TEACHER_PAUSE)
+    ends = np.cumsum([n for _, n in frames]) / phone_times.FRAME_RATE
+    return audio24, [(name, float(end)) for (name, _), end in zip(frames, ends, strict=True)], None
 
 
 def render_one(voice: str, text: str) -> TeacherRender:

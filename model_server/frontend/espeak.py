@@ -41,6 +41,8 @@ __all__ = [
     "phoneme_table_inventory",
     "phonemize",
     "phonemize_detailed",
+    "phonemize_ipa",
+    "phonemize_with_ipa",
     "sample_rate",
     "speech_phonemes",
     "synthesize_with_phonemes",
@@ -72,6 +74,9 @@ _SEP = "\u2016"
 _PHONEME_MODE = ord(_SEP) << 8
 _IPA_MODE = 0x02  # phonememode bit 1: IPA in UTF-8, no separator (what IPA-reading neural voices take)
 _STRESS_CHARS = {"'": 2, ",": 1}
+# Modifier phonemes that IPA output writes into the phoneme before them ("n" ";" -> "nʲ" in Russian, "k" "_j"
+# -> "kʲ" in Japanese), so an IPA word can have fewer separated pieces than the word has mnemonics.
+IPA_MERGED_MODIFIERS = frozenset({";", "_j"})
 
 
 class _EventId(ctypes.Union):
@@ -253,6 +258,18 @@ class _Espeak:
         """One IPA string per clause; espeak-ng drops the clause punctuation."""
         return [c.strip() for c in self._clauses(text, _IPA_MODE) if c.strip()]
 
+    def text_to_phonemes_with_ipa(self, text: str) -> list[list[list[tuple[Phone, str]]]]:
+        clauses = []
+        for names, ipa in zip(self._clauses(text, _PHONEME_MODE), self._clauses(text, _IPA_MODE | _PHONEME_MODE),
+                              strict=True):  # fmt: skip
+            name_words, ipa_words = names.strip().split(" "), ipa.strip().split(" ")
+            if len(name_words) != len(ipa_words):
+                raise EspeakError(f"espeak-ng gave {len(name_words)} words of phonemes but {len(ipa_words)} of IPA "
+                                  f"for {text!r}")  # fmt: skip
+            pairs = zip(name_words, ipa_words, strict=True)
+            clauses.append([w for w in (_pair_ipa(n.split(_SEP), i.split(_SEP)) for n, i in pairs) if w])
+        return clauses
+
     def synthesize(self, text: str, rate: int) -> tuple[np.ndarray, list[PhonemeEvent | WordEvent]]:
         self._chunks = []
         self._events = []
@@ -268,6 +285,32 @@ class _Espeak:
         events = self._events
         self._chunks, self._events = [], []
         return audio, events
+
+
+def _pair_ipa(names: list[str], ipa: list[str]) -> list[tuple[Phone, str]]:
+    """One word's mnemonics paired with their IPA pieces (both as espeak-ng separates them); a merged
+    modifier gets "" (its sound is in the piece before it), and IPA of a stress-only item goes to the next."""
+    names = [n for n in names if n]
+    if len(ipa) > len(names):  # empty pieces where the mnemonics had empty items
+        ipa = [i for i in ipa if i]
+    if len(names) != len(ipa):
+        kept = [n for n in names if _split_stress(n)[0] not in IPA_MERGED_MODIFIERS]
+        if len(kept) != len(ipa):
+            raise EspeakError(f"espeak-ng phonemes {names} and IPA {ipa} do not pair one to one")
+        pieces = iter(ipa)
+        ipa = ["" if _split_stress(n)[0] in IPA_MERGED_MODIFIERS else next(pieces) for n in names]
+    out: list[tuple[Phone, str]] = []
+    carry = ""
+    for raw, piece in zip(names, ipa, strict=True):
+        phone = Phone(*_split_stress(raw))
+        if not phone.name:
+            carry += piece
+            continue
+        out.append((phone, carry + piece))
+        carry = ""
+    if carry and out:
+        out[-1] = (out[-1][0], out[-1][1] + carry)
+    return out
 
 
 _engine: _Espeak | None = None
@@ -342,6 +385,17 @@ def phonemize_ipa(text: str, voice: str) -> list[str]:
     with eng.lock:
         eng.set_voice(voice)
         return eng.text_to_ipa(text) if text else []
+
+
+def phonemize_with_ipa(text: str, voice: str) -> list[list[list[tuple[Phone, str]]]]:
+    """Clauses of words of (`Phone`, its IPA) for `text`: the phonemes of `phonemize_detailed` and, for each, the
+    IPA `phonemize_ipa` writes for it (stress marks included), so that a voice reading the IPA can be timed per
+    phoneme. Raises EspeakError where the two outputs do not pair (not seen in es, it, pt, id, de, fr, ru, ja)."""
+    text = _clean(text)
+    eng = _get()
+    with eng.lock:
+        eng.set_voice(voice)
+        return eng.text_to_phonemes_with_ipa(text) if text else []
 
 
 def synthesize_with_phonemes(

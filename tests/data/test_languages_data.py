@@ -14,6 +14,7 @@ from model_server.data.dataset import load_dataset
 from model_server.data.voices import CATALOG_VOICES, VOICES, voices_for_languages
 from model_server.frontend.languages import CATALOG
 from model_server.frontend.symbols import SYMBOL_TO_ID, TONE_SYMBOLS
+from tools import teacher_timing
 
 NEW = [c for c in CATALOG if c not in ("en", "es", "de", "fr")]
 
@@ -133,8 +134,8 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
 
 
 def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
-    """Kokoro's jm_kumo reading espeak-ng IPA teaches es/it/pt/id/de/fr/ru: audio timed by DTW against
-    espeak-ng, failures reported per utterance, the real `make data` CLI."""
+    """Kokoro's jm_kumo reading espeak-ng IPA teaches es/it/pt/id/de/fr/ru: audio timed by Kokoro's own
+    durations per espeak-ng phoneme, failures reported per utterance, the real `make data` CLI."""
     from model_server.data import kokoro
 
     kokoro.ensure_deps()
@@ -147,6 +148,25 @@ def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
     assert r.audio is not None and r.audio.dtype == np.int16, r.error
     assert r.segments[-1][1] == pytest.approx(len(r.audio) / 16000, abs=0.02)
     assert 1.0 < len(r.audio) / 16000 < 5.0
+    # one segment per espeak-ng phoneme in order, a pause at each end, whole 12.5 ms frames
+    units = kokoro.kokoro_units("Son las cuatro y cuarenta y dos.", "es")
+    assert [n for n, _ in r.segments] == ["_", *[n for n, _ in units if n != kokoro.WORD_GAP], "_"]
+    assert [n for n, _ in units[:4]] == ["s", "o", "n", kokoro.WORD_GAP] and units[-1] == (kokoro.PAUSE, ".")
+    assert all(e * 80 == pytest.approx(round(e * 80)) for _, e in r.segments)
+    # the frames of a phoneme are its symbols' in Kokoro's durations (two per Kokoro frame); a word gap's are
+    # shared by its neighbours; the total is the audio's
+    audio, timed = kokoro.speak_units("jm_kumo", units)
+    assert len(audio) == 300 * sum(f for _, f in timed) and all(f >= 0 for _, f in timed)
+    assert [n for n, _ in timed] == [n for n, _ in r.segments]
+    # Russian palatalization: the modifier shares the frames of the phoneme whose IPA carries it
+    ru = dict(kokoro.speak_units("jm_kumo", kokoro.kokoro_units("Сегодня.", "ru"))[1][6:9])
+    assert list(ru) == ["n", ";", "V"] and ru[";"] > 0
+    # the corrected times fit the sound best where they are, and better than the DTW timing they replace
+    timing = tmp_path / "timing.json"
+    assert teacher_timing.main(["--voices", "es_male_kumo", "--sentences", "6", "--shifts=-4,-1,0,1", "--dtw",
+                                "--out", str(timing)]) == 0  # fmt: skip
+    fit = json.loads(timing.read_text())["es_male_kumo"]
+    assert fit["teacher"]["best_shift"] in (-1, 0, 1) and fit["teacher"]["spread"]["0"] < fit["dtw"]["spread"]["0"]
     assert kokoro.render_one("jm_kumo", "Hola.", "xx").error == "unknown language 'xx' for Kokoro"
     assert "more than Kokoro's 510" in kokoro.render_one("jm_kumo", "Hola, amigo. " * 80, "es").error
     assert "nothing Kokoro can say" in kokoro.render_one("jm_kumo", "...", "es").error

@@ -213,6 +213,44 @@ def test_ipa_one_string_per_clause_and_no_effect_on_phoneme_mode():
     assert E.phonemize("Guten Tag", "de") == [["g", "u:", "t", "@", "n"], ["t", "A:", "k"]]
 
 
+_IPA_PAIRING = [  # the languages Kokoro reads espeak-ng's IPA in, Japanese and English
+    ("Buenos días, gracias por llamar al servicio de atención al cliente.", "es"),
+    ("Buongiorno, la consegna arriva giovedì ventitré alle quattordici.", "it"),
+    ("Bom dia, o seu pedido chega na quinta-feira às catorze horas.", "pt"),
+    ("Selamat pagi, pesanan Anda tiba hari Kamis pukul dua.", "id"),
+    ("Guten Tag, wie kann ich Ihnen heute helfen? Zweiundvierzig Euro.", "de"),
+    ("Bonjour, merci d'avoir appelé notre service client.", "fr"),
+    ("Здравствуйте, сегодня двенадцать дней, хорошо.", "ru"),
+    ("キョーワ ヨンジューニ エンデス.", "ja"),
+    ("My card ending 4242 was charged twice, so I'd like a refund.", "en-us"),
+]
+
+
+@pytest.mark.parametrize("text,voice", _IPA_PAIRING)
+def test_ipa_of_each_phoneme_is_the_clause_ipa_cut_at_the_phonemes(text, voice):
+    """Kokoro reads IPA and is timed per phoneme (data/kokoro.py): each mnemonic gets its own piece of the IPA,
+    and the pieces rebuild exactly what `phonemize_ipa` gives."""
+    clauses = E.phonemize_with_ipa(text, voice)
+    words = [word for clause in clauses for word in clause]
+    assert [[phone for phone, _ in word] for word in words] == E.phonemize_detailed(text, voice)
+    rebuilt = [" ".join("".join(ipa for _, ipa in word) for word in clause) for clause in clauses]
+    assert rebuilt == E.phonemize_ipa(text, voice)
+    with_ipa = [bool(ipa) for clause in clauses for word in clause for _, ipa in word]
+    assert sum(with_ipa) >= 0.85 * len(with_ipa)  # the rest are silent marks: "_|", "@-", Russian ";"
+
+
+def test_ipa_pairs_phonemes_one_to_one_and_merged_modifiers_get_none():
+    (words,) = E.phonemize_with_ipa("Сегодня", "ru")
+    assert [(p.name, ipa) for p, ipa in words[0]][-4:] == [("d", "d"), ("n", "nʲ"), (";", ""), ("V", "ʌ")]
+    (words,) = E.phonemize_with_ipa("Hola", "es")
+    assert [(p.name, p.stress, ipa) for p, ipa in words[0]] == [("o", 2, "ˈo"), ("l", 0, "l"), ("a", 0, "a")]
+    assert E.phonemize_with_ipa(" \x07 ", "es") == []
+    with pytest.raises(E.EspeakError, match=r"\['k', 'a'\] and IPA \['k'\] do not pair"):
+        E._pair_ipa(["k", "a"], ["k"])
+    with pytest.raises(E.EspeakVoiceError):
+        E.phonemize_with_ipa("Hola", "no-such-voice")
+
+
 # Inputs that made espeak-ng overflow a stack buffer and abort the process before `_clean` (an API worker
 # phonemizes client text in its own process: one such request took it down).
 _DOTTED_CRASHES = [
