@@ -58,6 +58,8 @@ def spread(utterances: list[tuple[np.ndarray, np.ndarray, list[str], list[int]]]
     total = count = 0
     for chunks in frames_of.values():
         x = np.concatenate(chunks)
+        if not len(x):  # a phone all of whose frames are silent (a stop's closure, say) has no sound to fit
+            continue
         total += float(((x - x.mean(axis=0)) ** 2).sum())
         count += len(x)
     return total / count if count else float("nan")
