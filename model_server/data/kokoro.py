@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import soxr
 
+from model_server.data import phone_times
 from model_server.data.festival import SAMPLE_RATE, TeacherRender
 from model_server.pinned_deps import ensure_target
 
@@ -98,8 +99,6 @@ def _ipa_model():
 def timing_key(language: str) -> list:
     """How `render_one` times `language` (part of `make data`'s cache keys): renders timed by DTW (every
     language before 2026-12-05, Japanese still) keep their old key; Kokoro's own times name their settings."""
-    from model_server.data import phone_times
-
     return [] if language == "ja" else ["kokoro durations", *phone_times.RULES]
 
 
@@ -156,16 +155,6 @@ def _run(voice: str, tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return audio, frames
 
 
-def speak_ipa(voice: str, ipa: str) -> np.ndarray:
-    """Kokoro's 24 kHz float audio of `ipa` in `voice` at speed 1; symbols outside its vocabulary are
-    skipped. Raises ValueError for an unknown voice, nothing to say, or more than MAX_TOKENS symbols."""
-    _, vocab, _ = _ipa_model()
-    tokens = [vocab[c] for c in ipa if c in vocab]
-    if not tokens:
-        raise ValueError(f"nothing Kokoro can say in {ipa!r}")
-    return _run(voice, tokens)[0]
-
-
 def speak_units(voice: str, units: list[tuple[str, str]]) -> tuple[np.ndarray, list[tuple[str, int]]]:
     """Kokoro's 24 kHz audio of `units` and the 12.5 ms frames of each phoneme and pause as its durations give
     them: [(PAUSE, lead), (label, frames) per unit but word gaps, (PAUSE, tail)], summing to the audio's frames.
@@ -203,8 +192,6 @@ def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
     """Kokoro's audio of `text` in `language` at 16 kHz int16 with espeak-ng phoneme segments (name, end
     seconds): Kokoro's own times, or for Japanese espeak-ng's mapped by DTW; an error (not an exception) when
     Kokoro fails or, for Japanese, the two readings' lengths do not match."""
-    from model_server import vocoder
-    from model_server.data import phone_times
     from model_server.frontend.languages import CATALOG
 
     if voice not in VOICES:
@@ -230,7 +217,7 @@ def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
     if language != "ja":
         timed = phone_times.snap_pauses(phone_times.lead(timed), phone_times.loud_frames(audio16, SAMPLE_RATE),
                                          lambda name: name == PAUSE)
-        ends = np.cumsum([f for _, f in timed]) * vocoder.HOP / vocoder.SAMPLE_RATE
+        ends = np.cumsum([f for _, f in timed]) / phone_times.FRAME_RATE
         return TeacherRender(text, pcm, [(n, float(e)) for (n, _), e in zip(timed, ends, strict=True)])
     return timed_by_dtw(text, espeak_voice, audio16, pcm)
 

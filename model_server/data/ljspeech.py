@@ -23,6 +23,7 @@ from model_server import vocoder
 from model_server.data import dtw
 from model_server.data.build import teacher_frames
 from model_server.data.dataset import write_voice
+from model_server.data.phone_times import SILENCE_DB  # frames this far below the loudest are silence
 from model_server.data.voices import VoiceSpec
 
 # Recording length / espeak length outside this range means the text and the audio do not match
@@ -129,8 +130,6 @@ def read_wav(path: Path) -> np.ndarray:
     return x
 
 
-# Frames more than 40 dB below the utterance's loudest frame count as silence at the edges.
-SILENCE_DB = 40.0
 
 
 def speech_bounds(features: np.ndarray) -> tuple[int, int]:

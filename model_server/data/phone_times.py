@@ -23,7 +23,7 @@ import numpy as np
 
 LEAD_FRAMES = 4  # how far the teachers' sound runs ahead of their duration frames, in 12.5 ms frames
 FRAME_RATE = 80  # frames per second (12.5 ms)
-SILENCE_DB = 40.0  # a frame this far below the utterance's loudest is silence (as `ljspeech.speech_bounds`)
+SILENCE_DB = 40.0  # a frame this far below the utterance's loudest is silence (also `ljspeech.speech_bounds`')
 RULES = ["lead", LEAD_FRAMES, "pause edges at dB below the peak", SILENCE_DB]  # part of `make data`'s cache keys
 
 
