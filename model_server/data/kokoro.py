@@ -143,23 +143,23 @@ _JA_MNEMONICS = {
     "ɕ": "s\\", "ç": "C", "ɸ": "p\\", "h": "h", "β": "w", "w": "w", "v": "v", "ʔ": "_:",
 }  # fmt: skip
 _JA_VOWELS = frozenset("aiueo")
-_JA_LENGTH = "ː:"  # makes the vowel before it long: a -> a:
+_JA_LENGTH = "ː"  # makes the vowel before it long: a -> a:
 _JA_PALATAL = "ʲ"  # part of the consonant before it, as espeak-ng's kʲ is its k
-_JA_CLAUSE_ENDS = ",、.。?？!！"
+_JA_CLAUSE_ENDS = ",、:：;；.。?？!！"  # the text's punctuation, which Kokoro's front end keeps (":" too)
 
 
 def kokoro_units_ja(text: str) -> list[tuple[str, str]]:
     """What Kokoro reads for Japanese `text` through its own front end, as `kokoro_units` gives it for the
     other languages: (espeak-ng mnemonic, Kokoro symbols), PAUSE for clause punctuation (one at the end,
-    the text's "?" kept) and WORD_GAP. A length mark or palatalization belongs to the symbol before it, and
-    a vowel written twice is one long vowel, as espeak-ng reads it (ワア: w a:); symbols with no mnemonic
-    (quotation marks) are left out, so Kokoro does not read them."""
+    the text's "?" kept; a colon is a pause too) and WORD_GAP. A length mark or palatalization belongs to the
+    symbol before it, and a vowel written twice is one long vowel, as espeak-ng reads it (ワア: w a:); symbols
+    with no mnemonic (quotation marks) are left out, so Kokoro does not read them."""
     units: list[tuple[str, str]] = []
     for c in _kokoro().phonemize(text).strip():
         last = units[-1][0] if units else PAUSE
-        if (c in _JA_LENGTH or _JA_MNEMONICS.get(c) == last) and last in _JA_VOWELS:  # a long vowel: aː, aa
+        if (c == _JA_LENGTH or _JA_MNEMONICS.get(c) == last) and last in _JA_VOWELS:  # a long vowel: aː, aa
             units[-1] = (last + ":", units[-1][1] + c)
-        elif c == _JA_PALATAL and last not in (PAUSE, WORD_GAP):
+        elif c in (_JA_LENGTH, _JA_PALATAL) and last not in (PAUSE, WORD_GAP):
             units[-1] = (last, units[-1][1] + c)
         elif c in _JA_CLAUSE_ENDS:
             units.append((PAUSE, "?" if c in "?？" else "." if c in ".。" else "!" if c in "!！" else ","))

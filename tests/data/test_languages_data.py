@@ -132,6 +132,8 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
     assert units[:4] == [("k", "kʲ"), ("i", "i"), ("_:", "ʔ"), ("t", "t")] and units[-1] == (kokoro.PAUSE, ".")
     assert ("a:", "aa") in kokoro.kokoro_units_ja("オデンワア.") and ("o:", "oː") in kokoro.kokoro_units_ja("トーキョー.")
     assert kokoro.kokoro_units_ja("ホントーデスカ?")[-1] == (kokoro.PAUSE, "?")
+    assert [n for n, _ in kokoro.kokoro_units_ja("ニ: ゴ.")] == ["n", "i", kokoro.PAUSE, kokoro.WORD_GAP, "g", "o",
+                                                                kokoro.PAUSE]  # a colon is a pause, not a length mark
     assert kokoro.kokoro_units_ja("「」") == []
     # Kokoro speaks at 24 kHz; the teacher audio is 16 kHz, timed by Kokoro's own durations, one segment per
     # unit (word gaps shared), a pause at each end
