@@ -364,6 +364,11 @@ def test_a_table_with_long_phonemes_keeps_them_and_a_bad_rule_is_named():
         ("ja", "9時に電話します", "くじ ニデンワシマス"),  # the dictionary reads 時に as one word (toki-ni)
         ("ja", "会議は15:30に始まります。", "カイギワ じゅうごじさんじゅっぷん ニハジマリマス."),
         ("ja", "9:05", "くじごふん"),
+        # a number after 、 is a new one: the clock time before it stays a time (it was "じゅうご: よんじゅうご")
+        ("ja", "15:45、2016年", "じゅうごじよんじゅうごふん, にせんじゅうろくねん"),
+        ("ja", "20:00、5%", "にじゅうじ, ご パーセント"),
+        ("zh", "15:30，3个", "十五点三十分, 三 个"),
+        ("zh", "12，500元", "一万二千五百 元"),  # a full-width comma between digits in threes groups them
         ("ja", "4時間かかります", "よじかん カカリマス"),
         ("ja", "1人で", "ひとり デ"),
         ("ja", "4人", "よにん"),

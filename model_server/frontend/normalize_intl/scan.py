@@ -123,6 +123,11 @@ _PUNCT_FOLD = str.maketrans(
 )
 
 
+# The ideographic and Arabic commas are never decimal or thousands marks, so a digit after one starts a new
+# number; folded to "," alone they joined it to the number before ("15:45、2016" was no clock time,
+# "15:45,2016"). The full-width comma is one only between digits in threes ("１２，５００").
+_WIDE_COMMA_BEFORE_DIGIT = re.compile(r"[、،]\s*(?=\d)|(?<!\d)，\s*(?=\d)|，\s*(?=\d)(?!\d{3}(?!\d))")
+
 _KEEP = set(".,;:!?'\"()-")
 
 
@@ -712,6 +717,7 @@ def normalize_segments(text: str, language: str) -> list[Segment]:
     # "ל-15/03/2024": a prefix joined by a dash is said as its syllable (espeak-ng said the letter, "lamed")
     if language == "he":
         text = _HEBREW_PREFIX.sub(lambda p: f"{_HEBREW_PREFIXES[p.group(1)]} ", text)
+    text = _WIDE_COMMA_BEFORE_DIGIT.sub(", ", text)
     text = unicodedata.normalize("NFKC", text).translate(_PUNCT_FOLD)
     master = _master(language)
     segments: list[Segment] = []
