@@ -8,8 +8,8 @@ with each voice's teacher through the data pipeline (`build._render`, `vocoder.a
 `frontend_bridge.align`), labels every frame with its phone, and reports the mean squared distance of the
 frames' cepstra (`dtw.cepstra`) to their phone's mean over the corpus, with every boundary moved by each
 of --shifts frames (12.5 ms). Only frames with sound count (`phone_times.loud_frames`): silence has the same
-cepstra wherever it is, so silence left inside a phone would look like a good fit. Right times give the least spread unmoved: espeak-ng's exact synthesis times
-do (its voices are the control); a minimum elsewhere says the times are late (negative best shift) or
+cepstra wherever it is, so silence left inside a phone would look like a good fit. Right times give the least
+spread unmoved: espeak-ng's exact synthesis times do (its voices are the control); a minimum elsewhere says the times are late (negative best shift) or
 early. `--dtw` adds, for Kokoro voices, the timing `make data` used before Kokoro's own (espeak-ng's times
 carried onto Kokoro's audio by DTW); `--lead-frames 0` shows the neural teachers' durations uncorrected.
 Prints a table; `--out` writes it as JSON.
@@ -31,9 +31,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from model_server import vocoder  # noqa: E402
-from model_server.data import build, dtw, frontend_bridge, phone_times  # noqa: E402
+from model_server.data import build, dtw, frontend_bridge, kokoro, phone_times  # noqa: E402
 from model_server.data import text as textgen  # noqa: E402
 from model_server.data.voices import ALL_VOICES  # noqa: E402
+from model_server.frontend.languages import CATALOG  # noqa: E402
 
 
 def frame_labels(symbols: list[str], durations: list[int], shift: int, n: int) -> np.ndarray:
@@ -83,9 +84,6 @@ def timed_utterances(voice_id: str, sentences: int, seed: str, dtw_too: bool) ->
         feats = vocoder.analyze(audio, vocoder.SAMPLE_RATE)
         timings = {"teacher": render.segments}
         if dtw_too:
-            from model_server.data import kokoro
-            from model_server.frontend.languages import CATALOG
-
             by_dtw = kokoro.timed_by_dtw(text, CATALOG[voice.language].espeak, audio, render.audio)
             if by_dtw.audio is None:
                 dropped["render"] += 1

@@ -186,10 +186,7 @@ def render_native(voice: str, text: str) -> tuple[np.ndarray | None, list[tuple[
     audio24 = np.concatenate(parts)
     if len(audio24) == 0 or not any(name != TEACHER_PAUSE for name, _ in frames):
         return None, [], f"hibari ({voice}) produced no speech for {text!r}"
-    frames = phone_times.snap_pauses(frames, phone_times.loud_frames(audio24, HIBARI_RATE),
-                                     lambda name: name == TEACHER_PAUSE)
-    ends = np.cumsum([n for _, n in frames]) / phone_times.FRAME_RATE
-    return audio24, [(name, float(end)) for (name, _), end in zip(frames, ends, strict=True)], None
+    return audio24, phone_times.segments(frames, audio24, HIBARI_RATE, lambda name: name == TEACHER_PAUSE), None
 
 
 def render_one(voice: str, text: str) -> TeacherRender:

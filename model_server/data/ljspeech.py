@@ -130,8 +130,6 @@ def read_wav(path: Path) -> np.ndarray:
     return x
 
 
-
-
 def speech_bounds(features: np.ndarray) -> tuple[int, int]:
     """[first, last + 1) frames of speech: edge frames quieter than SILENCE_DB below the peak are silence."""
     env = np.asarray(features[:, vocoder.ENV], dtype=np.float64)

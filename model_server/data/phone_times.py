@@ -47,6 +47,15 @@ def lead(frames: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return [(first, f0 - moved), *frames[1:-1], (last, f1 + moved)]
 
 
+def segments(frames: list[tuple[str, int]], audio: np.ndarray, sample_rate: int, is_pause: Callable[[str], bool]
+             ) -> list[tuple[str, float]]:
+    """A rendering's (name, frames), already `lead`, as the (name, end seconds) segments `make data` takes, with
+    the pause edges snapped to `audio`'s sound (`snap_pauses`)."""
+    snapped = snap_pauses(frames, loud_frames(audio, sample_rate), is_pause)
+    ends = np.cumsum([n for _, n in snapped]) / FRAME_RATE
+    return [(name, float(end)) for (name, _), end in zip(snapped, ends, strict=True)]
+
+
 def snap_pauses(frames: list[tuple[str, int]], loud: np.ndarray, is_pause: Callable[[str], bool]
                 ) -> list[tuple[str, int]]:
     """Boundaries between a pause and a phone moved to where the audio goes quiet or loud: frames of silence
