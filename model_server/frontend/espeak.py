@@ -242,6 +242,11 @@ class _Espeak:
                 clauses.append(out.decode("utf-8", "replace"))
             if ptr.value == before:  # defensive: never loop forever on a clause espeak cannot consume
                 break
+        # espeak-ng keeps a word it read out of spaced punctuation at the end ("2022 ..": "dot", Croatian
+        # "točka") and returns it at the start of the next call, whatever that call's text or voice: each
+        # call would read the one before's tail. An empty call drops it (synthesis never says it either).
+        empty = ctypes.create_string_buffer(b"")
+        self.lib.espeak_TextToPhonemes(ctypes.byref(ctypes.c_void_p(ctypes.addressof(empty))), _CHARS_UTF8, mode)
         return clauses
 
     def text_to_phonemes(self, text: str) -> list[list[Phone]]:

@@ -251,6 +251,24 @@ def test_ipa_pairs_phonemes_one_to_one_and_merged_modifiers_get_none():
         E.phonemize_with_ipa("Hola", "no-such-voice")
 
 
+@pytest.mark.parametrize("voice,tail", [("en-us", "in 2022 .."), ("hr", "godine 2022 .."), ("hr", "Dobar dan..")])
+def test_a_call_never_reads_the_tail_of_the_one_before(voice, tail):
+    """espeak-ng held back the word it read out of spaced punctuation ("dot", "točka") and gave it to the next
+    call: a Croatian sentence ending in a year ("2022.") then broke the sentence after it in the IPA pairing
+    (10 % of a jm_kumo render dropped), and any caller could read another's tail."""
+    clean = (E.phonemize("yes", "en-us"), E.phonemize_ipa("yes", "en-us"), E.phonemize_with_ipa("ja", "hr"))
+    for _ in range(2):
+        E.phonemize(tail, voice)
+        assert E.phonemize("yes", "en-us") == clean[0]
+        E.phonemize_ipa(tail, voice)
+        assert E.phonemize_ipa("yes", "en-us") == clean[1]
+        assert E.phonemize_with_ipa(tail, voice)  # both modes of one call read the same words
+        assert E.phonemize_with_ipa("ja", "hr") == clean[2]
+    sentence = "2 indijske rupije i ponedjeljak, sedmog veljače 2022 .."  # from the failed render
+    words = [w for clause in E.phonemize_with_ipa(sentence, "hr") for w in clause]
+    assert len(words) == len(E.phonemize(sentence, "hr")) == 10
+
+
 # Inputs that made espeak-ng overflow a stack buffer and abort the process before `_clean` (an API worker
 # phonemizes client text in its own process: one such request took it down).
 _DOTTED_CRASHES = [
