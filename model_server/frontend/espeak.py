@@ -246,7 +246,7 @@ class _Espeak:
         # "točka") and returns it at the start of the next call, whatever that call's text or voice: each
         # call would read the one before's tail. An empty call drops it (synthesis never says it either).
         empty = ctypes.create_string_buffer(b"")
-        self.lib.espeak_TextToPhonemes(ctypes.byref(ctypes.c_void_p(ctypes.addressof(empty))), _CHARS_UTF8, mode)
+        self.lib.espeak_TextToPhonemes(ctypes.byref(ctypes.c_void_p(ctypes.addressof(empty))), _CHARS_UTF8, 0)
         return clauses
 
     def text_to_phonemes(self, text: str) -> list[list[Phone]]:

@@ -251,7 +251,9 @@ def test_ipa_pairs_phonemes_one_to_one_and_merged_modifiers_get_none():
         E.phonemize_with_ipa("Hola", "no-such-voice")
 
 
-@pytest.mark.parametrize("voice,tail", [("en-us", "in 2022 .."), ("hr", "godine 2022 .."), ("hr", "Dobar dan..")])
+@pytest.mark.parametrize(
+    "voice,tail", [("en-us", "in 2022 .."), ("hr", "godine 2022 .."), ("hr", "Dobar dan..")]
+)
 def test_a_call_never_reads_the_tail_of_the_one_before(voice, tail):
     """espeak-ng held back the word it read out of spaced punctuation ("dot", "točka") and gave it to the next
     call: a Croatian sentence ending in a year ("2022.") then broke the sentence after it in the IPA pairing
