@@ -24,13 +24,13 @@ def test_every_catalog_language_has_a_voice():
     assert [v.id for v in voices_for_languages("zh,es")] == [
         "es_female_f3", "zh_female_f3", "es_male_m3", "es_male_kumo"]  # fmt: skip
     # an espeak-ng voice per new language but Italian, the better teachers' voices beside theirs, a male
-    # espeak-ng voice where the judge follows it (Spanish, Japanese), and Kokoro's jm_kumo reading IPA in seven
+    # espeak-ng voice where the judge follows it (Spanish, Japanese), and Kokoro's jm_kumo reading IPA in nine
     better = [c for c in NEW if not CATALOG[c].data_teacher.startswith("espeak:")]
-    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2 + 7
+    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2 + 9
     male = {v.id: v.teacher for v in voices_for_languages("es,ja") if v.gender == "male"}
     assert male == {"es_male_m3": "espeak:es+m3", "ja_male_m3": "espeak:ja+m3", "es_male_kumo": "kokoro:jm_kumo"}
     kumo = {v.language for v in voices_for_languages("all") if v.teacher == "kokoro:jm_kumo"}
-    assert kumo == {"es", "it", "pt", "id", "de", "fr", "ru"}
+    assert kumo == {"es", "it", "pt", "id", "de", "fr", "ru", "ms", "hr"}
     with pytest.raises(ValueError, match="unknown language"):
         voices_for_languages("xx")
 
