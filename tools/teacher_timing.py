@@ -10,8 +10,9 @@ frames' cepstra (`dtw.cepstra`) to their phone's mean over the corpus, with ever
 of --shifts frames (12.5 ms). Only frames with sound count (`phone_times.loud_frames`): silence has the same
 cepstra wherever it is, so silence left inside a phone would look like a good fit. Right times give the least
 spread unmoved: espeak-ng's exact synthesis times do (its voices are the control); a minimum elsewhere says
-the times are late (negative best shift) or early. `--dtw` adds, for Kokoro voices, the timing `make data` used before Kokoro's own (espeak-ng's times
-carried onto Kokoro's audio by DTW); `--lead-frames 0` shows the neural teachers' durations uncorrected.
+the times are late (negative best shift) or early. `--dtw` adds, for Kokoro voices, the timing `make data`
+used before Kokoro's own (espeak-ng's times carried onto Kokoro's audio by DTW); `--lead-frames 0` shows the
+neural teachers' durations uncorrected.
 Prints a table; `--out` writes it as JSON.
 """
 
