@@ -58,6 +58,7 @@ def _merge_parser() -> argparse.ArgumentParser:
     p.add_argument("inputs", type=Path, nargs="+",
                    help="dataset dirs (with voices.json) or output roots of `python -m model_server.data`")
     p.add_argument("--out", type=Path, required=True, help="output root; writes OUT/dataset")
+    p.add_argument("--voices", help="comma-separated voice ids to keep (default: every voice of every input)")
     return p
 
 
@@ -69,7 +70,8 @@ def main_merge(argv: list[str]) -> int:
     inputs = [p / "dataset" if not (p / "voices.json").exists() and (p / "dataset").is_dir() else p
               for p in args.inputs]
     try:
-        stats = merge_datasets(inputs, args.out / "dataset")
+        keep = [v.strip() for v in args.voices.split(",") if v.strip()] if args.voices is not None else None
+        stats = merge_datasets(inputs, args.out / "dataset", voices=keep)
     except DatasetError as exc:
         raise SystemExit(f"error: {exc}") from None
     print(f"merged {len(inputs)} datasets into {args.out / 'dataset'}")

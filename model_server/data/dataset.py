@@ -147,9 +147,12 @@ def load_dataset(dataset_dir: str | Path, voices: list[str] | None = None, mmap:
     return out
 
 
-def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]:
+def merge_datasets(inputs: list[str | Path], out: str | Path,
+                   voices: list[str] | None = None) -> dict[str, dict]:
     """Combine dataset directories into `out`: voices side by side, and a voice present in several inputs
     gets all of their utterances (in input order), e.g. the same voice rendered with two `--seed`s.
+    `voices`, when given, keeps only those voices (each must be in some input): how one voice of a render
+    is left out, say one rendered before a frontend fix, by merging the others into a dataset of their own.
 
     Every input is read with the reader's checks first; a voice's `voices.json` entries must agree between
     inputs (its teacher and `length_marks` decide what the features and symbols mean). An utterance id
@@ -166,6 +169,14 @@ def merge_datasets(inputs: list[str | Path], out: str | Path) -> dict[str, dict]
     if len({p.resolve() for p in paths}) != len(paths):
         raise DatasetError("merge: an input is given twice")
     loaded = [(p, load_dataset(p)) for p in paths]
+    if voices is not None:
+        if not voices:
+            raise DatasetError("merge: an empty list of voices to keep")
+        found = {vid for _, data in loaded for vid in data}
+        missing = sorted(set(voices) - found)
+        if missing:
+            raise DatasetError(f"merge: voice(s) {missing} in no input (the inputs hold {sorted(found)})")
+        loaded = [(p, {vid: vd for vid, vd in data.items() if vid in voices}) for p, data in loaded]
     infos: dict[str, dict] = {}
     for p, data in loaded:
         for vid, vd in data.items():

@@ -97,3 +97,22 @@ def test_cli_takes_output_roots_or_dataset_dirs_and_names_a_broken_input(two, tm
     (b / "es_female_f3" / "utterances.jsonl").write_text("\n".join(lines) + "\n")
     with pytest.raises(SystemExit, match=r"error: .*es_female_f3/utterances.jsonl:2: durations sum to 3"):
         cli.main(["merge", "--out", str(tmp_path / "out2"), str(a), str(b)])
+
+
+def test_voices_keeps_only_the_named_voices_and_names_one_in_no_input(two, tmp_path, capsys):
+    a, b = two
+    stats = merge_datasets([a, b], tmp_path / "m", voices=["es_female_f3"])
+    assert list(stats) == ["es_female_f3"] and stats["es_female_f3"]["inputs"] == [2]
+    assert sorted(load_dataset(tmp_path / "m")) == ["es_female_f3"]
+    infos = json.loads((tmp_path / "m" / "voices.json").read_text())
+    assert [i["id"] for i in infos] == ["es_female_f3"]  # the left-out voice's entry is not carried either
+
+    assert cli.main(["merge", "--out", str(tmp_path / "out"), "--voices", "en_female_slt", str(a), str(b)]) == 0
+    ds = load_dataset(tmp_path / "out" / "dataset")
+    assert sorted(ds) == ["en_female_slt"] and len(ds["en_female_slt"].utterances) == 5
+
+    with pytest.raises(DatasetError, match=r"voice\(s\) \['en_male_kal'\] in no input"):
+        merge_datasets([a, b], tmp_path / "m2", voices=["en_female_slt", "en_male_kal"])
+    assert not (tmp_path / "m2").exists()  # refused before anything was written
+    with pytest.raises(DatasetError, match="empty list of voices"):
+        merge_datasets([a, b], tmp_path / "m2", voices=[])
