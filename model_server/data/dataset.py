@@ -124,17 +124,23 @@ def load_voice(dataset_dir: Path, info: dict, mmap: bool = True) -> VoiceData:
     return VoiceData(info, utts, feats)
 
 
+def read_voice_infos(dataset_dir: str | Path) -> list[dict]:
+    """A dataset directory's `voices.json` entries, without reading any voice's data."""
+    vpath = Path(dataset_dir) / "voices.json"
+    if not vpath.exists():
+        raise DatasetError(f"{vpath}: missing (run `make data` or `python -m model_server.data`)")
+    try:
+        return json.loads(vpath.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{vpath}: invalid JSON ({exc})") from None
+
+
 def load_dataset(dataset_dir: str | Path, voices: list[str] | None = None, mmap: bool = True
                  ) -> dict[str, VoiceData]:
     """Read a dataset directory: {voice_id: VoiceData}. Raises DatasetError on any inconsistency."""
     dataset_dir = Path(dataset_dir)
     vpath = dataset_dir / "voices.json"
-    if not vpath.exists():
-        raise DatasetError(f"{vpath}: missing (run `make data` or `python -m model_server.data`)")
-    try:
-        infos = json.loads(vpath.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{vpath}: invalid JSON ({exc})") from None
+    infos = read_voice_infos(dataset_dir)
     out = {}
     for info in infos:
         if voices and info["id"] not in voices:
@@ -154,7 +160,7 @@ def merge_datasets(inputs: list[str | Path], out: str | Path,
     `voices`, when given, keeps only those voices (each must be in some input): how one voice of a render
     is left out, say one rendered before a frontend fix, by merging the others into a dataset of their own.
 
-    Every input is read with the reader's checks first; a voice's `voices.json` entries must agree between
+    Every (kept) voice is read with the reader's checks first; a voice's `voices.json` entries must agree between
     inputs (its teacher and `length_marks` decide what the features and symbols mean). An utterance id
     already taken gets the input's position as a suffix (`<id>~2`). Features are copied through a
     memory-mapped file, so a voice larger than memory merges too. Voices already in `out` and in no input
@@ -168,15 +174,18 @@ def merge_datasets(inputs: list[str | Path], out: str | Path,
             raise DatasetError(f"merge: the output {out} is also an input; write to a new directory")
     if len({p.resolve() for p in paths}) != len(paths):
         raise DatasetError("merge: an input is given twice")
-    loaded = [(p, load_dataset(p)) for p in paths]
-    if voices is not None:
+    if voices is None:
+        loaded = [(p, load_dataset(p)) for p in paths]
+    else:  # only the kept voices are read: a left-out voice costs no I/O and is not checked
         if not voices:
             raise DatasetError("merge: an empty list of voices to keep")
-        found = {vid for _, data in loaded for vid in data}
+        ids = [[i["id"] for i in read_voice_infos(p)] for p in paths]
+        found = {vid for per_input in ids for vid in per_input}
         missing = sorted(set(voices) - found)
         if missing:
             raise DatasetError(f"merge: voice(s) {missing} in no input (the inputs hold {sorted(found)})")
-        loaded = [(p, {vid: vd for vid, vd in data.items() if vid in voices}) for p, data in loaded]
+        kept = [[vid for vid in per_input if vid in voices] for per_input in ids]
+        loaded = [(p, load_dataset(p, k) if k else {}) for p, k in zip(paths, kept, strict=True)]
     infos: dict[str, dict] = {}
     for p, data in loaded:
         for vid, vd in data.items():
