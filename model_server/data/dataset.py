@@ -179,13 +179,12 @@ def merge_datasets(inputs: list[str | Path], out: str | Path,
     else:  # only the kept voices are read: a left-out voice costs no I/O and is not checked
         if not voices:
             raise DatasetError("merge: an empty list of voices to keep")
-        ids = [[i["id"] for i in read_voice_infos(p)] for p in paths]
-        found = {vid for per_input in ids for vid in per_input}
+        listed = [(p, read_voice_infos(p)) for p in paths]
+        found = {info["id"] for _, infos in listed for info in infos}
         missing = sorted(set(voices) - found)
         if missing:
             raise DatasetError(f"merge: voice(s) {missing} in no input (the inputs hold {sorted(found)})")
-        kept = [[vid for vid in per_input if vid in voices] for per_input in ids]
-        loaded = [(p, load_dataset(p, k) if k else {}) for p, k in zip(paths, kept, strict=True)]
+        loaded = [(p, {i["id"]: load_voice(p, i) for i in infos if i["id"] in voices}) for p, infos in listed]
     infos: dict[str, dict] = {}
     for p, data in loaded:
         for vid, vd in data.items():
