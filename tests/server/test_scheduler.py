@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import time
+import types
 from collections import defaultdict
 
 import numpy as np
@@ -26,6 +27,14 @@ VOICE = VOICES[0][0]
 @pytest.fixture(scope="module")
 def runtime(model_dir):
     return SpeechRuntime.load(model_dir, device="cpu")
+
+
+def stop_scheduler_clock(monkeypatch, now: float) -> None:
+    """The scheduler reads `now` as the time from here on: leads a test sets from `now` stay as set however
+    slowly a loaded machine runs the rest of it (a lead 50 ms shorter halves a 32-frame chunk)."""
+    import model_server.scheduler as sched
+
+    monkeypatch.setattr(sched, "time", types.SimpleNamespace(monotonic=lambda: now))
 
 
 class Driver:
@@ -301,7 +310,7 @@ def test_step_budget_holds_back_only_streams_far_ahead_of_real_time(runtime, mon
     assert ahead.frames > before
 
 
-def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
+def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime, monkeypatch):
     """Streams that started together each ask for a chunk of up to twice their lead; their chunks are
     halved, largest first, until the tick's estimated duration fits in LEAD_SHARE of the smallest lead."""
     import model_server.scheduler as sched
@@ -317,6 +326,7 @@ def test_a_tick_fits_in_the_smallest_lead_of_the_streams_it_serves(runtime):
     leads_s = [0.45, 0.45, 0.45, 0.25]  # each may ask for the largest chunk (32 frames) at LEAD_CHUNKS 2
     for s, lead in zip(streams, leads_s, strict=True):
         s.first_audio_at = now - s.frames * hop_s + lead
+    stop_scheduler_clock(monkeypatch, now)
     # 2 ms per stream-frame and no fixed work per chunk (a CPU's case): a 4 x 32-frame tick would take 256 ms
     d.engine.cost.per_step, d.engine.cost.per_frame, d.engine.cost.per_chunk = 0.0, 0.002, 0.0
     chosen, _ = d.engine._choose(streams)
@@ -432,7 +442,7 @@ def test_merged_chunk_lengths_speak_the_same_audio_in_fewer_steps(runtime, monke
         assert len(a) == len(b) and np.abs(a.astype(np.int32) - b.astype(np.int32)).max() <= 2
 
 
-def test_chunks_are_not_halved_to_fit_a_tick_whose_fixed_work_dominates(runtime):
+def test_chunks_are_not_halved_to_fit_a_tick_whose_fixed_work_dominates(runtime, monkeypatch):
     """Where a tick is mostly its chunks' own work (a GPU serving many streams), halving the frames buys
     little time and costs every stream half its audio: the lead fit leaves the chunks alone once the frames
     are less than the fixed part, even though the tick does not fit the smallest lead."""
@@ -445,6 +455,7 @@ def test_chunks_are_not_halved_to_fit_a_tick_whose_fixed_work_dominates(runtime)
     for s, lead in zip(streams, [0.45, 0.45, 0.45, 0.11], strict=True):
         s.first_audio_at = now - s.frames * hop_s + lead
         s.last_chunk = 32
+    stop_scheduler_clock(monkeypatch, now)
     # 1 ms a step and 15 ms a chunk: 61 ms of fixed work, over the 55 ms budget (half the smallest lead);
     # the 112 frames are 11.2 ms
     d.engine.cost.per_step, d.engine.cost.per_frame, d.engine.cost.per_chunk = 1e-3, 1e-4, 15e-3
