@@ -174,17 +174,17 @@ def merge_datasets(inputs: list[str | Path], out: str | Path,
             raise DatasetError(f"merge: the output {out} is also an input; write to a new directory")
     if len({p.resolve() for p in paths}) != len(paths):
         raise DatasetError("merge: an input is given twice")
-    if voices is None:
-        loaded = [(p, load_dataset(p)) for p in paths]
-    else:  # only the kept voices are read: a left-out voice costs no I/O and is not checked
-        if not voices:
-            raise DatasetError("merge: an empty list of voices to keep")
-        listed = [(p, read_voice_infos(p)) for p in paths]
+    if voices is not None and not voices:
+        raise DatasetError("merge: an empty list of voices to keep")
+    listed = [(p, read_voice_infos(p)) for p in paths]
+    if voices is not None:
         found = {info["id"] for _, infos in listed for info in infos}
         missing = sorted(set(voices) - found)
         if missing:
             raise DatasetError(f"merge: voice(s) {missing} in no input (the inputs hold {sorted(found)})")
-        loaded = [(p, {i["id"]: load_voice(p, i) for i in infos if i["id"] in voices}) for p, infos in listed]
+    # only the kept voices are read: a left-out voice costs no I/O and is not checked
+    loaded = [(p, {i["id"]: load_voice(p, i) for i in infos if voices is None or i["id"] in voices})
+              for p, infos in listed]
     infos: dict[str, dict] = {}
     for p, data in loaded:
         for vid, vd in data.items():
