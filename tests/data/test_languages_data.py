@@ -24,13 +24,13 @@ def test_every_catalog_language_has_a_voice():
     assert [v.id for v in voices_for_languages("zh,es")] == [
         "es_female_f3", "zh_female_f3", "es_male_m3", "es_male_kumo"]  # fmt: skip
     # an espeak-ng voice per new language but Italian, the better teachers' voices beside theirs, a male
-    # espeak-ng voice where the judge follows it (Spanish, Japanese), and Kokoro's jm_kumo reading IPA in nine
+    # espeak-ng voice where the judge follows it (Spanish, Japanese), and Kokoro's jm_kumo reading IPA in thirteen
     better = [c for c in NEW if not CATALOG[c].data_teacher.startswith("espeak:")]
-    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2 + 9
+    assert len(voices_for_languages("all")) == len(VOICES) + len(NEW) - 1 + len(better) + 2 + 13
     male = {v.id: v.teacher for v in voices_for_languages("es,ja") if v.gender == "male"}
     assert male == {"es_male_m3": "espeak:es+m3", "ja_male_m3": "espeak:ja+m3", "es_male_kumo": "kokoro:jm_kumo"}
     kumo = {v.language for v in voices_for_languages("all") if v.teacher == "kokoro:jm_kumo"}
-    assert kumo == {"es", "it", "pt", "id", "de", "fr", "ru", "ms", "hr"}
+    assert kumo == {"es", "it", "pt", "id", "de", "fr", "ru", "ms", "hr", "ur", "sr", "pl", "sv"}
     with pytest.raises(ValueError, match="unknown language"):
         voices_for_languages("xx")
 
@@ -42,7 +42,10 @@ def test_make_data_renders_every_voice_of_the_shipped_weights():
     for voice in shipped["voices"]:
         assert voice["id"] in every, f"{voice['id']} is in the shipped weights but make data cannot render it"
         assert (every[voice["id"]].teacher, every[voice["id"]].language) == (voice["teacher"], voice["language"])
-    assert len(every) == len(shipped["voices"])
+    # and nothing else, but the voices wired for the next round's data: teachers the judge follows in a new
+    # language (docs/model.md "The rest of the catalog through jm_kumo"), not in the weights until trained
+    pending = {"ur_male_kumo", "sr_male_kumo", "pl_male_kumo", "sv_male_kumo"}
+    assert set(every) - {v["id"] for v in shipped["voices"]} == pending
 
 
 @pytest.mark.parametrize("lang", NEW)
@@ -57,12 +60,12 @@ def test_cldr_sentences_are_distinct_deterministic_and_held_out(lang):
 
 def test_cli_renders_new_languages_and_resumes(tmp_path):
     def run() -> dict:
-        assert cli.main(["--out", str(tmp_path), "--languages", "pl,zh", "--hours-scale", "0.004",
+        assert cli.main(["--out", str(tmp_path), "--languages", "nl,zh", "--hours-scale", "0.004",
                          "--workers", "1", "--no-progress"]) == 0  # fmt: skip
         return json.loads((tmp_path / "dataset" / "summary.json").read_text())
 
     first = run()
-    assert first["batches_skipped"] == 0 and set(first["voices"]) == {"pl_female_f3", "zh_female_f3"}
+    assert first["batches_skipped"] == 0 and set(first["voices"]) == {"nl_female_f3", "zh_female_f3"}
     for st in first["voices"].values():
         assert st["utterances"] >= 0.8 * (st["utterances"] + st["dropped_alignment"] + st["dropped_render"])
     again = run()
@@ -70,7 +73,7 @@ def test_cli_renders_new_languages_and_resumes(tmp_path):
     data = load_dataset(tmp_path / "dataset")
     voices = json.loads((tmp_path / "dataset" / "voices.json").read_text())
     assert {v["id"]: v["teacher"] for v in voices} == {
-        "pl_female_f3": "espeak:pl+f3",
+        "nl_female_f3": "espeak:nl+f3",
         "zh_female_f3": "espeak:cmn+f3",
     }
     zh = data["zh_female_f3"].utterances
@@ -150,6 +153,24 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
                                 "--out", str(timing)]) == 0  # fmt: skip
     fit = json.loads(timing.read_text())["ja_female_alpha"]
     assert fit["teacher"]["best_shift"] == 0 and fit["teacher"]["spread"]["0"] < fit["dtw"]["spread"]["0"]
+
+
+def test_kokoro_reads_tones_and_symbols_it_knows():
+    """espeak-ng's IPA writes a tone as a digit ("3" as the vowel ɜ) and some sounds in symbols Kokoro lacks:
+    Mandarin gets misaki's tone arrows after the syllable and its letters, Vietnamese the nearest arrows,
+    other languages' digits stay phonemes (German "3" is ɜ), and the nine jm_kumo languages read as before."""
+    from model_server.data import kokoro
+
+    assert kokoro.ipa_for_kokoro("你好。", "cmn") == "ni↓xˈɑu↓."  # 214 -> ↓, χ -> x
+    assert kokoro.ipa_for_kokoro("是。", "cmn") == "ʂˈɻ↘."  # s. -> ʂ, apical i. -> ɻ, 51 -> ↘
+    assert kokoro.ipa_for_kokoro("请。", "cmn") == "ʨʰˈiŋ↓."  # aspiration ʰ; the arrow after the coda
+    assert kokoro.ipa_for_kokoro("您好。", "cmn").startswith("nin↗")  # 35 -> ↗, not the vowel ɜ
+    assert kokoro.ipa_for_kokoro("Có.", "vi") == "kˈɔ↗."
+    assert "ɜ" in kokoro.ipa_for_kokoro("Donnerstag.", "de")
+    assert kokoro.ipa_for_kokoro("Hus.", "nb") == "hˈuːs."  # ʉ, which Kokoro lacks, is read as u
+    assert kokoro.ipa_for_kokoro("Okul.", "tr") == "okˈʊl."  # espeak-ng's dark ɫ
+    # Romanian's final non-syllabic i is written into the consonant before it: the word pairs (it failed)
+    assert [n for n, _ in kokoro.kokoro_units("astăzi", "ro")] == ["a", "s", "t", "@", "z;", "I^", kokoro.PAUSE]
 
 
 def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):

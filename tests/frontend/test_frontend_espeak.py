@@ -242,6 +242,9 @@ def test_ipa_of_each_phoneme_is_the_clause_ipa_cut_at_the_phonemes(text, voice):
 def test_ipa_pairs_phonemes_one_to_one_and_merged_modifiers_get_none():
     (words,) = E.phonemize_with_ipa("Сегодня", "ru")
     assert [(p.name, ipa) for p, ipa in words[0]][-4:] == [("d", "d"), ("n", "nʲ"), (";", ""), ("V", "ʌ")]
+    # Romanian's final "I^" is written into the "z;" before it
+    (words,) = E.phonemize_with_ipa("astăzi", "ro")
+    assert [(p.name, ipa) for p, ipa in words[0]][-2:] == [("z;", "zʲˌʲ"), ("I^", "")]
     (words,) = E.phonemize_with_ipa("Hola", "es")
     assert [(p.name, p.stress, ipa) for p, ipa in words[0]] == [("o", 2, "ˈo"), ("l", 0, "l"), ("a", 0, "a")]
     assert E.phonemize_with_ipa(" \x07 ", "es") == []
