@@ -100,6 +100,8 @@ def _toned(name: str, ipa: str, espeak_voice: str) -> str:
         return ipa
     written = "ɜ" if tone.group()[0] == "3" else tone.group()[0]
     return ipa.removesuffix(written) + _TONE_ARROWS[espeak_voice].get(tone.group(), "")
+
+
 MAX_TOKENS = 510  # the model's context, 512, less the two boundary tokens
 
 
