@@ -186,9 +186,9 @@ class TranscriptCache:
     The teacher side of the table does not depend on the model's weights, so a second model run (or a run
     resumed after a stop) renders and transcribes only what it has not heard before; None records a
     sentence the teacher failed on. The judge's description is part of the key: changing the judge's
-    settings starts afresh. So is the normalizer's spoken form, which is what the teacher reads: a
-    normalizer change re-hears exactly the sentences it changed, and no transcript is compared with a
-    reference the teacher never read."""
+    settings starts afresh. So is the normalizer's spoken form, which is what the teacher reads, and for
+    Kokoro the IPA our code gives it: a normalizer or mapping change re-hears exactly the sentences it changed,
+    and no transcript is compared with a reference the teacher never read."""
 
     def __init__(self, path: Path | None):
         self.path = path
@@ -200,7 +200,13 @@ class TranscriptCache:
     def key(v: VoiceUnderTest, sentence: str, judge: str | None = None) -> str:
         """`judge`: what was measured (default: `JUDGE`'s transcript; `MOS_JUDGE`'s score of the teacher, or
         `vocoded_judge`'s of our vocoder resynthesizing it)."""
-        raw = "\x1f".join((judge or JUDGE, v.teacher, v.language, sentence, normalize(sentence, v.language)))
+        spoken = normalize(sentence, v.language)
+        parts = [judge or JUDGE, v.teacher, v.language, sentence, spoken]
+        if v.teacher.startswith("kokoro:"):  # what Kokoro reads is ours to map (`kokoro.reading`)
+            from model_server.data import kokoro
+
+            parts += [r for r in [kokoro.reading(spoken, v.language)] if r is not None]
+        raw = "\x1f".join(parts)
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 
     def save(self) -> None:

@@ -73,7 +73,8 @@ class Batch:
     def key(self) -> str:
         h = hashlib.sha256()
         h.update(json.dumps([CACHE_VERSION, self.voice.teacher, teacher_phone_table(self.voice), self.texts,
-                             self.teacher_texts, vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
+                             self.teacher_texts, vocoder.FEATURE_DIM, vocoder.HOP,
+                             *teacher_readings(self.voice, self.teacher_texts)], ensure_ascii=False).encode())
         return h.hexdigest()
 
     def is_done(self) -> bool:
@@ -147,11 +148,23 @@ def teacher_phone_table(voice: VoiceSpec) -> list:
     return []
 
 
+def teacher_readings(voice: VoiceSpec, teacher_texts: list[str]) -> list:
+    """What the teacher is given to read beyond the text, where our code decides it (Kokoro's IPA:
+    `kokoro.reading`), as one key item: a changed reading misses the cache. Empty for teachers that read the
+    text itself, so their keys are what they were before readings were keyed."""
+    if voice.teacher_kind != "kokoro" or voice.language == "ja":
+        return []
+    from model_server.data import kokoro
+
+    return [[kokoro.reading(t, voice.language) for t in teacher_texts]]
+
+
 def utterance_key(voice: VoiceSpec, teacher_text: str) -> str:
     """Everything one cached utterance depends on: reused across batches' reruns when unchanged."""
     h = hashlib.sha256()
     h.update(json.dumps([CACHE_VERSION, voice.teacher, teacher_phone_table(voice), teacher_text,
-                         vocoder.FEATURE_DIM, vocoder.HOP], ensure_ascii=False).encode())
+                         vocoder.FEATURE_DIM, vocoder.HOP, *teacher_readings(voice, [teacher_text])],
+                        ensure_ascii=False).encode())
     return h.hexdigest()
 
 

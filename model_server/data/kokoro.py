@@ -249,6 +249,21 @@ def ipa_for_kokoro(text: str, espeak_voice: str) -> str:
     return "".join(ipa for _, ipa in kokoro_units(text, espeak_voice))
 
 
+def reading(text: str, language: str) -> str | None:
+    """What our code gives Kokoro to read for `text` (the frontend's normalized text): espeak-ng's IPA as
+    `kokoro_units` maps it, or why there is none; None in Japanese, where Kokoro's own front end reads the
+    text. Part of the cache keys of `make data` and of the evaluation's teacher transcripts, so a change to
+    the mapping renders and hears again exactly the sentences it changes."""
+    from model_server.frontend.languages import CATALOG
+
+    if language == "ja" or language not in CATALOG:
+        return None
+    try:
+        return ipa_for_kokoro(text, CATALOG[language].espeak)
+    except Exception as exc:  # the render fails on it too and says so; the key only has to be stable
+        return f"unreadable: {exc}"
+
+
 def _run(voice: str, tokens: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Kokoro's 24 kHz audio of `tokens` in `voice` at speed 1 and the frames of each token, the two
     boundary tokens included ([lead, *tokens, tail]; the audio is FRAME_SAMPLES per frame)."""

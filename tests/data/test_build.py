@@ -158,3 +158,23 @@ def test_a_changed_teacher_phone_table_misses_the_cache(monkeypatch, voice_id, m
     assert build.utterance_key(voice, "Hello there.") != before
     espeak_voice = ALL_VOICES["es_female_f3"]
     assert build.teacher_phone_table(espeak_voice) == []  # espeak-ng mnemonics, mapped at assembly
+
+
+def test_a_changed_kokoro_reading_misses_the_cache_of_exactly_the_sentences_it_changes(monkeypatch):
+    """Kokoro reads the IPA our code maps from espeak-ng's (`kokoro.reading`): a mapping change must miss the
+    cache of the sentences whose reading it changes (and their batch), and keep the others and every teacher
+    that reads the text itself."""
+    from model_server.data import kokoro
+    from model_server.data.voices import ALL_VOICES
+
+    serbian, festival, japanese = ALL_VOICES["sr_male_kumo"], ALL_VOICES["it_female_lp"], ALL_VOICES["ja_female_alpha"]
+    changed, kept = "Šta je to?", "Dobro jutro."  # espeak-ng: ʃtɐ je tˈo? / dˈobro jˈutro.
+    keys = {t: build.utterance_key(serbian, t) for t in (changed, kept)}
+    batch = build.Batch(serbian, 0, [changed, kept], [changed, kept], Path("unused.npz"))
+    before = (batch.key, build.utterance_key(festival, "Ciao."), build.utterance_key(japanese, "こんにちは。"))
+    monkeypatch.setattr(kokoro, "_IPA_TO_KOKORO", (*kokoro._IPA_TO_KOKORO, ("ʃ", "s")))
+    assert kokoro.reading(changed, "sr") == "stɐ je tˈo?"
+    assert build.utterance_key(serbian, changed) != keys[changed]
+    assert build.utterance_key(serbian, kept) == keys[kept]
+    after = (batch.key, build.utterance_key(festival, "Ciao."), build.utterance_key(japanese, "こんにちは。"))
+    assert after[0] != before[0] and after[1:] == before[1:]

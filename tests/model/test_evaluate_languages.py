@@ -257,6 +257,21 @@ def test_teacher_transcripts_are_cached_per_judge_teacher_and_sentence(tmp_path,
     )
 
 
+def test_a_kokoro_teachers_transcripts_are_keyed_by_what_it_reads(monkeypatch):
+    """Kokoro reads the IPA our code maps (`kokoro.reading`): a mapping change must re-hear the sentences whose
+    reading it changes, and only those; teachers that read the text keep their keys."""
+    from model_server.data import kokoro
+
+    kumo = evaluate_languages.VoiceUnderTest("sr_x", "sr", "kokoro:jm_kumo", False)
+    espeak = evaluate_languages.VoiceUnderTest("sr_y", "sr", "espeak:sr", False)
+    changed, kept = "Šta je to?", "Dobro jutro."  # espeak-ng: ʃtɐ je tˈo? / dˈobro jˈutro.
+    key = evaluate_languages.TranscriptCache.key
+    before = {t: (key(kumo, t), key(espeak, t)) for t in (changed, kept)}
+    monkeypatch.setattr(kokoro, "_IPA_TO_KOKORO", (*kokoro._IPA_TO_KOKORO, ("ʃ", "s")))
+    assert key(kumo, changed) != before[changed][0] and key(espeak, changed) == before[changed][1]
+    assert (key(kumo, kept), key(espeak, kept)) == before[kept]
+
+
 def test_teacher_naturalness_is_cached_beside_its_transcripts(tmp_path, judge, mos, monkeypatch):
     v = evaluate_languages.VoiceUnderTest("es_x", "es", "espeak:es", False)
     sentences = evaluate_languages.heldout("es", 2)
