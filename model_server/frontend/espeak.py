@@ -75,9 +75,10 @@ _PHONEME_MODE = ord(_SEP) << 8
 _IPA_MODE = 0x02  # phonememode bit 1: IPA in UTF-8, no separator (what IPA-reading neural voices take)
 _STRESS_CHARS = {"'": 2, ",": 1}
 # Modifier phonemes that IPA output writes into the phoneme before them ("n" ";" -> "nʲ" in Russian, "k" "_j"
-# -> "kʲ" in Japanese, Romanian's word-final non-syllabic "I^" -> "ʲ": "z;" "I^" -> "zʲˌʲ"), so an IPA word can
-# have fewer separated pieces than the word has mnemonics.
-IPA_MERGED_MODIFIERS = frozenset({";", "_j", "I^"})
+# -> "kʲ" in Japanese, Romanian's word-final non-syllabic "I^" -> "ʲ": "z;" "I^" -> "zʲˌʲ", Latvian's ">" after a
+# vowel read alone, "e-pastu": "'e" ">" -> "ˈeː"), so an IPA word can have fewer separated pieces than the word has
+# mnemonics.
+IPA_MERGED_MODIFIERS = frozenset({";", "_j", "I^", ">"})
 
 
 class _EventId(ctypes.Union):

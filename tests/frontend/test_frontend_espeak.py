@@ -245,6 +245,9 @@ def test_ipa_pairs_phonemes_one_to_one_and_merged_modifiers_get_none():
     # Romanian's final "I^" is written into the "z;" before it
     (words,) = E.phonemize_with_ipa("astăzi", "ro")
     assert [(p.name, ipa) for p, ipa in words[0]][-2:] == [("z;", "zʲˌʲ"), ("I^", "")]
+    # and Latvian's ">" into the vowel before it (the one held-out sentence in 58 languages that did not pair)
+    (words,) = E.phonemize_with_ipa("e-pastu", "lv")
+    assert [(p.name, ipa) for p, ipa in words[0]][:3] == [("e", "ˈeː"), (">", ""), ("_:", "")]
     (words,) = E.phonemize_with_ipa("Hola", "es")
     assert [(p.name, p.stress, ipa) for p, ipa in words[0]] == [("o", 2, "ˈo"), ("l", 0, "l"), ("a", 0, "a")]
     assert E.phonemize_with_ipa(" \x07 ", "es") == []
