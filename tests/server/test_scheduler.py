@@ -29,12 +29,15 @@ def runtime(model_dir):
     return SpeechRuntime.load(model_dir, device="cpu")
 
 
-def stop_scheduler_clock(monkeypatch, now: float) -> None:
+def stop_scheduler_clock(monkeypatch, now: float, perf_counter=time.perf_counter) -> None:
     """The scheduler reads `now` as the time from here on: leads a test sets from `now` stay as set however
-    slowly a loaded machine runs the rest of it (a lead 50 ms shorter halves a 32-frame chunk)."""
+    slowly a loaded machine runs the rest of it (a lead 50 ms shorter halves a 32-frame chunk). With
+    `perf_counter` stopped too, its work takes no time: the costs it measures are zero."""
     import model_server.scheduler as sched
 
-    monkeypatch.setattr(sched, "time", types.SimpleNamespace(monotonic=lambda: now))
+    monkeypatch.setattr(
+        sched, "time", types.SimpleNamespace(monotonic=lambda: now, perf_counter=perf_counter)
+    )
 
 
 class Driver:
@@ -418,11 +421,14 @@ def test_short_chunk_lengths_ride_in_a_longer_step_when_the_step_costs_more_than
 
 def test_merged_chunk_lengths_speak_the_same_audio_in_fewer_steps(runtime, monkeypatch):
     """Merging changes how a stream's frames are cut into chunks, never the audio: the same streams with
-    every merge taken and with none give the same samples, the merged run in fewer steps."""
+    every merge taken and with none give the same samples, the merged run in fewer steps. Both on stopped
+    clocks: chunk lengths follow leads and measured costs, which a loaded machine changed between the two
+    runs (CI once took 25 merged steps for 23 apart)."""
     from model_server.engine.cost import TickCost
 
     def run(gain: float) -> tuple[list, int]:
         monkeypatch.setattr(TickCost, "merge_gain", lambda self, short, longer: gain)
+        stop_scheduler_clock(monkeypatch, time.monotonic(), perf_counter=lambda: 0.0)
         d = Driver(runtime, max_streams=4)
         texts = ["Hello there.", "A longer sentence keeps this stream going for a while.", "Numbers: 42."]
         streams = [d.open() for _ in texts]
