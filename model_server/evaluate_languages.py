@@ -200,12 +200,13 @@ class TranscriptCache:
     def key(v: VoiceUnderTest, sentence: str, judge: str | None = None) -> str:
         """`judge`: what was measured (default: `JUDGE`'s transcript; `MOS_JUDGE`'s score of the teacher, or
         `vocoded_judge`'s of our vocoder resynthesizing it)."""
-        spoken = normalize(sentence, v.language)
-        parts = [judge or JUDGE, v.teacher, v.language, sentence, spoken]
-        if v.teacher.startswith("kokoro:"):  # what Kokoro reads is ours to map (`kokoro.reading`)
-            from model_server.data import kokoro
+        from model_server.data.build import teacher_reading
 
-            parts += [r for r in [kokoro.reading(spoken, v.language)] if r is not None]
+        spoken = normalize(sentence, v.language)
+        reading = teacher_reading(v.teacher, v.language, spoken)  # Kokoro's IPA, ours to map
+        parts = [judge or JUDGE, v.teacher, v.language, sentence, spoken]
+        if reading is not None:
+            parts.append(reading)
         raw = "\x1f".join(parts)
         return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
 

@@ -148,15 +148,22 @@ def teacher_phone_table(voice: VoiceSpec) -> list:
     return []
 
 
-def teacher_readings(voice: VoiceSpec, teacher_texts: list[str]) -> list:
-    """What the teacher is given to read beyond the text, where our code decides it (Kokoro's IPA:
-    `kokoro.reading`), as one key item: a changed reading misses the cache. Empty for teachers that read the
-    text itself, so their keys are what they were before readings were keyed."""
-    if voice.teacher_kind != "kokoro" or voice.language == "ja":
-        return []
+def teacher_reading(teacher: str, language: str, text: str) -> str | None:
+    """What `teacher` ("<kind>:<voice>") is given to read for `text` beyond the text itself, where our code
+    decides it: Kokoro's IPA (`kokoro.reading`). None for teachers that read the text (Kokoro in Japanese too).
+    Part of `make data`'s cache keys and of the evaluation's teacher-transcript keys: a changed reading misses."""
+    if teacher.split(":", 1)[0] != "kokoro":
+        return None
     from model_server.data import kokoro
 
-    return [[kokoro.reading(t, voice.language) for t in teacher_texts]]
+    return kokoro.reading(text, language)
+
+
+def teacher_readings(voice: VoiceSpec, teacher_texts: list[str]) -> list:
+    """`teacher_reading` of each text as one key item; empty where the teacher reads the text itself, so those
+    keys are what they were before readings were keyed."""
+    readings = [teacher_reading(voice.teacher, voice.language, t) for t in teacher_texts]
+    return [readings] if any(r is not None for r in readings) else []
 
 
 def utterance_key(voice: VoiceSpec, teacher_text: str) -> str:
