@@ -543,17 +543,47 @@ def test_check_language_lists_the_supported_ones():
         ),
         ("sv", "festvox-ca-ona-hts", "festvox-ca-ona-hts"),
         ("pl", "To jest ok.", "To jest ok."),
-        # prices per unit, Polish amounts grouped with dots, Dutch postcodes
+        # prices per unit, Polish amounts grouped with dots (postcodes: test_postcodes_are_said_as_people_say_them)
         ("it", "La tariffa costa 9,99 €/mese.", "La tariffa costa nove euro e novantanove al mese."),
         ("pt", "Custa 12,99 €/mês.", "Custa doze euros e noventa e nove por mês."),
         ("sv", "Det kostar 49 kr/mån.", "Det kostar förtionio svenska kronor per månad."),
         ("pl", "Koszt 1.299 zł.", "Koszt tysiąc dwieście dziewięćdziesiąt dziewięć złotych polskich."),
-        ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
         # num2words raises for Catalan ordinals of the tens from 30 (KeyError): the cardinal, not a crash
         ("ca", "El 30è aniversari.", "El trenta aniversari."),
     ],
 )
 def test_what_the_intl_audit_found(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "lang, text, expected",
+    [
+        # an Italian CAP after a street or after its name: digit by digit (it was "ventimilacentoventidue")
+        ("it", "Piazza Duomo 1, 20122 Milano.", "Piazza Duomo uno, due zero uno due due Milano."),
+        ("it", "Corso Francia 15, 10138 Torino", "Corso Francia quindici, uno zero uno tre otto Torino"),
+        ("it", "Il CAP è 20121.", "Il CAP è due zero uno due uno."),
+        ("it", "Il codice postale è 80133.", "Il codice postale è otto zero uno tre tre."),
+        # ... and not an amount before a capital without a street, nor after a street without a town
+        ("it", "Abbiamo 20000 clienti, 15000 Euro.", "Abbiamo ventimila clienti, quindicimila Euro."),
+        ("it", "Via Roma 1, 20000 persone.", "Via Roma uno, ventimila persone."),
+        # a Czech or Slovak PSČ keeps both zeros ("110 00" was "sto deset nula")
+        ("cs", "Na Příkopě 5, 110 00 Praha.", "Na Příkopě pět, sto deset nula nula Praha."),
+        ("cs", "PSČ 602 00", "PSČ šestset dva nula nula"),
+        ("cs", "Máme 100 000 zákazníků.", "Máme sto tisíc zákazníků."),
+        ("sk", "Hlavná 1, 811 01 Bratislava", "Hlavná jeden, osemstojedenásť nula jeden Bratislava"),
+        # a Polish postcode before its town or after "pocztowy" ("00-950" was "zero - dziewięćset ...")
+        ("pl", "Kod pocztowy: 00-950.", "Kod pocztowy: zero zero, dziewięćset pięćdziesiąt."),
+        (
+            "pl",
+            "ul. Floriańska 3, 31-042 Kraków",
+            "ulica Floriańska trzy, trzydzieści jeden, zero cztery dwa Kraków",
+        ),
+        ("pl", "Od 10-150 osób.", "Od dziesięć - sto pięćdziesiąt osób."),
+        ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
+    ],
+)
+def test_postcodes_are_said_as_people_say_them(lang, text, expected):
     assert normalize(text, lang) == expected
 
 

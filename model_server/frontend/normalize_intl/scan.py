@@ -26,7 +26,7 @@ from ..normalize.words import (
     slash_number,
 )
 from ..script import LETTER
-from . import baltic_dates, cjk, japanese
+from . import baltic_dates, cjk, japanese, postcodes
 from .amounts import (
     _CURRENCY_SYMBOLS,
     _GROUP_ALSO,
@@ -202,8 +202,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])(?<!\d\s)[-−](?=\d))|"
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
-    if language == "nl":  # a postcode, "1012 LG Amsterdam": four digits and two capitals
-        extra += r"(?P<nl_postcode>(?<![\w.,])(?P<pc_digits>[1-9]\d{3}) ?(?P<pc_letters>[A-Z]{2})(?![\w-]))|"
+    if language in postcodes.SHAPES:  # "1012 LG Amsterdam", "110 00 Praha", "00-950 Warszawa"
+        extra += rf"(?P<postcode>{postcodes.SHAPES[language]})|"
     if language in _SCORE_BEFORE:  # a result: "Ha vinto 3-1" -> "tre a uno" (the dash was a pause)
         cues = "|".join(
             rf"(?<=\b{w} )|(?<=\b{w} {p} )"
@@ -407,12 +407,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
             word = word[0].upper() + word[1:]
         return "abbreviation", word + ("." if ends else "")
-    if groups.get("nl_postcode"):  # said in pairs, then the letters: "tien twaalf L G"
-        d = m.group("pc_digits")
-        pairs = " ".join(
-            _digits(p, language) if p[0] == "0" else spell_number(int(p), language) for p in (d[:2], d[2:])
-        )
-        return "postcode", f"{pairs} {' '.join(m.group('pc_letters'))}"
+    if groups.get("postcode"):
+        return "postcode", postcodes.shaped(m, language)
     if groups.get("iban"):  # "IT60 X054 2811" -> "I.T. sei zero, X. zero cinque quattro, due otto uno uno"
         return "code", ", ".join(_characters(group, language) for group in m.group("iban").split())
     if groups.get("grade"):
@@ -672,6 +668,9 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if re.fullmatch(r"\d{4,8}", m.group("num")) and is_code(m, before, language):
         # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit
         return "number", _digits(m.group("num"), language)
+    street_postcode = postcodes.after_street(m, language)
+    if street_postcode:
+        return "postcode", street_postcode
     if re.fullmatch(r"0\d{2,}", m.group("num")):  # "0123", "00184": an identifier ("09 часов" is a count)
         return "number", _digits(m.group("num"), language)
     if re.fullmatch(r"\d{7,}", m.group("num")) and not m.group("num").endswith("000"):
