@@ -587,6 +587,29 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
     assert normalize(text, lang) == expected
 
 
+@pytest.mark.parametrize(
+    "lang, text, expected",
+    [
+        # an order's, a booking's or an invoice's number, digit by digit after the thing's name
+        ("pt", "O pedido 48213 chega amanhã.", "O pedido quatro oito dois um três chega amanhã."),
+        ("pt", "O número do pedido é 4821.", "O número do pedido é quatro oito dois um."),
+        ("it", "Il numero dell'ordine è 48213.", "Il numero dell'ordine è quattro otto due uno tre."),
+        ("ca", "La comanda 48213 arriba dilluns.", "La comanda quatre vuit dos un tres arriba dilluns."),
+        ("pl", "Numer zamówienia to 4821.", "Numer zamówienia to cztery osiem dwa jeden."),
+        ("sr", "Porudžbina broj 48213.", "Porudžbina broj četiri osam dva jedan tri."),
+        ("hr", "Broj narudžbe je 48213.", "Broj narudžbe je 4 8 2 1 3."),  # (hr digits go to espeak-ng)
+        # ... not an amount after it, nor four digits after a bare noun that may be a verb
+        ("pt", "Um pedido de 25000 reais.", "Um pedido de vinte e cinco mil reais."),
+        ("pt", "A empresa reserva 2000 lugares.", "A empresa reserva dois mil lugares."),
+        ("it", "Il contratto vale 15000 euro.", "Il contratto vale quindicimila euro."),
+        ("it", "La prenotazione 4821 è confermata.", "La prenotazione quattromilaottocentoventuno è confermata."),
+        ("pl", "Rezerwacja na 2000 osób.", "Rezerwacja na dwa tysiące osób."),
+    ],
+)
+def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
 @pytest.mark.parametrize("code", list(CATALOG))
 def test_amounts_symbols_and_signs_never_raise_in_any_catalog_language(code):
     # num2words' forms differ per language (Icelandic's plural of a currency's minor unit is a tuple)

@@ -69,13 +69,19 @@ _NOT_CODE_BEFORE = frozenset("năm tahun year ปี 년 साल বছর".sp
 
 
 def is_code(m: re.Match, before: list[str], language: str) -> bool:
-    """Whether a number of 4-8 digits is an identifier: after a code's name within five words, or right after
-    the short form of "number" ("č. 784512", "br.", "nr.", "αρ.")."""
+    """Whether a number of 4-8 digits is an identifier: after a code's name within five words, right after
+    the short form of "number" ("č. 784512", "br.", "nr.", "αρ."), or after the name of what has one ("O
+    pedido 48213", "Broj narudžbe je 48213": `_IDENTIFIER_CUE`)."""
     after = agreement.next_word(m.string, m.end()).lower()
     if after and after in _AMOUNT_WORDS:
         return False
     sign = word_before(m)
     if sign in _NUMBER_SIGNS or (sign in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
+        return True
+    cue = _IDENTIFIER_CUE.get(language)
+    named = cue and cue.search(m.string[max(0, m.start() - 60) : m.start()])
+    # a bare noun before four digits may be a verb before a count ("A empresa reserva 2000 lugares")
+    if named and (len(m.group("num")) >= 5 or named.group("link")):
         return True
     if before and (
         before[-1].startswith(_ENDS_WITH)
@@ -92,7 +98,7 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
 _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
 # The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier
 # of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC).
-_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No."})
+_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No.", "broj", "Broj"})
 # Words for "ending with" before a card's or an account's last digits (stems), and the prepositions between
 # ("kończąca się na 4821"; not "nel"/"em", before which "termina nel 2025" is a year).
 _ENDS_WITH = ("termin", "final", "оканчива", "заканчива", "закінчу", "kończ", "eindig", "slutar", "ender",
@@ -114,5 +120,43 @@ _CODE_WORDS_BY_LANGUAGE = {
 }
 
 
-# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng").
-_AMOUNT_WORDS = frozenset("đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు".split())
+# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng", "pedido de 25000
+# reais").
+_AMOUNT_WORDS = frozenset(
+    "đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు euro euros eura eur reais real "
+    "złotych złote zł dinara dinari kuna kune".split()
+)
+
+
+def _identifier_cue(nouns: str, links: str) -> re.Pattern:
+    """What names an identifier before its digits: one of `nouns`, then perhaps words of `links` ("number", "is",
+    an article) or a colon or "#" (the group `link`, empty when the noun comes right before the digits)."""
+    return re.compile(rf"\b(?:{nouns})\b(?P<link>(?:\s*(?:(?:{links})\b|[:#]))*)\s*$", re.IGNORECASE)
+
+
+# The nouns of things with a number of their own (an order, a booking, a ticket, an invoice) in the supported
+# and near-supported languages, as the es/de/fr rule has them (`normalize.codes._CODE_CUE_EU`): "O pedido
+# 48213" was "quarenta e oito mil duzentas e treze", "Porudžbina broj 48213" "četrdeset osam hiljada ...".
+_IDENTIFIER_CUE = {
+    "it": _identifier_cue(
+        "ordine|prenotazione|pratica|fattura|ticket|riferimento|spedizione|contratto|polizza|tessera",
+        r"è|il|numero|n\.|nr\.|n°",
+    ),
+    "pt": _identifier_cue(
+        "pedido|encomenda|reserva|protocolo|fatura|bilhete|refer[eê]ncia|contrato|ap[oó]lice|processo",
+        r"é|o|a|n[uú]mero|n\.o|nº",
+    ),
+    "ca": _identifier_cue(
+        "comanda|reserva|factura|refer[eè]ncia|expedient|tiquet|contracte", r"és|el|la|n[uú]m\.|n[uú]mero"
+    ),
+    "pl": _identifier_cue(
+        "zamówieni[ea]|rezerwacj[ai]|faktur[ay]|zgłoszeni[ea]|przesyłk[ai]|umow[ay]|polis[ay]",
+        r"to|jest|nr\.?|numer",
+    ),
+    "hr": _identifier_cue(
+        "narudžb[ae]|rezervacij[ae]|račun[a]?|pošiljk[ae]|ugovor[a]?", r"je|broj|br\.|glasi"
+    ),
+    "sr": _identifier_cue(
+        "porudžbin[ae]|narudžbin[ae]|rezervacij[ae]|račun[a]?|pošiljk[ae]|ugovor[a]?", r"je|broj|br\.|glasi"
+    ),
+}
