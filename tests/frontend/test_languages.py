@@ -598,12 +598,23 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("pl", "Numer zamówienia to 4821.", "Numer zamówienia to cztery osiem dwa jeden."),
         ("sr", "Porudžbina broj 48213.", "Porudžbina broj četiri osam dva jedan tri."),
         ("hr", "Broj narudžbe je 48213.", "Broj narudžbe je 4 8 2 1 3."),  # (hr digits go to espeak-ng)
+        ("ja", "ご注文番号は48213です。", "ゴチューモンバンゴーワ よん はち に いち さん です."),
+        ("ja", "予約番号：4821", "ヨヤクバンゴー: よん はち に いち"),
+        ("ca", "Codi 4821.", "Codi quatre vuit dos un."),
+        # a Spanish phone number in Catalan, as the Spanish rule reads it (it was "sis-cents cent vint-i-tres ...")
+        ("ca", "El telèfon és 600 123 456.", "El telèfon és sis zero zero, un dos tres, quatre cinc sis."),
         # ... not an amount after it, nor four digits after a bare noun that may be a verb
         ("pt", "Um pedido de 25000 reais.", "Um pedido de vinte e cinco mil reais."),
         ("pt", "A empresa reserva 2000 lugares.", "A empresa reserva dois mil lugares."),
         ("it", "Il contratto vale 15000 euro.", "Il contratto vale quindicimila euro."),
-        ("it", "La prenotazione 4821 è confermata.", "La prenotazione quattromilaottocentoventuno è confermata."),
+        (
+            "it",
+            "La prenotazione 4821 è confermata.",
+            "La prenotazione quattromilaottocentoventuno è confermata.",
+        ),
         ("pl", "Rezerwacja na 2000 osób.", "Rezerwacja na dwa tysiące osób."),
+        ("ja", "合計は3,980円です。", "ゴーケイワ さんぜんきゅうひゃくはちじゅうえん デス."),
+        ("ca", "Hi ha 2000 persones.", "Hi ha dos mil persones."),
     ],
 )
 def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, expected):

@@ -107,6 +107,7 @@ _ENDS_LINKS = frozenset("con na на op på par auf s se ile".split())
 # A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
 _CODE_WORDS_BY_LANGUAGE = {
     "it": frozenset({"cap", "postale"}),  # "CAP 20121", "codice postale 20121"
+    "ca": frozenset({"codi", "pin"}),  # "codi postal 08001", "el codi de verificació és 4821"
     "pl": frozenset({"kod", "kodu", "kodem"}),
     "cs": frozenset({"kód", "kódu", "kódem"}),
     "sk": frozenset({"kód", "kódu", "kódom"}),

@@ -308,6 +308,7 @@ _LOCAL_PHONE = {
     "lt": r"[68]\d{2}[ -]\d{5}",
     "et": r"[3-8]\d{2,3}[ -]\d{4}",
     "ko": r"1[5-9]\d\d-\d{4}",  # a company's representative number: "1588-1234", digit by digit
+    "ca": r"[6789]\d\d \d{3} \d{3}",  # Spain's nine digits in threes, as the Spanish rule reads them
     "pt": r"\d{4,5}-\d{3}",  # a postcode: Portugal's "1100-048", Brazil's CEP "01310-100" (no range, no minus)
 }
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
@@ -658,6 +659,12 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
             return "number", cjk.chinese_code(m.group("num"))
         if m.group("num") == "2" and m.string.startswith(cjk.CHINESE_MEASURES, m.end()):
             return "number", cjk.chinese_number(2, before_measure=True)
+    if (
+        language == "ja"
+        and m.group("num").isdigit()
+        and cjk.japanese_identifier(m.string[max(0, m.start() - 10) : m.start()])
+    ):
+        return "number", _digits(m.group("num"), language)  # "ご注文番号は48213": よん はち に いち さん
     day = day_before_month(m, language)
     if day:
         return "date", day
