@@ -601,6 +601,10 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("ja", "ご注文番号は48213です。", "ゴチューモンバンゴーワ よん はち に いち さん です."),
         ("ja", "予約番号：4821", "ヨヤクバンゴー: よん はち に いち"),
         ("ca", "Codi 4821.", "Codi quatre vuit dos un."),
+        ("pt", "O seu código é 4821.", "O seu código é quatro oito dois um."),
+        ("it", "Il codice cliente è 4821.", "Il codice cliente è quattro otto due uno."),
+        ("pt", "O código do cliente é 48213.", "O código do cliente é quatro oito dois um três."),
+        ("it", "Numero verde 800 123 456.", "Numero verde otto zero zero, uno due tre, quattro cinque sei."),
         # a Spanish phone number in Catalan, as the Spanish rule reads it (it was "sis-cents cent vint-i-tres ...")
         ("ca", "El telèfon és 600 123 456.", "El telèfon és sis zero zero, un dos tres, quatre cinc sis."),
         # ... not an amount after it, nor four digits after a bare noun that may be a verb
@@ -615,6 +619,7 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("pl", "Rezerwacja na 2000 osób.", "Rezerwacja na dwa tysiące osób."),
         ("ja", "合計は3,980円です。", "ゴーケイワ さんぜんきゅうひゃくはちじゅうえん デス."),
         ("ca", "Hi ha 2000 persones.", "Hi ha dos mil persones."),
+        ("it", "Il codice sconto vale 2000 punti.", "Il codice sconto vale duemila punti."),
     ],
 )
 def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, expected):

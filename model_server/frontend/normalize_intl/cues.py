@@ -129,10 +129,12 @@ _AMOUNT_WORDS = frozenset(
 )
 
 
-def _identifier_cue(nouns: str, links: str) -> re.Pattern:
-    """What names an identifier before its digits: one of `nouns`, then perhaps words of `links` ("number", "is",
+def _identifier_cue(nouns: str, links: str, code: str = "") -> re.Pattern:
+    """What names an identifier before its digits: one of `nouns`, or the word for code (`code`) with up to two
+    words naming which ("codice cliente", "código do cliente"), then perhaps words of `links` ("number", "is",
     an article) or a colon or "#" (the group `link`, empty when the noun comes right before the digits)."""
-    return re.compile(rf"\b(?:{nouns})\b(?P<link>(?:\s*(?:(?:{links})\b|[:#]))*)\s*$", re.IGNORECASE)
+    which = rf"|(?:{code})(?:\s+(?!(?:{links})\b)[^\W\d_]+){{0,2}}" if code else ""
+    return re.compile(rf"\b(?:{nouns}{which})\b(?P<link>(?:\s*(?:(?:{links})\b|[:#]))*)\s*$", re.IGNORECASE)
 
 
 # The nouns of things with a number of their own (an order, a booking, a ticket, an invoice) in the supported
@@ -142,10 +144,12 @@ _IDENTIFIER_CUE = {
     "it": _identifier_cue(
         "ordine|prenotazione|pratica|fattura|ticket|riferimento|spedizione|contratto|polizza|tessera",
         r"è|il|numero|n\.|nr\.|n°",
+        code="codice",
     ),
     "pt": _identifier_cue(
         "pedido|encomenda|reserva|protocolo|fatura|bilhete|refer[eê]ncia|contrato|ap[oó]lice|processo",
         r"é|o|a|n[uú]mero|n\.o|nº",
+        code="c[oó]digo",
     ),
     "ca": _identifier_cue(
         "comanda|reserva|factura|refer[eè]ncia|expedient|tiquet|contracte", r"és|el|la|n[uú]m\.|n[uú]mero"

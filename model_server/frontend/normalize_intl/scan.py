@@ -309,6 +309,7 @@ _LOCAL_PHONE = {
     "et": r"[3-8]\d{2,3}[ -]\d{4}",
     "ko": r"1[5-9]\d\d-\d{4}",  # a company's representative number: "1588-1234", digit by digit
     "ca": r"[6789]\d\d \d{3} \d{3}",  # Spain's nine digits in threes, as the Spanish rule reads them
+    "it": r"(?:80[03]|199|89[2-9]) \d{3} \d{3}",  # a toll-free or shared-cost number: "800 123 456"
     "pt": r"\d{4,5}-\d{3}",  # a postcode: Portugal's "1100-048", Brazil's CEP "01310-100" (no range, no minus)
 }
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
