@@ -278,6 +278,48 @@ def _ordinal_words(n: int, language: str) -> list[str]:
     return [_TENS_IN_COMPOUNDS.get(language, tens).get(ten, tens[ten]), units[unit - 1]]
 
 
+# A Serbian or Croatian year in a date is an ordinal in the genitive feminine, agreeing with the "godine" said or
+# understood after it ("12. marta 2025." -> "dvanaestog marta dve hiljade dvadeset pete"): the thousands and the
+# hundreds cardinal, the last of the number an ordinal ("hiljadu devetsto devedeset devete", "dve hiljade
+# pete"); a round hundred or thousand is the ordinal itself ("dvehiljadite"). num2words has no Croatian, and no
+# Serbian ordinals. Years 1000-2999.
+_YEAR_THOUSANDS = {
+    "sr": ("hiljadu", "dve hiljade", "dvehiljad"),
+    "hr": ("tisuću", "dvije tisuće", "dvijetisuć"),
+}
+_YEAR_HUNDREDS = {
+    "sr": "sto dvesta trista četiristo petsto šeststo sedamsto osamsto devetsto".split(),
+    "hr": "sto dvjesto tristo četiristo petsto šesto sedamsto osamsto devetsto".split(),
+}
+_TENS_ORDINAL_STEMS = {20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "šezdeset",
+                       70: "sedamdeset", 80: "osamdeset", 90: "devedeset"}  # fmt: skip
+YEAR_ORDINAL_LANGUAGES = frozenset(_YEAR_THOUSANDS)
+
+
+def year_genitive(year: int, language: str) -> str | None:
+    """ "dve hiljade dvadeset pete" (sr 2025), "tisuću devetsto devedeset devete" (hr 1999); None outside
+    1000-2999 or `YEAR_ORDINAL_LANGUAGES`."""
+    if language not in _YEAR_THOUSANDS or not 1000 <= year <= 2999:
+        return None
+    one, two, round_stem = _YEAR_THOUSANDS[language]
+    thousands, hundreds, rest = year // 1000, year // 100 % 10, year % 100
+    if not hundreds and not rest:  # "dvehiljadite", "hiljadite"
+        return f"{round_stem if thousands == 2 else one[:-1]}ite"
+    words = [one if thousands == 1 else two]
+    if hundreds:
+        words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else "te"))
+    if rest:
+        units = _DAY_ORDINALS["sr"][0]
+        ten, unit = rest - rest % 10, rest % 10
+        if rest < 20:
+            words.append(units[rest - 1][:-1] + "e")
+        elif not unit:
+            words.append(_TENS_ORDINAL_STEMS[ten] + "e")
+        else:
+            words += [_TENS_ORDINAL_STEMS[ten], units[unit - 1][:-1] + "e"]
+    return " ".join(words)
+
+
 def day_ordinal(day: int, language: str, genitive: bool = True) -> str:
     """The day of a date, 1-31, as it is said before the month: "třetího" (cs, before a month in the
     genitive: "3. května"), "třetí" (`genitive=False`, before a month in the nominative: "3. květen"),

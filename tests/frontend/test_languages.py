@@ -8,7 +8,7 @@ import pytest
 from babel import Locale
 from babel.dates import format_timedelta
 
-from model_server.frontend import Frontend, espeak, units_to_symbols
+from model_server.frontend import Frontend, espeak, ordinals, units_to_symbols
 from model_server.frontend import symbols as S
 from model_server.frontend.languages import (
     CATALOG,
@@ -624,6 +624,45 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
 )
 def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, expected):
     assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "lang, text, expected",
+    [
+        # a Serbian or Croatian year in a date is an ordinal in the genitive feminine, and its dot no full stop
+        # (it was "dve hiljade dvadeset pet. u devet trideset")
+        (
+            "sr",
+            "Sastanak je 12.03.2025. u 9.30.",
+            "Sastanak je dvanaestog marta dve hiljade dvadeset pete u devet trideset.",
+        ),
+        ("hr", "Rok je 31.12.2025.", "Rok je trideset prvog prosinca dvije tisuće dvadeset pete."),
+        (
+            "hr",
+            "Rođen je 5.7.1999. godine u Splitu.",
+            "Rođen je petog srpnja tisuću devetsto devedeset devete godine u Splitu.",
+        ),
+        ("sr", "Važi do 01.01.2000.", "Važi do prvog januara dvehiljadite."),
+    ],
+)
+def test_south_slavic_years_in_dates_are_genitive_ordinals(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "year, sr, hr",
+    [
+        (2025, "dve hiljade dvadeset pete", "dvije tisuće dvadeset pete"),
+        (2020, "dve hiljade dvadesete", "dvije tisuće dvadesete"),
+        (2013, "dve hiljade trinaeste", "dvije tisuće trinaeste"),
+        (1900, "hiljadu devetstote", "tisuću devetstote"),
+        (1812, "hiljadu osamsto dvanaeste", "tisuću osamsto dvanaeste"),
+        (1000, "hiljadite", "tisućite"),
+    ],
+)
+def test_south_slavic_year_ordinals(year, sr, hr):
+    assert (ordinals.year_genitive(year, "sr"), ordinals.year_genitive(year, "hr")) == (sr, hr)
+    assert ordinals.year_genitive(3000, "sr") is None and ordinals.year_genitive(2025, "cs") is None
 
 
 @pytest.mark.parametrize("code", list(CATALOG))

@@ -321,6 +321,9 @@ def _numeric_date_pattern(language: str) -> str:
         "bg": r"(?:\s?г\.)?",
         "uk": r"(?:\s?(?:р\.|року\b))?",
         "pl": r"(?:\s?(?:r\.|roku\b))?",
+        # "12.03.2025.", "12.03.2025. godine": the year's dot and word (said: "... dvadeset pete godine")
+        "hr": r"(?:\.(?!\d)(?:\s?godine\b)?|\s?godine\b)?",
+        "sr": r"(?:\.(?!\d)(?:\s?godine\b)?|\s?godine\b)?",
     }
     year_word = year_word.get(language, "")
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"

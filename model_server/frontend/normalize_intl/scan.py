@@ -553,6 +553,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         if g.get("ny2"):  # "12/05/98" is a birth date, not 2098; "03/12/24" this century's
             y += 2000 if y <= datetime.date.today().year % 100 + 10 else 1900
         spoken = _date(y, mo, d, language, before)
+        if spoken and m.group("ndate").endswith("godine"):  # "12.03.2025. godine": the year's word is said
+            spoken += " godine"
         return "date", spoken and (spoken if spoken.endswith(".") else spoken + _kept_stop(m))
     if m.groupdict().get("dm"):
         return _day_month_slash(m, language, before)
