@@ -643,6 +643,10 @@ def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, 
             "Rođen je petog srpnja tisuću devetsto devedeset devete godine u Splitu.",
         ),
         ("sr", "Važi do 01.01.2000.", "Važi do prvog januara dvehiljadite."),
+        # after a month's name too; elsewhere "2024." is left as it was
+        ("sr", "Od 3. maja 2024. radimo.", "Od trećeg maja dve hiljade dvadeset četvrte radimo."),
+        ("hr", "Rok je 3. svibnja 2024.", "Rok je trećeg svibnja dvije tisuće dvadeset četvrte."),
+        ("hr", "Imamo 2024. primjerak.", "Imamo 2024. primjerak."),
     ],
 )
 def test_south_slavic_years_in_dates_are_genitive_ordinals(lang, text, expected):

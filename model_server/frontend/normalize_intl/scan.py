@@ -224,6 +224,10 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
+    if (
+        language in ordinals.YEAR_ORDINAL_LANGUAGES and not fallback
+    ):  # "3. maja 2024.": declined unless after a month
+        extra += r"(?P<month_year>(?<![\d.,])(?P<month_year_n>\d{4})\.(?!\d)(?:\s?godine\b)?)|"
     if not fallback:  # "2024. gada 5. martā", "2024 m. kovo 5 d." (a day past 31 declines)
         extra += baltic_dates.pattern(language)
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
@@ -345,6 +349,7 @@ _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=[\dA-Za-
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
 _DECLINES = frozenset(
     {
+        "month_year",
         "dmdot",
         "name_dash",
         "dotord",
@@ -520,6 +525,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "time", f"{hours} {noun}" + (f" e {spell_number(mi, language)}" if mi else "")
     if groups.get("dot_day"):
         return "date", _dot_day(m, language)
+    if groups.get("month_year"):  # "3. maja 2024." -> "trećeg maja dve hiljade dvadeset četvrte"
+        year = ordinals.year_genitive(int(m.group("month_year_n")), language)
+        if not (year and before and before[-1] in _month_names(language)):
+            return "year", None
+        return "year", year + (" godine" if m.group(0).endswith("godine") else "") + _kept_stop(m)
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":
