@@ -291,7 +291,8 @@ _YEAR_HUNDREDS = {
     "sr": "sto dvesta trista četiristo petsto šeststo sedamsto osamsto devetsto".split(),
     "hr": "sto dvjesto tristo četiristo petsto šesto sedamsto osamsto devetsto".split(),
 }
-_TENS_ORDINAL_STEMS = {20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "šezdeset",
+_TENS = {  # cardinal; the ordinal adds "-i", its genitive feminine "-e" ("dvadesete")
+   20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "šezdeset",
                        70: "sedamdeset", 80: "osamdeset", 90: "devedeset"}  # fmt: skip
 YEAR_ORDINAL_LANGUAGES = frozenset(_YEAR_THOUSANDS)
 
@@ -314,9 +315,9 @@ def year_genitive(year: int, language: str) -> str | None:
         if rest < 20:
             words.append(units[rest - 1][:-1] + "e")
         elif not unit:
-            words.append(_TENS_ORDINAL_STEMS[ten] + "e")
+            words.append(_TENS[ten] + "e")
         else:
-            words += [_TENS_ORDINAL_STEMS[ten], units[unit - 1][:-1] + "e"]
+            words += [_TENS[ten], units[unit - 1][:-1] + "e"]
     return " ".join(words)
 
 

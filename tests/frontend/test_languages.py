@@ -577,9 +577,10 @@ def test_what_the_intl_audit_found(lang, text, expected):
         (
             "pl",
             "ul. Floriańska 3, 31-042 Kraków",
-            "ulica Floriańska trzy, trzydzieści jeden, zero cztery dwa Kraków",
+            "ulica Floriańska trzy, trzydzieści jeden, zero czterdzieści dwa Kraków",
         ),
         ("pl", "Od 10-150 osób.", "Od dziesięć - sto pięćdziesiąt osób."),
+        ("it", "Via Garibaldi 12, 10000 Euro di danni.", "Via Garibaldi dodici, diecimila Euro di danni."),
         ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
     ],
 )
@@ -601,6 +602,12 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("ja", "ご注文番号は48213です。", "ゴチューモンバンゴーワ よん はち に いち さん です."),
         ("ja", "予約番号：4821", "ヨヤクバンゴー: よん はち に いち"),
         ("ca", "Codi 4821.", "Codi quatre vuit dos un."),
+        ("it", "La prenotazione 4821 è confermata.", "La prenotazione quattro otto due uno è confermata."),
+        (
+            "it",
+            "La sua prenotazione 48213 è confermata.",
+            "La sua prenotazione quattro otto due uno tre è confermata.",
+        ),
         ("pt", "O seu código é 4821.", "O seu código é quatro oito dois um."),
         ("it", "Il codice cliente è 4821.", "Il codice cliente è quattro otto due uno."),
         ("pt", "O código do cliente é 48213.", "O código do cliente é quatro oito dois um três."),
@@ -611,15 +618,31 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("pt", "Um pedido de 25000 reais.", "Um pedido de vinte e cinco mil reais."),
         ("pt", "A empresa reserva 2000 lugares.", "A empresa reserva dois mil lugares."),
         ("it", "Il contratto vale 15000 euro.", "Il contratto vale quindicimila euro."),
-        (
-            "it",
-            "La prenotazione 4821 è confermata.",
-            "La prenotazione quattromilaottocentoventuno è confermata.",
-        ),
         ("pl", "Rezerwacja na 2000 osób.", "Rezerwacja na dwa tysiące osób."),
         ("ja", "合計は3,980円です。", "ゴーケイワ さんぜんきゅうひゃくはちじゅうえん デス."),
         ("ca", "Hi ha 2000 persones.", "Hi ha dos mil persones."),
         ("it", "Il codice sconto vale 2000 punti.", "Il codice sconto vale duemila punti."),
+        ("ca", "El nou codi entra en vigor el 2025.", "El nou codi entra en vigor el dos mil vint-i-cinc."),
+        ("ca", "El codi civil de 1889.", "El codi civil de mil vuit-cents vuitanta-nou."),
+        (
+            "it",
+            "Il servizio postale ha consegnato 25000 pacchi.",
+            "Il servizio postale ha consegnato venticinquemila pacchi.",
+        ),
+        (
+            "it",
+            "Il valore del contratto è 50000 dollari.",
+            "Il valore del contratto è cinquantamila dollari.",
+        ),
+        ("hr", "Iznos računa je 25000.", "Iznos računa je 25000."),
+        ("hr", "Ukupan broj 25000 ljudi.", "Ukupan broj 25000 ljudi."),
+        ("pt", "A empresa reserva 20000 lugares.", "A empresa reserva vinte mil lugares."),
+        (
+            "pl",
+            "Wysłaliśmy przesyłki 25000 klientom.",
+            "Wysłaliśmy przesyłki dwadzieścia pięć tysięcy klientom.",
+        ),
+        ("ja", "このコードは3000行あります。", "このコードは さんぜん クダリアリマス."),
     ],
 )
 def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, expected):
@@ -647,6 +670,12 @@ def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, 
         ("sr", "Od 3. maja 2024. radimo.", "Od trećeg maja dve hiljade dvadeset četvrte radimo."),
         ("hr", "Rok je 3. svibnja 2024.", "Rok je trećeg svibnja dvije tisuće dvadeset četvrte."),
         ("hr", "Imamo 2024. primjerak.", "Imamo 2024. primjerak."),
+        (
+            "sr",
+            "Rođen je 3. maja 2024 u Beogradu.",
+            "Rođen je trećeg maja dve hiljade dvadeset četvrte u Beogradu.",
+        ),
+        ("sr", "Počinje u maju 2024. godine.", "Počinje u maju dve hiljade dvadeset četvrte godine."),
     ],
 )
 def test_south_slavic_years_in_dates_are_genitive_ordinals(lang, text, expected):

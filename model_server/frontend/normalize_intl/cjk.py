@@ -45,9 +45,10 @@ CHINESE_MEASURES = ("万", "千", "亿", "小时", "分钟", "个", "点", "天"
 CHINESE_ID_CUES = ("房间", "房号", "航班", "号码", "电话", "手机", "订单", "订单号", "编号", "尾号", "车次", "座位", "验证码",
                    "密码", "邮编", "工号", "拨打", "致电", "热线", "单号", "账号", "卡号")  # fmt: skip
 # Japanese words after which digits name something and are read one by one, as Japanese speakers read an order's
-# or a booking's number ("ご注文番号は48213です" was よんまんはっせん...): before は, が, の or a colon.
-JAPANESE_ID_CUES = ("番号", "コード", "ID", "id", "暗証番号", "郵便番号", "会員番号", "品番", "型番")
-_JAPANESE_ID_LINK = re.compile(r"(?:は|が|の|:|：|\s)*$")
+# or a booking's number ("ご注文番号は48213です" was よんまんはっせん...; 郵便番号, 会員番号 end in 番号), before は, が or
+# a colon. Not コード: "このコードは3000行" counts lines of program code.
+JAPANESE_ID_CUES = ("番号", "ID", "品番", "型番")
+_JAPANESE_ID_LINK = re.compile(r"(?:は|が|:|：|\s)*$")
 
 
 def japanese_identifier(before: str) -> bool:

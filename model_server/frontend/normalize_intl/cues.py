@@ -73,15 +73,12 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
     the short form of "number" ("č. 784512", "br.", "nr.", "αρ."), or after the name of what has one ("O
     pedido 48213", "Broj narudžbe je 48213": `_IDENTIFIER_CUE`)."""
     after = agreement.next_word(m.string, m.end()).lower()
-    if after and after in _AMOUNT_WORDS:
+    if after and after in AMOUNT_WORDS:
         return False
     sign = word_before(m)
     if sign in _NUMBER_SIGNS or (sign in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
         return True
-    cue = _IDENTIFIER_CUE.get(language)
-    named = cue and cue.search(m.string[max(0, m.start() - 60) : m.start()])
-    # a bare noun before four digits may be a verb before a count ("A empresa reserva 2000 lugares")
-    if named and (len(m.group("num")) >= 5 or named.group("link")):
+    if _names_identifier(m, language):
         return True
     if before and (
         before[-1].startswith(_ENDS_WITH)
@@ -97,8 +94,8 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
 # The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
 _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
 # The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier
-# of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC).
-_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No.", "broj", "Broj"})
+# of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC; "ordine n. 4589" is said as a number).
+_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No."})
 # Words for "ending with" before a card's or an account's last digits (stems), and the prepositions between
 # ("kończąca się na 4821"; not "nel"/"em", before which "termina nel 2025" is a year).
 _ENDS_WITH = ("termin", "final", "оканчива", "заканчива", "закінчу", "kończ", "eindig", "slutar", "ender",
@@ -106,8 +103,6 @@ _ENDS_WITH = ("termin", "final", "оканчива", "заканчива", "за
 _ENDS_LINKS = frozenset("con na на op på par auf s se ile".split())
 # A code's name in one language only (the Croatian and Serbian "kod" is also "at": "kod nas").
 _CODE_WORDS_BY_LANGUAGE = {
-    "it": frozenset({"cap", "postale"}),  # "CAP 20121", "codice postale 20121"
-    "ca": frozenset({"codi", "pin"}),  # "codi postal 08001", "el codi de verificació és 4821"
     "pl": frozenset({"kod", "kodu", "kodem"}),
     "cs": frozenset({"kód", "kódu", "kódem"}),
     "sk": frozenset({"kód", "kódu", "kódom"}),
@@ -121,47 +116,74 @@ _CODE_WORDS_BY_LANGUAGE = {
 }
 
 
-# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng", "pedido de 25000
-# reais").
-_AMOUNT_WORDS = frozenset(
+# Currency and unit words after a number that make it an amount ("Mã OTP giảm 50000 đồng", "Il valore del
+# contratto è 50000 dollari").
+AMOUNT_WORDS = frozenset(
     "đồng rupiah ringgit mah gb mb rupees रुपये रुपए টাকা ரூபாய் రూపాయలు euro euros eura eur reais real "
-    "złotych złote zł dinara dinari kuna kune".split()
+    "złotych złote zł dinara dinari kuna kune dollari dollaro dólares dólar dòlars dolarów dolary dolara "
+    "dolari dollars sterline libras lliures funtów funti".split()
 )
 
 
 def _identifier_cue(nouns: str, links: str, code: str = "") -> re.Pattern:
     """What names an identifier before its digits: one of `nouns`, or the word for code (`code`) with up to two
-    words naming which ("codice cliente", "código do cliente"), then perhaps words of `links` ("number", "is",
-    an article) or a colon or "#" (the group `link`, empty when the noun comes right before the digits)."""
-    which = rf"|(?:{code})(?:\s+(?!(?:{links})\b)[^\W\d_]+){{0,2}}" if code else ""
-    return re.compile(rf"\b(?:{nouns}{which})\b(?P<link>(?:\s*(?:(?:{links})\b|[:#]))*)\s*$", re.IGNORECASE)
+    words naming which (the group `which`: "codice cliente", "código do cliente"), then perhaps words of `links`
+    ("number", "is", an article) or a colon or "#" (the group `link`, empty when the noun comes right before the
+    digits)."""
+    link = rf"(?:{links})(?!\w)"  # (not \b: "br." ends in no word character)
+    which = rf"|(?:{code})(?P<which>(?:\s+(?!{link})[^\W\d_]+){{0,2}})" if code else ""
+    return re.compile(rf"\b(?:{nouns}{which})\b(?P<link>(?:\s*(?:{link}|[:#]))*)\s*$", re.IGNORECASE)
 
 
-# The nouns of things with a number of their own (an order, a booking, a ticket, an invoice) in the supported
-# and near-supported languages, as the es/de/fr rule has them (`normalize.codes._CODE_CUE_EU`): "O pedido
-# 48213" was "quarenta e oito mil duzentas e treze", "Porudžbina broj 48213" "četrdeset osam hiljada ...".
+# The nouns of things with a number of their own (an order, a booking, a ticket, a case, a parcel) in the
+# supported and near-supported languages, as the es/de/fr rule has them (`normalize.codes._CODE_CUE_EU`): "O
+# pedido 48213" was "quarenta e oito mil duzentas e treze", "Porudžbina broj 48213" "četrdeset osam hiljada ...".
+# Not invoices, bills or contracts: "Iznos računa je 25000", "il valore del contratto è 50000" are amounts.
 _IDENTIFIER_CUE = {
     "it": _identifier_cue(
-        "ordine|prenotazione|pratica|fattura|ticket|riferimento|spedizione|contratto|polizza|tessera",
-        r"è|il|numero|n\.|nr\.|n°",
+        "ordine|prenotazione|pratica|ticket|riferimento|spedizione|tessera|cap",
+        r"è|il|numero",
         code="codice",
     ),
     "pt": _identifier_cue(
-        "pedido|encomenda|reserva|protocolo|fatura|bilhete|refer[eê]ncia|contrato|ap[oó]lice|processo",
-        r"é|o|a|n[uú]mero|n\.o|nº",
+        "pedido|encomenda|reserva|protocolo|bilhete|refer[eê]ncia|processo",
+        r"é|o|a|n[uú]mero",
         code="c[oó]digo",
     ),
     "ca": _identifier_cue(
-        "comanda|reserva|factura|refer[eè]ncia|expedient|tiquet|contracte", r"és|el|la|n[uú]m\.|n[uú]mero"
+        "comanda|reserva|refer[eè]ncia|expedient|tiquet", r"és|el|la|n[uú]mero", code="codi"
     ),
-    "pl": _identifier_cue(
-        "zamówieni[ea]|rezerwacj[ai]|faktur[ay]|zgłoszeni[ea]|przesyłk[ai]|umow[ay]|polis[ay]",
-        r"to|jest|nr\.?|numer",
-    ),
-    "hr": _identifier_cue(
-        "narudžb[ae]|rezervacij[ae]|račun[a]?|pošiljk[ae]|ugovor[a]?", r"je|broj|br\.|glasi"
-    ),
-    "sr": _identifier_cue(
-        "porudžbin[ae]|narudžbin[ae]|rezervacij[ae]|račun[a]?|pošiljk[ae]|ugovor[a]?", r"je|broj|br\.|glasi"
-    ),
+    "pl": _identifier_cue("zamówieni[ea]|rezerwacj[ai]|zgłoszeni[ea]|przesyłk[ai]", r"to|jest|nr\.?|numer"),
+    "hr": _identifier_cue("narudžb[ae]|rezervacij[ae]|pošiljk[ae]", r"je|broj|br\.|glasi"),
+    "sr": _identifier_cue("porudžbin[ae]|narudžbin[ae]|rezervacij[ae]|pošiljk[ae]", r"je|broj|br\.|glasi"),
 }
+# Where a noun comes right before the digits, it names them only after a determiner or at a clause's start ("O
+# pedido 48213", "la sua prenotazione 48213"); after anything else it may be a verb before a count ("A empresa
+# reserva 20000 lugares", "Wysłaliśmy przesyłki 25000 klientom").
+_DETERMINERS = {
+    "it": frozenset("il lo la l' i gli le un una suo sua vostro vostra tuo tua mio mia nostro nostra del della "
+                    "dell' nel nella nell' dal dalla questo questa".split()),
+    "pt": frozenset("o a os as um uma seu sua meu minha nosso nossa do da no na este esta esse essa".split()),
+    "ca": frozenset("el la l' els les un una seu seva meu meva nostre nostra vostre vostra del de la aquest "
+                    "aquesta".split()),
+    "pl": frozenset("pana pani państwa twoje twoja twojej nasze nasza wasze wasza".split()),
+    "hr": frozenset("vaša vaše vašu vaš tvoja tvoje tvoju naša naše našu".split()),
+    "sr": frozenset("vaša vaše vašu vaš tvoja tvoje tvoju naša naše našu".split()),
+}  # fmt: skip
+
+
+def _names_identifier(m: re.Match, language: str) -> bool:
+    """Whether `_IDENTIFIER_CUE` names the number `m` (see `_DETERMINERS` for a noun right before it)."""
+    cue = _IDENTIFIER_CUE.get(language)
+    head = m.string[max(0, m.start() - 80) : m.start()]
+    named = cue and cue.search(head)
+    if not named:
+        return False
+    if named.group("link"):
+        return True
+    if named.groupdict().get("which"):
+        return False  # "Il codice sconto vale 2000 punti": the words after "code" need a verb or colon after them
+    if re.search(r"\b(?:de|del|di|da|do|dal|dos|das|od|iz|z)\s*$", head, re.IGNORECASE):
+        return False  # "El codi civil de 1889": "of", before a year or a count
+    lead = re.search(r"(\S*)\s*$", head[: named.start()])[1].lower()  # ("dell'" before "ordine" too)
+    return not lead or lead[-1] in ".!?:;" or lead in _DETERMINERS[language]

@@ -35,9 +35,11 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
         written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
-    if language in ordinals.YEAR_ORDINAL_LANGUAGES and ordinals.year_genitive(y, language):
-        # "12. ožujka 2025." -> "... dvije tisuće dvadeset pete" (CLDR's dot after the year goes with it)
-        written = re.sub(rf"\b{y}\.?", ordinals.year_genitive(y, language), written, count=1)
+    ordinal_year = ordinals.year_genitive(y, language)
+    if (
+        ordinal_year
+    ):  # "12. ožujka 2025." -> "... dvije tisuće dvadeset pete" (CLDR's dot after the year goes too)
+        written = re.sub(rf"\b{y}\.?", ordinal_year, written, count=1)
     if language in _YEAR_CUES or language in IN_HUNDREDS:
         written = written.replace(str(y), _year(y, language))
     if language == "th":  # CLDR writes "ค.ศ." (read as letters); a year past 2400 is of the Buddhist era

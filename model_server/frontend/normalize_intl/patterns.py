@@ -302,6 +302,11 @@ def _dotted(m: re.Match, language: str) -> str:
     )
 
 
+# What may follow a Serbian or Croatian year: its dot and the word for year ("12.03.2025.", "2025. godine"), said
+# as "... dvadeset pete godine".
+SOUTH_SLAVIC_YEAR_END = r"(?:\.(?!\d)(?:\s?godine\b)?|\s?godine\b)?"
+
+
 def _numeric_date_pattern(language: str) -> str:
     """Dates in digits: "03/12/2024", "3.12.2024", "3. 12. 2024", "03-12-24", day first where the locale's
     CLDR short date starts with the day (every catalog language that starts with a number), and a year of
@@ -321,9 +326,8 @@ def _numeric_date_pattern(language: str) -> str:
         "bg": r"(?:\s?г\.)?",
         "uk": r"(?:\s?(?:р\.|року\b))?",
         "pl": r"(?:\s?(?:r\.|roku\b))?",
-        # "12.03.2025.", "12.03.2025. godine": the year's dot and word (said: "... dvadeset pete godine")
-        "hr": r"(?:\.(?!\d)(?:\s?godine\b)?|\s?godine\b)?",
-        "sr": r"(?:\.(?!\d)(?:\s?godine\b)?|\s?godine\b)?",
+        "hr": SOUTH_SLAVIC_YEAR_END,
+        "sr": SOUTH_SLAVIC_YEAR_END,
     }
     year_word = year_word.get(language, "")
     return rf"|(?P<ndate>(?<![\d.,/-])(?:{both})(?![\d/-]|[.,]\d){year_word})"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
+from .. import agreement
 from .amounts import _digits, spell_number
+from .cues import AMOUNT_WORDS
 
 # The shapes, by language; each has the groups `pc_a` and `pc_b` (the digits before and after the space or
 # dash; Dutch: `pc_b` is the two letters).
@@ -28,14 +30,16 @@ SHAPES = {
 
 
 def _group(digits: str, language: str) -> str:
-    """A group of a postcode: digit by digit when it starts with a zero ("00" is "zero zero", not "zero"),
-    else the number."""
-    return _digits(digits, language) if digits[0] == "0" else spell_number(int(digits), language)
+    """A group of a postcode: its leading zeros one by one, then the rest as a number ("042" -> "zero
+    czterdzieści dwa", "00" -> "zero zero", not "zero")."""
+    rest = digits.lstrip("0")
+    zeros = _digits(digits[: len(digits) - len(rest)], language) if len(rest) < len(digits) else ""
+    return " ".join(w for w in (zeros, spell_number(int(rest), language) if rest else "") if w)
 
 
 def shaped(m: re.Match, language: str) -> str:
     """The words for a match of `SHAPES[language]`: Dutch in pairs, then the letters ("tien twaalf L G"); the
-    others group by group ("sto deset nula nula", "zero zero, dziewięćset pięćdziesiąt")."""
+    others group by group ("sto deset nula nula", "trzydzieści jeden, zero czterdzieści dwa")."""
     a, b = m.group("pc_a"), m.group("pc_b")
     if language == "nl":
         return f"{_group(a[:2], language)} {_group(a[2:], language)} {' '.join(b)}"
@@ -60,7 +64,8 @@ def after_street(m: re.Match, language: str) -> str | None:
     number = m.group(0)
     if street is None or not re.fullmatch(r"\d{5}", number):
         return None
-    if not re.match(r"\s+[^\W\d_]", m.string[m.end() :]) or not m.string[m.end() :].lstrip()[:1].isupper():
+    town = agreement.next_word(m.string, m.end())
+    if not town[:1].isupper() or town.lower() in AMOUNT_WORDS:  # ("Via Garibaldi 12, 10000 Euro di danni")
         return None
     if not street.search(m.string[max(0, m.start() - 100) : m.start()]):
         return None

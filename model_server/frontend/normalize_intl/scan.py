@@ -73,6 +73,7 @@ from .patterns import (
     _ADDRESS,
     _EXTRA,
     _PLUS,
+    SOUTH_SLAVIC_YEAR_END,
     _abbreviation_pattern,
     _address,
     _characters,
@@ -224,10 +225,12 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += r"(?P<times>(?<![\w.,])(?P<times_n>[1-9]\d?)\s?x(?=\s+[^\W\d_])(?!\s?\d))|"
     if language in ordinals.DAY_ORDINAL_LANGUAGES:
         extra += _dot_date_pattern(language) + "|"
-    if (
-        language in ordinals.YEAR_ORDINAL_LANGUAGES and not fallback
-    ):  # "3. maja 2024.": declined unless after a month
-        extra += r"(?P<month_year>(?<![\d.,])(?P<month_year_n>\d{4})\.(?!\d)(?:\s?godine\b)?)|"
+    # a Serbian or Croatian year after a month's name or before "godine" ("3. maja 2024.", "u maju 2024. godine");
+    # declined elsewhere
+    if language in ordinals.YEAR_ORDINAL_LANGUAGES and not fallback:
+        extra += (
+            rf"(?P<month_year>(?<![\d.,])(?P<month_year_n>\d{{4}})(?![\d]|[.,]\d){SOUTH_SLAVIC_YEAR_END})|"
+        )
     if not fallback:  # "2024. gada 5. martā", "2024 m. kovo 5 d." (a day past 31 declines)
         extra += baltic_dates.pattern(language)
     if language == "hu":  # "(2024.) május 3.", "május 3-án"
@@ -527,9 +530,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "date", _dot_day(m, language)
     if groups.get("month_year"):  # "3. maja 2024." -> "trećeg maja dve hiljade dvadeset četvrte"
         year = ordinals.year_genitive(int(m.group("month_year_n")), language)
-        if not (year and before and before[-1] in _month_names(language)):
+        said_with_word = m.group(0).endswith("godine")
+        if not (year and (said_with_word or before and before[-1] in _month_names(language))):
             return "year", None
-        return "year", year + (" godine" if m.group(0).endswith("godine") else "") + _kept_stop(m)
+        return "year", year + (" godine" if said_with_word else "") + _kept_stop(m)
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":
