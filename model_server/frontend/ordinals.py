@@ -291,9 +291,9 @@ _YEAR_HUNDREDS = {
     "sr": "sto dvesta trista četiristo petsto šeststo sedamsto osamsto devetsto".split(),
     "hr": "sto dvjesto tristo četiristo petsto šesto sedamsto osamsto devetsto".split(),
 }
-_TENS = {  # cardinal; the ordinal adds "-i", its genitive feminine "-e" ("dvadesete")
-   20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "šezdeset",
-                       70: "sedamdeset", 80: "osamdeset", 90: "devedeset"}  # fmt: skip
+# the tens, cardinal; their ordinal adds "-i", its genitive feminine "-e" ("dvadesete")
+_TENS = {20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "šezdeset", 70: "sedamdeset",
+         80: "osamdeset", 90: "devedeset"}  # fmt: skip
 YEAR_ORDINAL_LANGUAGES = frozenset(_YEAR_THOUSANDS)
 
 
