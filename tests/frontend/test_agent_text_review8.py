@@ -20,11 +20,11 @@ CASES = [
     # a currency's letters glued to an amount are no flight ("RM249.90" was "R.M. 2 4 9.")
     ("ms", "Harga RM249.90 sahaja.", "Harga 249 ringgit 90 sahaja."),
     # short forms, units and currencies of the Cyrillic languages
-    ("ru", "Тариф 30 ГБ за 500 ₽.", "Тариф тридцать гигабайт за пятьсот российских рублей."),
+    ("ru", "Тариф 30 ГБ за 500 ₽.", "Тариф тридцать гигабайт за пятьсот рублей."),
     ("ru", "ул. Ленина, д. 5, кв. 12", "улица Ленина, дом пять, квартира двенадцать"),
     ("uk", "вул. Хрещатик, буд. 22, кв. 5", "вулиця Хрещатик, будинок двадцять два, квартира п'ять"),
     ("uk", "Зачекайте 15 хв.", "Зачекайте п'ятнадцять хвилин."),
-    ("uk", "Сума 250 грн.", "Сума двісті п'ятдесят українських гривень."),
+    ("uk", "Сума 250 грн.", "Сума двісті п'ятдесят гривень."),
     # a Turkish ordinal with its dot (the dot ended the sentence)
     ("tr", "Sırada 3. kişisiniz.", "Sırada üçüncü kişisiniz."),
     # a Hebrew prefix before a Latin word is its syllable, not the letter's name

@@ -498,15 +498,15 @@ def test_check_language_lists_the_supported_ones():
         (
             "sv",
             "Ditt saldo är 12 345,67 kr.",
-            "Ditt saldo är tolvtusen trehundraförtiofem svenska kronor sextiosju.",
+            "Ditt saldo är tolvtusen trehundraförtiofem kronor sextiosju.",
         ),
-        ("da", "Det koster 250 kr.", "Det koster to hundrede og halvtreds danske kroner."),
+        ("da", "Det koster 250 kr.", "Det koster to hundrede og halvtreds kroner."),
         ("tr", "Hesap bakiyeniz 250 TL.", "Hesap bakiyeniz ikiyüzelli Türk lirası."),
         ("tr", "%20 indirim kazandınız.", "yüzde yirmi indirim kazandınız."),
         (
             "ru",
             "Платёж 1 250 руб. будет списан.",
-            "Платёж одна тысяча двести пятьдесят российских рублей будет списан.",
+            "Платёж одна тысяча двести пятьдесят рублей будет списан.",
         ),
         ("it", "Il premio è di 2.000.000 €.", "Il premio è di due milioni euro."),
         # ordinals: Dutch 2e/21ste, the Italian degree sign for º (not degrees)
@@ -546,8 +546,8 @@ def test_check_language_lists_the_supported_ones():
         # prices per unit, Polish amounts grouped with dots (postcodes: test_postcodes_are_said_as_people_say_them)
         ("it", "La tariffa costa 9,99 €/mese.", "La tariffa costa nove euro e novantanove al mese."),
         ("pt", "Custa 12,99 €/mês.", "Custa doze euros e noventa e nove por mês."),
-        ("sv", "Det kostar 49 kr/mån.", "Det kostar förtionio svenska kronor per månad."),
-        ("pl", "Koszt 1.299 zł.", "Koszt tysiąc dwieście dziewięćdziesiąt dziewięć złotych polskich."),
+        ("sv", "Det kostar 49 kr/mån.", "Det kostar förtionio kronor per månad."),
+        ("pl", "Koszt 1.299 zł.", "Koszt tysiąc dwieście dziewięćdziesiąt dziewięć złotych."),
         # num2words raises for Catalan ordinals of the tens from 30 (KeyError): the cardinal, not a crash
         ("ca", "El 30è aniversari.", "El trenta aniversari."),
     ],
@@ -698,6 +698,26 @@ def test_south_slavic_year_ordinals(year, sr, hr):
     assert ordinals.year_genitive(3000, "sr") is None and ordinals.year_genitive(2025, "cs") is None
 
 
+@pytest.mark.parametrize(
+    "lang, text, expected",
+    [
+        # the country's own currency without the country's adjective, as it is said at home
+        ("pl", "Zapłać 1 zł lub 2 zł.", "Zapłać jeden złoty lub dwa złote."),
+        ("hu", "Ár 1500 Ft.", "Ár ezerötszáz forint."),
+        ("sr", "Cena 4000 RSD.", "Cena četiri hiljade dinara."),
+        ("pl", "Koszt 5 $.", "Koszt pięć dolarów amerykańskich."),  # (a foreign one keeps it)
+        # the cents' unit is named in Polish, Czech, Russian and Ukrainian (it was "... pięćdziesiąt")
+        ("pl", "Rata 1 250,50 zł.", "Rata tysiąc dwieście pięćdziesiąt złotych pięćdziesiąt groszy."),
+        ("pl", "Cena 3,22 zł.", "Cena trzy złote dwadzieścia dwa grosze."),
+        ("ru", "Цена 250,01 ₽.", "Цена двести пятьдесят рублей одна копейка."),
+        ("cs", "Cena 99,50 Kč.", "Cena devadesát devět korun padesát haléřů."),
+        ("it", "Costa 9,99 €.", "Costa nove euro e novantanove."),  # (Italian says no "centesimi" there)
+    ],
+)
+def test_prices_are_said_as_at_home(lang, text, expected):
+    assert normalize(text, lang) == expected
+
+
 @pytest.mark.parametrize("code", list(CATALOG))
 def test_amounts_symbols_and_signs_never_raise_in_any_catalog_language(code):
     # num2words' forms differ per language (Icelandic's plural of a currency's minor unit is a tuple)
@@ -768,7 +788,7 @@ def test_amounts_symbols_and_signs_never_raise_in_any_catalog_language(code):
         ("fa", "۱٬۲۹۹٬۰۰۰ تومان", "یک میلیون و دویست و نود و نه هزار تومان"),
         ("ar", "الخصم ٢٠٪", "الخصم عشرون بالمائة"),
         ("ar", "3-5 أيام", "ثلاثة إلى خمسة أيام"),
-        ("pl", "12zł", "dwanaście złotych polskich"),
+        ("pl", "12zł", "dwanaście złotych"),
         ("sw", "50%", "asilimia 50"),
         # Thai eras (a Buddhist-era year was labelled ค.ศ., 543 years off); clock times with their words
         ("th", "ภายในวันที่ 15/03/2567", "ภายในวันที่ สิบห้า มีนาคม พุทธศักราช สองพันห้าร้อยหกสิบเจ็ด"),

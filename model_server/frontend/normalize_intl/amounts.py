@@ -306,14 +306,27 @@ _MINOR_UNITS = {("el", "EUR"): ("λεπτό", "λεπτά"), ("bg", "BGN"): ("с
                 ("bg", "EUR"): ("цент", "цента"), ("hu", "EUR"): ("cent", "cent"), ("hu", "HUF"): ("fillér", "fillér")}  # fmt: skip
 
 
+# The country's own currency, whose CLDR name carries the country's adjective ("złotych polskich", "российских
+# рублей", "svenska kronor"), said without it at home ("złotych", "рублей", "kronor"): the noun's place in the name.
+_HOME_CURRENCY = {"pl": ("PLN", 0), "cs": ("CZK", -1), "ru": ("RUB", -1), "uk": ("UAH", -1), "sv": ("SEK", -1),
+                  "da": ("DKK", -1), "no": ("NOK", -1), "hu": ("HUF", -1), "sr": ("RSD", -1)}  # fmt: skip
+
+
 def currency_name(code: str, count: int, language: str) -> str:
-    """The currency's name for `count`, as it is said ("rupiah", "đồng", "лева") or else CLDR's."""
+    """The currency's name for `count`, as it is said ("rupiah", "đồng", "лева", "złotych") or else CLDR's."""
     spoken = _SPOKEN_CURRENCY_NAMES.get((language, code))
-    return spoken[count != 1] if spoken else get_currency_name(code, count=count, locale=_locale(language))
+    if spoken:
+        return spoken[count != 1]
+    name = get_currency_name(code, count=count, locale=_locale(language))
+    home, noun = _HOME_CURRENCY.get(language, ("", 0))
+    return name.split()[noun] if code == home and " " in name else name
 
 
 # The word between a price's whole units and its cents, where the language says one.
 _CENTS_LINK = {"it": "e", "pt": "e", "ca": "i"}
+# Languages that name the minor unit after the cents of a price ("сто рублей пятьдесят копеек", "sto złotych
+# pięćdziesiąt groszy"; it was "... пятьдесят").
+_CENTS_NAMED = frozenset({"pl", "cs", "ru", "uk"})
 
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
@@ -341,7 +354,11 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     words = f"{spoken} {name}"
     if frac and len(frac) == 2 and int(frac):
         link = _CENTS_LINK.get(language, "")  # "ventiquattro euro e novanta"
-        words += f" {link + ' ' if link else ''}{spell_number(int(frac), language)}"
+        said = spell_number(cents, language)
+        minor = _minor_unit(code, cents, language) if language in _CENTS_NAMED else None
+        if minor and said[:1].isalpha():
+            said = f"{agreement.count_form(said, cents, minor.split()[-1], language, [])} {minor}"
+        words += f" {link + ' ' if link else ''}{said}"
     elif frac and len(frac) != 2:
         words = f"{_number(amount, language)} {name}"
     return words
