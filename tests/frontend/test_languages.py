@@ -532,7 +532,7 @@ def test_check_language_lists_the_supported_ones():
         (
             "pl",
             "Zameldowanie od godz. 15:00 przy ul. Marszałkowskiej.",
-            "Zameldowanie od godzina piętnastej przy ulica Marszałkowskiej.",
+            "Zameldowanie od godziny piętnastej przy ulica Marszałkowskiej.",
         ),
         ("ru", "Заказ № 12, ул. Тверская.", "Заказ номер двенадцать, улица Тверская."),
         ("pt", "A encomenda n.º 12 na Av. da Liberdade.", "A encomenda número doze na Avenida da Liberdade."),
@@ -716,6 +716,24 @@ def test_south_slavic_year_ordinals(year, sr, hr):
 )
 def test_prices_are_said_as_at_home(lang, text, expected):
     assert normalize(text, lang) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # "godz." in the case its preposition takes, and the hour agreeing with it (it was "godzina dziesiątej")
+        ("Termin: godz. 10:30.", "Termin: godzina dziesiąta trzydzieści."),
+        ("Spotkanie o godz. 10:30.", "Spotkanie o godzinie dziesiątej trzydzieści."),
+        ("Otwarte od godz. 9:00 do godz. 17:00.", "Otwarte od godziny dziewiątej do godziny siedemnastej."),
+        ("Godz. 12:00 to południe.", "Godzina dwunasta to południe."),
+        # a bare hour after "godz." is an hour (it was "do godziny osiemnaście"); past 24 it is not
+        ("Czynne do godz. 18.", "Czynne do godziny osiemnastej."),
+        ("Do godz. 25 nie.", "Do godziny dwadzieścia pięć nie."),
+        ("Mam 18 lat.", "Mam osiemnaście lat."),
+    ],
+)
+def test_polish_hours_after_godz_agree_with_it(text, expected):
+    assert normalize(text, "pl") == expected
 
 
 @pytest.mark.parametrize("code", list(CATALOG))

@@ -229,7 +229,7 @@ def _time(h: int, m: int, language: str, before: list[str]) -> str | None:
     if language == "nl":  # "acht uur dertig"
         return f"{spell_number(h, language)} uur{minutes}"
     if language == "pl" and h:  # the hour is a feminine ordinal: "o siedemnastej dwadzieścia", "jest druga"
-        case = "nominative" if before and before[-1] in _PL_NOMINATIVE_CUES else "genitive"
+        case = "nominative" if _polish_hour_nominative(before) else "genitive"
         minutes = f" zero {spell_number(m, language)}" if 0 < m < 10 else minutes
         return ordinals.polish_ordinal(h, case, "f") + minutes
     if language == "el":  # "στις 21:15" -> "στις είκοσι μία και δεκαπέντε" (an hour is feminine)
@@ -375,6 +375,38 @@ _UK_NOMINATIVE_CUES = frozenset("сьогодні завтра вчора зар
 _UK_HOUR_CASES = {"о": "locative", "об": "locative", "по": "locative", "на": "accusative"} | dict.fromkeys(
     "з із від до після близько біля".split(), "genitive"
 )
+
+
+# "godz." takes the case of the preposition before it, and the hour after it agrees: "o godz. 10:30" -> "o
+# godzinie dziesiątej trzydzieści", "godz. 10:30" alone -> "godzina dziesiąta trzydzieści" (it was "godzina
+# dziesiątej").
+_PL_HOUR_WORD = {"o": "godzinie", "po": "godzinie", "w": "godzinach", "od": "godziny", "do": "godziny",
+                 "około": "godziny", "przed": "godziną", "między": "godzinami"}  # fmt: skip
+
+
+def polish_hour_word(before: list[str]) -> str:
+    """What "godz." is said as after the words `before` (lower case, nearest last)."""
+    return _PL_HOUR_WORD.get(before[-1] if before else "", "godzina")
+
+
+def polish_hour_context(text: str, pos: int, before: list[str]) -> list[str]:
+    """The words before a Polish hour at `pos`: `before`, or where the hour follows "godz." (whose dot ends the
+    words `agreement.previous_words` looks back over) the words before the abbreviation and "godz"."""
+    head = text[:pos]
+    abbr = re.search(r"\b[Gg]odz\.\s*$", head)
+    if not abbr:
+        return before
+    return agreement.previous_words(text, abbr.start()) + ["godz"]
+
+
+def _polish_hour_nominative(before: list[str]) -> bool:
+    """Whether a Polish hour after `before` is nominative: after "jest", "dziś", "godzina", or "godz." with no
+    preposition before it."""
+    if not before:
+        return False
+    if before[-1] == "godz":
+        return len(before) < 2 or before[-2] not in _PL_HOUR_WORD
+    return before[-1] in _PL_NOMINATIVE_CUES
 
 
 # Words before "9.30" that make it a clock time in Polish (the colon form is one anywhere)

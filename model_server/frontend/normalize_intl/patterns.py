@@ -389,7 +389,7 @@ _ABBREVIATIONS = {
            "Dto.": "direito", "Ctrl": "control", "n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
            "Dra.": "Doutora", "esq.": "esquerdo", "dto.": "direito", "aprox.": "aproximadamente",
            "tel.": "telefone", "Tel.": "telefone"},
-    "pl": {"ul.": "ulica", "godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
+    "pl": {"ul.": "ulica", "godz.": "godzina", "Godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
            "nr": "numer", "Nr": "numer", "szt.": "sztuk", "pok.": "pokój", "al.": "aleja", "ok.": "około",
            "np.": "na przykład", "itd.": "i tak dalej", "tj.": "to jest", "kom.": "komórkowy", "nr.": "numer"},
     "cs": {"č.": "číslo", "tj.": "to jest", "tzn.": "to znamená", "hod.": "hodin", "tel.": "telefon",

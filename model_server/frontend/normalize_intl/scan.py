@@ -67,6 +67,8 @@ from .dates import (
     day_month_dot,
     day_month_dot_pattern,
     dot_day_month,
+    polish_hour_context,
+    polish_hour_word,
 )
 from .patterns import (
     _ABBREVIATIONS,
@@ -414,6 +416,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a title or a street before a name keeps no period; "ecc." at a sentence's end does
         ends = not m.string[m.end() :].strip() or (m.group("abbr") in _ENDING_ABBREVIATIONS and _kept_stop(m))
         word = _ABBREVIATIONS[language][m.group("abbr")]
+        if language == "pl" and m.group("abbr").lower() == "godz.":
+            word = polish_hour_word(before)
         if m.group("abbr")[0].isupper():  # "Kl. 9.30" opens a sentence: "Klockan"
             word = word[0].upper() + word[1:]
         return "abbreviation", word + ("." if ends else "")
@@ -584,6 +588,8 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("dmdot"):
         return "date", day_month_dot(m, language, before)
     if m.group("time"):
+        if language == "pl":
+            before = polish_hour_context(m.string, m.start(), before)
         dotted = m.group("time")[len(m.group("h"))] == "."
         day, month = int(m.group("h")), int(m.group("mi"))
         prev = before[-1].lower() if before else ""
@@ -682,6 +688,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         and cjk.japanese_identifier(m.string[max(0, m.start() - 10) : m.start()])
     ):
         return "number", _digits(m.group("num"), language)  # "ご注文番号は48213": よん はち に いち さん
+    if language == "pl" and re.fullmatch(r"\d{1,2}", m.group("num")) and int(m.group("num")) <= 24:
+        hour_before = polish_hour_context(m.string, m.start(), before)
+        if hour_before[-1:] == ["godz"]:  # "do godz. 18" -> "do godziny osiemnastej" (it was "osiemnaście")
+            return "time", _time(int(m.group("num")), 0, language, hour_before)
     day = day_before_month(m, language)
     if day:
         return "date", day
