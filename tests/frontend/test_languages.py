@@ -730,6 +730,13 @@ def test_prices_are_said_as_at_home(lang, text, expected):
         ("Czynne do godz. 18.", "Czynne do godziny osiemnastej."),
         ("Do godz. 25 nie.", "Do godziny dwadzieścia pięć nie."),
         ("Mam 18 lat.", "Mam osiemnaście lat."),
+        # a span of clock times is "od ... do ..." (it was "w godzina ósmej - szesnastej")
+        (
+            "Zapraszamy w godz. 8:00-16:00.",
+            "Zapraszamy w godzinach od ósmej do szesnastej.",
+        ),
+        ("Biuro czynne 9:30–17:00.", "Biuro czynne od dziewiątej trzydzieści do siedemnastej."),
+        ("Wynik 25:00-26:00.", "Wynik 25:00-26:00."),
     ],
 )
 def test_polish_hours_after_godz_agree_with_it(text, expected):

@@ -205,6 +205,8 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         extra += rf"(?P<minus>(?<!{word})(?<![.,)\]/+*=-])(?<!\d\s)[-−](?=\d))|"
     if language == "tr":  # Turkish writes the percent sign first: "%20 indirim"
         extra += rf"(?P<pct_first>(?<![\w%])%\s?(?P<pfamt>{num}))|"
+    if language == "pl" and not fallback:  # a span of clock times, "8:00-16:00": "od ósmej do szesnastej"
+        extra += r"(?P<pl_hours>(?<![\d:.,])(?P<plh_a>\d{1,2}:\d{2})\s?[-–]\s?(?P<plh_b>\d{1,2}:\d{2})(?![\d:]|[.,]\d))|"
     if language in postcodes.SHAPES:  # "1012 LG Amsterdam", "110 00 Praha", "00-950 Warszawa"
         extra += rf"(?P<postcode>{postcodes.SHAPES[language]})|"
     if language in _SCORE_BEFORE:  # a result: "Ha vinto 3-1" -> "tre a uno" (the dash was a pause)
@@ -354,6 +356,7 @@ _HEBREW_PREFIX = re.compile(r"(?<![\u0590-\u05ff])([בלמהוכש])-(?=[\dA-Za-
 # Rules whose handler may decline a match and leave it to the rules after them (the scan retries without them).
 _DECLINES = frozenset(
     {
+        "pl_hours",
         "month_year",
         "dmdot",
         "name_dash",
@@ -423,6 +426,11 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         return "abbreviation", word + ("." if ends else "")
     if groups.get("postcode"):
         return "postcode", postcodes.shaped(m, language)
+    if groups.get("pl_hours"):
+        (h1, m1), (h2, m2) = (map(int, m.group(g).split(":")) for g in ("plh_a", "plh_b"))
+        if max(h1, h2) > 24 or max(m1, m2) > 59:
+            return "time", None  # no clock times: as written
+        return "time", f"od {_time(h1, m1, language, ['od'])} do {_time(h2, m2, language, ['do'])}"
     if groups.get("iban"):  # "IT60 X054 2811" -> "I.T. sei zero, X. zero cinque quattro, due otto uno uno"
         return "code", ", ".join(_characters(group, language) for group in m.group("iban").split())
     if groups.get("grade"):
