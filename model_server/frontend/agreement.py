@@ -17,7 +17,7 @@ docs/model.md ("Text normalization").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from num2words import num2words
 
@@ -770,6 +770,9 @@ class _SlavicCounts:
     # form of 1 before them.
     animate_accusatives: frozenset[str] = frozenset()
     animate_one: str = ""
+    # Each word of a cardinal from 2 up in the genitive, where the language declines them all ("do 5 dni" ->
+    # "do pięciu dni", "do 100 km" -> "do stu kilometrów"); the 1 of "dwadzieścia jeden" does not decline.
+    genitive_words: dict[str, str] = field(default_factory=dict)
 
     def gender(self, noun: str) -> str:
         w = noun.lower()
@@ -800,6 +803,8 @@ class _SlavicCounts:
                 return self.genitive_one[0]
         if n == 2 and self.genitive_two:
             return self.genitive_two
+        if self.genitive_words and n > 2:
+            return " ".join(self.genitive_words.get(w, w) for w in words.split())
         if n == 2:
             return self.two[self.feminine_plural(noun)]
         return words
@@ -836,11 +841,28 @@ _SLAVIC = {
             "rezerwacje walizki torby szklanki filiżanki kawałki"
         ),
         feminine_plural_endings=("ości", "ści", "cje", "sje", "zje"),
-        genitive_prepositions=_words("do od z ze bez dla około u podczas według zamiast wśród obok koło"),
+        genitive_prepositions=_words(
+            "do od z ze bez dla około u podczas według zamiast wśród obok koło ciągu powyżej poniżej"
+        ),
         genitive_one=("jednego", "jednej"),
         genitive_masculine_endings=("a", "u"),
         genitive_feminine_endings=("y", "i"),
         genitive_two="dwóch",
+        genitive_words=dict(
+            zip(
+                "dwa dwie trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście "
+                "czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści "
+                "czterdzieści pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście "
+                "trzysta czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące milion "
+                "miliony".split(),
+                "dwóch dwóch trzech czterech pięciu sześciu siedmiu ośmiu dziewięciu dziesięciu jedenastu dwunastu "
+                "trzynastu czternastu piętnastu szesnastu siedemnastu osiemnastu dziewiętnastu dwudziestu "
+                "trzydziestu czterdziestu pięćdziesięciu sześćdziesięciu siedemdziesięciu osiemdziesięciu "
+                "dziewięćdziesięciu stu dwustu trzystu czterystu pięciuset sześciuset siedmiuset ośmiuset "
+                "dziewięciuset tysiąca tysięcy miliona milionów".split(),
+                strict=True,
+            )
+        ),
         instrumental_endings=("ą", "em", "ami", "mi"),
         animate_accusatives=_words(
             "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "

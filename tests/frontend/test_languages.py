@@ -579,7 +579,7 @@ def test_what_the_intl_audit_found(lang, text, expected):
             "ul. Floriańska 3, 31-042 Kraków",
             "ulica Floriańska trzy, trzydzieści jeden, zero czterdzieści dwa Kraków",
         ),
-        ("pl", "Od 10-150 osób.", "Od dziesięć - sto pięćdziesiąt osób."),
+        ("pl", "Zaprosimy 10-150 osób.", "Zaprosimy dziesięć - sto pięćdziesiąt osób."),
         ("it", "Via Garibaldi 12, 10000 Euro di danni.", "Via Garibaldi dodici, diecimila Euro di danni."),
         ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
     ],
@@ -740,6 +740,25 @@ def test_prices_are_said_as_at_home(lang, text, expected):
     ],
 )
 def test_polish_hours_after_godz_agree_with_it(text, expected):
+    assert normalize(text, "pl") == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # every word of a count after a genitive preposition declines (only 1 and 2 did: "do pięć dni")
+        ("Do 5 dni.", "Do pięciu dni."),
+        ("Prędkość do 100 Mb/s.", "Prędkość do stu megabitów na sekundę."),
+        ("Do 125 osób.", "Do stu dwudziestu pięciu osób."),
+        ("Do 21 dni.", "Do dwudziestu jeden dni."),
+        ("Do 2000 osób.", "Do dwóch tysięcy osób."),
+        ("W ciągu 3 dni.", "W ciągu trzech dni."),
+        ("Dla 4 osób.", "Dla czterech osób."),
+        # ... not a count without a preposition
+        ("Mamy 5 dni.", "Mamy pięć dni."),
+    ],
+)
+def test_polish_counts_after_genitive_prepositions_decline(text, expected):
     assert normalize(text, "pl") == expected
 
 
