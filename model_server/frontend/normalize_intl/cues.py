@@ -168,8 +168,8 @@ _DETERMINERS = {
                     "aquesta".split()),
     "pl": frozenset("pana pani państwa twoje twoja twojej nasze nasza wasze wasza".split()),
     "hr": frozenset("vaša vaše vašu vaš tvoja tvoje tvoju naša naše našu".split()),
-    "sr": frozenset("vaša vaše vašu vaš tvoja tvoje tvoju naša naše našu".split()),
 }  # fmt: skip
+_DETERMINERS["sr"] = _DETERMINERS["hr"]
 
 
 def _names_identifier(m: re.Match, language: str) -> bool:

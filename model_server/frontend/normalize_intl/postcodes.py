@@ -33,8 +33,9 @@ def _group(digits: str, language: str) -> str:
     """A group of a postcode: its leading zeros one by one, then the rest as a number ("042" -> "zero
     czterdzieści dwa", "00" -> "zero zero", not "zero")."""
     rest = digits.lstrip("0")
-    zeros = _digits(digits[: len(digits) - len(rest)], language) if len(rest) < len(digits) else ""
-    return " ".join(w for w in (zeros, spell_number(int(rest), language) if rest else "") if w)
+    zeros = digits[: len(digits) - len(rest)]
+    words = [_digits(zeros, language)] if zeros else []
+    return " ".join(words + ([spell_number(int(rest), language)] if rest else []))
 
 
 def shaped(m: re.Match, language: str) -> str:
