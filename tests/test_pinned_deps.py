@@ -1,4 +1,4 @@
-"""The optional tool sets' installer (`pinned_deps.ensure_target`), with the real pip on local files."""
+"""The optional tool sets' installer (`pinned_deps.ensure_target`), with the real installer (uv) on local files."""
 
 import subprocess
 import sys
@@ -34,7 +34,7 @@ def test_an_installed_set_is_stamped_put_on_the_path_and_not_installed_again(tmp
 
     monkeypatch.setattr(subprocess, "run", recorded)
     pinned_deps.ensure_target(requirements, folder)
-    assert runs == []  # the stamp matches the file: pip does not run
+    assert runs == []  # the stamp matches the file: the installer does not run
     requirements.write_text("# changed\n")
     pinned_deps.ensure_target(requirements, folder)
     assert len(runs) == 1 and str(requirements) in runs[0]  # a changed file installs again

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from model_server.pinned_deps import install_command
+
 
 def locked_venv(venv: Path, requirements: Path) -> Path:
     """`venv`'s python, with `requirements` installed; (re)installs when the requirements changed."""
@@ -21,7 +23,7 @@ def locked_venv(venv: Path, requirements: Path) -> Path:
         if not python.exists():
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "-r", str(requirements)],
+            [*install_command(python), "-r", str(requirements)],
             check=True, timeout=1200,
         )  # fmt: skip
         stamp.write_text(digest)
