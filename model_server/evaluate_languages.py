@@ -71,13 +71,19 @@ def language_codes(spec: str) -> list[str]:
     return codes
 
 
+# Letters written two ways: Romanian ș and ț have a comma below, and their cedilla forms (ş, ţ), which the judge
+# often writes, come from old encodings that lacked them (in Turkish, ş is the letter itself).
+_SAME_LETTERS = {"ro": str.maketrans("şţ", "șț")}
+
+
 def score_units(text: str, language: str, metric: str | None = None) -> list[str]:
     """What the error rate counts, the same for reference and transcript: words where the language
     separates words (the catalog's `spaces`), characters without spaces where it does not; `metric`
     ("wer" or "cer") overrides the catalog's choice (the table's secondary CER column).
 
     Both sides get the project's normalizer for that language (numbers, dates, currencies to words, as the
-    voices read them), Unicode NFKC, lower case, and lose their punctuation. Japanese is compared as
+    voices read them), Unicode NFKC, lower case, one form of letters written two ways (`_SAME_LETTERS`), and
+    lose their punctuation. Japanese is compared as
     katakana: the normalizer reads kanji as katakana (Janome), and hiragana is folded onto katakana, so
     "3時間前", "三時間前" and "さんじかんまえ" score alike.
     """
@@ -86,7 +92,7 @@ def score_units(text: str, language: str, metric: str | None = None) -> list[str
     spoken = normalize(text, language)
     if language == "ja":  # digits left to espeak-ng: as kanji numbers, which the normalizer reads as katakana
         spoken = normalize(_DIGITS.sub(lambda m: num2words(int(m.group()), lang="ja"), spoken), language)
-    spoken = unicodedata.normalize("NFKC", spoken).lower()
+    spoken = unicodedata.normalize("NFKC", spoken).lower().translate(_SAME_LETTERS.get(language, {}))
     if language == "ja":
         spoken = spoken.translate(_HIRAGANA)
     kept = "".join(ch if ch == "'" or unicodedata.category(ch)[0] in "LMN" else " " for ch in spoken)
