@@ -611,6 +611,18 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("pt", "O seu código é 4821.", "O seu código é quatro oito dois um."),
         ("it", "Il codice cliente è 4821.", "Il codice cliente è quattro otto due uno."),
         ("pt", "O código do cliente é 48213.", "O código do cliente é quatro oito dois um três."),
+        # the short forms of "number" between (they were "n", "núm." and a cardinal); Italian's say a number
+        ("it", "Ordine n° 4821 spedito.", "Ordine numero quattromilaottocentoventuno spedito."),  # as "n."
+        ("ca", "Comanda núm. 4821.", "Comanda número quatre vuit dos un."),
+        ("ca", "La comanda n.º 4821 ha sortit.", "La comanda número quatre vuit dos un ha sortit."),
+        ("pt", "Encomenda n° 4821.", "Encomenda número quatro oito dois um."),
+        (
+            "ca",
+            "Truqui al tel. 934 123 456.",
+            "Truqui al telèfon nou tres quatre, un dos tres, quatre cinc sis.",
+        ),
+        ("it", "Abito al n. 12.", "Abito al numero dodici."),
+        ("it", "Compra n° 4821 bottiglie.", "Compra numero quattromilaottocentoventuno bottiglie."),
         ("it", "Numero verde 800 123 456.", "Numero verde otto zero zero, uno due tre, quattro cinque sei."),
         # a Spanish phone number in Catalan, as the Spanish rule reads it (it was "sis-cents cent vint-i-tres ...")
         ("ca", "El telèfon és 600 123 456.", "El telèfon és sis zero zero, un dos tres, quatre cinc sis."),

@@ -95,7 +95,7 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
 _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
 # The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier
 # of five digits or more ("ordine n. 456789"; "n.º" is "n.o" after NFKC; "ordine n. 4589" is said as a number).
-_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "no.", "No."})
+_NUMBER_SIGNS_LONG = frozenset({"n.", "N.", "n.o", "N.o", "nº", "n°", "N°", "no.", "No."})
 # Words for "ending with" before a card's or an account's last digits (stems), and the prepositions between
 # ("kończąca się na 4821"; not "nel"/"em", before which "termina nel 2025" is a year).
 _ENDS_WITH = ("termin", "final", "оканчива", "заканчива", "закінчу", "kończ", "eindig", "slutar", "ender",
@@ -142,16 +142,16 @@ def _identifier_cue(nouns: str, links: str, code: str = "") -> re.Pattern:
 _IDENTIFIER_CUE = {
     "it": _identifier_cue(
         "ordine|prenotazione|pratica|ticket|riferimento|spedizione|tessera|cap",
-        r"è|il|numero",
+        r"è|il|numero",  # not "n.": "ordine n. 4589" is said as a number (agent text review 7)
         code="codice",
     ),
     "pt": _identifier_cue(
         "pedido|encomenda|reserva|protocolo|bilhete|refer[eê]ncia|processo",
-        r"é|o|a|n[uú]mero",
+        r"é|o|a|n[uú]mero|n\.o|n°",
         code="c[oó]digo",
     ),
     "ca": _identifier_cue(
-        "comanda|reserva|refer[eè]ncia|expedient|tiquet", r"és|el|la|n[uú]mero", code="codi"
+        "comanda|reserva|refer[eè]ncia|expedient|tiquet", r"és|el|la|n[uú]mero|n[uú]m\.|n\.o|n°", code="codi"
     ),
     "pl": _identifier_cue("zamówieni[ea]|rezerwacj[ai]|zgłoszeni[ea]|przesyłk[ai]", r"to|jest|nr\.?|numer"),
     "hr": _identifier_cue("narudžb[ae]|rezervacij[ae]|pošiljk[ae]", r"je|broj|br\.|glasi"),

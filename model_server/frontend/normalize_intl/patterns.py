@@ -381,12 +381,15 @@ def weekday_span(m: re.Match, language: str) -> str:
 
 # Short forms said as words, per language, matched case-sensitively with their period ("n." only before a number).
 _ABBREVIATIONS = {
-    "it": {"§": "paragrafo", "art.": "articolo", "Art.": "articolo", "ad es.": "ad esempio", "Ctrl": "control", "n.": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
+    "it": {"§": "paragrafo", "art.": "articolo", "Art.": "articolo", "ad es.": "ad esempio", "Ctrl": "control", "n.": "numero", "n°": "numero", "N°": "numero", "tel.": "telefono", "Tel.": "telefono", "dott.": "dottor", "Dott.": "dottor",
            "dott.ssa": "dottoressa", "Dott.ssa": "dottoressa", "sig.": "signor", "Sig.": "signor",
            "sig.ra": "signora", "Sig.ra": "signora", "C.so": "corso", "P.zza": "piazza", "p.zza": "piazza",
            "ecc.": "eccetera"},
+    # Catalan writes "núm." and, as Spanish does, "n.º" (NFKC: "n.o") and "n°"
+    "ca": {"núm.": "número", "Núm.": "número", "n.o": "número", "N.o": "número", "n°": "número", "N°": "número",
+           "tel.": "telèfon", "Tel.": "telèfon"},
     "pt": {"§": "parágrafo", "art.": "artigo", "Art.": "artigo", "p. ex.": "por exemplo", "D.": "Dom", "Esq.": "esquerdo",
-           "Dto.": "direito", "Ctrl": "control", "n.o": "número", "N.o": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
+           "Dto.": "direito", "Ctrl": "control", "n.o": "número", "N.o": "número", "n°": "número", "N°": "número", "Av.": "Avenida", "Sr.": "Senhor", "Sra.": "Senhora",
            "Dra.": "Doutora", "esq.": "esquerdo", "dto.": "direito", "aprox.": "aproximadamente",
            "tel.": "telefone", "Tel.": "telefone"},
     "pl": {"ul.": "ulica", "godz.": "godzina", "Godz.": "godzina", "tel.": "telefon", "Tel.": "telefon", "wew.": "wewnętrzny",
@@ -468,6 +471,8 @@ def _abbreviation_pattern(language: str) -> str:
 _BEFORE_A_NUMBER = frozenset(
     {
         "n.",
+        "n°",  # "n° 4821"; a degree sign after a lone n is nothing else
+        "N°",
         "ca",
         "ca.",
         "nr",
