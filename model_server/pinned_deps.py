@@ -17,11 +17,11 @@ import sys
 import time
 from pathlib import Path
 
-from uv import find_uv_bin
-
 
 def install_command(python: str | Path) -> list[str]:
     """The start of the command that installs into `python`'s environment; add `-r FILE` and options."""
+    from uv import find_uv_bin  # here, not at import: the modules that import this one need no uv to load
+
     return [find_uv_bin(), "pip", "install", "--quiet", "--python", str(python)]
 
 
