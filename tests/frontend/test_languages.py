@@ -616,6 +616,18 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("ca", "Comanda núm. 4821.", "Comanda número quatre vuit dos un."),
         ("ca", "La comanda n.º 4821 ha sortit.", "La comanda número quatre vuit dos un ha sortit."),
         ("pt", "Encomenda n° 4821.", "Encomenda número quatro oito dois um."),
+        # a code's second group of four digits is said as its first, after a pause (it was a cardinal)
+        (
+            "pl",
+            "Numer zamówienia to 4471 2290.",
+            "Numer zamówienia to cztery cztery siedem jeden, dwa dwa dziewięć zero.",
+        ),
+        (
+            "it",
+            "Il codice cliente è 4471 2290.",
+            "Il codice cliente è quattro quattro sette uno, due due nove zero.",
+        ),
+        ("it", "Nel 2024 2500 persone.", "Nel duemilaventiquattro duemilacinquecento persone."),
         (
             "ca",
             "Truqui al tel. 934 123 456.",

@@ -78,6 +78,8 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
     sign = word_before(m)
     if sign in _NUMBER_SIGNS or (sign in _NUMBER_SIGNS_LONG and len(m.group("num")) >= 5):
         return True
+    if continues_code(m, before, language):
+        return True
     if _names_identifier(m, language):
         return True
     if before and (
@@ -91,6 +93,17 @@ def is_code(m: re.Match, before: list[str], language: str) -> bool:
     )
 
 
+def continues_code(m: re.Match, before: list[str], language: str) -> bool:
+    """Whether the four digits of `m` are a code's second group, after a first group of four that is a code
+    ("Numer zamówienia to 4471 2290": the second group was "dwa tysiące dwieście dziewięćdziesiąt")."""
+    if len(m.group("num")) != 4:
+        return False
+    first = _FIRST_GROUP.search(m.string, max(0, m.start() - 6), m.start())
+    return bool(first) and is_code(first, before, language)  # (`before` holds words, no digits: both groups')
+
+
+# A code's first group of four digits right before the match
+_FIRST_GROUP = re.compile(r"(?<![\w.,])(?P<num>\d{4}) $")
 # The short forms of "number" before an identifier ("objednávka č. 784512": it was one large cardinal).
 _NUMBER_SIGNS = frozenset({"č.", "br.", "nr.", "Nr.", "nr", "Nr", "št.", "αρ."})
 # The short forms of "number" that also number small things ("n. 4589" is read as a number), before an identifier

@@ -44,7 +44,7 @@ from .amounts import (
     minus_word,
     spell_number,
 )
-from .cues import CLOCK_CUES, NUMBER_NAMES, VERSION_WORDS, after_name, is_code
+from .cues import CLOCK_CUES, NUMBER_NAMES, VERSION_WORDS, after_name, continues_code, is_code
 from .dates import (
     _NOT_AFTER_YEAR,
     _PL_CLOCK_CUES,
@@ -708,8 +708,10 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
     if re.fullmatch(r"\d{4,8}", m.group("num")) and is_code(m, before, language):
-        # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit
-        return "number", _digits(m.group("num"), language)
+        # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit, a pause before a second group
+        return "number", (", " if continues_code(m, before, language) else "") + _digits(
+            m.group("num"), language
+        )
     street_postcode = postcodes.after_street(m, language)
     if street_postcode:
         return "postcode", street_postcode
