@@ -830,7 +830,7 @@ _SLAVIC = {
         feminine=_words(
             "noc rzecz twarz sól krew wieś mysz podróż pomoc moc odpowiedź łódź dłoń sieć pamięć śmierć"
         ),
-        neuter=_words("imię zwierzę ramię plemię"),
+        neuter=_words("imię zwierzę ramię plemię euro"),
         feminine_sure=("ść",),
         neuter_endings=("o", "e", "um"),
         accusative_endings=("ę",),
@@ -845,7 +845,7 @@ _SLAVIC = {
             "do od z ze bez dla około u podczas według zamiast wśród obok koło ciągu powyżej poniżej"
         ),
         genitive_one=("jednego", "jednej"),
-        genitive_masculine_endings=("a", "u"),
+        genitive_masculine_endings=("a", "u", "ego"),  # "ego": an adjective's, "od 1 złotego"
         genitive_feminine_endings=("y", "i"),
         genitive_two="dwóch",
         genitive_words=dict(

@@ -736,6 +736,13 @@ def test_south_slavic_year_ordinals(year, sr, hr):
         ("ru", "Цена 250,01 ₽.", "Цена двести пятьдесят рублей одна копейка."),
         ("cs", "Cena 99,50 Kč.", "Cena devadesát devět korun padesát haléřů."),
         ("it", "Costa 9,99 €.", "Costa nove euro e novantanove."),  # (Italian says no "centesimi" there)
+        # a Polish amount after a genitive preposition declines, count and currency (it was "do dwieście
+        # pięćdziesiąt złotych"); elsewhere it stays the nominative
+        ("pl", "Cena do 250 zł.", "Cena do dwustu pięćdziesięciu złotych."),
+        ("pl", "Ceny od 1 zł, bez 5 euro.", "Ceny od jednego złotego, bez pięciu euro."),
+        ("pl", "Do 2,50 zł.", "Do dwóch złotych pięćdziesięciu groszy."),
+        ("pl", "Od 22 zł i 1 euro.", "Od dwudziestu dwóch złotych i jedno euro."),
+        ("pl", "Kosztuje 2 zł.", "Kosztuje dwa złote."),
     ],
 )
 def test_prices_are_said_as_at_home(lang, text, expected):
