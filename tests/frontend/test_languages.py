@@ -580,6 +580,10 @@ def test_what_the_intl_audit_found(lang, text, expected):
             "ulica Floriańska trzy, trzydzieści jeden, zero czterdzieści dwa Kraków",
         ),
         ("pl", "Zaprosimy 10-150 osób.", "Zaprosimy dziesięć - sto pięćdziesiąt osób."),
+        # after "od" the dash is "do", both counts in the genitive (it was "od dziesięć - stu pięćdziesięciu")
+        ("pl", "Zaprosimy od 10-150 osób.", "Zaprosimy od dziesięciu do stu pięćdziesięciu osób."),
+        ("pl", "Od 2-3 dni, od 5-10 zł.", "Od dwóch do trzech dni, od pięciu do dziesięciu złotych."),
+        ("pl", "Mecz 3-1.", "Mecz trzy - jeden."),
         ("it", "Via Garibaldi 12, 10000 Euro di danni.", "Via Garibaldi dodici, diecimila Euro di danni."),
         ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
     ],

@@ -84,6 +84,7 @@ RANGE_LINKS = {
     "et": "kuni",
     "el": "έως",
     "bg": "до",
+    "pl": "do",  # only after "od" (`_LINK_AFTER`)
 }
 
 
@@ -115,12 +116,21 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
         return f"{_number(m.group('rlo'), language)} -"
     noun = agreement.counted_noun(m.string, m.end() + len(m.group("rhi")), language)
     words = agreement.count_form(spell_number(lo, language), lo, noun, language, before, ranged=True)
-    if language == "it":  # the link its opening word asks for; else the dash ("in tre - cinque giorni")
-        link = {"dalle": "alle", "dalla": "alla", "dal": "al", "da": "a", "tra": "e", "fra": "e"}.get(
-            before[-1] if before else ""
-        )
+    if (
+        language in _LINK_AFTER
+    ):  # the link its opening word asks for; else the dash ("in tre - cinque giorni")
+        link = _LINK_AFTER[language].get(before[-1] if before else "")
         return f"{words} {link}" if link else f"{_number(m.group('rlo'), language)} -"
     return f"{words} {RANGE_LINKS[language]}"
+
+
+# Where a range's link depends on the word that opens it: Italian "dalle 9-18" -> "dalle nove alle diciotto";
+# Polish "od 10-150 osób" -> "od dziesięciu do stu pięćdziesięciu osób" (both counts in the genitive; it was
+# "od dziesięć - stu pięćdziesięciu"), while a bare "10-150 osób" keeps its pause.
+_LINK_AFTER = {
+    "it": {"dalle": "alle", "dalla": "alla", "dal": "al", "da": "a", "tra": "e", "fra": "e"},
+    "pl": {"od": "do"},
+}
 
 
 # E-mail and web addresses, tried first: "info@azienda.it" -> "info chiocciola azienda punto it" (the "@" was
