@@ -773,6 +773,11 @@ class _SlavicCounts:
     # Each word of a cardinal from 2 up in the genitive, where the language declines them all ("do 5 dni" ->
     # "do pięciu dni", "do 100 km" -> "do stu kilometrów"); the 1 of "dwadzieścia jeden" does not decline.
     genitive_words: dict[str, str] = field(default_factory=dict)
+    # The same in the instrumental, for such a preposition before an instrumental noun ("z 5 osobami" -> "z
+    # pięcioma osobami"), with 1 and the feminine 2 apart: (masculine or neuter, feminine) forms.
+    instrumental_words: dict[str, str] = field(default_factory=dict)
+    instrumental_one: tuple[str, str] = ("", "")
+    instrumental_two: tuple[str, str] = ("", "")
 
     def gender(self, noun: str) -> str:
         w = noun.lower()
@@ -792,7 +797,7 @@ class _SlavicCounts:
         """The count after a preposition that takes the genitive; only 1 and 2 change."""
         w = noun.lower()
         if w.endswith(self.instrumental_endings):
-            return words
+            return self.instrumental(n, w, words) if self.instrumental_words else words
         if n == 1 and self.genitive_one[0]:
             # `neuter` holds nominatives: this catches the indeclinable ones ("do 1 menu", "od 1 moře").
             if w in self.genitive_masculine or w in self.neuter:
@@ -808,6 +813,19 @@ class _SlavicCounts:
         if n == 2:
             return self.two[self.feminine_plural(noun)]
         return words
+
+    def instrumental(self, n: int, noun: str, words: str) -> str:
+        """The count before an instrumental noun: 1 by the noun's ending ("jedną osobą", "jednym klientem"),
+        2 by its plural's gender ("dwiema osobami", "dwoma klientami"), the rest word by word."""
+        if n == 1:
+            return self.instrumental_one[noun.endswith("ą")]
+        # the plural's nominative from its instrumental: "osobami" -> "osoby", "godzinami" -> "godziny"
+        stem = noun.removesuffix("ami").removesuffix("mi")
+        feminine = any(self.feminine_plural(stem + end) for end in ("y", "i", "e"))
+        two = self.instrumental_two[feminine]
+        return " ".join(
+            two if w in ("dwa", "dwie") else self.instrumental_words.get(w, w) for w in words.split()
+        )
 
     def feminine_plural(self, noun: str) -> bool:
         w = noun.lower()
@@ -864,6 +882,22 @@ _SLAVIC = {
             )
         ),
         instrumental_endings=("ą", "em", "ami", "mi"),
+        instrumental_one=("jednym", "jedną"),
+        instrumental_two=("dwoma", "dwiema"),
+        instrumental_words=dict(
+            zip(
+                "trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście czternaście "
+                "piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści czterdzieści "
+                "pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście trzysta "
+                "czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące tysięcy".split(),
+                "trzema czterema pięcioma sześcioma siedmioma ośmioma dziewięcioma dziesięcioma jedenastoma "
+                "dwunastoma trzynastoma czternastoma piętnastoma szesnastoma siedemnastoma osiemnastoma "
+                "dziewiętnastoma dwudziestoma trzydziestoma czterdziestoma pięćdziesięcioma sześćdziesięcioma "
+                "siedemdziesięcioma osiemdziesięcioma dziewięćdziesięcioma stu dwustoma trzystoma czterystoma "
+                "pięciuset sześciuset siedmiuset ośmiuset dziewięciuset tysiącem tysiącami tysiącami".split(),
+                strict=True,
+            )
+        ),
         animate_accusatives=_words(
             "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "
             "kolegę pacjenta technika kuriera"

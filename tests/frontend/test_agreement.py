@@ -158,7 +158,7 @@ CASES = [
     # after a preposition that takes the genitive, 1 takes the genitive's gender and 2 its one genitive
     ("pl", "Od 1 godziny.", "Od jednej godziny."),
     ("pl", "Do 2 dni.", "Do dwóch dni."),
-    ("pl", "Z 1 miastem.", "Z jeden miastem."),
+    ("pl", "Z 1 miastem.", "Z jednym miastem."),
     ("cs", "Do 1 týdne.", "Do jednoho týdne."),
     ("cs", "Během 1 hodiny.", "Během jedné hodiny."),
     ("cs", "Do 2 dnů.", "Do dvou dnů."),
@@ -175,7 +175,7 @@ CASES = [
     ("uk", "Від 1 порції.", "Від однієї порції."),
     ("cs", "Od 1 počítače.", "Od jednoho počítače."),
     ("pl", "Z 2 tygodni.", "Z dwóch tygodni."),
-    ("pl", "Z 2 dziećmi.", "Z dwa dziećmi."),
+    ("pl", "Z 2 dziećmi.", "Z dwoma dziećmi."),
     ("sr", "Do 2 nedelje.", "Do dve nedelje."),
     (
         "cs",

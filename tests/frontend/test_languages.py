@@ -584,6 +584,11 @@ def test_what_the_intl_audit_found(lang, text, expected):
         ("pl", "Zaprosimy od 10-150 osób.", "Zaprosimy od dziesięciu do stu pięćdziesięciu osób."),
         ("pl", "Od 2-3 dni, od 5-10 zł.", "Od dwóch do trzech dni, od pięciu do dziesięciu złotych."),
         ("pl", "Mecz 3-1.", "Mecz trzy - jeden."),
+        # "z" before an instrumental noun: the count in the instrumental (it was "z pięć osobami")
+        ("pl", "Spotkanie z 5 osobami.", "Spotkanie z pięcioma osobami."),
+        ("pl", "Z 1 osobą i z 1 klientem.", "Z jedną osobą i z jednym klientem."),
+        ("pl", "Z 2 osobami i z 2 klientami.", "Z dwiema osobami i z dwoma klientami."),
+        ("pl", "Z 21 osobami, z 5 miast.", "Z dwudziestoma jeden osobami, z pięciu miast."),
         ("it", "Via Garibaldi 12, 10000 Euro di danni.", "Via Garibaldi dodici, diecimila Euro di danni."),
         ("nl", "Damrak 1, 1012 LG Amsterdam.", "Damrak één, tien twaalf L G Amsterdam."),
     ],
