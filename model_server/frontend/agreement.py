@@ -794,7 +794,8 @@ class _SlavicCounts:
         return "fa" if self.accusative_endings and w.endswith(self.accusative_endings) else "m"
 
     def genitive(self, n: int, noun: str, words: str) -> str:
-        """The count after a preposition that takes the genitive; only 1 and 2 change."""
+        """The count after a preposition that takes the genitive: 1 and 2 by the noun, every word where the
+        language has `genitive_words`; before an instrumental noun the instrumental, where it has those."""
         w = noun.lower()
         if w.endswith(self.instrumental_endings):
             return self.instrumental(n, w, words) if self.instrumental_words else words
@@ -838,6 +839,11 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def _word_table(words: str, forms: str) -> dict[str, str]:
+    """{word: its form}, from two space-separated lists of the same length."""
+    return dict(zip(words.split(), forms.split(), strict=True))
+
+
 _SLAVIC = {
     "pl": _SlavicCounts(
         one={"m": "jeden", "f": "jedna", "fa": "jedną", "n": "jedno"},
@@ -866,37 +872,30 @@ _SLAVIC = {
         genitive_masculine_endings=("a", "u", "ego"),  # "ego": an adjective's, "od 1 złotego"
         genitive_feminine_endings=("y", "i"),
         genitive_two="dwóch",
-        genitive_words=dict(
-            zip(
-                "dwa dwie trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście "
-                "czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści "
-                "czterdzieści pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście "
-                "trzysta czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące milion "
-                "miliony".split(),
-                "dwóch dwóch trzech czterech pięciu sześciu siedmiu ośmiu dziewięciu dziesięciu jedenastu dwunastu "
-                "trzynastu czternastu piętnastu szesnastu siedemnastu osiemnastu dziewiętnastu dwudziestu "
-                "trzydziestu czterdziestu pięćdziesięciu sześćdziesięciu siedemdziesięciu osiemdziesięciu "
-                "dziewięćdziesięciu stu dwustu trzystu czterystu pięciuset sześciuset siedmiuset ośmiuset "
-                "dziewięciuset tysiąca tysięcy miliona milionów".split(),
-                strict=True,
-            )
+        genitive_words=_word_table(
+            "dwa dwie trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście "
+            "czternaście piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści "
+            "czterdzieści pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście "
+            "trzysta czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące milion miliony",
+            "dwóch dwóch trzech czterech pięciu sześciu siedmiu ośmiu dziewięciu dziesięciu jedenastu dwunastu "
+            "trzynastu czternastu piętnastu szesnastu siedemnastu osiemnastu dziewiętnastu dwudziestu "
+            "trzydziestu czterdziestu pięćdziesięciu sześćdziesięciu siedemdziesięciu osiemdziesięciu "
+            "dziewięćdziesięciu stu dwustu trzystu czterystu pięciuset sześciuset siedmiuset ośmiuset "
+            "dziewięciuset tysiąca tysięcy miliona milionów",
         ),
         instrumental_endings=("ą", "em", "ami", "mi"),
         instrumental_one=("jednym", "jedną"),
         instrumental_two=("dwoma", "dwiema"),
-        instrumental_words=dict(
-            zip(
-                "trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście czternaście "
-                "piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści czterdzieści "
-                "pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście trzysta "
-                "czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące tysięcy".split(),
-                "trzema czterema pięcioma sześcioma siedmioma ośmioma dziewięcioma dziesięcioma jedenastoma "
-                "dwunastoma trzynastoma czternastoma piętnastoma szesnastoma siedemnastoma osiemnastoma "
-                "dziewiętnastoma dwudziestoma trzydziestoma czterdziestoma pięćdziesięcioma sześćdziesięcioma "
-                "siedemdziesięcioma osiemdziesięcioma dziewięćdziesięcioma stu dwustoma trzystoma czterystoma "
-                "pięciuset sześciuset siedmiuset ośmiuset dziewięciuset tysiącem tysiącami tysiącami".split(),
-                strict=True,
-            )
+        instrumental_words=_word_table(
+            "trzy cztery pięć sześć siedem osiem dziewięć dziesięć jedenaście dwanaście trzynaście czternaście "
+            "piętnaście szesnaście siedemnaście osiemnaście dziewiętnaście dwadzieścia trzydzieści czterdzieści "
+            "pięćdziesiąt sześćdziesiąt siedemdziesiąt osiemdziesiąt dziewięćdziesiąt sto dwieście trzysta "
+            "czterysta pięćset sześćset siedemset osiemset dziewięćset tysiąc tysiące tysięcy",
+            "trzema czterema pięcioma sześcioma siedmioma ośmioma dziewięcioma dziesięcioma jedenastoma "
+            "dwunastoma trzynastoma czternastoma piętnastoma szesnastoma siedemnastoma osiemnastoma "
+            "dziewiętnastoma dwudziestoma trzydziestoma czterdziestoma pięćdziesięcioma sześćdziesięcioma "
+            "siedemdziesięcioma osiemdziesięcioma dziewięćdziesięcioma stu dwustoma trzystoma czterystoma "
+            "pięciuset sześciuset siedmiuset ośmiuset dziewięciuset tysiącem tysiącami tysiącami",
         ),
         animate_accusatives=_words(
             "klienta kota psa syna brata pracownika lekarza konsultanta pasażera gościa ojca męża przyjaciela "
@@ -1034,6 +1033,12 @@ _SLAVIC = {
         animate_one="одного",
     ),
 }
+
+
+def declines_every_word(language: str) -> bool:
+    """Whether every word of a count declines after a genitive preposition (`_SlavicCounts.genitive_words`):
+    then an amount of money declines too, count and currency (`amounts._currency`)."""
+    return language in _SLAVIC and bool(_SLAVIC[language].genitive_words)
 
 
 def after_genitive_preposition(before: list[str], language: str) -> bool:

@@ -327,18 +327,17 @@ _CENTS_LINK = {"it": "e", "pt": "e", "ca": "i"}
 # Languages that name the minor unit after the cents of a price ("сто рублей пятьдесят копеек", "sto złotych
 # pięćdziesiąt groszy"; it was "... пятьдесят").
 _CENTS_NAMED = frozenset({"pl", "cs", "ru", "uk"})
-# Languages whose amounts decline after a genitive preposition (`agreement` has their cardinals' genitives).
-_DECLINED_AMOUNTS = frozenset({"pl"})
 
 
 def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
     whole, frac = _parse_amount(amount, language)
     if language == "zh" and code == "CNY" and len(frac) == 2 and int(frac):
         return _yuan(whole, frac)
-    # Polish declines the whole amount after a genitive preposition, count and currency: "do 250 zł" -> "do
-    # dwustu pięćdziesięciu złotych" (it was "do dwieście pięćdziesiąt"); CLDR's genitive is its form for 5, or
-    # for 1.5 where the amount is 1 ("od jednego złotego")
-    declined = language in _DECLINED_AMOUNTS and agreement.after_genitive_preposition(before, language)
+    # Where every word of a count declines (Polish), so does the amount after a genitive preposition, count and
+    # currency: "do 250 zł" -> "do dwustu pięćdziesięciu złotych" (it was "do dwieście pięćdziesiąt"); CLDR's
+    # genitive is its form for 5, or for 1.5 where the amount is 1 ("od jednego złotego")
+    genitive = agreement.after_genitive_preposition(before, language)
+    declined = genitive and agreement.declines_every_word(language)
     name = currency_name(code, (1.5 if whole == 1 else 5) if declined else whole, language)
     noun = (
         name.split()[-1] if language in ("ru", "uk", "cs") else name.split()[0]
@@ -351,7 +350,7 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
             said = agreement.count_form(said, cents, minor.split()[-1], language, before)
         return f"{said} {minor}"
     spoken = spell_number(whole, language)
-    if agreement.after_genitive_preposition(before, language) and not declined:
+    if genitive and not declined:
         before = []  # CLDR's currency name is a nominative ("bez 1 Kč"): the count agrees with that
     if spoken[:1].isalpha():
         spoken = agreement.count_form(spoken, whole, noun, language, before)
@@ -365,7 +364,8 @@ def _currency(code: str, amount: str, language: str, before: list[str]) -> str:
         if minor and said[:1].isalpha():
             if declined:  # "do dwóch złotych pięćdziesięciu groszy"
                 minor = _minor_unit(code, 5, language) or minor
-            said = f"{agreement.count_form(said, cents, minor.split()[-1], language, before if declined else [])} {minor}"
+            cents_before = before if declined else []
+            said = f"{agreement.count_form(said, cents, minor.split()[-1], language, cents_before)} {minor}"
         words += f" {link + ' ' if link else ''}{said}"
     elif frac and len(frac) != 2:
         words = f"{_number(amount, language)} {name}"

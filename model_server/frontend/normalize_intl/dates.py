@@ -392,10 +392,11 @@ def polish_hour_word(before: list[str]) -> str:
 def polish_hour_context(text: str, pos: int, before: list[str]) -> list[str]:
     """The words before a Polish hour at `pos`: `before`, or where the hour follows "godz." (whose dot ends the
     words `agreement.previous_words` looks back over) the words before the abbreviation and "godz"."""
-    abbr = re.search(r"\b[Gg]odz\.\s*$", text[max(0, pos - 12) : pos])  # (a window: this runs for every hour)
+    start = max(0, pos - 12)  # a window, not the whole text before: this runs for every hour
+    abbr = re.search(r"\b[Gg]odz\.\s*$", text[start:pos])
     if not abbr:
         return before
-    return agreement.previous_words(text, max(0, pos - 12) + abbr.start()) + ["godz"]
+    return agreement.previous_words(text, start + abbr.start()) + ["godz"]
 
 
 def _polish_hour_nominative(before: list[str]) -> bool:

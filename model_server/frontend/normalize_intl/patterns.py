@@ -53,7 +53,8 @@ _EXTRA = {
 
 # The word a range's dash is said as, where the language says one ("2-3 dias" -> "dois a três dias",
 # "2-3 dagen" -> "twee tot drie dagen"); elsewhere the dash stays a short pause ("due-tre giorni", "два-три
-# дня" are said so; Czech "až" would need the second count's case too).
+# дня" are said so; Czech "až" would need the second count's case too). Italian and Polish say one only after
+# the range's opening word (`_LINK_AFTER`).
 RANGE_LINKS = {
     "pt": "a",
     "ca": "a",
@@ -77,14 +78,12 @@ RANGE_LINKS = {
     "ur": "سے",
     "he": "עד",
     # (no case or gender for the link: "3–5 dienas" -> "trīs līdz pieci dienas" keeps the numbers' own forms)
-    "it": "a",  # after "da", "dalle", "tra" only: "dalle nove alle diciassette", "tra tre e cinque" (`_range`)
     "is": "til",
     "lv": "līdz",
     "lt": "iki",
     "et": "kuni",
     "el": "έως",
     "bg": "до",
-    "pl": "do",  # only after "od" (`_LINK_AFTER`)
 }
 
 
@@ -97,7 +96,7 @@ def word_char(language: str) -> str:
 
 
 def _range_pattern(language: str) -> str:
-    if language not in RANGE_LINKS:
+    if language not in RANGE_LINKS and language not in _LINK_AFTER:
         return ""
     # "3～5営業日", "3〜5営業日" (NFKC folds "～" to "~", not the wave dash "〜")
     dash = "[-–~〜]" if language in ("zh", "ja") else "[-–]"
@@ -116,15 +115,15 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
         return f"{_number(m.group('rlo'), language)} -"
     noun = agreement.counted_noun(m.string, m.end() + len(m.group("rhi")), language)
     words = agreement.count_form(spell_number(lo, language), lo, noun, language, before, ranged=True)
-    if (
-        language in _LINK_AFTER
-    ):  # the link its opening word asks for; else the dash ("in tre - cinque giorni")
+    if language in _LINK_AFTER:
+        # the link its opening word asks for; else the dash ("in tre - cinque giorni")
         link = _LINK_AFTER[language].get(before[-1] if before else "")
         return f"{words} {link}" if link else f"{_number(m.group('rlo'), language)} -"
     return f"{words} {RANGE_LINKS[language]}"
 
 
-# Where a range's link depends on the word that opens it: Italian "dalle 9-18" -> "dalle nove alle diciotto";
+# Where a range's link depends on the word that opens it: Italian "dalle 9-18" -> "dalle nove alle diciotto",
+# "tra 3-5" -> "tra tre e cinque";
 # Polish "od 10-150 osób" -> "od dziesięciu do stu pięćdziesięciu osób" (both counts in the genitive; it was
 # "od dziesięć - stu pięćdziesięciu"), while a bare "10-150 osób" keeps its pause.
 _LINK_AFTER = {

@@ -707,11 +707,12 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         # a phone number of nine digits in threes, not 912 million: Portugal's (land lines from 2, toll-free and
         # shared-cost from 8, mobiles from 9) and Poland's ("601 234 567")
         return "phone", _phone_groups(re.findall(r"\d+", m.group("num")), language)
-    if re.fullmatch(r"\d{4,8}", m.group("num")) and is_code(m, before, language):
+    if re.fullmatch(r"\d{4,8}", m.group("num")):
         # "Mã OTP của bạn là 482910", "आपका OTP 482910 है": a code, digit by digit, a pause before a second group
-        return "number", (", " if continues_code(m, before, language) else "") + _digits(
-            m.group("num"), language
-        )
+        if continues_code(m, before, language):
+            return "number", ", " + _digits(m.group("num"), language)
+        if is_code(m, before, language):
+            return "number", _digits(m.group("num"), language)
     street_postcode = postcodes.after_street(m, language)
     if street_postcode:
         return "postcode", street_postcode
