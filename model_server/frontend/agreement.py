@@ -101,7 +101,8 @@ _MASCULINE_CA = frozenset(
     (
         "dia mapa problema sistema programa tema clima idioma planeta poema esquema quilòmetre quilòmetres "
         "metre metres centímetre centímetres mil·límetre mil·límetres litre litres mil·lilitre mil·lilitres "
-        "gigabyte gigabytes megabyte megabytes quilowatt quilowatts"
+        "gigabyte gigabytes megabyte megabytes quilowatt quilowatts missatge viatge equipatge formatge garatge "
+        "peatge cotxe home pare metge nombre"
     ).split()
 )
 _FEMININE_ENDINGS_CA = ("a", "ció", "sió", "tat", "tud", "ie")
@@ -317,8 +318,8 @@ _DE_NOT_ADJECTIVES = frozenset(
 
 
 def counted_noun(text: str, pos: int, language: str) -> str:
-    """The word a number at `pos` counts: the next word, or in German the noun after one adjective
-    ("1 neue Nachricht" -> "Nachricht"); Romance adjectives mostly follow the noun, Russian ones agree.
+    """The word a number at `pos` counts: the next word, or in German, Polish, Czech and Slovak the noun
+    after one adjective ("1 neue Nachricht" -> "Nachricht", "2 nowe wiadomości" -> "wiadomości"); Romance adjectives mostly follow the noun, Russian ones agree.
     The first count of a range counts the noun after the second ("1 o 2 noches" -> "noches")."""
     end = range_end(text, pos, language)
     if end is not None:
@@ -332,7 +333,19 @@ def counted_noun(text: str, pos: int, language: str) -> str:
             return after
     if m.group(1) in _THOUSAND_WORDS.get(language, ()):  # "200 mil solicitudes": the noun after "mil"
         return next_word(text, m.end()) or m.group(1)
+    if m.group(1).lower().endswith(_ADJECTIVE_ENDINGS.get(language, ())):
+        return next_word(text, m.end()) or m.group(1)
     return m.group(1)
+
+
+# Polish, Czech and Slovak adjectives before the noun they agree with, by endings no common noun has: after 2
+# their plural reads the same for every gender ("2 nowe wiadomości", "2 nové správy"), so the count reads the
+# noun after one of them. Endings nouns share are left out: -ie ("linie"), Slovak -á ("eurá"), Czech -í.
+_ADJECTIVE_ENDINGS = {
+    "pl": ("owe", "ne", "kie", "gie", "łe", "ych", "ymi", "ich", "imi"),
+    "cs": ("é", "ý", "á", "ých", "ými"),
+    "sk": ("é", "ý", "ých", "ými"),
+}
 
 
 # The word for a thousand written after a number, which counts the noun after it ("doscientas mil personas").

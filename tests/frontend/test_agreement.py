@@ -30,6 +30,8 @@ CASES = [
     ("ca", "Són 200 persones.", "Són dues-centes persones."),
     ("ca", "Queden 21 places.", "Queden vint-i-una places."),
     ("ca", "Fa 2 nits.", "Fa dues nits."),
+    # masculine nouns in -e, whose plural -es could be an -a noun's ("hores")
+    ("ca", "Té 2 missatges i 2 cotxes.", "Té dos missatges i dos cotxes."),
     ("ca", "Són 22 dies.", "Són vint-i-dos dies."),
     ("ca", "Costa 1 €.", "Costa un euro."),
     ("ca", "El 1r pis, la 2a planta.", "El primer pis, la segona planta."),
@@ -247,6 +249,11 @@ CASES = [
     ("pl", "Wygrał 1 z 3.", "Wygrał jeden z trzy."),  # the genitive of "z trzech" is not covered
     ("pl", "Mam 1 kota.", "Mam jednego kota."),  # a masculine animate accusative, not a feminine -a
     ("pl", "Do 1 roku.", "Do jednego roku."),  # after a genitive preposition: num2words' form, no feminine
+    # an adjective between the count and its noun: the noun says the gender ("nowe" fits every gender)
+    ("pl", "Ma pan 2 nowe wiadomości.", "Ma pan dwie nowe wiadomości."),
+    ("pl", "Mam 2 wolne pokoje i 3 nowe oferty.", "Mam dwa wolne pokoje i trzy nowe oferty."),
+    ("pl", "Z 2 nowymi osobami.", "Z dwiema nowymi osobami."),
+    ("pl", "Mam 2 linie.", "Mam dwie linie."),  # "-ie" is a noun's ending too: not read as an adjective
     # Czech counts: jeden / jedna / jedno / jednu, dva / dvě
     ("cs", "Mám 1 sestru a 2 hodiny.", "Mám jednu sestru a dvě hodiny."),
     ("cs", "Zbývá 1 minuta.", "Zbývá jedna minuta."),
@@ -262,6 +269,8 @@ CASES = [
     ("cs", "Mám 1 syna a 2 děti.", "Mám jednoho syna a dvě děti."),
     ("cs", "Během 1 roku.", "Během jednoho roku."),  # after a genitive preposition: num2words' form
     ("cs", "Zbývá 21 minut.", "Zbývá dvacet jedna minut."),  # 1 inflects only alone
+    ("cs", "Máte 2 nové zprávy a 1 nové auto.", "Máte dvě nové zprávy a jedno nové auto."),
+    ("cs", "Zbývá 1 volná minuta.", "Zbývá jedna volná minuta."),
     # Slovak counts: jeden / jedna / jedno / jednu, dva / dve
     ("sk", "Mám 1 hodinu a 2 minúty.", "Mám jednu hodinu a dve minúty."),
     ("sk", "Zostáva 1 minúta.", "Zostáva jedna minúta."),
@@ -272,6 +281,8 @@ CASES = [
     ("sk", "Prídu 2 osoby.", "Prídu dve osoby."),
     ("sk", "Bolo ich 21.", "Bolo ich dvadsaťjeden."),
     ("sk", "Sú 2 miesta.", "Sú dve miesta."),
+    ("sk", "Máte 2 nové správy.", "Máte dve nové správy."),
+    ("sk", "Stojí 2 eurá mesačne.", "Stojí dve eurá mesačne."),  # "-á" is a noun's ending too
     # Slovenian counts: en / ena / eno, dva / dve (the dual's -i)
     ("sl", "Imam 1 uro in 2 minuti.", "Imam eno uro in dve minuti."),
     ("sl", "Počakajte 1 dan ali 2 dneva.", "Počakajte en dan ali dva dneva."),
