@@ -853,8 +853,27 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _word_table(words: str, forms: str) -> dict[str, str]:
-    """{word: its form}, from two space-separated lists of the same length."""
-    return dict(zip(words.split(), forms.split(), strict=True))
+    """{word: its form}, from two space-separated lists of the same length ("_" in a form: a space)."""
+    return {w: f.replace("_", " ") for w, f in zip(words.split(), forms.split(), strict=True)}
+
+
+def _slovak_genitives() -> dict[str, str]:
+    """Slovak's genitive cardinals ("do 10 dní" -> "do desiatich dní"), with the tens-and-units words num2words
+    writes as one ("dvadsaťpäť" -> "dvadsiatich piatich"); hundreds and thousands keep their form."""
+    table = _word_table(
+        "dva dve tri štyri päť šesť sedem osem deväť desať jedenásť dvanásť trinásť štrnásť pätnásť šestnásť "
+        "sedemnásť osemnásť devätnásť dvadsať tridsať štyridsať päťdesiat šesťdesiat sedemdesiat osemdesiat "
+        "deväťdesiat",
+        "dvoch dvoch troch štyroch piatich šiestich siedmich ôsmich deviatich desiatich jedenástich dvanástich "
+        "trinástich štrnástich pätnástich šestnástich sedemnástich osemnástich devätnástich dvadsiatich "
+        "tridsiatich štyridsiatich päťdesiatich šesťdesiatich sedemdesiatich osemdesiatich deväťdesiatich",
+    )
+    for tens in range(20, 100, 10):
+        for unit in range(2, 10):
+            table[num2words(tens + unit, lang="sk")] = (
+                f"{table[num2words(tens, lang='sk')]} {table[num2words(unit, lang='sk')]}"
+            )
+    return table
 
 
 _SLAVIC = {
@@ -945,6 +964,15 @@ _SLAVIC = {
             "dítěte kuřete zvířete"
         ),
         genitive_two="dvou",
+        genitive_words=_word_table(
+            "dva dvě tři čtyři pět šest sedm osm devět deset jedenáct dvanáct třináct čtrnáct patnáct šestnáct "
+            "sedmnáct osmnáct devatenáct dvacet třicet čtyřicet padesát šedesát sedmdesát osmdesát devadesát sto "
+            "dvěstě třista čtyřista pětset šestset sedmset osmset devětset tisíc tisíce",
+            "dvou dvou tří čtyř pěti šesti sedmi osmi devíti deseti jedenácti dvanácti třinácti čtrnácti patnácti "
+            "šestnácti sedmnácti osmnácti devatenácti dvaceti třiceti čtyřiceti padesáti šedesáti sedmdesáti "
+            "osmdesáti devadesáti sta dvou_set tří_set čtyř_set pěti_set šesti_set sedmi_set osmi_set devíti_set "
+            "tisíc tisíc",
+        ),
         animate_accusatives=_words(
             "syna bratra klienta psa kocoura pracovníka lékaře technika kurýra pacienta zákazníka otce muže "
             "přítele kamaráda"
@@ -971,6 +999,7 @@ _SLAVIC = {
         genitive_masculine_endings=("a", "u"),
         genitive_feminine_endings=("y", "e", "i"),
         genitive_two="dvoch",
+        genitive_words=_slovak_genitives(),
         animate_accusatives=_words(
             "syna brata klienta psa pracovníka lekára technika kuriéra pacienta zákazníka otca muža priateľa"
         ),

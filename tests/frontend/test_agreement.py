@@ -179,11 +179,13 @@ CASES = [
     ("pl", "Z 2 tygodni.", "Z dwóch tygodni."),
     ("pl", "Z 2 dziećmi.", "Z dwoma dziećmi."),
     ("sr", "Do 2 nedelje.", "Do dve nedelje."),
-    (
-        "cs",
-        "Bez 1 Kč.",
-        "Bez jedna koruna.",
-    ),  # CLDR's currency name is a nominative: it agrees with that
+    # Czech and Slovak counts decline word by word after a genitive preposition, amounts of money too
+    ("cs", "Bez 1 Kč.", "Bez jedné koruny."),
+    ("cs", "Do 42 dnů, od 250 Kč.", "Do čtyřiceti dvou dnů, od dvou set padesáti korun."),
+    ("cs", "Do 2000 Kč.", "Do dvou tisíc korun."),
+    ("sk", "Vrátime do 10 dní.", "Vrátime do desiatich dní."),
+    ("sk", "Do 25 minút, od 1 € do 5 €.", "Do dvadsiatich piatich minút, od jedného eura do piatich eur."),
+    ("sk", "Do 21 dní.", "Do dvadsaťjeden dní."),  # a 1 in a one-word compound is not covered
     ("es", "Hay 1 o 2 habitaciones.", "Hay una o dos habitaciones."),
     # a day written with an ordinal dot is an ordinal, in the genitive in cs/sk/sl/sr/hr
     ("cs", "Přijďte 3. května.", "Přijďte třetího května."),
