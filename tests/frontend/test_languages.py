@@ -606,6 +606,18 @@ def test_postcodes_are_said_as_people_say_them(lang, text, expected):
         ("it", "Il numero dell'ordine è 48213.", "Il numero dell'ordine è quattro otto due uno tre."),
         ("ca", "La comanda 48213 arriba dilluns.", "La comanda quatre vuit dos un tres arriba dilluns."),
         ("pl", "Numer zamówienia to 4821.", "Numer zamówienia to cztery osiem dwa jeden."),
+        # a customer's number, and "nr" before the order's noun (they were cardinals)
+        (
+            "pl",
+            "Numer klienta to 4471 2290.",
+            "Numer klienta to cztery cztery siedem jeden, dwa dwa dziewięć zero.",
+        ),
+        (
+            "pl",
+            "Nr zamówienia 4471 2290.",
+            "Nr zamówienia cztery cztery siedem jeden, dwa dwa dziewięć zero.",
+        ),
+        ("pl", "Dla klienta to 5000 punktów.", "Dla klienta to pięć tysięcy punktów."),  # no "numer": a count
         ("sr", "Porudžbina broj 48213.", "Porudžbina broj četiri osam dva jedan tri."),
         ("hr", "Broj narudžbe je 48213.", "Broj narudžbe je 4 8 2 1 3."),  # (hr digits go to espeak-ng)
         ("ja", "ご注文番号は48213です。", "ゴチューモンバンゴーワ よん はち に いち さん です."),

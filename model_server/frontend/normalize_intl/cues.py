@@ -166,7 +166,10 @@ _IDENTIFIER_CUE = {
     "ca": _identifier_cue(
         "comanda|reserva|refer[eè]ncia|expedient|tiquet", r"és|el|la|n[uú]mero|n[uú]m\.|n\.o|n°", code="codi"
     ),
-    "pl": _identifier_cue("zamówieni[ea]|rezerwacj[ai]|zgłoszeni[ea]|przesyłk[ai]", r"to|jest|nr\.?|numer"),
+    "pl": _identifier_cue(
+        r"zamówieni[ea]|rezerwacj[ai]|zgłoszeni[ea]|przesyłk[ai]|(?:numer|nr\.?)\s+klienta",
+        r"to|jest|nr\.?|numer",
+    ),
     "hr": _identifier_cue("narudžb[ae]|rezervacij[ae]|pošiljk[ae]", r"je|broj|br\.|glasi"),
     "sr": _identifier_cue("porudžbin[ae]|narudžbin[ae]|rezervacij[ae]|pošiljk[ae]", r"je|broj|br\.|glasi"),
 }
@@ -179,7 +182,7 @@ _DETERMINERS = {
     "pt": frozenset("o a os as um uma seu sua meu minha nosso nossa do da no na este esta esse essa".split()),
     "ca": frozenset("el la l' els les un una seu seva meu meva nostre nostra vostre vostra del de la aquest "
                     "aquesta".split()),
-    "pl": frozenset("pana pani państwa twoje twoja twojej nasze nasza wasze wasza".split()),
+    "pl": frozenset("pana pani państwa twoje twoja twojej nasze nasza wasze wasza numer nr".split()),
     "hr": frozenset("vaša vaše vašu vaš tvoja tvoje tvoju naša naše našu".split()),
 }  # fmt: skip
 _DETERMINERS["sr"] = _DETERMINERS["hr"]
