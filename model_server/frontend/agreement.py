@@ -17,7 +17,7 @@ docs/model.md ("Text normalization").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from num2words import num2words
 
@@ -1075,6 +1075,20 @@ _SLAVIC = {
         animate_one="одного",
     ),
 }
+# Croatian counts as Serbian does, in its ijekavian forms ("dvije minute", "poslije jednog tjedna"), with its
+# own words for the listed nouns.
+_SLAVIC["hr"] = replace(
+    _SLAVIC["sr"],
+    two=("dva", "dvije"),
+    masculine=_words("euro auto radio kilo metro studio tata kolega sudac"),
+    masculine_plurals=_words("kolege tate"),
+    feminine=_words("noć stvar riječ ljubav sol krv glad"),
+    feminine_plurals=_words("noći stvari riječi"),
+    genitive_prepositions=_words("do od iz sa s bez kod poslije prije tijekom umjesto oko pored"),
+    animate_accusatives=_words(
+        "brata sina klijenta psa radnika liječnika tehničara pacijenta kupca oca muža prijatelja"
+    ),
+)
 
 
 def declines_every_word(language: str) -> bool:

@@ -137,7 +137,7 @@ CATALOG: dict[str, Language] = {
         ),
         Language("sk", "Slovak", "sk", "sk", "sk", "sk_SK"),
         Language("sl", "Slovenian", "sl", "sl", "sl", "sl_SI"),
-        Language("hr", "Croatian", "hr", "hr", None, "hr_HR"),
+        Language("hr", "Croatian", "hr", "hr", None, "hr_HR"),  # numbers: `amounts.croatian_cardinal`
         Language("hu", "Hungarian", "hu", "hu", "hu", "hu_HU"),
         Language("ro", "Romanian", "ro", "ro", "ro", "ro_RO"),
         Language("bg", "Bulgarian", "bg", "bg", None, "bg_BG"),

@@ -35,7 +35,7 @@ CASES = [
     ),  # fmt: skip
     ("cs", "Sazba činí 4,9 % p. a.", "Sazba činí čtyři celá devět procenta ročně."),
     ("cs", "Kurýr dorazí kolem 10.30 hod.", "Kurýr dorazí kolem deset třicet hodin."),
-    ("hr", "Rok je 15 dana, tj. do 20. 6.", "Rok je 15 dana, to jest do dvadesetog lipnja."),
+    ("hr", "Rok je 15 dana, tj. do 20. 6.", "Rok je petnaest dana, to jest do dvadesetog lipnja."),
     ("sr", "Radimo od 8 do 16 č.", "Radimo od osam do šesnaest časova."),
     ("bg", "Срокът е 14 дни, т.е. до 20.06.", "Срокът е 14 дни, тоест до 20 юни."),
     (
@@ -64,7 +64,7 @@ CASES = [
     ),
     ("da", "ordre nr. 458213", "ordre nummer fire fem otte to et tre"),
     ("pl", "Kod odbioru paczki to 482915.", "Kod odbioru paczki to cztery osiem dwa dziewięć jeden pięć."),
-    ("hr", "Kod nas košta 2000 kuna.", "Kod nas košta 2000 kuna."),  # "kod" is also "at": no code
+    ("hr", "Kod nas košta 2000 kuna.", "Kod nas košta dvije tisuće kuna."),  # "kod" is also "at": no code
     # Hungarian endings join the words said (they were apart: "tíz harminc -kor")
     ("hu", "A futár 10:30-kor érkezik.", "A futár tíz harminckor érkezik."),
     ("hu", "1500 Ft-ért kapható.", "ezerötszáz forintért kapható."),

@@ -284,6 +284,16 @@ CASES = [
     ("sk", "Bolo ich 21.", "Bolo ich dvadsaťjeden."),
     ("sk", "Sú 2 miesta.", "Sú dve miesta."),
     ("sk", "Máte 2 nové správy.", "Máte dve nové správy."),
+    # Croatian counts: Serbian's rules in ijekavian forms (its numbers were digits for espeak-ng: "dva nove")
+    ("hr", "Imate 2 nove poruke.", "Imate dvije nove poruke."),
+    ("hr", "Imam 1 sestru i 2 brata.", "Imam jednu sestru i dva brata."),
+    ("hr", "Poslije 1 tjedna, za 22 minute.", "Poslije jednog tjedna, za dvadeset dvije minute."),
+    (
+        "hr",
+        "Košta 1000 €, 2000 € ili 250 €.",
+        "Košta tisuću eura, dvije tisuće eura ili dvjesto pedeset eura.",
+    ),
+    ("hr", "Polijeće u 14:20.", "Polijeće u četrnaest dvadeset."),
     ("sk", "Stojí 2 eurá mesačne.", "Stojí dve eurá mesačne."),  # "-á" is a noun's ending too
     # Slovenian counts: en / ena / eno, dva / dve (the dual's -i)
     ("sl", "Imam 1 uro in 2 minuti.", "Imam eno uro in dve minuti."),

@@ -21,7 +21,8 @@ with a few rules, each in the language's own conventions from CLDR (Babel) and n
   for that amount ("pięć kilometrów", "dwie godziny").
 * numbers, grouped and separated the locale's way (CLDR decimal and group symbols; "1 234 567", "3,5").
 
-Integers are spelt with num2words where it has the language (`Language.num2words`); elsewhere, and for
+Integers are spelt with num2words where it has the language (`Language.num2words`; Croatian with Serbian's
+words in Croatian forms, `amounts.croatian_cardinal`); elsewhere, and for
 decimals (num2words gets several languages' decimals wrong), the number is passed on as plain digits with
 the locale's decimal symbol, and espeak-ng's language rules read it (it reads "42" as one number in
 every catalog language: tests/frontend/test_languages.py checks that). Chinese and Japanese numbers are the

@@ -155,9 +155,25 @@ def danish_cardinal(n: int) -> str:
     return " ".join(parts)
 
 
+# Croatian, which num2words lacks, is Serbian's words in Croatian's forms: ijekavian "dvije", "dvjesto", and
+# "tisuća", "milijun", "milijarda" for Serbian's "hiljada", "milion" and num2words' "bilion" (10**9).
+_SERBIAN_TO_CROATIAN = {
+    "dve": "dvije", "dvesta": "dvjesto", "trista": "tristo", "četristo": "četiristo", "hiljada": "tisuća",
+    "hiljade": "tisuće", "hiljadu": "tisuću", "milion": "milijun", "miliona": "milijuna", "bilion": "milijarda",
+    "biliona": "milijarde",
+}  # fmt: skip
+
+
+def croatian_cardinal(n: int) -> str:
+    """ "2000" -> "dvije tisuće", "1000" -> "tisuću" (not "jedna tisuća"), "250" -> "dvjesto pedeset"."""
+    words = " ".join(_SERBIAN_TO_CROATIAN.get(w, w) for w in num2words(n, lang="sr").split())
+    words = re.sub(r"(?<!\S)jedan milijarda\b", "jedna milijarda", words)
+    return re.sub(r"(?<!\S)jedna tisuća\b", "tisuću", words) if abs(n) % 10**6 // 1000 == 1 else words
+
+
 @lru_cache(maxsize=4096)
 def spell_number(n: int, language: str) -> str:
-    """`n` in words where num2words has the language, else as digits for espeak-ng to read."""
+    """`n` in words where num2words has the language (or Croatian), else as digits for espeak-ng to read."""
     lang = get(language)
     if len(str(abs(n))) > _MAX_DIGITS:  # past any quantity: digit by digit (espeak-ng, given the digits, read
         return ("-" if n < 0 else "") + _digits(str(abs(n)), language)  # a few and dropped the rest)
@@ -165,6 +181,8 @@ def spell_number(n: int, language: str) -> str:
         return cjk.chinese_number(n)
     if language == "ja":
         return cjk.japanese_number(n)
+    if language == "hr":
+        return croatian_cardinal(n)
     if lang.num2words is None:
         return str(n)
     if language == "da" and n >= 0:
