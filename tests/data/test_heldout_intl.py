@@ -41,6 +41,11 @@ SCRIPTS = {
 }
 
 
+# The languages the model is trained in carry 24: their support is decided on a 10-point line, which 12
+# sentences' intervals (20-30 points wide) could not tell apart.
+TWENTY_FOUR = frozenset("es it pt pl hr sr ca sk ja".split())
+
+
 def sentences(code: str) -> list[str]:
     return read_sentences(HELDOUT_DIR / f"{code}.txt")
 
@@ -54,13 +59,14 @@ def test_every_language_but_english_has_a_file_and_nothing_else_does():
 
 
 @pytest.mark.parametrize("code", CODES)
-def test_twelve_distinct_everyday_sentences_three_with_digits(code):
+def test_twelve_or_twentyfour_distinct_everyday_sentences_a_quarter_with_digits(code):
     held = sentences(code)
     assert list(text_intl.heldout_sentences(code)) == held
     header = (HELDOUT_DIR / f"{code}.txt").read_text(encoding="utf-8").split("\n", 3)[:2]
     assert all(line.startswith("#") for line in header) and "not reviewed by a native speaker" in header[1]
-    assert len(held) == 12 and len({canonical(s) for s in held}) == 12
-    assert sum(any(ch.isdigit() for ch in s) for s in held) == 3
+    assert len(held) == (24 if code in TWENTY_FOUR else 12) and len({canonical(s) for s in held}) == len(held)
+    for block in (held[:12], held[12:]):  # each 12 as the first: `--limit 12` scores the first block alone
+        assert sum(any(ch.isdigit() for ch in s) for s in block) == len(block) // 4
     for s in held:
         assert s == unicodedata.normalize("NFC", s), s
         if CATALOG[code].spaces:

@@ -55,7 +55,7 @@ def test_cldr_sentences_are_distinct_deterministic_and_held_out(lang):
     assert len({T.canonical(x) for x in s}) == 150
     assert sum(any(ch.isdigit() for ch in x) for x in s) > 100  # numbers for the normalizer
     held = {T.canonical(x) for x in text_intl.heldout_sentences(lang)}  # data/heldout/<lang>.txt
-    assert len(held) == 12 and not held & {T.canonical(x) for x in s}
+    assert len(held) in (12, 24) and not held & {T.canonical(x) for x in s}
 
 
 def test_cli_renders_new_languages_and_resumes(tmp_path):
