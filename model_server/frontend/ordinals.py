@@ -297,27 +297,33 @@ _TENS = {20: "dvadeset", 30: "trideset", 40: "četrdeset", 50: "pedeset", 60: "�
 YEAR_ORDINAL_LANGUAGES = frozenset(_YEAR_THOUSANDS)
 
 
-def year_genitive(year: int, language: str) -> str | None:
-    """ "dve hiljade dvadeset pete" (sr 2025), "tisuću devetsto devedeset devete" (hr 1999); None outside
-    1000-2999 or `YEAR_ORDINAL_LANGUAGES`."""
+# The endings of a year's last ordinal: the genitive feminine ("do 2025." -> "... dvadeset pete") and the
+# locative after "u" or before "godini" ("u 2025. godini" -> "... dvadeset petoj").
+YEAR_CASE_ENDINGS = {"genitive": "e", "locative": "oj"}
+
+
+def year_ordinal(year: int, language: str, case: str = "genitive") -> str | None:
+    """ "dve hiljade dvadeset pete" (sr 2025), "tisuću devetsto devedeset devete" (hr 1999), in the locative
+    "dve hiljade dvadeset petoj"; None outside 1000-2999 or `YEAR_ORDINAL_LANGUAGES`."""
     if language not in _YEAR_THOUSANDS or not 1000 <= year <= 2999:
         return None
+    end = YEAR_CASE_ENDINGS[case]
     one, two, round_stem = _YEAR_THOUSANDS[language]
     thousands, hundreds, rest = year // 1000, year // 100 % 10, year % 100
     if not hundreds and not rest:  # "dvehiljadite", "hiljadite"
-        return f"{round_stem if thousands == 2 else one[:-1]}ite"
+        return f"{round_stem if thousands == 2 else one[:-1]}it{end}"
     words = [one if thousands == 1 else two]
     if hundreds:
-        words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else "te"))
+        words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else f"t{end}"))
     if rest:
         units = _DAY_ORDINALS["sr"][0]
         ten, unit = rest - rest % 10, rest % 10
         if rest < 20:
-            words.append(units[rest - 1][:-1] + "e")
+            words.append(units[rest - 1][:-1] + end)
         elif not unit:
-            words.append(_TENS[ten] + "e")
+            words.append(_TENS[ten] + end)
         else:
-            words += [_TENS[ten], units[unit - 1][:-1] + "e"]
+            words += [_TENS[ten], units[unit - 1][:-1] + end]
     return " ".join(words)
 
 

@@ -721,9 +721,21 @@ def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, 
             "Rođen je trećeg maja dve hiljade dvadeset četvrte u Beogradu.",
         ),
         ("sr", "Počinje u maju 2024. godine.", "Počinje u maju dve hiljade dvadeset četvrte godine."),
+        # the locative before "godini" or after "u" with the year's dot (they were "dve hiljade dvadeset četiri.")
+        ("hr", "U 2024. godini smo rasli.", "U dvije tisuće dvadeset četvrtoj godini smo rasli."),
+        ("sr", "Zavod u 2000. godini.", "Zavod u dvehiljaditoj godini."),
+        ("hr", "To je bilo u 2020.", "To je bilo u dvije tisuće dvadesetoj."),
+        # the genitive after a preposition that takes it
+        ("sr", "Radimo do 2030. i dalje.", "Radimo do dve hiljade tridesete i dalje."),
+        (
+            "hr",
+            "Od 2020. do 2024. godine.",
+            "Od dvije tisuće dvadesete do dvije tisuće dvadeset četvrte godine.",
+        ),
+        ("hr", "Bilo je 2024 ljudi.", "Bilo je dvije tisuće dvadeset četiri ljudi."),  # no dot: a count
     ],
 )
-def test_south_slavic_years_in_dates_are_genitive_ordinals(lang, text, expected):
+def test_south_slavic_years_in_dates_are_ordinals_in_their_case(lang, text, expected):
     assert normalize(text, lang) == expected
 
 
@@ -739,8 +751,10 @@ def test_south_slavic_years_in_dates_are_genitive_ordinals(lang, text, expected)
     ],
 )
 def test_south_slavic_year_ordinals(year, sr, hr):
-    assert (ordinals.year_genitive(year, "sr"), ordinals.year_genitive(year, "hr")) == (sr, hr)
-    assert ordinals.year_genitive(3000, "sr") is None and ordinals.year_genitive(2025, "cs") is None
+    assert (ordinals.year_ordinal(year, "sr"), ordinals.year_ordinal(year, "hr")) == (sr, hr)
+    locative = {2025: "dve hiljade dvadeset petoj", 1900: "hiljadu devetstotoj", 1000: "hiljaditoj"}
+    if year in locative:
+        assert ordinals.year_ordinal(year, "sr", "locative") == locative[year]
 
 
 @pytest.mark.parametrize(

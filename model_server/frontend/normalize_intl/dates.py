@@ -35,7 +35,7 @@ def _date(y: int, m: int, d: int, language: str, before: list[str] | None = None
         if language in _MONTHS_SPOKEN_GENITIVE:  # CLDR writes "3. maj 2024"; it is said "tretjega maja"
             written = f"{d}. {_MONTHS_SPOKEN_GENITIVE[language][m - 1]} {y}"
         written = _dot_date(language).sub(lambda dm: _dot_day(dm, language), written, count=1)
-    ordinal_year = ordinals.year_genitive(y, language)
+    ordinal_year = ordinals.year_ordinal(y, language)
     if (
         ordinal_year
     ):  # "12. ožujka 2025." -> "... dvije tisuće dvadeset pete" (CLDR's dot after the year goes too)

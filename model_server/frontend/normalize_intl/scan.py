@@ -410,6 +410,28 @@ _TIMES_WORD = {
 }
 
 
+# Prepositions before a Serbian or Croatian year with its dot that put it in the locative ("u 2024." -> "u dve
+# hiljade dvadeset četvrtoj"): the "godini" understood after it.
+_YEAR_LOCATIVE_BEFORE = frozenset("u o po pri".split())
+
+
+def _south_slavic_year_case(m: re.Match, before: list[str], language: str) -> str | None:
+    """The case of a Serbian or Croatian year ("genitive", "locative"), or None where it is read as a number:
+    the case of "godine"/"godini" after it; the genitive after a month's name ("3. maja 2024.") or, with the
+    year's dot, after a preposition that takes it ("do 2024."); with the dot, the locative after "u"."""
+    said = m.group(0)
+    if said.endswith(("godine", "godini")):
+        return "locative" if said.endswith("godini") else "genitive"
+    previous = before[-1] if before else ""
+    if previous in _month_names(language):
+        return "genitive"
+    if not said.endswith("."):
+        return None
+    if previous in _YEAR_LOCATIVE_BEFORE:
+        return "locative"
+    return "genitive" if agreement.after_genitive_preposition(before, language) else None
+
+
 def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     groups = m.groupdict()
     before = agreement.previous_words(m.string, m.start())
@@ -541,11 +563,12 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("dot_day"):
         return "date", _dot_day(m, language)
     if groups.get("month_year"):  # "3. maja 2024." -> "trećeg maja dve hiljade dvadeset četvrte"
-        year = ordinals.year_genitive(int(m.group("month_year_n")), language)
-        said_with_word = m.group(0).endswith("godine")
-        if not (year and (said_with_word or before and before[-1] in _month_names(language))):
+        case = _south_slavic_year_case(m, before, language)
+        year = case and ordinals.year_ordinal(int(m.group("month_year_n")), language, case)
+        if not year:
             return "year", None
-        return "year", year + (" godine" if said_with_word else "") + _kept_stop(m)
+        word = re.search(r"godin[ei]$", m.group(0))
+        return "year", year + (f" {word[0]}" if word else "") + _kept_stop(m)
     if groups.get("syear"):
         n, word = int(m.group("syn")), m.group("syw")
         if language == "ru":
