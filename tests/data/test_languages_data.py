@@ -175,6 +175,11 @@ def test_kokoro_reads_tones_and_symbols_it_knows():
     # languages' palatalized t stays t and j ("ďakujem" was heard "djakujem")
     assert kokoro.ipa_for_kokoro("Ďakujem, pomôcť.", "sk") == "ɟˈakujem, pˈomuoʦc."
     assert kokoro.ipa_for_kokoro("Ďakujem, pomôcť.", "cs").startswith("ɟ")  # espeak-ng's own Czech ɟ
+    # Croatian and Serbian vowels are plain (espeak-ng's unstressed æ, ɑ, ɪ... were read as English ones), and
+    # ć, đ, Polish ć, dź, ź are Kokoro's one-letter ʨ, ʥ (Kokoro has no ʑ: "dzień" was heard "deń")
+    assert kokoro.ipa_for_kokoro("Dobar dan, hvala, kuća.", "hr") == "dˈobar dˈan, xvˈala, kˈuʨa."
+    assert kokoro.ipa_for_kokoro("Dobar dan, hvala, kuća.", "sr") == "dˈobar dˈan, xvˈala, kˈuʨa."
+    assert kokoro.ipa_for_kokoro("Dzień dobry, źle, ćma.", "pl") == "ʥˈɛɲ dˈɔbrɨ, ʥlˈɛ, ʨmˈa."
     assert "tj" in kokoro.ipa_for_kokoro("Тётя.", "ru")
 
 
