@@ -17,7 +17,7 @@ import torch
 
 from model_server.model import checkpoint
 from model_server.model.runtime import SpeechRuntime
-from tests.support.gpu_tools import has_gpu, load_tool
+from tests.support.gpu_tools import device_host_env, has_gpu, load_tool
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "tools" / "gpu_train.sh"
@@ -31,6 +31,22 @@ def test_script_parses():
     assert subprocess.run(["bash", "-n", str(SCRIPT)]).returncode == 0
 
 
+def test_the_carried_wheels_include_what_every_language_normalizer_imports_for_english():
+    assert {"hibari-tts", "espeakng-loader", "babel", "num2words", "pyworld"} <= set(carried_wheels())
+
+
+def test_the_device_host_environment_hides_what_the_host_lacks_and_keeps_what_it_has():
+    env = {**os.environ, **device_host_env(["babel"])}
+    probe = (
+        "import importlib, sys\nfor m in sys.argv[1:]:\n"
+        "    try: importlib.import_module(m); print(m, 'ok')\n    except ImportError: print(m, 'absent')"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe, "babel", "numpy", "torch", "janome", "fastapi"], env=env,
+                          capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    found = dict(zip(*[iter(proc.stdout.split())] * 2, strict=True))
+    assert found == {"babel": "ok", "numpy": "ok", "torch": "ok", "janome": "absent", "fastapi": "absent"}
+
+
 @pytest.mark.skipif(has_gpu(), reason="checks the no-GPU path")
 def test_without_a_gpu_it_stops_before_installing_anything(tmp_path):
     proc = subprocess.run(
@@ -42,10 +58,19 @@ def test_without_a_gpu_it_stops_before_installing_anything(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def carried_wheels() -> list[str]:
+    """The distributions tools/gpu_train.sh carries to the device as wheels."""
+    proc = subprocess.run([str(SCRIPT), "--wheels"], capture_output=True, text=True, check=True, timeout=30)
+    return proc.stdout.split()
+
+
 def _rehearse(tmp: Path, args: list[str]) -> tuple[Path, dict, str]:
-    """tools/gpu_train.sh on this CPU with ``args``: (its output folder, its report, its stderr)."""
+    """tools/gpu_train.sh on this CPU with ``args``, importing only what the device host holds and the wheels
+    the run carries (the first H100 run lost its render to a babel it did not carry): (its output folder, its
+    report, its stderr)."""
     out = tmp / "out"
-    env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable}
+    env = {**os.environ, "GPU_TRAIN_DEVICE": "cpu", "GPU_TRAIN_PYTHON": sys.executable,
+           **device_host_env(carried_wheels())}  # fmt: skip
     env.pop("OUT", None)
     proc = subprocess.run([str(SCRIPT), *args, "--out", str(out), "--work", str(tmp / "work")], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=300)  # fmt: skip

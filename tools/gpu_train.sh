@@ -14,18 +14,24 @@
 #   GPU_TRAIN_DEVICE=cpu tools/gpu_train.sh --minutes 0.1 --hours-scale 0.016 --batch 8 --crop 96 \
 #       --speed-sentences 1          the same steps on this CPU (a rehearsal; tests/test_gpu_train.py)
 #
+#   tools/gpu_train.sh --wheels      the distributions the run carries as wheels, one a line
+#
 # The host gives Python 3.12 with torch (CUDA 13), Triton, numpy, onnx, onnxruntime, safetensors, tqdm,
-# einops and packaging (the device's KINDS.md); the wheels add what rendering needs beyond them. The host's
-# onnx 1.23.1 and onnxruntime 1.30.0 stand in for the pins (1.23.2, 1.32.0): their wheels (37 MB) would take
-# the carry over 64 MiB. Babel and janome are left out too: English text needs neither.
+# einops and packaging (tools/device-host-packages.txt, from the device's KINDS.md); the wheels add what
+# rendering needs beyond them (babel: the normalizer's weekday and month names, English included). The
+# host's onnx 1.23.1 and onnxruntime 1.30.0 stand in for the pins (1.23.2, 1.32.0): their wheels (37 MB)
+# would take the carry over 64 MiB. Janome is left out: only Japanese text needs it.
 # Exit code: gpu_train.py's (0 ok, 1 a step failed, 2 no CUDA); 2 at once when nvidia-smi sees no GPU.
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel 2>/dev/null || dirname "$(dirname "$(readlink -f "$0")")")"
 
 WHEELS=.whl-train
 MSSM=.mssm
-# imported by the data build, the training and the runtime, beyond the host's packages
-NEEDED=(hibari espeakng_loader pyworld soxr num2words docopt)
+# imported by the data build, the training and the runtime, beyond the host's packages ...
+NEEDED=(hibari espeakng_loader pyworld soxr num2words docopt babel)
+# ... and the distributions that carry them: wheels from PyPI, and two published only as sources
+BINARY=(hibari-tts espeakng-loader soxr num2words babel)
+SOURCE=(pyworld docopt)
 HOST=(torch numpy onnx onnxruntime safetensors tqdm)
 
 say() { echo "gpu_train: $*" >&2; }
@@ -54,7 +60,7 @@ prepare() {
               --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
   local pip=python3
   [ -x .venv/bin/python ] && pip=.venv/bin/python
-  for p in hibari-tts espeakng-loader soxr num2words; do
+  for p in "${BINARY[@]}"; do
     "$pip" -m pip download -q --no-deps -d "$WHEELS" "${plat[@]}" "$(pin "$p")"
   done
   py312=$(python312)
@@ -71,6 +77,7 @@ prepare() {
 }
 
 if [ "${1:-}" = "--prepare" ]; then prepare; exit 0; fi
+if [ "${1:-}" = "--wheels" ]; then printf '%s\n' "${BINARY[@]}" "${SOURCE[@]}"; exit 0; fi
 
 DEVICE=${GPU_TRAIN_DEVICE:-cuda}
 PY=${GPU_TRAIN_PYTHON:-python3}
