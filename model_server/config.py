@@ -30,6 +30,11 @@ ENV_MAX_TRANSCRIPT_CHARS = "STATESPEAK_MAX_TRANSCRIPT_CHARS"
 ENV_MAX_BODY_BYTES = "STATESPEAK_MAX_BODY_BYTES"
 ENV_FIRST_CHUNK_FRAMES = "STATESPEAK_FIRST_CHUNK_FRAMES"
 ENV_MAX_CHUNK_FRAMES = "STATESPEAK_MAX_CHUNK_FRAMES"
+# The largest chunk where STATESPEAK_MAX_CHUNK_FRAMES is unset, by device. On a GPU a chunk's fixed engine
+# work (100-200 us) dwarfs its frames' step (0.6 us a stream-frame), so 64 frames (800 ms) doubled an H100's
+# closed-loop and staggered capacity against 32 (docs/benchmarks.md, 2026-12-06); on a CPU, where the frames
+# dominate, 32 keeps a tick short.
+DEFAULT_MAX_CHUNK_FRAMES = {"cpu": 32, "cuda": 64}
 ENV_STREAM_BUFFER_S = "STATESPEAK_STREAM_BUFFER_S"
 ENV_STALL_TIMEOUT_S = "STATESPEAK_STALL_TIMEOUT_S"
 ENV_REQUEST_READ_TIMEOUT_S = (
@@ -171,7 +176,7 @@ class ServerConfig:
     max_transcript_chars: int = 5000
     max_body_bytes: int = 64 * 1024
     first_chunk_frames: int = 4  # 50 ms of audio: small for time to first audio
-    max_chunk_frames: int = 32  # later chunks grow to 400 ms: fewer, larger batched steps
+    max_chunk_frames: int | None = None  # later chunks grow to this: fewer, larger steps (None: by device)
     stream_buffer_s: float = 5.0  # audio a stream may produce ahead of its client before it is skipped
     stall_timeout_s: float = 30.0  # a client that reads nothing for this long loses its stream
     emf_interval_s: float = 10.0
@@ -197,6 +202,15 @@ class ServerConfig:
     # speaks what it has and ends with `done`, so an abandoned turn does not hold a stream slot for good.
     context_idle_timeout_s: float = 60.0
 
+    def chunk_frames_on(self, device: str) -> int:
+        """The largest chunk in frames on ``device`` ("cpu", "cuda", "cuda:N"): the setting, else the device's
+        default (DEFAULT_MAX_CHUNK_FRAMES), never below the first chunk."""
+        if self.max_chunk_frames is not None:
+            return self.max_chunk_frames
+        return max(
+            self.first_chunk_frames, DEFAULT_MAX_CHUNK_FRAMES["cuda" if device.startswith("cuda") else "cpu"]
+        )
+
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
         env = dict(os.environ if env is None else env)
@@ -210,8 +224,8 @@ class ServerConfig:
         if quality not in ("QQ", "LQ", "MQ", "HQ", "VHQ"):
             raise ConfigError(f"{ENV_RESAMPLE_QUALITY}={quality!r} must be QQ, LQ, MQ, HQ or VHQ")
         first = _int(env, ENV_FIRST_CHUNK_FRAMES, 4, 1, 256)
-        largest = _int(env, ENV_MAX_CHUNK_FRAMES, 32, 1, 1024)
-        if largest < first:
+        largest = _int(env, ENV_MAX_CHUNK_FRAMES, 0, 1, 1024) or None
+        if largest is not None and largest < first:
             raise ConfigError(f"{ENV_MAX_CHUNK_FRAMES}={largest} is below {ENV_FIRST_CHUNK_FRAMES}={first}")
         vocoder = env.get(ENV_VOCODER, "auto").strip().lower() or "auto"
         if vocoder not in VOCODERS:

@@ -100,8 +100,9 @@ class EngineServer:
                     return
             device = resolve_device(cfg.device)
             threads = configure_torch_threads(cfg).intra_op
+            chunk_frames = cfg.chunk_frames_on(device)
             log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device,
-                                             "torch_threads": threads})  # fmt: skip
+                                             "torch_threads": threads, "max_chunk_frames": chunk_frames})  # fmt: skip
             t0 = time.perf_counter()
             runtime = self.runtime_factory(cfg.model_dir, device)
             log.info("vocoder", extra={"vocoder": getattr(runtime, "vocoder_name", "harmonic"),
@@ -110,7 +111,7 @@ class EngineServer:
                 self._note_kernel_fallback()
             warmup = getattr(runtime, "warmup", None)
             if cfg.warmup and warmup is not None:
-                self._warmup_runtime(warmup, device)
+                self._warmup_runtime(warmup, device, chunk_frames)
             voices = dict(runtime.voices)
             if not voices:
                 raise ValueError(f"model in {cfg.model_dir} has no voices")
@@ -133,7 +134,7 @@ class EngineServer:
                 runtime,
                 cfg.max_streams,
                 first_chunk_frames=cfg.first_chunk_frames,
-                max_chunk_frames=cfg.max_chunk_frames,
+                max_chunk_frames=chunk_frames,
                 stream_buffer_s=cfg.stream_buffer_s,
                 stall_timeout_s=cfg.stall_timeout_s,
                 metrics=self.metrics,
@@ -168,13 +169,13 @@ class EngineServer:
                 extra={"reason": kernels.unavailable_reason()},
             )
 
-    def _warmup_runtime(self, warmup: Callable, device: str) -> None:
+    def _warmup_runtime(self, warmup: Callable, device: str, chunk_frames: int) -> None:
         """Every batch bucket and chunk length once, before readiness: CUDA graphs captured and Triton's
         kernels compiled and autotuned here rather than under the first streams."""
         from model_server.ssm import cuda as kernels
 
         t0 = time.perf_counter()
-        info = warmup(self.config.max_streams, self.config.max_chunk_frames)
+        info = warmup(self.config.max_streams, chunk_frames)
         on_cuda = device.startswith("cuda")
         log.info(
             "runtime warmed up",

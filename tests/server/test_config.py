@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from model_server.config import BUNDLED_MODEL_DIR, ConfigError, ServerConfig
+from model_server.config import BUNDLED_MODEL_DIR, ENV_MAX_CHUNK_FRAMES, ConfigError, ServerConfig
 from model_server.contract import (
     ENV_API_KEYS,
     ENV_API_KEYS_FILE,
@@ -19,7 +19,10 @@ def test_defaults_use_bundled_model_and_bounded_drain():
     assert cfg.model_dir == BUNDLED_MODEL_DIR
     assert cfg.api_keys == frozenset()
     assert 0 < cfg.drain_timeout_s < 30  # below SageMaker's 30 s stop grace
-    assert cfg.first_chunk_frames <= cfg.max_chunk_frames
+    assert (
+        cfg.max_chunk_frames is None
+    )  # by device: larger chunks on a GPU, where a chunk's fixed work dominates
+    assert cfg.first_chunk_frames <= cfg.chunk_frames_on("cpu") < cfg.chunk_frames_on("cuda:0")
     assert cfg.request_read_timeout_s < cfg.keep_alive_s  # a request is read in less than an idle wait
 
 
@@ -88,3 +91,12 @@ def test_openai_voice_table_is_explicit_and_configurable():
 def test_bad_openai_voice_table_names_the_variable(raw):
     with pytest.raises(ConfigError, match="STATESPEAK_OPENAI_VOICES"):
         ServerConfig.from_env({"STATESPEAK_OPENAI_VOICES": raw})
+
+
+def test_the_largest_chunk_is_the_setting_on_every_device_and_else_the_device_default():
+    assert [ServerConfig.from_env({}).chunk_frames_on(d) for d in ("cpu", "cuda", "cuda:1")] == [32, 64, 64]
+    cfg = ServerConfig.from_env({ENV_MAX_CHUNK_FRAMES: "16"})
+    assert [cfg.chunk_frames_on(d) for d in ("cpu", "cuda")] == [16, 16]
+    assert ServerConfig.from_env({"STATESPEAK_FIRST_CHUNK_FRAMES": "128"}).chunk_frames_on("cuda") == 128
+    with pytest.raises(ConfigError, match="STATESPEAK_MAX_CHUNK_FRAMES=2 is below"):
+        ServerConfig.from_env({ENV_MAX_CHUNK_FRAMES: "2"})

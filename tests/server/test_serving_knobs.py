@@ -21,6 +21,7 @@ import websockets
 
 from model_server.config import (
     ENV_KEEP_ALIVE_S,
+    ENV_MAX_CHUNK_FRAMES,
     ENV_TORCH_INTEROP_THREADS,
     ENV_TORCH_THREADS,
     ENV_WS_PER_MESSAGE_DEFLATE,
@@ -52,9 +53,9 @@ def extensions_per_worker(ws_url: str, workers: int = 2, tries: int = 80) -> dic
     return asyncio.run(handshakes())
 
 
-def start_log(proc: ServerProcess) -> list[dict]:
+def start_log(proc: ServerProcess, message: str = "torch threads") -> list[dict]:
     lines = (proc.stdout() + proc.stderr()).splitlines()
-    return [json.loads(line) for line in lines if line.startswith("{") and '"torch threads"' in line]
+    return [json.loads(line) for line in lines if line.startswith("{") and f'"{message}"' in line]
 
 
 def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
@@ -65,11 +66,13 @@ def test_websocket_compression_is_off_by_default_and_threads_are_logged(server):
     # The shared test server runs with OMP_NUM_THREADS=1 and no Statespeak setting: OMP wins.
     assert record["intra_op_threads"] == 1 and record["source"] == "OMP_NUM_THREADS"
     assert record["inter_op_threads"] == 1  # CPU device
+    (loading,) = start_log(server, "loading model")
+    assert loading["device"] == "cpu" and loading["max_chunk_frames"] == 32  # the CPU's default
 
 
 def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_path):
     env = {ENV_WS_PER_MESSAGE_DEFLATE: "true", ENV_TORCH_THREADS: "2", ENV_TORCH_INTEROP_THREADS: "3",
-           "STATESPEAK_WORKERS": "2"}  # fmt: skip
+           "STATESPEAK_WORKERS": "2", ENV_MAX_CHUNK_FRAMES: "16"}  # fmt: skip
     with ServerProcess(model_dir, tmp_path, **env) as proc:
         negotiated = extensions_per_worker(proc.ws_url)
         (record,) = start_log(proc)  # one engine logs its threads; the two workers have no torch
@@ -77,6 +80,8 @@ def test_compression_and_thread_counts_follow_the_environment(model_dir, tmp_pat
     assert all(ext.startswith("permessage-deflate") for ext in negotiated.values()), negotiated
     assert record["intra_op_threads"] == 2 and record["source"] == ENV_TORCH_THREADS
     assert record["inter_op_threads"] == 3
+    (loading,) = start_log(proc, "loading model")
+    assert loading["max_chunk_frames"] == 16
 
 
 @pytest.mark.parametrize(
