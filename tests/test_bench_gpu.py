@@ -227,7 +227,7 @@ def test_arguments_clients_ramp_arrivals_and_rates():
     for bad in (["--clients", "0"], ["--ramp-max", "5000"], ["--server-chunk-frames", "32,0"]):
         with pytest.raises(SystemExit):  # checked before anything is measured
             gpu_bench.main(bad)
-    assert defaults.server_chunk_frames == (32,)
+    assert defaults.server_chunk_frames == (64,)
     assert gpu_bench.build_parser().parse_args(["--server-chunk-frames", "32,64"]).server_chunk_frames == (
         32,
         64,

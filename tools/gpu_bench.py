@@ -66,7 +66,8 @@ BATCHES = (1, 8, 64, 256, 1024, 4096)  # graph buckets, up to the issue's moonsh
 QUICK_BATCHES = (1, 8)
 RAMP_MAX = 4096
 ARRIVALS = ("closed", "staggered", "poisson")
-RATES = (50.0, 100.0, 200.0, 400.0)  # streams per second; a few seconds each: hundreds to thousands in flight
+# calls per second; a few seconds each: tens to thousands in flight
+RATES = (50.0, 100.0, 200.0, 400.0, 800.0)
 QUICK_RATES = (1.0, 2.0)
 ARRIVAL_SECONDS = 8.0
 DEFAULT_CLIENTS = 8  # load-bench client processes: one event loop holds a few hundred streams
@@ -792,9 +793,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--server-chunk-frames",
         type=_csv(int),
-        default=(32,),
+        default=(64,),
         help="the server's largest chunk (STATESPEAK_MAX_CHUNK_FRAMES) for each server run, comma-separated "
-        "(default 32: one run; tools/gpu_smoke.sh --full asks for 32,64: a run per setting, sharing the time)",
+        "(default 64, the server's own on CUDA: one run; tools/gpu_smoke.sh --full asks for 64,128: a run per "
+        "setting, sharing the time)",
     )
     p.add_argument(
         "--out",
