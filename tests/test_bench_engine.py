@@ -43,3 +43,16 @@ def test_a_small_burst_runs_every_stream_to_the_end(model_dir, cpu_clock):  # no
     assert (
         r["chunks"] >= 3 and r["us_per_chunk"] > 0 and r["us_per_frame"] > 0
     )  # the scheduler's cost account
+
+
+@pytest.mark.slow
+def test_torch_calls_are_counted_per_chunk_outside_the_models_forward(model_dir):  # noqa: F811
+    argv = ["--streams", "3", "--model-dir", str(model_dir), "--count-ops"]
+    r = engine_burst.run(engine_burst.build_parser().parse_args(argv))
+    calls = r["torch_calls_per_chunk"]
+    assert r["failed"] == 0 and set(calls) == {"engine", "encode", "step", "all"}
+    assert calls["all"] == pytest.approx(calls["engine"] + calls["encode"] + calls["step"])
+    # each place makes some calls; the decoder's and vocoder's hundreds per step are left out
+    assert all(calls[k] > 0 for k in ("engine", "encode", "step")) and calls["step"] < 50
+    plain = engine_burst.run(engine_burst.build_parser().parse_args(argv[:-1]))
+    assert plain["torch_calls_per_chunk"] is None

@@ -9,6 +9,13 @@ came and replays that through the bench's 100 ms jitter buffer (`bench.playback`
 line: TTFA p50/p99 from the open, streams with stalls, stalls, total stall time, ticks and the engine's
 time for the whole burst.
 
+`--count-ops` also counts the torch calls the engine thread makes per stream-chunk outside the model's own
+forward (decoder and vocoder), by where they happen: `encode` (the batched phone encoder and its inputs),
+`step` (the state slots, inputs and audio of a model step) and `engine` (the scheduler and planner). On a
+GPU host each is a dispatch of a few microseconds, most a kernel launch, which is why they bound the
+engine's chunks per second there while this CPU is bound by the model (docs/benchmarks.md). The count
+slows the run: read the counts, not the timings, of such a run.
+
 `--cpu-clock` runs the scheduler (and the recording) on this process's CPU time instead of wall time:
 on a shared, loaded machine the time other work takes from the engine then does not count, as if it had
 a quiet core of its own. Use it to compare two versions of the engine on a busy machine; it says nothing
@@ -30,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--streams", type=int, default=64, help="streams opened together (default 64)")
     p.add_argument(
         "--cpu-clock", action="store_true", help="the scheduler's clock is this process's CPU time"
+    )
+    p.add_argument(
+        "--count-ops", action="store_true", help="count torch calls per chunk outside the model's forward"
     )
     p.add_argument("--repo", type=Path, help="the checkout whose engine runs (default: this one)")
     p.add_argument("--model-dir", help="model directory (default: the bundled weights)")
@@ -112,7 +122,12 @@ def _burst(args: argparse.Namespace) -> dict:
         return ticks, clock.monotonic() - start
 
     burst(2, "warm-up")
-    ticks, seconds = burst(args.streams, "burst")
+    counter = _TorchCalls(rt) if args.count_ops else None
+    if counter is None:
+        ticks, seconds = burst(args.streams, "burst")
+    else:
+        with counter:
+            ticks, seconds = burst(args.streams, "burst")
     plays = [simulate_playback(a, args.jitter_ms / 1000.0) for a in arrivals.values()]
     ttfa = sorted(a[0][0] * 1000.0 for a in arrivals.values())
 
@@ -138,7 +153,59 @@ def _burst(args: argparse.Namespace) -> dict:
         "us_per_frame": cost.per_frame * 1e6 if cost else None,
         "ms_per_step": getattr(cost, "per_step", 0.0) * 1e3 if cost else None,  # 0 before the step fit
         "phase_seconds": dict(phases.total) if (phases := getattr(engine, "phases", None)) else None,
+        "torch_calls_per_chunk": counter.per_chunk(sum(len(a) for a in arrivals.values()))
+        if counter
+        else None,
     }
+
+
+class _TorchCalls:
+    """Counts torch function and tensor-method calls while active, by where they happen: inside the model's
+    forward (not counted), the runtime's phone encoder (`encode`), the rest of a model step (`step`), and
+    everything else on the engine thread (`engine`)."""
+
+    def __init__(self, rt) -> None:
+        from torch.overrides import TorchFunctionMode
+
+        self.counts = {"engine": 0, "encode": 0, "step": 0}
+        where = ["engine"]
+        counts = self.counts
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                if where[-1] != "forward":
+                    counts[where[-1]] += 1
+                return func(*args, **(kwargs or {}))
+
+        def tagged(owner, name: str, tag: str) -> None:
+            inner = getattr(owner, name)
+
+            def call(*a, **kw):
+                where.append(tag)
+                try:
+                    return inner(*a, **kw)
+                finally:
+                    where.pop()
+
+            setattr(owner, name, call)  # on the instance: the runtime is this burst's own
+
+        tagged(rt, "prepare_batch", "encode")
+        tagged(rt, "step", "step")
+        tagged(rt.executor, "forward", "forward")
+        if getattr(rt.executor, "_graphs", None) is not None:
+            tagged(rt.executor._graphs, "forward", "forward")
+        self._mode = Mode()
+
+    def __enter__(self):
+        self._mode.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._mode.__exit__(*exc)
+
+    def per_chunk(self, chunks: int) -> dict[str, float]:
+        per = {k: v / max(chunks, 1) for k, v in self.counts.items()}
+        return {**per, "all": sum(per.values())}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,6 +222,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         + (f"; {r['failed']} FAILED" if r["failed"] else "")
     )
+    if r["torch_calls_per_chunk"]:
+        calls = r["torch_calls_per_chunk"]
+        print(
+            "torch calls per chunk outside the model's forward: "
+            + ", ".join(f"{k} {v:.1f}" for k, v in calls.items())
+        )
     if r["phase_seconds"]:  # where the engine thread's time went (scheduler.PhaseTimes)
         total = sum(r["phase_seconds"].values())
         top = sorted(r["phase_seconds"].items(), key=lambda kv: -kv[1])
