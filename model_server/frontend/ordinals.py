@@ -210,8 +210,13 @@ _SLAVIC_ENDINGS = {
     "cs": {("locative", "m"): (("ý", "ém"), ("í", "ím")), ("nominative", "f"): (("ý", "á"),)},
     "sl": {("locative", "m"): (("i", "em"),), ("nominative", "f"): (("i", "a"),)},
     "hr": {("locative", "m"): (("ći", "ćem"), ("či", "čem"), ("ji", "jem"), ("ši", "šem"), ("ži", "žem"), ("i", "om")),
-           ("nominative", "f"): (("i", "a"),)},
+           ("nominative", "f"): (("i", "a"),),
+           ("nominative", "n"): (("ći", "će"), ("či", "če"), ("ji", "je"), ("ši", "še"), ("ži", "že"), ("i", "o")),
+           ("accusative", "f"): (("i", "u"),),
+           ("locative", "f"): (("i", "oj"),),
+           ("genitive", "f"): (("i", "e"),)},
 }  # fmt: skip
+_SLAVIC_ENDINGS["hr"][("genitive", "m")] = _GENITIVE_ORDINAL["hr"]
 _SLAVIC_ENDINGS["sr"] = _SLAVIC_ENDINGS["hr"]
 
 
@@ -233,6 +238,11 @@ def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str |
     cues = SLAVIC_CASE_BEFORE[language]
     prev = before[-1] if before else ""
     case = next((c for c, words in cues.items() if prev in words), "nominative")
+    if language in ("hr", "sr"):
+        words = south_slavic_ordinal_words(n, language)
+        if words is None:
+            return None
+        return _with_endings(words, _SLAVIC_ENDINGS[language].get(_south_slavic_form(case, noun), ()))
     gender = "f" if case == "nominative" and noun.endswith("a") else "m"
     if language == "pl":
         return (
@@ -248,6 +258,24 @@ def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str |
         else _SLAVIC_ENDINGS[language].get((case, gender), ())
     )
     return _with_endings(_ordinal_words(n, language), endings)
+
+
+def _south_slavic_form(case: str, noun: str) -> tuple[str, str]:
+    """(case, gender) of a Croatian or Serbian ordinal, from the case its preposition takes and its noun's ending:
+    "3. stranica" (f), "2. mjesto" (n), "100. obljetnicu" (accusative f), "na 3. stranici" (locative f), "do 3.
+    godine" (genitive f), "na 3. kat" (accusative m, the nominative's form). A noun in -u after "na"/"u" stays
+    the masculine locative ("na 3. katu"): the feminine accusative ("na 3. stranicu") ends the same way."""
+    if case == "genitive":
+        return case, "f" if noun.endswith("e") else "m"
+    if noun.endswith("a"):
+        return "nominative", "f"
+    if noun.endswith(("o", "e")):
+        return "nominative", "n"
+    if noun.endswith("u"):
+        return ("locative", "m") if case == "locative" else ("accusative", "f")
+    if noun.endswith("i") and case == "locative":
+        return "locative", "f"
+    return "nominative", "m"
 
 
 # num2words misspells these ordinals (num2words 0.5): Norwegian 13th, Swedish 20th, Danish 30th and 31st.
@@ -302,29 +330,38 @@ YEAR_ORDINAL_LANGUAGES = frozenset(_YEAR_THOUSANDS)
 YEAR_CASE_ENDINGS = {"genitive": "e", "locative": "oj"}
 
 
-def year_ordinal(year: int, language: str, case: str = "genitive") -> str | None:
-    """ "dve hiljade dvadeset pete" (sr 2025), "tisuću devetsto devedeset devete" (hr 1999), in the locative
-    "dve hiljade dvadeset petoj"; None outside 1000-2999 or `YEAR_ORDINAL_LANGUAGES`."""
-    if language not in _YEAR_THOUSANDS or not 1000 <= year <= 2999:
+def south_slavic_ordinal_words(n: int, language: str) -> list[str] | None:
+    """The nominative masculine ordinal of 1-2999 in Serbian or Croatian, as words: the thousands and the hundreds
+    cardinal, the last of the number an ordinal ("dvije tisuće dvadeset četvrti", "sto peti"); a round hundred or
+    thousand is the ordinal itself ("stoti", "dvijetisućiti"). None outside 1-2999."""
+    if language not in _YEAR_THOUSANDS or not 1 <= n <= 2999:
         return None
-    end = YEAR_CASE_ENDINGS[case]
     one, two, round_stem = _YEAR_THOUSANDS[language]
-    thousands, hundreds, rest = year // 1000, year // 100 % 10, year % 100
-    if not hundreds and not rest:  # "dvehiljadite", "hiljadite"
-        return f"{round_stem if thousands == 2 else one[:-1]}it{end}"
-    words = [one if thousands == 1 else two]
+    thousands, hundreds, rest = n // 1000, n // 100 % 10, n % 100
+    if thousands and not hundreds and not rest:  # "dvijetisućiti", "hiljaditi"
+        return [f"{round_stem if thousands == 2 else one[:-1]}iti"]
+    words = [one if thousands == 1 else two] if thousands else []
     if hundreds:
-        words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else f"t{end}"))
+        words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else "ti"))
     if rest:
         units = _DAY_ORDINALS["sr"][0]
         ten, unit = rest - rest % 10, rest % 10
         if rest < 20:
-            words.append(units[rest - 1][:-1] + end)
+            words.append(units[rest - 1])
         elif not unit:
-            words.append(_TENS[ten] + end)
+            words.append(_TENS[ten] + "i")
         else:
-            words += [_TENS[ten], units[unit - 1][:-1] + end]
-    return " ".join(words)
+            words += [_TENS[ten], units[unit - 1]]
+    return words
+
+
+def year_ordinal(year: int, language: str, case: str = "genitive") -> str | None:
+    """ "dve hiljade dvadeset pete" (sr 2025), "tisuću devetsto devedeset devete" (hr 1999), in the locative
+    "dve hiljade dvadeset petoj"; None outside 1000-2999 or `YEAR_ORDINAL_LANGUAGES`."""
+    words = south_slavic_ordinal_words(year, language) if 1000 <= year else None
+    if words is None:
+        return None
+    return " ".join([*words[:-1], words[-1][:-1] + YEAR_CASE_ENDINGS[case]])
 
 
 def day_ordinal(day: int, language: str, genitive: bool = True) -> str:

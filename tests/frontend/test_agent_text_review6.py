@@ -111,6 +111,21 @@ CASES = [
     ("sl", "Pisarna je v 3. nadstropju.", "Pisarna je v tretjem nadstropju."),
     ("hr", "Ured je na 2. katu.", "Ured je na drugom katu."),
     ("sr", "Kancelarija je na 3. spratu.", "Kancelarija je na trećem spratu."),
+    # Croatian and Serbian ordinals agree with their noun's gender and case (they were all masculine, and past
+    # 31 a cardinal with a full stop)
+    ("hr", "Zauzeli smo 5. mjesto.", "Zauzeli smo peto mjesto."),
+    ("sr", "Osvojio je 3. mesto.", "Osvojio je treće mesto."),
+    ("hr", "Dođite na 3. kat.", "Dođite na treći kat."),
+    ("hr", "Pogledajte na 3. stranici.", "Pogledajte na trećoj stranici."),
+    ("hr", "Živim u 2. zgradi.", "Živim u drugoj zgradi."),
+    ("hr", "Slavimo 100. obljetnicu.", "Slavimo stotu obljetnicu."),
+    ("hr", "To je 3. ulica.", "To je treća ulica."),
+    ("hr", "do 3. kata", "do trećeg kata"),
+    ("hr", "do 3. godine", "do treće godine"),
+    ("sr", "od 2. dana", "od drugog dana"),
+    ("hr", "To je 45. primjerak.", "To je četrdeset peti primjerak."),
+    ("sr", "Stigao je 125. paket.", "Stigao je sto dvadeset peti paket."),
+    ("hr", "Ovo je 200. narudžba.", "Ovo je dvjestota narudžba."),
     # Greek days and hours are feminine (num2words has no Greek: espeak-ng read "3" as the neuter "τρία")
     ("el", "Στις 3 Απριλίου στις 21:15.", "Στις τρεις Απριλίου στις είκοσι μία και 15."),
     ("el", "Έως 1/3/2025.", "Έως πρώτη Μαρτίου 2025."),

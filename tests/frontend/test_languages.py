@@ -711,10 +711,16 @@ def test_identifiers_after_what_they_number_are_said_digit_by_digit(lang, text, 
             "Rođen je petog srpnja tisuću devetsto devedeset devete godine u Splitu.",
         ),
         ("sr", "Važi do 01.01.2000.", "Važi do prvog januara dvehiljadite."),
-        # after a month's name too; elsewhere "2024." is left as it was
+        # after a month's name too
         ("sr", "Od 3. maja 2024. radimo.", "Od trećeg maja dve hiljade dvadeset četvrte radimo."),
         ("hr", "Rok je 3. svibnja 2024.", "Rok je trećeg svibnja dvije tisuće dvadeset četvrte."),
-        ("hr", "Imamo 2024. primjerak.", "Imamo dvije tisuće dvadeset četiri. primjerak."),  # as Serbian
+        # before a noun, the dot makes an ordinal agreeing with it (it was "dvije tisuće dvadeset četiri. primjerak");
+        # before a conjunction or a verb, a year with its "godine" understood
+        ("hr", "Imamo 2024. primjerak.", "Imamo dvije tisuće dvadeset četvrti primjerak."),
+        ("hr", "Rok je 2030. godina.", "Rok je dvije tisuće trideseta godina."),
+        ("sr", "Ovo je 1000. kupac.", "Ovo je hiljaditi kupac."),
+        ("hr", "Ovo je 2000. posjetitelj.", "Ovo je dvijetisućiti posjetitelj."),
+        ("hr", "Rođen je 1985. i živi u Splitu.", "Rođen je tisuću devetsto osamdeset pete i živi u Splitu."),
         (
             "sr",
             "Rođen je 3. maja 2024 u Beogradu.",

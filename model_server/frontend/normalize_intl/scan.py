@@ -250,7 +250,9 @@ def _master(language: str, fallback: bool = False) -> re.Pattern:
         or (language in ordinals.SLAVIC_CASE_BEFORE or language == "lv")
         and not fallback
     ):
-        extra += r"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{1,3})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
+        # (Croatian and Serbian ordinals go to 2999: "2024. primjerak"; a year's case is read above)
+        digits = "1,4" if language in ordinals.YEAR_ORDINAL_LANGUAGES else "1,3"
+        extra += rf"(?P<dotord>(?<![\w.,])(?P<dotord_n>\d{{{digits}}})\.(?=\s+[^\W\d_A-ZÀ-ÖØ-ÞŐŰА-Я]))|"
     if language in suffixes.SEPARATORS:  # "3:lle", "10-kor", "3'te", "3:e"
         sep = re.escape(suffixes.SEPARATORS[language])
         extra += rf"(?P<ended>(?<![\w.,:'-])(?P<ended_n>\d{{1,9}}){sep}(?P<ending>{LETTER}+)(?!\w))|"
@@ -410,6 +412,13 @@ _TIMES_WORD = {
 }
 
 
+# Words after a Serbian or Croatian four-digit number with its dot that are no noun for it to agree with: the
+# number is a year ("rođen je 1985. i živi ..."), its "godine" understood.
+_SOUTH_SLAVIC_LINKS = frozenset(
+    "i a ali pa te ili je su smo ste sam si bio bila bilo u na do od za s sa iz kod po pri o prema nakon prije "
+    "poslije posle kada kad što da se".split()
+)
+
 # Prepositions before a Serbian or Croatian year with its dot that put it in the locative ("u 2024." -> "u dve
 # hiljade dvadeset četvrtoj"): the "godini" understood after it.
 _YEAR_LOCATIVE_BEFORE = frozenset("u o po pri".split())
@@ -563,8 +572,16 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
     if groups.get("dot_day"):
         return "date", _dot_day(m, language)
     if groups.get("month_year"):  # "3. maja 2024." -> "trećeg maja dve hiljade dvadeset četvrte"
+        n = int(m.group("month_year_n"))
         case = _south_slavic_year_case(m, before, language)
-        year = case and ordinals.year_ordinal(int(m.group("month_year_n")), language, case)
+        noun = agreement.next_word(m.string, m.end()) if m.group(0).endswith(".") else ""
+        if not case and noun[:1].islower():  # the dot of an ordinal before a lower-case word
+            if (
+                noun not in _SOUTH_SLAVIC_LINKS
+            ):  # "2024. primjerak" -> "dvije tisuće dvadeset četvrti primjerak"
+                return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
+            case = "genitive"  # a year said alone, its "godine" understood: "rođen 1985. i ..."
+        year = case and ordinals.year_ordinal(n, language, case)
         if not year:
             return "year", None
         word = re.search(r"godin[ei]$", m.group(0))
