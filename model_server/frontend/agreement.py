@@ -296,6 +296,9 @@ _RANGE_WORDS = {
     "pt": frozenset("ou a e".split()),
     "ca": frozenset("o a i".split()),
     "fr": frozenset("ou à et".split()),
+    "pl": frozenset("do lub albo".split()),
+    "cs": frozenset("do nebo až".split()),
+    "sk": frozenset("do alebo až".split()),
 }
 _RANGE_NUMBER = re.compile(r"[ \u00a0\u202f]*\d+(?=[ \u00a0\u202f]+[^\W\d_])")
 
@@ -543,7 +546,7 @@ def count_form(
     if language == "ru":
         return _russian_count(n, noun, before or [], words)
     if language in _SLAVIC:
-        return _slavic_count(n, noun, language, words, before or []) if noun else words
+        return _slavic_count(n, noun, language, words, before or [], ranged) if noun else words
     if not noun:
         return words
     if before and before[-1] in _LABEL_NOUNS.get(language, ()):
@@ -571,6 +574,8 @@ def count_form(
             return words  # "uno o dos días": "un" only right before its noun
         return re.sub(r"uno$", "ún" if words.endswith("veintiuno") else "un", words)
     if language == "it":
+        if ranged and n == 1:  # "1-2 ore": not next to its noun, neither elided nor short
+            return "una" if gender == "f" else words
         if n % 100 == 1 and n != 11 and words.endswith("uno"):
             if n != 1:
                 return words[:-1]  # "ventun giorni", "ventun notti": the plural takes the short form
@@ -776,6 +781,11 @@ class _SlavicCounts:
     genitive_feminine_endings: tuple[str, ...] = ()
     genitive_masculine: frozenset[str] = frozenset()  # masculine genitives with a feminine ending
     genitive_two: str = ""  # none: 2 takes the gender of its plural as elsewhere ("do dve nedelje")
+    # The first count of a range counts the genitive plural after the second ("od 1-5 osób"), whose endings say
+    # nothing of the genitive singular's: feminine genitive plurals listed and by ending, the rest masculine or
+    # neuter, which share their genitive of 1 ("od jednej do pięciu osób", "od jednego do trzech dni").
+    genitive_plural_feminine: frozenset[str] = frozenset()
+    genitive_plural_feminine_endings: tuple[str, ...] = ()
     # Some of the genitive prepositions also take the instrumental ("z 1 miastem", "з 1 людиною", "z 2
     # osobami"): a noun with an instrumental ending keeps the count's form.
     instrumental_endings: tuple[str, ...] = ()
@@ -806,12 +816,16 @@ class _SlavicCounts:
             return "f"
         return "fa" if self.accusative_endings and w.endswith(self.accusative_endings) else "m"
 
-    def genitive(self, n: int, noun: str, words: str) -> str:
+    def genitive(self, n: int, noun: str, words: str, plural: bool = False) -> str:
         """The count after a preposition that takes the genitive: 1 and 2 by the noun, every word where the
-        language has `genitive_words`; before an instrumental noun the instrumental, where it has those."""
+        language has `genitive_words`; before an instrumental noun the instrumental, where it has those.
+        `plural`: the noun is a genitive plural counted by a range's second count."""
         w = noun.lower()
         if w.endswith(self.instrumental_endings):
             return self.instrumental(n, w, words) if self.instrumental_words else words
+        if plural and n == 1 and self.genitive_one[0]:
+            feminine = w in self.genitive_plural_feminine or w.endswith(self.genitive_plural_feminine_endings)
+            return self.genitive_one[feminine]
         if n == 1 and self.genitive_one[0]:
             # `neuter` holds nominatives: this catches the indeclinable ones ("do 1 menu", "od 1 moře").
             if w in self.genitive_masculine or w in self.neuter:
@@ -901,6 +915,12 @@ _SLAVIC = {
             "do od z ze bez dla około u podczas według zamiast wśród obok koło ciągu powyżej poniżej"
         ),
         genitive_one=("jednego", "jednej"),
+        genitive_plural_feminine=_words(
+            "osób godzin minut sekund dób nocy sztuk rzeczy stron kart paczek przesyłek butelek kaw wizyt kobiet "
+            "zmian tabletek złotówek koron linii tras ulic płyt książek porcji rat faktur wersji kategorii firm "
+            "lekcji sesji opcji stacji rezerwacji walizek toreb dawek kapsułek usług opłat wiadomości"
+        ),
+        genitive_plural_feminine_endings=("ości", "cji", "sji", "zji"),
         genitive_masculine_endings=("a", "u", "ego"),  # "ego": an adjective's, "od 1 złotego"
         genitive_feminine_endings=("y", "i"),
         genitive_two="dwóch",
@@ -957,6 +977,11 @@ _SLAVIC = {
         feminine_plural_endings=("osti", "a"),  # the neuter plural: auta, eura, místa
         genitive_prepositions=_words("do od z ze bez u během kromě podle místo okolo kolem vedle"),
         genitive_one=("jednoho", "jedné"),
+        genitive_plural_feminine=_words(
+            "hodin minut sekund vteřin korun osob nocí věcí žen karet zpráv cest cen stránek lekcí ulic tašek "
+            "položek objednávek zastávek vstupenek jízdenek splátek"
+        ),
+        genitive_plural_feminine_endings=("ostí",),
         genitive_masculine_endings=("a", "u", "í"),
         genitive_feminine_endings=("y", "i", "e", "ě"),
         genitive_masculine=_words(
@@ -996,6 +1021,11 @@ _SLAVIC = {
         feminine_plural_endings=("osti", "á", "a", "ia"),  # the neuter plural: autá, eurá, miesta, čísla
         genitive_prepositions=_words("do od z zo bez u počas okrem podľa namiesto okolo vedľa"),
         genitive_one=("jedného", "jednej"),
+        genitive_plural_feminine=_words(
+            "hodín minút sekúnd korún osôb nocí vecí žien kariet správ ciest cien stránok ulíc tašiek položiek "
+            "objednávok zastávok vstupeniek splátok"
+        ),
+        genitive_plural_feminine_endings=("ostí",),
         genitive_masculine_endings=("a", "u"),
         genitive_feminine_endings=("y", "e", "i"),
         genitive_two="dvoch",
@@ -1110,12 +1140,22 @@ def genitive_count(before: list[str], language: str) -> bool:
     return after_genitive_preposition(before, language)
 
 
-def _slavic_count(n: int, noun: str, language: str, words: str, before: list[str]) -> str:
+def _slavic_count(
+    n: int, noun: str, language: str, words: str, before: list[str], ranged: bool = False
+) -> str:
     rules = _SLAVIC[language]
     if not words.strip():
         return words
     if before and before[-1] in rules.genitive_prepositions:
-        return rules.genitive(n, noun, words)
+        return rules.genitive(n, noun, words, plural=ranged)
+    if (
+        len(before) > 1
+        and before[-1] in _RANGE_WORDS.get(language, ())
+        and before[-2] in rules.genitive_prepositions
+    ):
+        return rules.genitive(n, noun, words)  # a range's second count: "dla 1 lub 2 osób" -> "dwóch"
+    if ranged and n == 1 and words in rules.one.values():  # "1-2 osoby": the plural's gender
+        return rules.one["f"] if rules.feminine_plural(noun) else words
     *head, tail = words.split()
     last, tens = n % 10, n % 100
     if last == 1 and tail in rules.one.values() and (n == 1 or rules.one_in_compounds and tens != 11):

@@ -583,6 +583,21 @@ def test_what_the_intl_audit_found(lang, text, expected):
         # after "od" the dash is "do", both counts in the genitive (it was "od dziesięć - stu pięćdziesięciu")
         ("pl", "Zaprosimy od 10-150 osób.", "Zaprosimy od dziesięciu do stu pięćdziesięciu osób."),
         ("pl", "Od 2-3 dni, od 5-10 zł.", "Od dwóch do trzech dni, od pięciu do dziesięciu złotych."),
+        # a range's first 1 takes the gender of the genitive plural after the second (it was "od jeden do", and
+        # "od jednej" before "dni", whose -i read as a feminine genitive singular)
+        ("pl", "Zaprosimy od 1-5 osób.", "Zaprosimy od jednej do pięciu osób."),
+        ("pl", "Dostawa od 1-3 dni.", "Dostawa od jednego do trzech dni."),
+        ("pl", "Od 1 do 5 dni roboczych.", "Od jednego do pięciu dni roboczych."),
+        ("pl", "Czas od 1 do 3 godzin.", "Czas od jednej do trzech godzin."),
+        ("pl", "Przyjdzie 1 lub 2 osoby.", "Przyjdzie jedna lub dwie osoby."),
+        # after a genitive preposition both counts decline, with or without "od" (they were "dla jeden - dwóch"
+        # and "dla jednej lub dwa")
+        ("pl", "Bilet dla 1-2 osób.", "Bilet dla jednej - dwóch osób."),
+        ("pl", "Stolik dla 1 lub 2 osób.", "Stolik dla jednej lub dwóch osób."),
+        ("cs", "Doručení od 1-5 dní.", "Doručení od jednoho do pěti dní."),
+        ("cs", "Od 1 do 3 hodin.", "Od jedné do tří hodin."),
+        ("sk", "Doručenie od 1-2 hodín.", "Doručenie od jednej do dvoch hodín."),
+        ("pl", "Do 1 roku, od 1 godziny.", "Do jednego roku, od jednej godziny."),  # no range: as before
         ("pl", "Mecz 3-1.", "Mecz trzy - jeden."),
         # "z" before an instrumental noun: the count in the instrumental (it was "z pięć osobami")
         ("pl", "Spotkanie z 5 osobami.", "Spotkanie z pięcioma osobami."),

@@ -269,8 +269,9 @@ def _number(text: str, language: str, m: re.Match | None = None) -> str:
         if m is None or not words[:1].isalpha():
             return words
         noun = agreement.counted_noun(m.string, m.end(), language)
+        ranged = agreement.range_end(m.string, m.end(), language) is not None  # "od 1 do 5 dni"
         return agreement.count_form(
-            words, whole, noun, language, agreement.previous_words(m.string, m.start())
+            words, whole, noun, language, agreement.previous_words(m.string, m.start()), ranged
         )
     if language in ("zh", "ja"):
         return cjk.decimal(f"{whole}.{frac}", language)

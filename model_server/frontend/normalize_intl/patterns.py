@@ -118,7 +118,7 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
     if language in _LINK_AFTER:
         # the link its opening word asks for; else the dash ("in tre - cinque giorni")
         link = _LINK_AFTER[language].get(before[-1] if before else "")
-        return f"{words} {link}" if link else f"{_number(m.group('rlo'), language)} -"
+        return f"{words} {link}" if link else f"{words} -"  # "dla 1-2 osób" -> "dla jednej - dwóch osób"
     return f"{words} {RANGE_LINKS[language]}"
 
 
@@ -129,6 +129,8 @@ def _range(m: re.Match, language: str, before: list[str]) -> str:
 _LINK_AFTER = {
     "it": {"dalle": "alle", "dalla": "alla", "dal": "al", "da": "a", "tra": "e", "fra": "e"},
     "pl": {"od": "do"},
+    "cs": {"od": "do"},
+    "sk": {"od": "do"},
 }
 
 
