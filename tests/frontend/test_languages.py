@@ -564,6 +564,14 @@ def test_what_the_intl_audit_found(lang, text, expected):
         ("it", "Corso Francia 15, 10138 Torino", "Corso Francia quindici, uno zero uno tre otto Torino"),
         ("it", "Il CAP è 20121.", "Il CAP è due zero uno due uno."),
         ("it", "Il codice postale è 80133.", "Il codice postale è otto zero uno tre tre."),
+        # ... and after a preposition of place before its town (it was "diecimilacentoventuno Torino")
+        ("it", "Spedito a 10121 Torino.", "Spedito a uno zero uno due uno Torino."),
+        ("it", "Consegna in 20121 Milano.", "Consegna in due zero uno due uno Milano."),
+        (
+            "it",
+            "Arrivati a 15000 persone, a 10000 Euro.",
+            "Arrivati a quindicimila persone, a diecimila Euro.",
+        ),
         # ... and not an amount before a capital without a street, nor after a street without a town
         ("it", "Abbiamo 20000 clienti, 15000 Euro.", "Abbiamo ventimila clienti, quindicimila Euro."),
         ("it", "Via Roma 1, 20000 persone.", "Via Roma uno, ventimila persone."),

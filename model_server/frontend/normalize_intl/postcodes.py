@@ -58,9 +58,14 @@ _STREET_BEFORE = {
 }
 
 
+# ... or after a preposition of place, before the town: "spedito a 10121 Torino", "consegna in 20121 Milano" (it
+# was "diecimilacentoventuno Torino"); "a 20000 persone" has no capital after it.
+_PLACE_BEFORE = {"it": frozenset("a ad in per da verso".split())}
+
+
 def after_street(m: re.Match, language: str) -> str | None:
-    """The digits of a five-digit number after a street (`_STREET_BEFORE`) and before a capitalised word, one by
-    one; None for any other number."""
+    """The digits of a five-digit number before a capitalised word, one by one, after a street
+    (`_STREET_BEFORE`) or a preposition of place (`_PLACE_BEFORE`); None for any other number."""
     street = _STREET_BEFORE.get(language)
     number = m.group(0)
     if street is None or not re.fullmatch(r"\d{5}", number):
@@ -68,6 +73,8 @@ def after_street(m: re.Match, language: str) -> str | None:
     town = agreement.next_word(m.string, m.end())
     if not town[:1].isupper() or town.lower() in AMOUNT_WORDS:  # ("Via Garibaldi 12, 10000 Euro di danni")
         return None
-    if not street.search(m.string[max(0, m.start() - 100) : m.start()]):
+    before = agreement.previous_words(m.string, m.start())
+    placed = bool(before) and before[-1] in _PLACE_BEFORE.get(language, ())
+    if not placed and not street.search(m.string[max(0, m.start() - 100) : m.start()]):
         return None
     return _digits(number, language)
