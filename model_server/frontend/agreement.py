@@ -299,6 +299,8 @@ _RANGE_WORDS = {
     "pl": frozenset("do lub albo".split()),
     "cs": frozenset("do nebo až".split()),
     "sk": frozenset("do alebo až".split()),
+    "sr": frozenset("do ili".split()),
+    "hr": frozenset("do ili".split()),
 }
 _RANGE_NUMBER = re.compile(r"[ \u00a0\u202f]*\d+(?=[ \u00a0\u202f]+[^\W\d_])")
 
@@ -1069,6 +1071,11 @@ _SLAVIC = {
         feminine_plural_endings=("e",),  # the paucal: dve minute, dve osobe / dva dana, dva mesta
         genitive_prepositions=_words("do od iz sa s bez kod posle pre tokom umesto oko pored"),
         genitive_one=("jednog", "jedne"),
+        # after a range's second count: a feminine paucal ("od 1-2 minute") or genitive plural ("od 1-5 minuta")
+        genitive_plural_feminine=_words(
+            "minuta sekundi godina nedelja nedjelja sedmica osoba noći stvari stranica poruka kuna ura"
+        ),
+        genitive_plural_feminine_endings=("e",),
         genitive_masculine_endings=("a",),
         genitive_feminine_endings=("e", "i"),
         instrumental_endings=("om", "em", "ama"),

@@ -606,6 +606,12 @@ def test_what_the_intl_audit_found(lang, text, expected):
         ("cs", "Od 1 do 3 hodin.", "Od jedné do tří hodin."),
         ("sk", "Doručenie od 1-2 hodín.", "Doručenie od jednej do dvoch hodín."),
         ("pl", "Do 1 roku, od 1 godziny.", "Do jednego roku, od jednej godziny."),  # no range: as before
+        # Croatian and Serbian say "od ... do" for the dash after "od" (it was "od jedan - tri dana")
+        ("hr", "Dostava od 1-3 dana.", "Dostava od jednog do tri dana."),
+        ("hr", "Čekanje od 1-2 minute.", "Čekanje od jedne do dvije minute."),
+        ("sr", "Traje od 1-5 minuta.", "Traje od jedne do pet minuta."),
+        ("sr", "Od 2-4 sata.", "Od dva do četiri sata."),
+        ("sr", "Sačekajte 1-2 minute.", "Sačekajte jedna - dve minute."),
         ("pl", "Mecz 3-1.", "Mecz trzy - jeden."),
         # "z" before an instrumental noun: the count in the instrumental (it was "z pięć osobami")
         ("pl", "Spotkanie z 5 osobami.", "Spotkanie z pięcioma osobami."),

@@ -131,6 +131,8 @@ _LINK_AFTER = {
     "pl": {"od": "do"},
     "cs": {"od": "do"},
     "sk": {"od": "do"},
+    "sr": {"od": "do"},
+    "hr": {"od": "do"},
 }
 
 
