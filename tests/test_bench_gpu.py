@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ import torch
 
 # A random-weight checkpoint with speech-like durations (or the bundled weights), from the bench tests.
 from test_bench_server import model_dir  # noqa: F401
+
+from tests.support.gpu_tools import has_gpu
 
 SCRIPT = Path(__file__).resolve().parent.parent / "tools" / "gpu_bench.py"
 
@@ -180,6 +183,7 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
         150, 200.0, 100.0, quick=True, workdir=tmp_path, device="cpu", ramp_max=2, clients=2,
         rates=(1.0,), arrival_seconds=2.0, prefix="cpu-run",
         extra_env={"STATESPEAK_MAX_CHUNK_FRAMES": "8"}, records_dir=tmp_path / "records",
+        gpu_read=lambda: 25,  # a GPU kept a quarter busy: each level's share and the ramp's come out so
     )  # fmt: skip
     levels = out["levels"]
     assert [lvl["label"] for lvl in levels][:1] == ["c=1"]
@@ -208,6 +212,8 @@ def test_server_section_code_path_on_cpu(model_dir, tmp_path, monkeypatch):  # n
     for level in levels:
         acct = level["engine"]
         assert acct["ticks"] >= 1 and 0 < acct["busy"] <= 1.0 and acct["phase_s"]["model_step"] > 0
+    assert out["gpu_busy"] == pytest.approx(0.25, abs=0.03)
+    assert all(level["gpu_busy"] == pytest.approx(0.25, abs=0.05) for level in levels)
     startup = out["startup"]  # from the server's own log: it warmed up on the CPU path, then was ready
     assert startup["kernel_path"] == "cpu" and startup["cuda_graphs"] == 0
     assert startup["warmup_s"] >= 0 and startup["load_s"] >= startup["warmup_s"]
@@ -310,6 +316,45 @@ def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):
         "server_chunk64 engine by level",
     ]  # fmt: skip
     assert "server_chunk64: max real-time streams closed loop 1024," in lines[-4]
+    # with the GPU's busy share (NVML) beside the engine's, the ramp's and each level's
+    measured = dict(server, gpu_busy=0.17)
+    measured["levels"] = [dict(server["levels"][0], gpu_busy=0.4)]
+    lines = gpu_bench.summary_lines({"server": measured})
+    assert [x for x in lines if x.startswith("engine:")][0].startswith(
+        "engine: busy 0.93 s per s over the ramp (the GPU 0.17), 85 us"
+    )
+    assert "engine by level: c=64 busy 0.31, 120 us/chunk, 1.5 steps/tick, GPU busy 0.40" in lines
+
+
+def test_gpu_busy_integrates_the_utilization_over_time():
+    readings = iter([50, 50, 100, 0])
+    busy = gpu_bench.GpuBusy(read=lambda: next(readings), start=False)
+    for now in (
+        10.0,
+        12.0,
+        13.0,
+        14.0,
+    ):  # the first sample sets the clock: 50 % of 2 s, 100 % of 1 s, 0 % of 1 s
+        busy.sample(now)
+    assert busy.busy_seconds() == pytest.approx(2.0)  # (the readings ran out: a failed one adds nothing)
+    with gpu_bench.GpuBusy(period_s=0.01, read=lambda: 100) as running:  # the thread samples on its own
+        first = running.busy_seconds()
+        time.sleep(0.05)
+        assert running.busy_seconds() > first
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the no-GPU path")
+def test_gpu_busy_is_none_without_a_gpu():
+    with gpu_bench.GpuBusy() as busy:
+        assert busy.busy_seconds() is None
+
+
+def test_a_levels_gpu_busy_share_is_its_busy_seconds_over_its_wall_time():
+    from model_server.bench.runner import LevelResult
+
+    level = LevelResult(concurrency=4, records=[], cut=0, elapsed_s=2.0, gpu_busy_s=0.5)
+    assert level.summary(200.0)["gpu_busy"] == 0.25
+    assert LevelResult(concurrency=4, records=[], cut=0, elapsed_s=2.0).summary(200.0)["gpu_busy"] is None
 
 
 @pytest.mark.gpu

@@ -45,6 +45,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -437,6 +438,7 @@ def server_ramp(
     prefix: str = "gpu-bench",
     extra_env: dict[str, str] | None = None,
     records_dir: Path | None = None,
+    gpu_read=None,
 ) -> dict[str, Any]:
     """The real server under the load bench (`python -m model_server.bench`'s own levels, client
     processes and report): a ramp 1, 2, 4, ... up to `ramp_max` concurrent WebSocket streams for each of
@@ -445,7 +447,8 @@ def server_ramp(
     not the limit at thousands of streams (a level where one was saturated is flagged and never passes).
     Writes `<prefix>-server.png` into `workdir`, and `<prefix>-server.json` (every stream's record) and
     `<prefix>-server.log` into `records_dir` (default `workdir`). `extra_env` goes to the server (a
-    variant's settings). `device`/`ramp_max` let the CPU tests run this code small."""
+    variant's settings). `device`/`ramp_max` let the CPU tests run this code small, `gpu_read` give them a GPU
+    utilization reading (`GpuBusy`)."""
     from model_server.bench import cli as bench_cli
     from model_server.bench import engine_account, report
     from model_server.bench.local import LocalServer
@@ -481,13 +484,20 @@ def server_ramp(
         args = bench_cli.build_parser().parse_args(argv)
         levels = ramp_levels(args.ramp)
         engine_before, ramp_start = engine_account.scrape(server.url), time.monotonic()
-        results = bench_cli.run_levels(args, server.url, levels, args.rates, server.cpu_seconds)
+        with GpuBusy(read=gpu_read) as gpu:
+            gpu_before = gpu.busy_seconds()
+            results = bench_cli.run_levels(
+                args, server.url, levels, args.rates, server.cpu_seconds, gpu.busy_seconds
+            )
+            gpu_after = gpu.busy_seconds()
+        ramp_s = time.monotonic() - ramp_start
         engine = engine_account.level_account(  # the whole ramp (each level's own: levels[i]["engine"])
             engine_before,
             engine_account.scrape(server.url),
-            time.monotonic() - ramp_start,
+            ramp_s,
             sum(r.chunks for level in results for r in level.records),
         )
+        gpu_busy = (gpu_after - gpu_before) / ramp_s if gpu_before is not None and ramp_s > 0 else None
     meta = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "python -m model_server.bench " + " ".join(argv),
@@ -518,16 +528,18 @@ def server_ramp(
             f"TTFA p50 {t['p50'] or 0:.0f} p99 {t['p99'] or 0:.0f} ms stalls {s['stalls']} audio/s {s['audio_per_wall_s']:.0f}"
             + (" CLIENT-LIMITED" if s["client_limited"] else "")
             + (f" engine busy {s['engine']['busy']:.2f}" if s.get("engine") else "")
+            + (f" GPU busy {s['gpu_busy']:.2f}" if s.get("gpu_busy") is not None else "")
         )
     keys = (
         "label", "arrivals", "concurrency", "rate_per_s", "in_flight_mean", "in_flight_peak", "streams", "ok",
         "rejected", "errors", "cut", "client_ttfa_ms", "server_ttfa_ms", "stalls", "streams_with_stalls",
         "audio_per_wall_s", "server_cpu_ms_per_audio_s", "clients", "client_loop_busy_max", "client_limited",
-        "meets_target", "first_errors", "engine",
+        "meets_target", "first_errors", "engine", "gpu_busy",
     )  # fmt: skip
     return {
         "startup": server_startup(log_path),
         "engine": engine,
+        "gpu_busy": gpu_busy,  # the share of the ramp's wall time the GPU ran a kernel (NVML; None without)
         "levels": [{k: s.get(k) for k in keys} for s in doc["levels"]],
         # Capacity, reported per arrival model (a staggered level never counts as a closed-loop one).
         "max_realtime_streams": doc["streams_per_replica"],
@@ -545,6 +557,67 @@ def server_ramp(
         "client TTFA under the target, no stalls, no failures, no client-limited level; the staggered and "
         "Poisson (open-loop) capacities are reported apart",
     }
+
+
+class GpuBusy:
+    """The GPU's busy seconds as a running total: NVML's utilization (the share of its last sample period in which
+    a kernel ran) read every `period_s` in a background thread and integrated over time. `busy_seconds()` is
+    None where NVML or a GPU is missing; `read` replaces the NVML reading (0-100) for a test."""
+
+    def __init__(self, period_s: float = 0.1, read=None, start: bool = True) -> None:
+        self._read = read or _nvml_utilization()
+        self._busy = 0.0
+        self._last: float | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if self._read is not None and start:
+            self.sample(time.monotonic())
+            self._thread = threading.Thread(target=self._run, args=(period_s,), name="gpu-busy", daemon=True)
+            self._thread.start()
+
+    def _run(self, period_s: float) -> None:
+        while not self._stop.wait(period_s):
+            self.sample(time.monotonic())
+
+    def sample(self, now: float) -> None:
+        """Add the time since the last sample at the utilization read now."""
+        try:
+            share = float(self._read()) / 100.0
+        except Exception:  # a failed reading counts nothing; the next one resumes
+            share = None
+        with self._lock:
+            if share is not None and self._last is not None:
+                self._busy += share * max(0.0, now - self._last)
+            self._last = now
+
+    def busy_seconds(self) -> float | None:
+        if self._read is None:
+            return None
+        self.sample(time.monotonic())
+        with self._lock:
+            return self._busy
+
+    def __enter__(self) -> GpuBusy:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+
+
+def _nvml_utilization():
+    """A callable reading GPU 0's utilization (%) through NVML (nvidia-ml-py), or None without it or a GPU."""
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        pynvml.nvmlDeviceGetUtilizationRates(handle)
+    except Exception:
+        return None
+    return lambda: pynvml.nvmlDeviceGetUtilizationRates(handle).gpu
 
 
 class ServerVariant(NamedTuple):
@@ -709,8 +782,11 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
     engine = server.get("engine") or {}
     prefix = "engine" if name == "server" else name + " engine"
     if "busy" in engine:  # (a JSON from before the per-level account has other keys: not summarized)
+        gpu = server.get("gpu_busy")
         lines.append(
-            f"{prefix}: busy {engine['busy']:.2f} s per s over the ramp, "
+            f"{prefix}: busy {engine['busy']:.2f} s per s over the ramp"
+            + (f" (the GPU {gpu:.2f})" if gpu is not None else "")
+            + ", "
             f"{(engine.get('us_per_chunk') or {}).get('all', 0.0):.0f} us per chunk served; cost model: "
             f"{engine['per_chunk_us']:.0f} us per chunk besides its frames, step {engine['step_fixed_ms']:.2f} ms "
             f"fixed + {engine['step_per_frame_us']:.2f} us per stream-frame; mean batch {engine['mean_batch']}, "
@@ -733,6 +809,7 @@ def _server_lines(name: str, server: dict[str, Any]) -> list[str]:
                 f"{lvl['label']} busy {lvl['engine']['busy']:.2f}, "
                 f"{(lvl['engine'].get('us_per_chunk') or {}).get('all', 0.0):.0f} us/chunk, "
                 f"{lvl['engine']['steps_per_tick'] or 0:.1f} steps/tick"
+                + (f", GPU busy {lvl['gpu_busy']:.2f}" if lvl.get("gpu_busy") is not None else "")
                 for lvl in by_level
             )
         )

@@ -296,7 +296,11 @@ def run_levels(
     levels: list[int],
     rates: list[float],
     server_cpu: Callable[[], float | None] | None = None,
+    gpu_busy: Callable[[], float | None] | None = None,
 ) -> list[LevelResult]:
+    """Every level of `levels` (and Poisson `rates`), each stopping its ramp at its first level past the target.
+    `server_cpu` and `gpu_busy` are running totals (the server's CPU seconds, the GPU's busy seconds), read
+    before and after each level."""
     voice = args.voice
     if voice is None:
         if target.startswith(SAGEMAKER_SCHEME):
@@ -335,11 +339,15 @@ def run_levels(
             if bar is not None:
                 bar.set_description(f"bench {plan.label}")
             cpu_before = server_cpu() if server_cpu else None
+            gpu_before = gpu_busy() if gpu_busy else None
             engine_before = engine_account.scrape(target) if http_target else None
             level = pool.run(plan) if pool is not None else run_shard(setup, plan)
             cpu_after = server_cpu() if server_cpu else None
             if cpu_before is not None and cpu_after is not None:
                 level.server_cpu_s = cpu_after - cpu_before
+            gpu_after = gpu_busy() if gpu_busy else None
+            if gpu_before is not None and gpu_after is not None:
+                level.gpu_busy_s = gpu_after - gpu_before
             if engine_before is not None:
                 chunks = sum(r.chunks for r in level.records)
                 level.engine = engine_account.level_account(

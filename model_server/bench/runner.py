@@ -116,6 +116,7 @@ class LevelResult:
     clients: list[ClientLoad] = field(default_factory=list)
     server_cpu_s: float | None = None  # --local: CPU seconds the server process used during the level
     engine: dict[str, Any] | None = None  # the engine's account of the level (bench.engine_account)
+    gpu_busy_s: float | None = None  # seconds the GPU ran kernels during the level (NVML, tools/gpu_bench.py)
 
     def summary(self, ttfa_target_ms: float) -> dict[str, Any]:
         ok = [r for r in self.records if r.status == StreamStatus.OK]
@@ -177,6 +178,11 @@ class LevelResult:
                 self.server_cpu_s * 1000.0 / audio if self.server_cpu_s is not None and audio > 0 else None
             ),
             "engine": self.engine,
+            # The share of the level's wall time the GPU ran a kernel: low beside an engine busy near 1 says
+            # the engine's host work, not the GPU, is the limit.
+            "gpu_busy": self.gpu_busy_s / self.elapsed_s
+            if self.gpu_busy_s is not None and self.elapsed_s > 0
+            else None,
             "meets_target": meets,
             "first_errors": sorted({r.error for r in self.records if r.error})[:3],
         }
