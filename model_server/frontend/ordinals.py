@@ -147,8 +147,8 @@ def ukrainian_ordinal(n: int, case: str, gender: str) -> str:
 # The day of a date written with an ordinal dot ("3. května", "3. toukokuuta") is an ordinal; Czech, Slovak,
 # Slovenian, Serbian and Croatian say it in the genitive ("třetího května", "tretieho mája", "tretjega
 # maja", "trećeg maja"). num2words has no Czech, Slovak, Serbian or Croatian ordinals, so the 1st to the
-# 19th and the tens are listed; a compound is the tens and the unit ("dvacátý první"; in Serbian and
-# Croatian the tens stay cardinal: "dvadeset prvi").
+# 19th and the tens are listed; a compound is the tens and the unit ("dvacátý první"). Serbian and Croatian
+# ordinals, to 2999, are `south_slavic_ordinal_words`.
 _DAY_ORDINALS = {
     "cs": (
         "první druhý třetí čtvrtý pátý šestý sedmý osmý devátý desátý jedenáctý dvanáctý třináctý čtrnáctý "
@@ -160,11 +160,6 @@ _DAY_ORDINALS = {
         "pätnásty šestnásty sedemnásty osemnásty devätnásty".split(),
         {20: "dvadsiaty", 30: "tridsiaty"},
     ),
-    "sr": (
-        "prvi drugi treći četvrti peti šesti sedmi osmi deveti deseti jedanaesti dvanaesti trinaesti "
-        "četrnaesti petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split(),
-        {20: "dvadeseti", 30: "trideseti"},
-    ),
     # Icelandic days in the accusative, as a date is said ("þann þriðja maí"); num2words has no Icelandic ordinals
     "is": (
         "fyrsta annan þriðja fjórða fimmta sjötta sjöunda áttunda níunda tíunda ellefta tólfta þrettánda "
@@ -172,12 +167,7 @@ _DAY_ORDINALS = {
         {20: "tuttugasta", 30: "þrítugasta"},
     ),
 }
-_DAY_ORDINALS["hr"] = _DAY_ORDINALS["sr"]
-_TENS_IN_COMPOUNDS = {
-    "sr": {20: "dvadeset", 30: "trideset"},
-    "hr": {20: "dvadeset", 30: "trideset"},
-    "is": {20: "tuttugasta og", 30: "þrítugasta og"},
-}
+_TENS_IN_COMPOUNDS = {"is": {20: "tuttugasta og", 30: "þrítugasta og"}}
 # (ending, genitive ending) of the masculine ordinal, tried in order.
 _GENITIVE_ORDINAL = {
     "cs": (("ý", "ého"), ("í", "ího")),
@@ -214,9 +204,9 @@ _SLAVIC_ENDINGS = {
            ("nominative", "n"): (("ći", "će"), ("či", "če"), ("ji", "je"), ("ši", "še"), ("ži", "že"), ("i", "o")),
            ("accusative", "f"): (("i", "u"),),
            ("locative", "f"): (("i", "oj"),),
+           ("genitive", "m"): _GENITIVE_ORDINAL["hr"],
            ("genitive", "f"): (("i", "e"),)},
 }  # fmt: skip
-_SLAVIC_ENDINGS["hr"][("genitive", "m")] = _GENITIVE_ORDINAL["hr"]
 _SLAVIC_ENDINGS["sr"] = _SLAVIC_ENDINGS["hr"]
 
 
@@ -234,7 +224,8 @@ def _with_endings(words: list[str], endings) -> str:
 
 def slavic_ordinal(n: int, language: str, before: list[str], noun: str) -> str | None:
     """ "ve 2. patře" -> "druhém", "na 2. piętrze" -> "drugim", "3. třída" -> "třetí"; None past the tables
-    (Czech, Croatian and Serbian ordinals come from `_DAY_ORDINALS`, 1-31: num2words has none)."""
+    (Czech ordinals come from `_DAY_ORDINALS`, 1-31, Croatian and Serbian from `south_slavic_ordinal_words`,
+    1-2999: num2words has none)."""
     cues = SLAVIC_CASE_BEFORE[language]
     prev = before[-1] if before else ""
     case = next((c for c, words in cues.items() if prev in words), "nominative")
@@ -295,6 +286,8 @@ def num2words_ordinal(n: int, language: str) -> str:
 
 
 def _ordinal_words(n: int, language: str) -> list[str]:
+    if language in _YEAR_THOUSANDS:
+        return south_slavic_ordinal_words(n, language)
     if language not in _DAY_ORDINALS:
         return num2words_ordinal(n, language).split()
     units, tens = _DAY_ORDINALS[language]
@@ -315,6 +308,10 @@ _YEAR_THOUSANDS = {
     "sr": ("hiljadu", "dve hiljade", "dvehiljad"),
     "hr": ("tisuću", "dvije tisuće", "dvijetisuć"),
 }
+_SOUTH_SLAVIC_UNITS = (
+    "prvi drugi treći četvrti peti šesti sedmi osmi deveti deseti jedanaesti dvanaesti trinaesti četrnaesti "
+    "petnaesti šesnaesti sedamnaesti osamnaesti devetnaesti".split()
+)
 _YEAR_HUNDREDS = {
     "sr": "sto dvesta trista četiristo petsto šeststo sedamsto osamsto devetsto".split(),
     "hr": "sto dvjesto tristo četiristo petsto šesto sedamsto osamsto devetsto".split(),
@@ -344,14 +341,13 @@ def south_slavic_ordinal_words(n: int, language: str) -> list[str] | None:
     if hundreds:
         words.append(_YEAR_HUNDREDS[language][hundreds - 1] + ("" if rest else "ti"))
     if rest:
-        units = _DAY_ORDINALS["sr"][0]
         ten, unit = rest - rest % 10, rest % 10
         if rest < 20:
-            words.append(units[rest - 1])
+            words.append(_SOUTH_SLAVIC_UNITS[rest - 1])
         elif not unit:
             words.append(_TENS[ten] + "i")
         else:
-            words += [_TENS[ten], units[unit - 1]]
+            words += [_TENS[ten], _SOUTH_SLAVIC_UNITS[unit - 1]]
     return words
 
 

@@ -575,12 +575,12 @@ def _handle(m: re.Match, language: str) -> tuple[str, str | None]:
         n = int(m.group("month_year_n"))
         case = _south_slavic_year_case(m, before, language)
         noun = agreement.next_word(m.string, m.end()) if m.group(0).endswith(".") else ""
-        if not case and noun[:1].islower():  # the dot of an ordinal before a lower-case word
-            if (
-                noun not in _SOUTH_SLAVIC_LINKS
-            ):  # "2024. primjerak" -> "dvije tisuće dvadeset četvrti primjerak"
-                return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
-            case = "genitive"  # a year said alone, its "godine" understood: "rođen 1985. i ..."
+        # the dot before a lower-case word: an ordinal agreeing with its noun ("2024. primjerak" -> "dvije tisuće
+        # dvadeset četvrti primjerak"), or before a conjunction a year, its "godine" understood ("rođen 1985. i")
+        if not case and noun[:1].islower() and noun not in _SOUTH_SLAVIC_LINKS:
+            return "ordinal", ordinals.slavic_ordinal(n, language, before, noun)
+        if not case and noun[:1].islower():
+            case = "genitive"
         year = case and ordinals.year_ordinal(n, language, case)
         if not year:
             return "year", None
