@@ -26,6 +26,7 @@ script.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 import types
@@ -123,11 +124,9 @@ def _burst(args: argparse.Namespace) -> dict:
 
     burst(2, "warm-up")
     counter = _TorchCalls(rt) if args.count_ops else None
-    if counter is None:
+    with counter or contextlib.nullcontext():
         ticks, seconds = burst(args.streams, "burst")
-    else:
-        with counter:
-            ticks, seconds = burst(args.streams, "burst")
+    chunks = sum(len(a) for a in arrivals.values())
     plays = [simulate_playback(a, args.jitter_ms / 1000.0) for a in arrivals.values()]
     ttfa = sorted(a[0][0] * 1000.0 for a in arrivals.values())
 
@@ -146,16 +145,14 @@ def _burst(args: argparse.Namespace) -> dict:
         "stalls": sum(p.stalls for p in plays),
         "stall_ms": sum(p.stall_s for p in plays) * 1000.0,
         "audio_s": sum(p.audio_s for p in plays),
-        "chunks": sum(len(a) for a in arrivals.values()),
+        "chunks": chunks,
         "steps": steps[0],
         # the scheduler's own account (`engine.cost.TickCost`; None for a checkout older than it)
         "us_per_chunk": cost.per_chunk * 1e6 if (cost := getattr(engine, "cost", None)) else None,
         "us_per_frame": cost.per_frame * 1e6 if cost else None,
         "ms_per_step": getattr(cost, "per_step", 0.0) * 1e3 if cost else None,  # 0 before the step fit
         "phase_seconds": dict(phases.total) if (phases := getattr(engine, "phases", None)) else None,
-        "torch_calls_per_chunk": counter.per_chunk(sum(len(a) for a in arrivals.values()))
-        if counter
-        else None,
+        "torch_calls_per_chunk": counter.per_chunk(chunks) if counter else None,
     }
 
 
