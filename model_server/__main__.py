@@ -1,6 +1,7 @@
-"""`python -m model_server serve [--host H] [--port P] [--workers N]`: the container entrypoint
-(SageMaker runs `docker run IMAGE serve`). It starts one engine process and N API worker processes
-(docs/architecture.md); N comes from --workers, else STATESPEAK_WORKERS, else half the usable CPUs (1 to 8)."""
+"""`python -m model_server serve [--host H] [--port P] [--workers N] [--engines E]`: the container entrypoint
+(SageMaker runs `docker run IMAGE serve`). It starts E engine processes (default 1) and N API worker processes
+(docs/architecture.md); N comes from --workers, else STATESPEAK_WORKERS, else half the usable CPUs (1 to 8);
+E from --engines, else STATESPEAK_ENGINES."""
 
 from __future__ import annotations
 
@@ -20,22 +21,34 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=None,
         help="API worker processes (default: STATESPEAK_WORKERS, else half the usable CPUs, 1 to 8)",
     )  # fmt: skip
+    serve_p.add_argument(
+        "--engines", type=int, default=None,
+        help="engine processes sharing the device and MAX_STREAMS (default: STATESPEAK_ENGINES, else 1)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not 0 < args.port < 65536:
         parser.error(f"--port {args.port} is not a TCP port")
     if args.workers is not None and not 1 <= args.workers <= 64:
         parser.error(f"--workers {args.workers} is out of range [1, 64]")
 
-    from model_server.config import ConfigError, ServerConfig
+    from model_server.config import MAX_ENGINES, ConfigError, ServerConfig
+
+    if args.engines is not None and not 1 <= args.engines <= MAX_ENGINES:
+        parser.error(f"--engines {args.engines} is out of range [1, {MAX_ENGINES}]")
 
     try:  # validate the environment before importing torch and the model stack: fail in milliseconds
         config = ServerConfig.from_env()
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
+    engines = args.engines or config.engines
+    if engines > config.max_streams:
+        parser.error(
+            f"--engines {engines} is above MAX_STREAMS={config.max_streams}: every engine needs a slot"
+        )
     from model_server.engine.supervisor import default_workers, serve
 
-    return serve(args.host, args.port, config, args.workers or config.workers or default_workers())
+    return serve(args.host, args.port, config, args.workers or config.workers or default_workers(), engines)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_m
 # page a person inside the VPC opens can neither use the WebSocket nor post blind requests to the service.
 ENV_ALLOWED_ORIGINS = "STATESPEAK_ALLOWED_ORIGINS"
 ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the usable CPUs, 1 to 8
+ENV_ENGINES = "STATESPEAK_ENGINES"  # engine processes sharing the device and MAX_STREAMS; default 1
+MAX_ENGINES = 16
 
 # OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
 # (all of them speak English). Written out so adding a voice to a model never changes what a name means.
@@ -196,6 +198,9 @@ class ServerConfig:
     # OpenAI voice names -> voice ids, set explicitly (every voice must exist) or None for the default table
     openai_voices: dict[str, str] | None = None
     workers: int = 0  # API worker processes (0: the default, half the usable CPUs, 1 to 8)
+    # Engine processes, each with its own slot pool and share of max_streams (`engine_slots`): one engine's
+    # Python host work bounds a GPU's streams long before the GPU does (docs/architecture.md).
+    engines: int = 1
     keep_alive_s: int = 75  # above an ALB's default idle timeout (60 s); the ECS route sets its own + margin
     request_read_timeout_s: float = 30.0  # a request's head and body must arrive within this (slowloris)
     # A WebSocket context that gets no message and sends no audio for this long has its input closed: it
@@ -210,6 +215,12 @@ class ServerConfig:
         return max(
             self.first_chunk_frames, DEFAULT_MAX_CHUNK_FRAMES["cuda" if device.startswith("cuda") else "cpu"]
         )
+
+    def engine_slots(self) -> list[int]:
+        """Each engine's share of max_streams (the first ones take the remainder): admission is per engine,
+        and together they admit exactly max_streams."""
+        base, extra = divmod(self.max_streams, self.engines)
+        return [base + (1 if k < extra else 0) for k in range(self.engines)]
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ServerConfig:
@@ -230,11 +241,17 @@ class ServerConfig:
         vocoder = env.get(ENV_VOCODER, "auto").strip().lower() or "auto"
         if vocoder not in VOCODERS:
             raise ConfigError(f"{ENV_VOCODER}={vocoder!r} must be {', '.join(VOCODERS)}")
+        max_streams = _int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT)
+        engines = _int(env, ENV_ENGINES, 1, 1, MAX_ENGINES)
+        if engines > max_streams:
+            raise ConfigError(
+                f"{ENV_ENGINES}={engines} is above {ENV_MAX_STREAMS}={max_streams}: every engine needs a slot"
+            )
         api_keys = load_api_keys(env)  # once: it may read the mounted secret file
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),
             device=device,
-            max_streams=_int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT),
+            max_streams=max_streams,
             api_keys=api_keys,
             drain_timeout_s=_float(env, ENV_DRAIN_TIMEOUT_S, 25.0, 0.0, 3600.0),
             deployment=env.get(ENV_DEPLOYMENT, "local").strip() or "local",
@@ -264,6 +281,7 @@ class ServerConfig:
             max_buffer_delay_ms=_int(env, ENV_MAX_BUFFER_DELAY_MS, 500, 0, 5000),
             openai_voices=load_openai_voices(env),
             workers=_int(env, ENV_WORKERS, 0, 0, 64),
+            engines=engines,
             keep_alive_s=_int(env, ENV_KEEP_ALIVE_S, 75, 1, 4100),  # ALB idle timeouts reach 4000 s
             request_read_timeout_s=_float(env, ENV_REQUEST_READ_TIMEOUT_S, 30.0, 0.1, 3600.0),
             context_idle_timeout_s=_float(env, ENV_CONTEXT_IDLE_TIMEOUT_S, 60.0, 1.0, 86400.0),

@@ -19,6 +19,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -60,6 +61,7 @@ class ServerMetrics:
         self._rejected_since = 0
         self._errors_since = 0
         self._active_fn = lambda: 0
+        self._task_active_fn: Callable[[], int] | None = self._own_active
         self.registry = CollectorRegistry()
         r = self.registry
         self.active = Gauge(prom_name(METRIC_ACTIVE_STREAMS), "Streams holding a slot", registry=r)
@@ -147,6 +149,15 @@ class ServerMetrics:
         """Where the active-stream count comes from (the scheduler's slot pool)."""
         self._active_fn = fn
 
+    def _own_active(self) -> int:
+        return self._active_fn()
+
+    def bind_task_active(self, fn: Callable[[], int] | None) -> None:
+        """Where the periodic EMF line's ActiveStreams comes from when several engine processes serve one task
+        (STATESPEAK_ENGINES): the task's total in one engine, None (left out) in the others, so the scaling
+        policy's per-task average stays the task's count. Prometheus keeps each engine's own count."""
+        self._task_active_fn = fn
+
     # Recording ----------------------------------------------------------------------------------
     def stream_rejected(self, reason: str) -> None:
         self.rejected.labels(reason=reason).inc()
@@ -208,10 +219,11 @@ class ServerMetrics:
             rejected, self._rejected_since = self._rejected_since, 0
             errors, self._errors_since = self._errors_since, 0
         values = {
-            METRIC_ACTIVE_STREAMS: (float(self._active_fn()), "Count"),
             METRIC_REJECTED_STREAMS: (float(rejected), "Count"),
             METRIC_STREAM_ERRORS: (float(errors), "Count"),
         }
+        if self._task_active_fn is not None:
+            values = {METRIC_ACTIVE_STREAMS: (float(self._task_active_fn()), "Count"), **values}
         if self._device_unavailable:
             values[METRIC_DEVICE_UNAVAILABLE] = (1.0, "Count")
         self.emit(values)

@@ -11,7 +11,7 @@ host work there).
 Precedence for the intra-op count: STATESPEAK_TORCH_THREADS, then OMP_NUM_THREADS (what torch itself
 reads), then by device: on CUDA one thread (the host side only launches kernels, so none spin against the
 workers); on the CPU the CPUs this process may run on (its affinity mask, capped by a cgroup v2 CPU quota)
-less one per API worker, at least one.
+less one per API worker, shared among the engine processes (`STATESPEAK_ENGINES`), at least one.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def plan_threads(config: ServerConfig, cuda: bool, env: dict[str, str] | None = 
     elif cuda:
         intra, source = 1, "CUDA device"
     else:
-        intra, source = max(1, available_cpus() - config.workers), "available CPUs"
+        intra, source = max(1, (available_cpus() - config.workers) // config.engines), "available CPUs"
     inter = config.torch_interop_threads or (2 if cuda else 1)
     return ThreadPlan(intra, inter, source)
 
@@ -81,6 +81,7 @@ def configure_torch_threads(config: ServerConfig) -> ThreadPlan:
             "inter_op_threads": torch.get_num_interop_threads(),
             "source": plan.source,
             "api_workers": config.workers,
+            "engines": config.engines,
         },
     )
     return plan

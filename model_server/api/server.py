@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+from collections.abc import Sequence
 
 import uvicorn
 
@@ -87,9 +88,17 @@ class DrainingServer(uvicorn.Server):
 
 
 def build_server(
-    host: str, port: int, config: ServerConfig, engine_endpoint: str, identity: bytes = b"w0.0"
+    host: str,
+    port: int,
+    config: ServerConfig,
+    engine_endpoints: str | Sequence[str],
+    identity: bytes = b"w0.0",
+    loads: Sequence[int] | None = None,
 ) -> DrainingServer:
-    state = ServerState(config, EngineClient(engine_endpoint, identity))
+    """`engine_endpoints`: one per engine process; `loads`: their active counts (the supervisor's array)."""
+    endpoints = [engine_endpoints] if isinstance(engine_endpoints, str) else list(engine_endpoints)
+    slots = config.engine_slots() if config.engines == len(endpoints) else None
+    state = ServerState(config, EngineClient(endpoints, identity, loads, slots))
     app = create_app(config, state)
     uv_config = uvicorn.Config(
         app,
@@ -111,7 +120,13 @@ def build_server(
     return DrainingServer(uv_config, state)
 
 
-def worker_main(config: ServerConfig, engine_endpoint: str, identity: bytes, sock) -> None:
+def worker_main(
+    config: ServerConfig,
+    engine_endpoints: Sequence[str],
+    identity: bytes,
+    sock,
+    loads: Sequence[int] | None = None,
+) -> None:
     """Entry point of one API worker process (multiprocessing target): serve on the supervisor's socket."""
     import sys
 
@@ -121,7 +136,7 @@ def worker_main(config: ServerConfig, engine_endpoint: str, identity: bytes, soc
     detach_from_terminal()
     setup_logging(config.log_level)
     host, port = sock.getsockname()[:2]
-    server = build_server(host, port, config, engine_endpoint, identity)
+    server = build_server(host, port, config, engine_endpoints, identity, loads)
     log.info(
         "worker started",
         extra={

@@ -1,8 +1,13 @@
 """A worker's side of the engine channel (no torch): remote streams, their text, the engine's status.
 
-Ops are queued and sent once per event-loop turn as one message (`flush` is scheduled with call_soon when
-the first op is queued), so the ops of all streams of this worker that happen in one turn travel
-together; the engine answers with one message per tick.
+Ops are queued and sent once per event-loop turn as one message per engine (`flush` is scheduled with
+call_soon when the first op is queued), so the ops of all streams of this worker that happen in one turn
+travel together; each engine answers with one message per tick.
+
+Several engine processes (STATESPEAK_ENGINES): one `EngineLink` (socket, queued ops, last status) per
+engine. A new stream opens on the engine with the lowest share of its slots in use (the engines' own counts
+from the shared `loads` array, plus this worker's opens not yet admitted), and all its ops go there. The
+worker is ready when every engine is; /metrics gathers every engine's registry with an `engine` label.
 
 Text is normalized and phonemized here, a sentence at a time (`TextIntake`): the engine gets symbol ids
 and words. A long text is phonemized a few milliseconds per event-loop turn, so one big request does not
@@ -17,10 +22,13 @@ import collections
 import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import zmq
 import zmq.asyncio
+from prometheus_client import generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.parser import text_string_to_metric_families
 
 from model_server.engine import protocol as p
 from model_server.frontend.languages import api_languages
@@ -214,9 +222,43 @@ class RemoteStream:
         self._events.put_nowait(ev)
 
 
-class EngineClient:
-    def __init__(self, endpoint: str, identity: bytes) -> None:
+class EngineLink:
+    """One engine process as this worker sees it."""
+
+    def __init__(self, index: int, endpoint: str, slots: int) -> None:
+        self.index = index
         self.endpoint = endpoint
+        self.slots = slots  # its share of MAX_STREAMS (`ServerConfig.engine_slots`)
+        self.phase = "loading"
+        self.reason = ""
+        self.catalog: p.Catalog | None = None
+        self.active = 0
+        self.opening = 0  # this worker's opens sent to it and not yet answered
+        self.pending: list[tuple] = []
+        self.sock: zmq.asyncio.Socket | None = None
+
+
+# Ops that belong to one stream (item[1] is its id): they go to the engine that holds the stream.
+STREAM_OPS = frozenset((p.OPEN, p.SENTENCE, p.TEXT_ERROR, p.FLUSH, p.FINISH, p.CANCEL, p.CONSUMED))
+BROADCAST_OPS = frozenset((p.HELLO, p.DRAIN))
+
+
+class EngineClient:
+    def __init__(
+        self,
+        endpoints: str | Sequence[str],
+        identity: bytes,
+        loads: Sequence[int] | None = None,
+        slots: Sequence[int] | None = None,
+    ) -> None:
+        """`endpoints`: one per engine process; `loads`: their active counts (the supervisor's shared array;
+        None: counted from this worker's own streams); `slots`: their shares of MAX_STREAMS (None: equal)."""
+        endpoints = [endpoints] if isinstance(endpoints, str) else list(endpoints)
+        slots = list(slots) if slots is not None else [1] * len(endpoints)
+        if not endpoints or len(slots) != len(endpoints):
+            raise ValueError(f"{len(endpoints)} engine endpoints with {len(slots)} slot counts")
+        self.links = [EngineLink(i, e, n) for i, (e, n) in enumerate(zip(endpoints, slots, strict=True))]
+        self.loads = loads
         self.identity = identity
         self.phase = "loading"  # the engine's: loading, ready, draining, failed
         self.reason = ""
@@ -226,49 +268,67 @@ class EngineClient:
         self.active = 0
         self.on_status: Callable[[], None] = lambda: None
         self._streams: dict[int, RemoteStream] = {}
+        self._link_of: dict[int, EngineLink] = {}  # stream id -> the engine holding it
         self._ids = itertools.count(1)
-        self._pending: list[tuple] = []
         self._flush_scheduled = False
         self._intakes: dict[TextIntake, None] = {}  # streams with text still to phonemize
         self._intake_scheduled = False
-        self._metrics: dict[int, asyncio.Future] = {}
+        self._metrics: dict[int, tuple[asyncio.Future, dict[int, bytes]]] = {}
         self._tasks: list[asyncio.Task] = []
         self._ctx: zmq.asyncio.Context | None = None
-        self._sock: zmq.asyncio.Socket | None = None
         self.lost = False
 
     async def start(self) -> None:
         self._ctx = zmq.asyncio.Context()
-        self._sock = self._ctx.socket(zmq.DEALER)
-        self._sock.setsockopt(zmq.IDENTITY, self.identity)
-        self._sock.setsockopt(zmq.LINGER, 1000)
-        self._sock.connect(self.endpoint)
-        self._tasks = [asyncio.create_task(self._receive()), asyncio.create_task(self._hello())]
+        for link in self.links:
+            link.sock = self._ctx.socket(zmq.DEALER)
+            link.sock.setsockopt(zmq.IDENTITY, self.identity)
+            link.sock.setsockopt(zmq.LINGER, 1000)
+            link.sock.connect(link.endpoint)
+        self._tasks = [asyncio.create_task(self._receive(link)) for link in self.links]
+        self._tasks.append(asyncio.create_task(self._hello()))
 
     async def close(self) -> None:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._flush()
-        if self._sock is not None:
-            self._sock.close()
+        if self._ctx is not None:
+            for link in self.links:
+                link.sock.close()
+                link.sock = None
             self._ctx.term()
-            self._sock = None
+            self._ctx = None
 
     # Sending --------------------------------------------------------------------------------------------
     def send(self, item: tuple) -> None:
+        """Queue an op: a stream's ops for its engine, HELLO and DRAIN for every engine, the rest (a finished
+        stream's numbers, a refusal) for engine 0, which counts them for the task."""
         if self.lost:
             return
-        self._pending.append(item)
+        kind = item[0]
+        if kind in STREAM_OPS:
+            link = self._link_of.get(item[1])
+            if link is not None:  # None: the stream ended and was forgotten, nothing holds it any more
+                self._queue(link, item)
+        elif kind in BROADCAST_OPS:
+            for link in self.links:
+                self._queue(link, item)
+        else:
+            self._queue(self.links[0], item)
+
+    def _queue(self, link: EngineLink, item: tuple) -> None:
+        link.pending.append(item)
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        if self._pending and self._sock is not None:
-            items, self._pending = self._pending, []
-            self._sock.send(p.pack(items))
+        for link in self.links:
+            if link.pending and link.sock is not None:
+                items, link.pending = link.pending, []
+                link.sock.send(p.pack(items))
 
     def _intake_ready(self, intake: TextIntake) -> None:
         self._intakes[intake] = None
@@ -319,9 +379,30 @@ class EngineClient:
         sid = next(self._ids)
         stream = RemoteStream(self, sid, TextIntake(self, sid, language, buffer_delay_s))
         self._streams[sid] = stream
+        link = self._least_loaded()
+        link.opening += 1
+        self._link_of[sid] = link
         # the buffer delay is this worker's business (TextIntake): the engine gets whole sentences
         self.send((p.OPEN, sid, voice, language, speed))
         return stream
+
+    def _least_loaded(self) -> EngineLink:
+        """The engine with the lowest share of its slots in use, its own count (or this worker's streams on
+        it, without the shared array) plus this worker's opens on their way; ties go to the lowest index."""
+        if len(self.links) == 1:
+            return self.links[0]
+        if self.loads is not None:
+            used = [self.loads[link.index] + link.opening for link in self.links]
+        else:
+            used = [0] * len(self.links)
+            for link in self._link_of.values():
+                used[link.index] += 1
+        return min(self.links, key=lambda link: used[link.index] / link.slots)
+
+    def _forget(self, sid: int) -> None:
+        """The stream ended (or was refused): its later ops go nowhere."""
+        self._streams.pop(sid, None)
+        self._link_of.pop(sid, None)
 
     def stream_finished(self, outcome: str, ttfb_ms, rtf, audio_s: float, error_kind: str) -> None:
         self.send((p.FINISHED, outcome, ttfb_ms, rtf, audio_s, error_kind))
@@ -333,16 +414,21 @@ class EngineClient:
         self.send((p.DRAIN,))
 
     async def metrics_text(self, timeout_s: float = 5.0) -> bytes:
+        """The Prometheus text of the task: the engine's registry, or every engine's with an `engine` label."""
+        if self.lost:
+            raise ConnectionError(self.reason)
         rid = next(self._ids)
-        fut = self._metrics[rid] = asyncio.get_running_loop().create_future()
-        self.send((p.METRICS, rid))
+        fut = asyncio.get_running_loop().create_future()
+        self._metrics[rid] = (fut, {})
+        for link in self.links:
+            self._queue(link, (p.METRICS, rid))
         try:
             return await asyncio.wait_for(fut, timeout_s)
         finally:
             self._metrics.pop(rid, None)
 
     def engine_lost(self, reason: str) -> None:
-        """The engine process is gone: every stream ends with an error now, never a hang."""
+        """An engine process is gone: every stream ends with an error now, never a hang."""
         if self.lost:
             return
         self.lost = True
@@ -352,22 +438,25 @@ class EngineClient:
             if not stream.ended:
                 stream._deliver(p.StreamEvent(p.ERROR, message=reason))
         self._streams.clear()
-        for fut in self._metrics.values():
+        self._link_of.clear()
+        for fut, _ in self._metrics.values():
             if not fut.done():
                 fut.set_exception(ConnectionError(reason))
         self.on_status()
 
     # Receiving ------------------------------------------------------------------------------------------
-    async def _receive(self) -> None:
+    async def _receive(self, link: EngineLink) -> None:
         while True:
-            data = await self._sock.recv()
+            data = await link.sock.recv()
             for item in p.unpack(data):
                 try:
-                    self._dispatch(item)
+                    self._dispatch(link, item)
                 except Exception:  # one bad item must not stop this worker's other streams
-                    log.exception("engine message failed", extra={"item": str(item[:2])})
+                    log.exception(
+                        "engine message failed", extra={"item": str(item[:2]), "engine": link.index}
+                    )
 
-    def _dispatch(self, item: tuple) -> None:
+    def _dispatch(self, link: EngineLink, item: tuple) -> None:
         kind = item[0]
         if kind == p.AUDIO:
             _, sid, audio, words, flush_id, step_ms = item
@@ -376,11 +465,14 @@ class EngineClient:
                 stream._deliver(p.StreamEvent(p.AUDIO, audio=audio, words=words, flush_id=flush_id,
                                               step_ms=step_ms))  # fmt: skip
         elif kind == p.ADMITTED:
+            link.opening = max(0, link.opening - 1)
             stream = self._streams.get(item[1])
             if stream is not None:
                 stream._admit(None)
         elif kind == p.REFUSED:
-            stream = self._streams.pop(item[1], None)
+            link.opening = max(0, link.opening - 1)
+            stream = self._streams.get(item[1])
+            self._forget(item[1])
             if stream is not None:
                 stream._admit(p.AdmissionError(item[2], item[3]))
         elif kind == p.FLUSH_DONE:
@@ -389,19 +481,62 @@ class EngineClient:
                 stream._deliver(p.StreamEvent(p.FLUSH_DONE, flush_id=item[2]))
         elif kind in p.TERMINAL:
             _, sid, message, stats = item
-            stream = self._streams.pop(sid, None)
+            stream = self._streams.get(sid)
+            self._forget(sid)
             if stream is not None:
                 stream._deliver(p.StreamEvent(kind, message=message, stats=stats))
         elif kind == p.STATUS:
-            _, phase, reason, catalog, active = item
+            _, link.phase, link.reason, catalog, link.active = item
+            if catalog is not None and link.catalog is None:
+                link.catalog = catalog
             if not self.lost:
-                self.phase, self.reason, self.active = phase, reason, active
-                if catalog is not None and self.catalog is None:
-                    self.catalog = catalog
-                    self.text = SentenceText(catalog.symbols, catalog.length_marks)
-                    self._warm_frontends(catalog)
-                self.on_status()
+                self._combine_status()
         elif kind == p.METRICS:
-            fut = self._metrics.get(item[1])
-            if fut is not None and not fut.done():
-                fut.set_result(item[2])
+            entry = self._metrics.get(item[1])
+            if entry is not None and not entry[0].done():
+                fut, texts = entry
+                texts[link.index] = item[2]
+                if len(texts) == len(self.links):
+                    fut.set_result(texts[0] if len(texts) == 1 else merge_prometheus(texts))
+
+    def _combine_status(self) -> None:
+        """The task's phase from every engine's: failed or draining if any is, ready only when all are; the
+        catalog once every engine has loaded (they load the same model)."""
+        phases = [link.phase for link in self.links]
+        for phase in ("failed", "draining", "loading"):
+            if phase in phases:
+                self.phase = phase
+                self.reason = next(link.reason for link in self.links if link.phase == phase)
+                break
+        else:
+            self.phase, self.reason = "ready", ""
+        self.active = sum(link.active for link in self.links)
+        if self.catalog is None and all(link.catalog is not None for link in self.links):
+            catalog = self.links[0].catalog
+            self.catalog = catalog
+            self.text = SentenceText(catalog.symbols, catalog.length_marks)
+            self._warm_frontends(catalog)
+        self.on_status()
+
+
+def merge_prometheus(texts: dict[int, bytes]) -> bytes:
+    """Several engines' Prometheus texts as one exposition: each sample labelled with its engine's index
+    (`engine="0"`), the families merged by name (sum them with `sum without (engine)`)."""
+    families: dict[str, Metric] = {}
+    for index, text in sorted(texts.items()):
+        for family in text_string_to_metric_families(text.decode()):
+            merged = families.setdefault(family.name, Metric(family.name, family.documentation, family.type))
+            merged.samples.extend(
+                sample._replace(labels={"engine": str(index), **sample.labels}) for sample in family.samples
+            )
+    return generate_latest(_Families(list(families.values())))
+
+
+class _Families:
+    """A registry-like collector over parsed families, for `generate_latest`."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self.families = families
+
+    def collect(self) -> list[Metric]:
+        return self.families

@@ -8,6 +8,11 @@ during a long load or warm-up.
 
 The engine is the one place that counts: admitted streams (exact across workers), rejections, errors,
 time to first audio (workers report each finished stream), the Prometheus registry and the EMF lines.
+
+With several engine processes (STATESPEAK_ENGINES) each owns a share of MAX_STREAMS (`engine_slots`) and
+its own slot pool on the same device; each writes its active count into a shared array (`loads`) once per
+loop, which the workers read to open a stream on the least-loaded engine and which engine 0 sums for the
+task's ActiveStreams EMF line (the other engines leave that value out).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import zmq
@@ -67,14 +72,28 @@ def cuda_problem() -> tuple[str, str] | None:
 class EngineServer:
     """phase: loading -> ready -> draining, or failed (stays up, never ready: a cuda route without CUDA)."""
 
-    def __init__(self, config: ServerConfig, endpoint: str, runtime_factory: Callable | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        endpoint: str,
+        runtime_factory: Callable | None = None,
+        *,
+        index: int = 0,
+        loads: Sequence[int] | None = None,
+    ) -> None:
+        """config.max_streams is this engine's share; `index` and `loads` (a shared array, one active count
+        per engine) when several engine processes serve the task."""
         self.config = config
         self.endpoint = endpoint
+        self.index = index
+        self.loads = loads
         self.runtime_factory = runtime_factory or functools.partial(
             default_runtime_factory, vocoder_choice=config.vocoder
         )
         self.metrics = ServerMetrics(config.deployment, config.max_streams, kit=config.kit)
-        self.metrics.bind_active(lambda: self.engine.active_count() if self.engine is not None else 0)
+        self.metrics.bind_active(self._active)
+        if loads is not None and len(loads) > 1:
+            self.metrics.bind_task_active((lambda: sum(loads)) if index == 0 else None)
         self.phase = "loading"
         self.reason = ""
         self.catalog: p.Catalog | None = None
@@ -101,7 +120,7 @@ class EngineServer:
             device = resolve_device(cfg.device)
             threads = configure_torch_threads(cfg).intra_op
             chunk_frames = cfg.chunk_frames_on(device)
-            log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device,
+            log.info("loading model", extra={"model_dir": str(cfg.model_dir), "device": device, "engine": self.index,
                                              "torch_threads": threads, "max_chunk_frames": chunk_frames})  # fmt: skip
             t0 = time.perf_counter()
             runtime = self.runtime_factory(cfg.model_dir, device)
@@ -226,9 +245,11 @@ class EngineServer:
             out.append((ev.kind, sid, ev.message, ev.stats))
             self._streams.pop(stream.key, None)
 
+    def _active(self) -> int:
+        return self.engine.active_count() if self.engine is not None else 0
+
     def _status(self) -> tuple:
-        active = self.engine.active_count() if self.engine is not None else 0
-        return (p.STATUS, self.phase, self.reason, self.catalog, active)
+        return (p.STATUS, self.phase, self.reason, self.catalog, self._active())
 
     # Ops in ------------------------------------------------------------------------------------------------
     def handle(self, sender: bytes, items: list[tuple]) -> None:
@@ -330,7 +351,7 @@ class EngineServer:
         else:  # a drain came during loading
             self.engine.draining = True
         log.info("ready", extra={"load_s": round(self._load_s, 3), "voices": len(self.catalog.voices),
-                                 "max_streams": self.config.max_streams})  # fmt: skip
+                                 "max_streams": self.config.max_streams, "engine": self.index})  # fmt: skip
 
     def _send_all(self, sock: zmq.Socket) -> None:
         status = (self.phase, self.reason, self.catalog is not None)
@@ -384,6 +405,8 @@ class EngineServer:
                     except Exception:
                         log.exception("engine tick failed")
                         self.engine.fail_all("internal error in the engine")
+                if self.loads is not None:  # before the answers go out: a worker that reads ADMITTED sees it
+                    self.loads[self.index] = self._active()
                 sent = time.perf_counter()
                 self._send_all(sock)
                 if self.engine is not None:
@@ -397,8 +420,10 @@ class EngineServer:
         return self.exit_code
 
 
-def engine_main(config: ServerConfig, endpoint: str) -> None:
-    """Entry point of the engine process (multiprocessing target)."""
+def engine_main(
+    config: ServerConfig, endpoint: str, index: int = 0, loads: Sequence[int] | None = None
+) -> None:
+    """Entry point of an engine process (multiprocessing target); see EngineServer for index and loads."""
     import sys
 
     from model_server.api.logs import setup_logging
@@ -409,4 +434,4 @@ def engine_main(config: ServerConfig, endpoint: str) -> None:
     import torch
 
     torch.set_grad_enabled(False)
-    sys.exit(EngineServer(config, endpoint).run())
+    sys.exit(EngineServer(config, endpoint, index=index, loads=loads).run())

@@ -1,16 +1,19 @@
-"""`python -m model_server serve`: the supervisor of one engine process and N API worker processes.
+"""`python -m model_server serve`: the supervisor of the engine process(es) and N API worker processes.
 
     supervisor (this process: no torch, no requests)
-      |- engine process  (model, slot pool, admission, metrics)   ROUTER on an ipc:// socket
-      |- worker 0 .. N-1 (HTTP/WebSocket on the one listening socket the supervisor bound)   DEALER each
+      |- engine 0 .. E-1 (model, slot pool, admission, metrics)   ROUTER on an ipc:// socket each
+      |- worker 0 .. N-1 (HTTP/WebSocket on the one listening socket the supervisor bound)   a DEALER per engine
+
+E is 1 unless STATESPEAK_ENGINES / --engines asks for more: each engine then owns a share of MAX_STREAMS
+and the workers open each stream on the least-loaded one (`loads`, a shared array of active counts).
 
 Signals: the first SIGTERM/SIGINT starts the drain: the engine refuses new streams from every worker,
 each worker turns unready and finishes its streams, then exits; once all have exited the engine stops and
 the supervisor exits 0. A second signal is forwarded too (workers then stop at once).
 
 Failures: a worker that dies (kill -9, a crash) is replaced by a new worker on the same socket, and the
-engine cancels the dead worker's streams so their slots free at once; the other workers' streams go on.
-If the engine dies, every worker fails its streams with an error and turns unready (SIGUSR2), and the
+engines cancel the dead worker's streams so their slots free at once; the other workers' streams go on.
+If an engine dies, every worker fails its streams with an error and turns unready (SIGUSR2), and the
 supervisor exits non-zero, so ECS or SageMaker replace the task.
 """
 
@@ -70,38 +73,48 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 class Supervisor:
     def __init__(self, host: str, port: int, config: ServerConfig) -> None:
-        self.config = config  # config.workers: the worker processes to keep running
-        self.endpoint = f"ipc://{tempfile.gettempdir()}/statespeak-{uuid.uuid4().hex[:12]}.ipc"
+        self.config = config  # config.workers: the worker processes to keep running; config.engines: engines
+        run = f"{tempfile.gettempdir()}/statespeak-{uuid.uuid4().hex[:12]}"
+        self.endpoints = [f"ipc://{run}-e{k}.ipc" for k in range(config.engines)]
         self.sock = bind_socket(host, port)
         self.mp = multiprocessing.get_context("spawn")
-        self.engine: multiprocessing.Process | None = None
+        # each engine's active streams, written by it once per loop; read by the workers (routing) and
+        # engine 0 (the task's ActiveStreams); unlocked: one writer per entry, and a stale read is harmless
+        self.loads = self.mp.RawArray("i", config.engines)
+        self.engines: list[multiprocessing.Process] = []
         self.workers: dict[int, tuple[multiprocessing.Process, bytes]] = {}
         self.generation = 0
         self.signals = 0
         self.draining = False
         self.restarts: list[float] = []
-        self._ctl: zmq.Socket | None = None
+        self._ctl: list[zmq.Socket] = []
 
     # children ---------------------------------------------------------------------------------------------
-    def _start_engine(self) -> None:
+    def _start_engines(self) -> None:
         from model_server.engine.process import engine_main
 
-        self.engine = self.mp.Process(target=engine_main, args=(self.config, self.endpoint),
-                                      name="statespeak-engine", daemon=False)  # fmt: skip
-        self.engine.start()
+        for k, (endpoint, slots) in enumerate(zip(self.endpoints, self.config.engine_slots(), strict=True)):
+            config = dataclasses.replace(self.config, max_streams=slots)
+            name = "statespeak-engine" if self.config.engines == 1 else f"statespeak-engine-{k}"
+            proc = self.mp.Process(
+                target=engine_main, args=(config, endpoint, k, self.loads), name=name, daemon=False
+            )
+            proc.start()
+            self.engines.append(proc)
 
     def _start_worker(self, index: int) -> None:
         from model_server.api.server import worker_main
 
         self.generation += 1
         identity = p.worker_identity(index, self.generation)
-        proc = self.mp.Process(target=worker_main, args=(self.config, self.endpoint, identity, self.sock),
+        proc = self.mp.Process(target=worker_main, args=(self.config, self.endpoints, identity, self.sock, self.loads),
                                name=f"statespeak-worker-{index}", daemon=False)  # fmt: skip
         proc.start()
         self.workers[index] = (proc, identity)
 
-    def _tell_engine(self, *item) -> None:
-        self._ctl.send(p.pack([item]))
+    def _tell_engines(self, *item) -> None:
+        for ctl in self._ctl:
+            ctl.send(p.pack([item]))
 
     # signals -----------------------------------------------------------------------------------------------
     def _on_signal(self, sig, frame) -> None:
@@ -112,7 +125,7 @@ class Supervisor:
         self.draining = True
         if first:
             log.info("signal received, draining", extra={"workers": len(self.workers)})
-            self._tell_engine(p.DRAIN)
+            self._tell_engines(p.DRAIN)
         for proc, _ in self.workers.values():
             if proc.is_alive():
                 os.kill(proc.pid, signal.SIGTERM)
@@ -122,14 +135,17 @@ class Supervisor:
         signal.signal(signal.SIGTERM, self._on_signal)
         signal.signal(signal.SIGINT, self._on_signal)
         ctx = zmq.Context.instance()
-        self._ctl = ctx.socket(zmq.DEALER)
-        self._ctl.setsockopt(zmq.IDENTITY, p.SUPERVISOR_ID)
-        self._ctl.setsockopt(zmq.LINGER, 1000)
-        self._ctl.connect(self.endpoint)
-        self._start_engine()
+        for endpoint in self.endpoints:
+            ctl = ctx.socket(zmq.DEALER)
+            ctl.setsockopt(zmq.IDENTITY, p.SUPERVISOR_ID)
+            ctl.setsockopt(zmq.LINGER, 1000)
+            ctl.connect(endpoint)
+            self._ctl.append(ctl)
+        self._start_engines()
         for i in range(self.config.workers):
             self._start_worker(i)
-        log.info("serving", extra={"workers": self.config.workers, "engine_pid": self.engine.pid,
+        log.info("serving", extra={"workers": self.config.workers, "engine_pid": self.engines[0].pid,
+                                   "engine_pids": [e.pid for e in self.engines],
                                    "port": self.sock.getsockname()[1]})  # fmt: skip
         handled = 0
         try:
@@ -137,10 +153,13 @@ class Supervisor:
                 if self.signals > handled:
                     handled = self.signals
                     self._forward_signal()
-                sentinels = [self.engine.sentinel] + [proc.sentinel for proc, _ in self.workers.values()]
+                sentinels = [e.sentinel for e in self.engines] + [
+                    proc.sentinel for proc, _ in self.workers.values()
+                ]
                 multiprocessing.connection.wait(sentinels, timeout=0.2)
-                if not self.engine.is_alive():
-                    return self._engine_died()
+                dead = next((e for e in self.engines if not e.is_alive()), None)
+                if dead is not None:
+                    return self._engine_died(dead)
                 for index, (proc, identity) in list(self.workers.items()):
                     if proc.is_alive():
                         continue
@@ -151,20 +170,22 @@ class Supervisor:
                     if not self._replace_worker(index, proc, identity):
                         return self._give_up()
                 if self.draining and not self.workers:
-                    return self._stop_engine()
+                    return self._stop_engines()
         finally:
             self.sock.close()
-            self._ctl.close()
-            path = self.endpoint.removeprefix("ipc://")
-            if os.path.exists(path):
-                os.unlink(path)
+            for ctl in self._ctl:
+                ctl.close()
+            for endpoint in self.endpoints:
+                path = endpoint.removeprefix("ipc://")
+                if os.path.exists(path):
+                    os.unlink(path)
 
     def _replace_worker(self, index: int, proc, identity: bytes) -> bool:
         now = time.monotonic()
         self.restarts = [t for t in self.restarts if now - t < 60] + [now]
         log.error("worker exited: its streams are cancelled, a new worker takes its place",
                   extra={"worker": identity.decode(), "pid": proc.pid, "exitcode": proc.exitcode})  # fmt: skip
-        self._tell_engine(p.WORKER_GONE, identity)
+        self._tell_engines(p.WORKER_GONE, identity)
         if len(self.restarts) > RESTARTS_PER_MINUTE:
             return False
         self._start_worker(index)
@@ -174,16 +195,21 @@ class Supervisor:
         log.error("workers keep dying: exiting", extra={"restarts_last_minute": len(self.restarts)})
         self._forward_signal()
         self._wait_workers(ENGINE_LOST_EXIT_S)
-        self._stop_engine()
+        self._stop_engines()
         return 1
 
-    def _engine_died(self) -> int:
+    def _engine_died(self, engine: multiprocessing.Process) -> int:
+        """One engine gone: the task exits (the others' streams end with it), as with a single engine."""
         log.error("engine process exited: failing every stream and exiting",
-                  extra={"exitcode": self.engine.exitcode})  # fmt: skip
+                  extra={"exitcode": engine.exitcode, "engine": engine.name})  # fmt: skip
         for proc, _ in self.workers.values():
             if proc.is_alive():
                 os.kill(proc.pid, signal.SIGUSR2)
         self._wait_workers(ENGINE_LOST_EXIT_S)
+        for other in self.engines:
+            if other.is_alive():
+                other.kill()
+                other.join()
         return 1
 
     def _wait_workers(self, timeout_s: float) -> None:
@@ -194,20 +220,25 @@ class Supervisor:
                 proc.kill()
                 proc.join()
 
-    def _stop_engine(self) -> int:
-        self._tell_engine(p.STOP)
-        self.engine.join(ENGINE_STOP_S)
-        if self.engine.is_alive():
-            self.engine.kill()
-            self.engine.join()
-            return 1
-        log.info("stopped")
-        return 0 if self.engine.exitcode == 0 else 1
+    def _stop_engines(self) -> int:
+        self._tell_engines(p.STOP)
+        deadline = time.monotonic() + ENGINE_STOP_S
+        clean = True
+        for engine in self.engines:
+            engine.join(max(0.0, deadline - time.monotonic()))
+            if engine.is_alive():
+                engine.kill()
+                engine.join()
+            clean = clean and engine.exitcode == 0
+        if clean:
+            log.info("stopped")
+        return 0 if clean else 1
 
 
-def serve(host: str, port: int, config: ServerConfig, workers: int) -> int:
+def serve(host: str, port: int, config: ServerConfig, workers: int, engines: int | None = None) -> int:
     from model_server.api.logs import setup_logging
 
     setup_logging(config.log_level)
-    config = dataclasses.replace(config, workers=workers)  # the engine sizes its threads by it
+    # the engines size their threads by both
+    config = dataclasses.replace(config, workers=workers, engines=engines or config.engines)
     return Supervisor(host, port, config).run()

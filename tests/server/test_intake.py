@@ -19,7 +19,7 @@ def client() -> EngineClient:
 
 
 def ops(c: EngineClient) -> list[tuple]:
-    return [item for item in c._pending if item[0] != p.OPEN]
+    return [item for item in c.links[0].pending if item[0] != p.OPEN]
 
 
 async def until_finished(c: EngineClient) -> list[tuple]:

@@ -1,6 +1,8 @@
 """The multi-process server: API workers without torch, admission exact across workers, drain with
 several workers, a worker killed (replaced; the other workers' streams go on) and the engine killed
-(every stream ends with an error, never a hang; the server exits non-zero). Real servers, real clients.
+(every stream ends with an error, never a hang; the server exits non-zero); and the same with two engine
+processes (STATESPEAK_ENGINES): admission, routing, EMF, drain, one engine killed. Real servers, real
+clients.
 
 Which worker serves a connection is the kernel's choice; every response names its worker
 (X-Statespeak-Worker), so a test opens a few keep-alive connections and keeps them per worker."""
@@ -10,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import time
 from collections import defaultdict
@@ -130,8 +133,16 @@ def test_admission_is_exact_across_workers(two_workers):
     assert proc.wait_metric(ACTIVE, 0) == 0
 
 
-def test_sigterm_drains_streams_on_every_worker(two_workers):
-    proc = two_workers
+@pytest.fixture(params=[1, 2], ids=["one engine", "two engines"])
+def drained_server(request, model_dir, tmp_path):
+    env = {"STATESPEAK_WORKERS": "2", "STATESPEAK_ENGINES": str(request.param), "MAX_STREAMS": "4",
+           ENV_DRAIN_TIMEOUT_S: "20"}  # fmt: skip
+    with ServerProcess(model_dir, tmp_path, **env) as proc:
+        yield proc, request.param
+
+
+def test_sigterm_drains_streams_on_every_worker(drained_server):
+    proc, engines = drained_server
 
     async def main():
         by_worker = await clients_per_worker(proc)
@@ -157,6 +168,7 @@ def test_sigterm_drains_streams_on_every_worker(two_workers):
     assert proc.proc.wait(30) == 0
     msgs = [e["msg"] for e in log_lines(proc)]
     assert msgs.count("drained") == 2 and "stopped" in msgs
+    assert msgs.count("engine draining") == engines  # the drain reached every engine
 
 
 def test_a_killed_worker_is_replaced_and_the_other_workers_streams_go_on(two_workers):
@@ -231,3 +243,76 @@ def test_a_killed_engine_ends_every_stream_with_an_error_and_the_server_exits_no
     assert ready in (503, None)
     assert proc.proc.wait(30) != 0  # ECS / SageMaker see the task fail and replace it
     assert any(e["msg"].startswith("engine process exited") for e in log_lines(proc))
+
+
+# -- several engine processes (STATESPEAK_ENGINES) ----------------------------------------------------------
+@pytest.fixture
+def two_engines(model_dir, tmp_path):
+    env = {"STATESPEAK_WORKERS": "2", "STATESPEAK_ENGINES": "2", "MAX_STREAMS": "4", ENV_DRAIN_TIMEOUT_S: "20",
+           "STATESPEAK_EMF_INTERVAL_S": "0.2"}  # fmt: skip
+    with ServerProcess(model_dir, tmp_path, **env) as proc:
+        yield proc
+
+
+def engine_pids(proc: ServerProcess) -> list[int]:
+    return next(e["engine_pids"] for e in log_lines(proc) if e["msg"] == "serving")
+
+
+def test_two_engines_share_max_streams_and_the_workers_fill_both(two_engines):
+    """MAX_STREAMS 4 over two engines is 2 slots each: four streams fit only if the workers spread them
+    (two on one engine would leave a third refused), and the fifth is refused as one server's would be."""
+    proc = two_engines
+
+    async def main():
+        by_worker = await clients_per_worker(proc, each=3)
+        assert len(by_worker) == 2
+        held = [await start_stream(c) for clients in by_worker.values() for c in clients[:2]]
+        refused = [await c[2].post("/tts/bytes", json=tts("One more.")) for c in by_worker.values()]
+        metrics = (await by_worker[next(iter(by_worker))][2].get("/metrics")).text
+        audio = [await read_rest(*h) for h in held]
+        for clients in by_worker.values():
+            for c in clients:
+                await c.aclose()
+        return refused, metrics, audio
+
+    refused, metrics, audio = asyncio.run(main())
+    for r in refused:
+        assert r.status_code == 503 and r.json()["error_code"] == "server_full" and "retry-after" in r.headers
+    for engine in ("0", "1"):  # each engine's own registry, labelled: two slots, both held
+        assert re.search(rf'^{ACTIVE}{{engine="{engine}"}} 2\.0$', metrics, re.M), metrics
+        assert re.search(rf'^statespeak_max_streams{{engine="{engine}"}} 2\.0$', metrics, re.M)
+    assert all(len(x) % (4 * HOP) == 0 and len(x) > 0 for x in audio)
+    assert len(set(engine_pids(proc))) == 2 and all(maps_torch(pid) for pid in engine_pids(proc))
+    # the task's ActiveStreams comes from one engine (the sum of both), so the scaling policy's per-task
+    # average is the task's count: 4 was reported although no engine held more than 2
+    periodic = [e for e in proc.emf_lines() if "StreamErrors" in e]
+    with_active = [e["ActiveStreams"] for e in periodic if "ActiveStreams" in e]
+    assert 4 in with_active and max(with_active) == 4
+    assert len(with_active) < len(periodic)  # the other engine's lines leave it out
+
+
+def test_a_killed_engine_of_two_ends_every_stream_and_the_server_exits_nonzero(two_engines):
+    proc = two_engines
+
+    async def main():
+        by_worker = await clients_per_worker(proc, each=2)
+        streams = [await start_stream(c) for clients in by_worker.values() for c in clients]
+        os.kill(engine_pids(proc)[1], signal.SIGKILL)
+        ended = []
+        for s in streams:  # on either engine: cut with an error, never left hanging
+            try:
+                await asyncio.wait_for(read_rest(*s), 20)
+                ended.append("whole")
+            except httpx.HTTPError:
+                ended.append("cut")
+        return ended
+
+    ended = asyncio.run(main())
+    assert "cut" in ended
+    assert proc.proc.wait(30) != 0
+    assert any(e["msg"].startswith("engine process exited") and e.get("engine") == "statespeak-engine-1"
+               for e in log_lines(proc))  # fmt: skip
+    for pid in engine_pids(proc):  # the surviving engine does not outlive the task
+        assert (
+            not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+        )
