@@ -242,7 +242,8 @@ def test_arguments_clients_ramp_arrivals_and_rates():
 
 def test_server_variants_share_the_time_and_only_the_first_keeps_its_records_beside_the_json():
     (only,) = gpu_bench.server_variants((32,))
-    assert only.section == "server" and only.env == {"STATESPEAK_MAX_CHUNK_FRAMES": "32"}
+    assert only.section == "server"
+    assert only.env == {"STATESPEAK_MAX_CHUNK_FRAMES": "32", "STATESPEAK_ENGINES": "1"}
     assert only.suffix == "" and only.records_dir is None and only.reserve_fraction == 0.0
     runs = gpu_bench.server_variants((32, 64, 16))
     assert [v.section for v in runs] == ["server", "server_chunk64", "server_chunk16"]
@@ -252,6 +253,14 @@ def test_server_variants_share_the_time_and_only_the_first_keeps_its_records_bes
     assert [v.reserve_fraction for v in runs] == [pytest.approx(2 / 3), 0.5, 0.0]
     # a variant's per-stream records and log stay out of the returned folder (at most 8 files come back)
     assert runs[0].records_dir is None and all(v.records_dir.is_dir() for v in runs[1:])
+    # engine counts cross the chunk settings; a run with more than one engine says so in its name
+    runs = gpu_bench.server_variants((64, 128), (1, 2))
+    assert [v.section for v in runs] == [
+        "server", "server_chunk64_engines2", "server_chunk128", "server_chunk128_engines2"]  # fmt: skip
+    assert [(v.env["STATESPEAK_MAX_CHUNK_FRAMES"], v.env["STATESPEAK_ENGINES"]) for v in runs] == [
+        ("64", "1"), ("64", "2"), ("128", "1"), ("128", "2")]  # fmt: skip
+    assert [v.suffix for v in runs] == ["", "-chunk64-engines2", "-chunk128", "-chunk128-engines2"]
+    assert gpu_bench.build_parser().parse_args(["--server-engines", "1,2"]).server_engines == (1, 2)
 
 
 def test_decode_plot_and_summary_of_the_server_capacities(tmp_path):

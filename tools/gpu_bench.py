@@ -54,7 +54,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:  # run as a script from anywhere: the model_server package is the repo's
     sys.path.insert(0, str(REPO_ROOT))
 
-from model_server.config import ENV_MAX_CHUNK_FRAMES  # noqa: E402  (torch-free, as contract)
+from model_server.config import ENV_ENGINES, ENV_MAX_CHUNK_FRAMES, MAX_ENGINES  # noqa: E402  (torch-free)
 from model_server.contract import MAX_STREAMS_LIMIT  # noqa: E402  (torch-free: the no-CUDA exit stays fast)
 
 EXIT_NO_CUDA = 2
@@ -632,20 +632,23 @@ class ServerVariant(NamedTuple):
     reserve_fraction: float
 
 
-def server_variants(chunk_frames: tuple[int, ...]) -> list[ServerVariant]:
-    """The server runs for the largest-chunk settings asked for: the first is `server` (the JSON's main
-    server section, its records beside the JSON), each other is `server_chunk<N>`, with only its plot
+def server_variants(chunk_frames: tuple[int, ...], engines: tuple[int, ...] = (1,)) -> list[ServerVariant]:
+    """The server runs for every largest-chunk setting and engine count asked for (each chunk setting with
+    each engine count): the first is `server` (the JSON's main server section, its records beside the
+    JSON), each other is `server_chunk<N>` (`server_chunk<N>_engines<E>` with E > 1), with only its plot
     beside the JSON (the device tool brings back at most 8 files) and its records in a temporary folder.
     Each run but the last leaves the runs after it an equal share of the time."""
+    combos = [(frames, count) for frames in chunk_frames for count in engines]
     out = []
-    for i, frames in enumerate(chunk_frames):
-        rest = len(chunk_frames) - i - 1
+    for i, (frames, count) in enumerate(combos):
+        rest = len(combos) - i - 1
+        tag = f"chunk{frames}" + (f"_engines{count}" if count > 1 else "")
         out.append(
             ServerVariant(
-                "server" if i == 0 else f"server_chunk{frames}",
-                {ENV_MAX_CHUNK_FRAMES: str(frames)},
-                "" if i == 0 else f"-chunk{frames}",
-                None if i == 0 else Path(tempfile.mkdtemp(prefix=f"gpu-bench-chunk{frames}-")),
+                "server" if i == 0 else f"server_{tag}",
+                {ENV_MAX_CHUNK_FRAMES: str(frames), ENV_ENGINES: str(count)},
+                "" if i == 0 else "-" + tag.replace("_", "-"),
+                None if i == 0 else Path(tempfile.mkdtemp(prefix=f"gpu-bench-{tag}-")),
                 rest / (rest + 1),
             )
         )
@@ -872,8 +875,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_csv(int),
         default=(64,),
         help="the server's largest chunk (STATESPEAK_MAX_CHUNK_FRAMES) for each server run, comma-separated "
-        "(default 64, the server's own on CUDA: one run; tools/gpu_smoke.sh --full asks for 64,128: a run per "
+        "(default 64, the server's own on CUDA: one run; more values: a run per "
         "setting, sharing the time)",
+    )
+    p.add_argument(
+        "--server-engines",
+        type=_csv(int),
+        default=(1,),
+        help="engine processes (STATESPEAK_ENGINES) for each server run, comma-separated, crossed with "
+        "--server-chunk-frames (default 1; tools/gpu_smoke.sh --full asks for 1,2)",
     )
     p.add_argument(
         "--out",
@@ -896,6 +906,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--clients must be >= 1 and --ramp-max within [1, {MAX_STREAMS_LIMIT}]")
     if any(not 1 <= f <= 1024 for f in args.server_chunk_frames):
         p.error(f"--server-chunk-frames values must be within [1, 1024], got {args.server_chunk_frames}")
+    if any(not 1 <= e <= MAX_ENGINES for e in args.server_engines):
+        p.error(f"--server-engines values must be within [1, {MAX_ENGINES}], got {args.server_engines}")
 
     budget = Budget(args.max_seconds)
     try:
@@ -947,7 +959,7 @@ def main(argv: list[str] | None = None) -> int:
             records_dir=variant.records_dir,
         )
 
-    variants = server_variants(args.server_chunk_frames)
+    variants = server_variants(args.server_chunk_frames, args.server_engines)
     sections += tuple((v.section, server_section(v), 1e9, v.reserve_fraction) for v in variants)
     for name, run, cap, reserve_fraction in sections:
         seconds = budget.share(cap, reserve=budget.left() * reserve_fraction)

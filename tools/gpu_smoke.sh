@@ -5,9 +5,10 @@
 #   tools/gpu_smoke.sh                      (runs tools/gpu_bench.py --quick --out gpu-smoke.json)
 #   tools/gpu_smoke.sh --full               (the prepared GPU measurement, under 8 minutes once the
 #                                            environment is installed: gpu_bench.py --max-seconds 420
-#                                            --clients 8 --server-chunk-frames 64,128 --out gpu-bench.json;
-#                                            parity, decode per batch bucket, the server ramp closed/
-#                                            staggered/Poisson to 4096 streams with 32- and 64-frame chunks)
+#                                            --clients 8 --server-chunk-frames 64 --server-engines 1,2
+#                                            --out gpu-bench.json; parity, decode per batch bucket, the
+#                                            server ramp closed/staggered/Poisson to 4096 streams with
+#                                            64-frame chunks, one engine process and then two)
 #   tools/gpu_smoke.sh --max-seconds 450 --out gpu-bench.json     (arguments go to gpu_bench.py)
 #   tools/gpu_smoke.sh --prepare            (here, with network: the offline run's .whl/ and .mssm/, below)
 #
@@ -55,7 +56,7 @@ from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined'
 args=("$@")
 default_out=gpu-smoke.json
 if [ "${1:-}" = "--full" ]; then
-  args=(--max-seconds 420 --clients 8 --server-chunk-frames 64,128 "${args[@]:1}")
+  args=(--max-seconds 420 --clients 8 --server-chunk-frames 64 --server-engines 1,2 "${args[@]:1}")
   default_out=gpu-bench.json
 fi
 [ ${#args[@]} -gt 0 ] || args=(--quick)
