@@ -17,12 +17,14 @@ from model_server.contract import (
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_ENGINES,
     ENV_KEEP_ALIVE_S,
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     ENV_QUERY_API_KEYS,
     ENV_SAGEMAKER_ROUTES,
+    MAX_ENGINES,
     MAX_STREAMS_LIMIT,
 )
 
@@ -59,8 +61,6 @@ ENV_OPENAI_VOICES = "STATESPEAK_OPENAI_VOICES"  # "alloy=en_female_slt,echo=en_m
 # page a person inside the VPC opens can neither use the WebSocket nor post blind requests to the service.
 ENV_ALLOWED_ORIGINS = "STATESPEAK_ALLOWED_ORIGINS"
 ENV_WORKERS = "STATESPEAK_WORKERS"  # API worker processes; unset or 0: half the usable CPUs, 1 to 8
-ENV_ENGINES = "STATESPEAK_ENGINES"  # engine processes sharing the device and MAX_STREAMS; default 1
-MAX_ENGINES = 16
 
 # OpenAI's built-in voice names -> the bundled model's voices, by the gender OpenAI's voices are heard as
 # (all of them speak English). Written out so adding a voice to a model never changes what a name means.

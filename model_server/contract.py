@@ -18,6 +18,8 @@ METRICS_PATH = "/metrics"  # Prometheus text
 ENV_MODEL_DIR = "MODEL_DIR"
 ENV_MAX_STREAMS = "MAX_STREAMS"
 MAX_STREAMS_LIMIT = 4096  # highest MAX_STREAMS the server and the stacks accept (issue 15 scale)
+ENV_ENGINES = "STATESPEAK_ENGINES"  # engine processes sharing the device and MAX_STREAMS; default 1
+MAX_ENGINES = 16
 ENV_API_KEYS = "STATESPEAK_API_KEYS"  # comma-separated keys; unset = no auth
 ENV_API_KEYS_FILE = "STATESPEAK_API_KEYS_FILE"  # path to a mounted secret, one key per line
 ENV_DRAIN_TIMEOUT_S = "DRAIN_TIMEOUT_S"

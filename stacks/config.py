@@ -18,7 +18,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from model_server.contract import BUNDLED_WEIGHTS_VERSION, KIT_INFERENCE_AMI_VERSION, MAX_STREAMS_LIMIT
+from model_server.contract import (
+    BUNDLED_WEIGHTS_VERSION,
+    KIT_INFERENCE_AMI_VERSION,
+    MAX_ENGINES,
+    MAX_STREAMS_LIMIT,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CDK_JSON = REPO_ROOT / "cdk.json"
@@ -141,6 +146,9 @@ class StatespeakConfig:
     """Average active streams per task that target tracking holds (the scaling set point)."""
     max_streams_per_task: int = 8
     """Admission limit per server process (MAX_STREAMS); beyond it the server answers 503."""
+    engines_per_task: int = 1
+    """Engine processes per task (STATESPEAK_ENGINES), sharing its GPU and max_streams_per_task: for a GPU
+    whose one engine's host work is the limit (docs/architecture.md, "Several engine processes")."""
     internet_facing: bool = False
     """Put the ALB in public subnets with a TLS listener; needs certificate_arn."""
     api_key_auth: bool = False
@@ -416,6 +424,12 @@ class StatespeakConfig:
             )
         _range("max_streams_per_task", self.max_streams_per_task, 1, MAX_STREAMS_LIMIT)
         _range("target_streams_per_task", self.target_streams_per_task, 1, MAX_STREAMS_LIMIT)
+        _range("engines_per_task", self.engines_per_task, 1, MAX_ENGINES)
+        if self.engines_per_task > self.max_streams_per_task:
+            raise ConfigError(
+                f"engines_per_task={self.engines_per_task} exceeds max_streams_per_task="
+                f"{self.max_streams_per_task}; allowed: at most one engine per stream slot"
+            )
         if self.target_streams_per_task > self.max_streams_per_task:
             raise ConfigError(
                 f"target_streams_per_task={self.target_streams_per_task} exceeds max_streams_per_task="

@@ -137,6 +137,7 @@ class EcsServiceStack(Stack):
                 max_tasks=config.max_replicas,
                 target_streams_per_task=config.target_streams_per_task,
                 max_streams_per_task=config.max_streams_per_task,
+                engines_per_task=config.engines_per_task,
                 stop_timeout_s=config.container_stop_timeout_s,
                 drain_timeout_s=config.drain_timeout_s,
                 health_check_grace_s=config.health_check_grace_s,

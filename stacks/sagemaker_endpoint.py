@@ -88,6 +88,7 @@ class SageMakerEndpointStack(Stack):
                 weights_prefix=weights_prefix,
                 max_streams=config.max_streams_per_task,
                 kit_name=config.name,
+                engines=config.engines_per_task,
             )
         )
         self.endpoint = SageMakerEndpoint(

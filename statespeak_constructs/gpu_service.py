@@ -21,6 +21,7 @@ from model_server.contract import (
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_ENGINES,
     ENV_KEEP_ALIVE_S,
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
@@ -89,6 +90,8 @@ class GpuTtsServiceProps:
     """Target-tracking set point on ActiveStreams per task."""
     max_streams_per_task: int
     """MAX_STREAMS: admission limit inside each task."""
+    engines_per_task: int
+    """STATESPEAK_ENGINES: engine processes inside each task, sharing its GPU and MAX_STREAMS (1: one)."""
     stop_timeout_s: int
     """SIGTERM-to-SIGKILL window (<= 120 s on ECS)."""
     drain_timeout_s: int
@@ -144,6 +147,7 @@ class GpuTtsService(Construct):
             environment={
                 ENV_MODEL_DIR: CONTAINER_MODEL_DIR,
                 ENV_MAX_STREAMS: str(props.max_streams_per_task),
+                ENV_ENGINES: str(props.engines_per_task),
                 ENV_DRAIN_TIMEOUT_S: str(props.drain_timeout_s),
                 ENV_DEPLOYMENT: DEPLOYMENT_ECS,
                 # /invocations and /ping are the keyless SageMaker contract: never served behind the ALB.

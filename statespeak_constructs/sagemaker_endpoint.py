@@ -31,10 +31,12 @@ from model_server.contract import (
     ENV_DEPLOYMENT,
     ENV_DEVICE,
     ENV_DRAIN_TIMEOUT_S,
+    ENV_ENGINES,
     ENV_KIT_NAME,
     ENV_MAX_STREAMS,
     ENV_MODEL_DIR,
     KIT_INFERENCE_AMI_VERSION,
+    MAX_ENGINES,
     METRIC_REJECTED_STREAMS,
     METRICS_NAMESPACE,
     SAGEMAKER_MODEL_DIR,
@@ -185,6 +187,8 @@ class KitModel:
     kit in one account keep theirs apart."""
     environment: Mapping[str, str] = field(default_factory=dict)
     """Extra container environment, merged over the kit's own variables."""
+    engines: int = 1
+    """Engine processes per container (STATESPEAK_ENGINES), sharing its GPU and max_streams."""
 
     def __post_init__(self) -> None:
         if not self.weights_prefix.endswith("/") or self.weights_prefix.startswith("/"):
@@ -194,6 +198,8 @@ class KitModel:
             )
         if self.max_streams < 1:
             raise ValueError(f"max_streams={self.max_streams} must be at least 1")
+        if not 1 <= self.engines <= min(MAX_ENGINES, self.max_streams):
+            raise ValueError(f"engines={self.engines} must be from 1 to {min(MAX_ENGINES, self.max_streams)}")
 
 
 @dataclass(frozen=True)
@@ -533,6 +539,7 @@ class SageMakerEndpoint(Construct):
         environment = {
             ENV_MODEL_DIR: SAGEMAKER_MODEL_DIR,
             ENV_MAX_STREAMS: str(model.max_streams),
+            ENV_ENGINES: str(model.engines),
             ENV_DEPLOYMENT: DEPLOYMENT_SAGEMAKER,
             ENV_DRAIN_TIMEOUT_S: str(SAGEMAKER_DRAIN_TIMEOUT_S),
             ENV_DEVICE: DEVICE_CUDA,  # no readiness without CUDA and the kernels

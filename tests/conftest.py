@@ -53,6 +53,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "max_replicas": 12,
         "target_streams_per_task": 5,
         "max_streams_per_task": 10,
+        "engines_per_task": 2,
         "weights_version": "v2",
         "availability_zones": "us-east-1a,us-east-1b,us-east-1c",
     },

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from model_server.config import ServerConfig
-from model_server.contract import ENV_MAX_STREAMS, MAX_STREAMS_LIMIT
+from model_server.contract import ENV_ENGINES, ENV_MAX_STREAMS, MAX_ENGINES, MAX_STREAMS_LIMIT
 from stacks.config import ConfigError, StatespeakConfig, load_context
 
 
@@ -28,3 +28,17 @@ def test_the_stack_limit_is_the_servers_limit():
         make(max_streams_per_task=MAX_STREAMS_LIMIT + 1)
     with pytest.raises(ConfigError, match="target_streams_per_task=1025 exceeds max_streams_per_task=1024"):
         make(target_streams_per_task=1025, max_streams_per_task=1024)
+
+
+def test_engines_per_task_is_the_servers_engine_count_and_needs_a_slot_each():
+    assert make().engines_per_task == 1
+    assert make(engines_per_task="4", max_streams_per_task="512").engines_per_task == 4
+    assert (
+        ServerConfig.from_env({ENV_ENGINES: str(MAX_ENGINES), ENV_MAX_STREAMS: "512"}).engines == MAX_ENGINES
+    )
+    with pytest.raises(ConfigError, match=f"engines_per_task=17 .*from 1 to {MAX_ENGINES}"):
+        make(engines_per_task=MAX_ENGINES + 1)
+    with pytest.raises(ConfigError, match="engines_per_task=0"):
+        make(engines_per_task=0)
+    with pytest.raises(ConfigError, match="engines_per_task=9 exceeds max_streams_per_task=8"):
+        make(engines_per_task=9, max_streams_per_task=8, target_streams_per_task=6)

@@ -225,6 +225,7 @@ def test_task_definition_one_gpu_drain_and_logs(default_synth):
     assert int(env[contract.ENV_DRAIN_TIMEOUT_S]) < container["StopTimeout"]
     assert env[contract.ENV_MODEL_DIR] == contract.CONTAINER_MODEL_DIR
     assert env[contract.ENV_MAX_STREAMS] == "8"
+    assert env[contract.ENV_ENGINES] == "1"  # one engine process unless engines_per_task says otherwise
     assert env[contract.ENV_DEPLOYMENT] == contract.DEPLOYMENT_ECS
     assert container["PortMappings"] == [{"ContainerPort": contract.SERVER_PORT, "Protocol": "tcp"}]
     assert container["MountPoints"] == [

@@ -109,6 +109,7 @@ def test_model_serves_the_kit_image_and_uncompressed_weights_prefix(full_synth):
     env = container["Environment"]
     assert env["MODEL_DIR"] == SAGEMAKER_MODEL_DIR
     assert env["MAX_STREAMS"] == "10"
+    assert env["STATESPEAK_ENGINES"] == "2"  # the full variant's engines_per_task
     assert env["STATESPEAK_DEPLOYMENT"] == "sagemaker"
     assert 0 < int(env["DRAIN_TIMEOUT_S"]) < 30  # SageMaker kills 30 s after SIGTERM
 
