@@ -1,0 +1,109 @@
+"""`python -m model_server.average`: one model directory from the weighted mean of several.
+
+    python -m model_server.average --out runs/r30/export runs/r29/export runs/r29b/export
+    python -m model_server.average --out DIR --weights 0.7,0.3 A B
+
+Fine-tunes of one ancestor lie in one basin of the loss, and the mean of their weights (a "model soup",
+Wortsman et al., ICML 2022) usually keeps what each gained: round 30's shipped weights are the mean of two
+short runs that each lost one voice the other kept (docs/model.md). The inputs must agree on everything but
+the weights: model hyperparameters, symbol inventory, voices (and their speaker rows), the frontend's
+rules. The first input's voice settings (post-filters) are kept; `extra.averaged` records what went in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from model_server.model import checkpoint
+from model_server.model.checkpoint import Checkpoint, ModelLoadError
+
+
+def _identity(ck: Checkpoint) -> dict:
+    """What two checkpoints must share to be averaged (everything but the weights and voice settings)."""
+    return {
+        "model": ck.config.to_dict(),
+        "symbols": ck.symbols,
+        "voices": [(v.info.id, v.info.language, v.speaker) for v in ck.voices],
+        "frontend": ck.length_marks,
+    }
+
+
+def _sha256(model_dir: Path) -> str:
+    return hashlib.sha256((model_dir / checkpoint.WEIGHTS_FILE).read_bytes()).hexdigest()
+
+
+def parse_weights(spec: str, n: int) -> list[float]:
+    """'0.7,0.3' -> [0.7, 0.3], normalized to sum 1; '' -> equal weights."""
+    if not spec:
+        return [1.0 / n] * n
+    try:
+        weights = [float(w) for w in spec.split(",")]
+    except ValueError:
+        raise ValueError(f"--weights must be numbers separated by commas, got {spec!r}") from None
+    if len(weights) != n:
+        raise ValueError(f"--weights gives {len(weights)} weights for {n} model directories")
+    if any(not w >= 0 for w in weights) or sum(weights) <= 0:
+        raise ValueError(f"--weights must be non-negative with a positive sum, got {spec!r}")
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def average(
+    model_dirs: Sequence[str | Path], out: str | Path, weights: Sequence[float] | None = None
+) -> Path:
+    """Write the weighted mean of `model_dirs` to `out`; raises ModelLoadError when they disagree."""
+    dirs = [Path(d) for d in model_dirs]
+    if len(dirs) < 2:
+        raise ValueError("averaging needs at least two model directories")
+    weights = list(weights) if weights is not None else [1.0 / len(dirs)] * len(dirs)
+    if len(weights) != len(dirs):
+        raise ValueError(f"{len(weights)} weights for {len(dirs)} model directories")
+    first = checkpoint.load(dirs[0])
+    want = _identity(first)
+    summed = {k: t.double() * weights[0] for k, t in first.model.state_dict().items()}
+    extras = [first.extra]
+    for d, w in zip(dirs[1:], weights[1:], strict=True):
+        ck = checkpoint.load(d)
+        got = _identity(ck)
+        for field, value in want.items():
+            if got[field] != value:
+                raise ModelLoadError(
+                    f"{d} differs from {dirs[0]} in its {field}: only fine-tunes of one model can be averaged"
+                )
+        for k, t in ck.model.state_dict().items():
+            summed[k] += t.double() * w
+        extras.append(ck.extra)
+    first.model.load_state_dict({k: t.float() for k, t in summed.items()})
+    first.extra = {
+        "averaged": [
+            {"model_dir": str(d), "weight": w, "sha256": _sha256(d), "extra": extra}
+            for d, w, extra in zip(dirs, weights, extras, strict=True)
+        ]
+    }
+    return checkpoint.save(first, out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m model_server.average", description=__doc__.split("\n\n")[0])
+    p.add_argument("model_dirs", nargs="+", type=Path, help="model directories (fine-tunes of one model)")
+    p.add_argument("--out", type=Path, required=True, help="model directory to write")
+    p.add_argument("--weights", default="", help="comma-separated weights, one per input (default: equal)")
+    args = p.parse_args(argv)
+    try:
+        if len(args.model_dirs) < 2:
+            raise ValueError("averaging needs at least two model directories")
+        weights = parse_weights(args.weights, len(args.model_dirs))
+        out = average(args.model_dirs, args.out, weights)
+    except (ValueError, ModelLoadError) as e:
+        p.error(str(e))
+    print(
+        f"wrote {out} (the mean of {len(args.model_dirs)}: weights {', '.join(f'{w:.3g}' for w in weights)})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,81 @@
+"""`python -m model_server.average`: the weighted mean of fine-tunes of one model, and its refusals."""
+
+import json
+
+import pytest
+import torch
+
+from model_server import average
+from model_server.model import checkpoint
+from model_server.model.acoustic import AcousticConfig, AcousticModel
+from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
+
+
+def _saved(path, seed, n_symbols=10, extra=None):
+    torch.manual_seed(seed)
+    cfg = AcousticConfig(
+        n_symbols=n_symbols, n_speakers=2, d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2
+    )
+    voices = [Voice(VoiceInfo(f"v{i}", f"V{i}", "en", "female", "test"), i) for i in range(2)]
+    ck = Checkpoint(
+        cfg, [f"s{i}" for i in range(n_symbols)], voices, AcousticModel(cfg), extra or {"run": seed}
+    )
+    checkpoint.save(ck, path)
+    return checkpoint.load(path).model.state_dict()
+
+
+def test_the_mean_of_two_checkpoints_with_equal_and_given_weights(tmp_path):
+    a = _saved(tmp_path / "a", 1)
+    b = _saved(tmp_path / "b", 2)
+    assert average.main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "m")]) == 0
+    mean = checkpoint.load(tmp_path / "m")
+    for k, t in mean.model.state_dict().items():
+        torch.testing.assert_close(t, (a[k] + b[k]) / 2)
+    # the weights are normalized: 3,1 is 0.75 / 0.25
+    average.main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "w"), "--weights", "3,1"])
+    weighted = checkpoint.load(tmp_path / "w")
+    for k, t in weighted.model.state_dict().items():
+        torch.testing.assert_close(t, 0.75 * a[k] + 0.25 * b[k])
+    # provenance: each input's directory, weight, weights hash and its own training metadata
+    record = json.loads((tmp_path / "w" / "config.json").read_text())["extra"]["averaged"]
+    assert [(r["model_dir"], r["weight"], r["extra"]) for r in record] == [
+        (str(tmp_path / "a"), 0.75, {"run": 1}),
+        (str(tmp_path / "b"), 0.25, {"run": 2}),
+    ]
+    assert all(len(r["sha256"]) == 64 for r in record)
+
+
+def test_checkpoints_of_different_models_are_refused_naming_what_differs(tmp_path):
+    _saved(tmp_path / "a", 1)
+    _saved(tmp_path / "b", 2, n_symbols=11)
+    with pytest.raises(ModelLoadError, match=r"differs from .*a in its model"):
+        average.average([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--weights", "1"], "gives 1 weights for 2"),
+        (["--weights", "1,x"], "numbers separated by commas"),
+        (["--weights", "1,-1"], "non-negative"),
+        (["--weights", "0,0"], "positive sum"),
+    ],
+)
+def test_bad_weights_are_a_usage_error(tmp_path, capsys, args, message):
+    _saved(tmp_path / "a", 1)
+    _saved(tmp_path / "b", 2)
+    with pytest.raises(SystemExit) as exit_:
+        average.main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "m"), *args])
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()
+
+
+def test_one_directory_or_a_missing_one_is_a_usage_error(tmp_path, capsys):
+    _saved(tmp_path / "a", 1)
+    with pytest.raises(SystemExit):
+        average.main([str(tmp_path / "a"), "--out", str(tmp_path / "m")])
+    assert "at least two" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        average.main([str(tmp_path / "a"), str(tmp_path / "nope"), "--out", str(tmp_path / "m")])
+    assert "does not exist" in capsys.readouterr().err
