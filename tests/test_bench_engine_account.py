@@ -32,6 +32,18 @@ def test_the_metrics_text_parses_into_the_engines_counters_and_gauges():
     assert (got["step_fixed_s"], got["step_per_frame_s"], got["per_chunk_s"]) == (1.1e-3, 6.5e-7, 8.0e-5)
 
 
+def test_several_engines_are_summed_and_their_cost_models_averaged():
+    from model_server.engine.client import merge_prometheus
+
+    one = exposition({"plan": 0.5, "model_step": 2.0}, steps=5, ticks=4, batches=[1, 2])
+    two = exposition({"plan": 1.5, "encode": 1.0}, steps=7, ticks=6, batches=[4])
+    got = engine_account.parse(merge_prometheus({0: one.encode(), 1: two.encode()}).decode())
+    assert got["engines"] == 2 and engine_account.parse(one)["engines"] == 1
+    assert got["phases"] == {"plan": 2.0, "model_step": 2.0, "encode": 1.0}
+    assert (got["steps"], got["ticks"], got["batch_sum"], got["batch_count"]) == (12.0, 10.0, 7.0, 3.0)
+    assert got["step_fixed_s"] == pytest.approx(1.1e-3)  # the same in both: the mean is that value
+
+
 def test_a_levels_account_is_the_difference_around_it():
     before = engine_account.parse(exposition({"plan": 0.5, "model_step": 2.0}, 5, 4, [1, 2]))
     after = engine_account.parse(

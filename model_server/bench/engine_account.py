@@ -30,24 +30,30 @@ GAUGES = {
 
 
 def parse(text: str) -> dict[str, Any]:
-    """The engine's counters and gauges from a Prometheus text exposition (prometheus_client's parser)."""
+    """The engine's counters and gauges from a Prometheus text exposition (prometheus_client's parser). A
+    server with several engine processes labels each sample `engine="k"`: counters and phase seconds are
+    summed over them (so `busy` is engine-seconds per wall second, up to the engine count), the cost
+    model's gauges averaged; `engines` says how many answered."""
     from prometheus_client.parser import text_string_to_metric_families
 
     out: dict[str, Any] = {"phases": {}}
+    gauges: dict[str, list[float]] = {}
+    engines: set[str] = set()
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if family.name == PHASES and sample.name.endswith("_total"):
-                out["phases"][sample.labels["phase"]] = sample.value
+                phase = sample.labels["phase"]
+                out["phases"][phase] = out["phases"].get(phase, 0.0) + sample.value
+                engines.add(sample.labels.get("engine", "0"))
             elif family.name in COUNTERS:
                 key = COUNTERS[family.name]
-                if sample.name.endswith("_total"):
-                    out[key] = sample.value
-                elif sample.name.endswith("_sum"):
-                    out[key + "_sum"] = sample.value
-                elif sample.name.endswith("_count"):
-                    out[key + "_count"] = sample.value
+                for suffix, name in (("_total", key), ("_sum", key + "_sum"), ("_count", key + "_count")):
+                    if sample.name.endswith(suffix):
+                        out[name] = out.get(name, 0.0) + sample.value
             elif family.name in GAUGES:
-                out[GAUGES[family.name]] = sample.value
+                gauges.setdefault(GAUGES[family.name], []).append(sample.value)
+    out.update({key: sum(values) / len(values) for key, values in gauges.items()})
+    out["engines"] = max(1, len(engines))
     return out
 
 
@@ -83,7 +89,9 @@ def level_account(before: dict | None, after: dict | None, elapsed_s: float, chu
     worked = sum(phases.values())
     ticks, steps, batches = delta("ticks"), delta("steps"), delta("batch_count")
     return {
-        "busy": worked / elapsed_s,  # the engine thread's working seconds per wall second
+        "busy": worked
+        / elapsed_s,  # the engine threads' working seconds per wall second (summed over engines)
+        "engines": after.get("engines", 1),
         "ticks": ticks,
         "steps": steps,
         "steps_per_tick": steps / ticks if ticks else None,

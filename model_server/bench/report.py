@@ -34,7 +34,8 @@ def markdown_table(summaries: list[dict[str, Any]]) -> str:
     level: c=N closed loop (N streams in flight), "staggered" when the first starts were spread, R/s
     poisson for open-loop arrivals. in flight: time-averaged / peak streams the server carried (refused
     requests excluded), from each stream's start and end on the client clock. engine busy: the engine's
-    own account of the level (`engine_account`), where the target is a Statespeak server.
+    own account of the level (`engine_account`), where the target is a Statespeak server: working seconds
+    per wall second, summed over its engine processes (up to their count).
     """
     head = (
         "| level | clients | streams | ok | 503 | err | cut | in flight mean / peak | TTFA p50 | p95 | p99 | max "
