@@ -3,8 +3,11 @@
 Only the engine process imports torch (the API workers never do), so only it calls this. Why it matters:
 the API workers and torch's intra-op pool share the host's cores. An intra-op pool larger than the cores
 the engine may use (torch counts the host's cores, not a container's CPU share) makes its threads spin
-against each other and against the workers; on a 2-core machine the per-stream encoder work costs 1.4 ms
-per audio second with one torch thread and 5.6 ms with two (docs/benchmarks.md). Inter-op threads serve
+against each other and against the workers; on a 2-core machine the per-stream encoder work cost 1.4 ms
+per audio second with one torch thread and 5.6 ms with two (docs/benchmarks.md, before the encoder was
+batched over streams). Since then, on the same machine with one worker, two threads (or two engine
+processes) carried more audio under load than one (docs/benchmarks.md, "Two engine processes on the
+2-core CPU"): the plan is unchanged until more than three noisy rounds say so. Inter-op threads serve
 only forked graph work, which the server does not use: one on CPU, two on CUDA (kernel launches overlap
 host work there).
 
