@@ -31,21 +31,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers is not None and not 1 <= args.workers <= 64:
         parser.error(f"--workers {args.workers} is out of range [1, 64]")
 
-    from model_server.config import MAX_ENGINES, ConfigError, ServerConfig
-
-    if args.engines is not None and not 1 <= args.engines <= MAX_ENGINES:
-        parser.error(f"--engines {args.engines} is out of range [1, {MAX_ENGINES}]")
+    from model_server.config import ConfigError, ServerConfig, check_engines
 
     try:  # validate the environment before importing torch and the model stack: fail in milliseconds
         config = ServerConfig.from_env()
     except ConfigError as exc:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
-    engines = args.engines or config.engines
-    if engines > config.max_streams:
-        parser.error(
-            f"--engines {engines} is above MAX_STREAMS={config.max_streams}: every engine needs a slot"
-        )
+    engines = config.engines if args.engines is None else args.engines
+    try:
+        check_engines(engines, config.max_streams, "--engines")
+    except ConfigError as exc:
+        parser.error(str(exc))
     from model_server.engine.supervisor import default_workers, serve
 
     return serve(args.host, args.port, config, args.workers or config.workers or default_workers(), engines)

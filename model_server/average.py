@@ -93,8 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--weights", default="", help="comma-separated weights, one per input (default: equal)")
     args = p.parse_args(argv)
     try:
-        if len(args.model_dirs) < 2:
-            raise ValueError("averaging needs at least two model directories")
         weights = parse_weights(args.weights, len(args.model_dirs))
         out = average(args.model_dirs, args.out, weights)
     except (ValueError, ModelLoadError) as e:

@@ -89,6 +89,17 @@ class ConfigError(ValueError):
     """A bad environment value; the message names the variable."""
 
 
+def check_engines(engines: int, max_streams: int, name: str) -> None:
+    """Raise ConfigError naming `name` (the variable or flag) unless 1 <= engines <= min(MAX_ENGINES,
+    max_streams): every engine needs a slot of its own."""
+    if not 1 <= engines <= MAX_ENGINES:
+        raise ConfigError(f"{name}={engines} is out of range [1, {MAX_ENGINES}]")
+    if engines > max_streams:
+        raise ConfigError(
+            f"{name}={engines} is above {ENV_MAX_STREAMS}={max_streams}: every engine needs a slot"
+        )
+
+
 def _int(env: dict[str, str], name: str, default: int, lo: int, hi: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
@@ -243,10 +254,7 @@ class ServerConfig:
             raise ConfigError(f"{ENV_VOCODER}={vocoder!r} must be {', '.join(VOCODERS)}")
         max_streams = _int(env, ENV_MAX_STREAMS, 16, 1, MAX_STREAMS_LIMIT)
         engines = _int(env, ENV_ENGINES, 1, 1, MAX_ENGINES)
-        if engines > max_streams:
-            raise ConfigError(
-                f"{ENV_ENGINES}={engines} is above {ENV_MAX_STREAMS}={max_streams}: every engine needs a slot"
-            )
+        check_engines(engines, max_streams, ENV_ENGINES)
         api_keys = load_api_keys(env)  # once: it may read the mounted secret file
         return cls(
             model_dir=Path(env.get(ENV_MODEL_DIR, "").strip() or BUNDLED_MODEL_DIR),

@@ -61,7 +61,7 @@ class ServerMetrics:
         self._rejected_since = 0
         self._errors_since = 0
         self._active_fn = lambda: 0
-        self._task_active_fn: Callable[[], int] | None = self._own_active
+        self._task_active_fn: Callable[[], int] | None = lambda: self._active_fn()
         self.registry = CollectorRegistry()
         r = self.registry
         self.active = Gauge(prom_name(METRIC_ACTIVE_STREAMS), "Streams holding a slot", registry=r)
@@ -148,9 +148,6 @@ class ServerMetrics:
     def bind_active(self, fn) -> None:
         """Where the active-stream count comes from (the scheduler's slot pool)."""
         self._active_fn = fn
-
-    def _own_active(self) -> int:
-        return self._active_fn()
 
     def bind_task_active(self, fn: Callable[[], int] | None) -> None:
         """Where the periodic EMF line's ActiveStreams comes from when several engine processes serve one task

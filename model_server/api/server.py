@@ -95,10 +95,9 @@ def build_server(
     identity: bytes = b"w0.0",
     loads: Sequence[int] | None = None,
 ) -> DrainingServer:
-    """`engine_endpoints`: one per engine process; `loads`: their active counts (the supervisor's array)."""
-    endpoints = [engine_endpoints] if isinstance(engine_endpoints, str) else list(engine_endpoints)
-    slots = config.engine_slots() if config.engines == len(endpoints) else None
-    state = ServerState(config, EngineClient(endpoints, identity, loads, slots))
+    """`engine_endpoints`: one per engine process (config.engines); `loads`: their active counts (the
+    supervisor's array)."""
+    state = ServerState(config, EngineClient(engine_endpoints, identity, loads, config.engine_slots()))
     app = create_app(config, state)
     uv_config = uvicorn.Config(
         app,
