@@ -7,7 +7,11 @@ Fine-tunes of one ancestor lie in one basin of the loss, and the mean of their w
 Wortsman et al., ICML 2022) usually keeps what each gained: round 30's shipped weights are the mean of two
 short runs that each lost one voice the other kept (docs/model.md). The inputs must agree on everything but
 the weights: model hyperparameters, symbol inventory, voices (and their speaker rows), the frontend's
-rules. The first input's voice settings (post-filters) are kept; `extra.averaged` records what went in.
+rules. One exception: a fine-tune that added voices can be averaged with its parent. The parent gets the new
+voices' speaker rows as fine-tuning started them (the mean of its rows, `train.extend_voices`), so the mean
+holds each new voice halfway between that start and what the fine-tune learned (round 32: round 31's
+Romanian with round 30). The first input's voice settings (post-filters) are kept; `extra.averaged` records
+what went in, and which voices each input was given.
 """
 
 from __future__ import annotations
@@ -18,15 +22,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from model_server.model import checkpoint
-from model_server.model.checkpoint import Checkpoint, ModelLoadError
+from model_server.model.checkpoint import Checkpoint, ModelLoadError, VoiceInfo
+from model_server.train import extend_voices
 
 
 def _identity(ck: Checkpoint) -> dict:
-    """What two checkpoints must share to be averaged (everything but the weights and voice settings)."""
+    """What two checkpoints must share to be averaged (everything but the weights and voice settings); the
+    voices first, so that different voices are named as such rather than as a different speaker count."""
     return {
+        "voices": [(v.info.id, v.info.language, v.speaker) for v in ck.voices],
         "model": ck.config.to_dict(),
         "symbols": ck.symbols,
-        "voices": [(v.info.id, v.info.language, v.speaker) for v in ck.voices],
         "frontend": ck.length_marks,
     }
 
@@ -61,12 +67,14 @@ def average(
     weights = list(weights) if weights is not None else [1.0 / len(dirs)] * len(dirs)
     if len(weights) != len(dirs):
         raise ValueError(f"{len(weights)} weights for {len(dirs)} model directories")
-    first = checkpoint.load(dirs[0])
+    loaded = [checkpoint.load(d) for d in dirs]
+    widest = max(loaded, key=lambda ck: len(ck.voices))
+    added = [_missing_voices(ck, widest) for ck in loaded]
+    cks = [extend_voices(ck, new) if new else ck for ck, new in zip(loaded, added, strict=True)]
+    first = cks[0]
     want = _identity(first)
     summed = {k: t.double() * weights[0] for k, t in first.model.state_dict().items()}
-    extras = [first.extra]
-    for d, w in zip(dirs[1:], weights[1:], strict=True):
-        ck = checkpoint.load(d)
+    for d, ck, w in zip(dirs[1:], cks[1:], weights[1:], strict=True):
         got = _identity(ck)
         for field, value in want.items():
             if got[field] != value:
@@ -75,15 +83,26 @@ def average(
                 )
         for k, t in ck.model.state_dict().items():
             summed[k] += t.double() * w
-        extras.append(ck.extra)
     first.model.load_state_dict({k: t.float() for k, t in summed.items()})
     first.extra = {
         "averaged": [
-            {"model_dir": str(d), "weight": w, "sha256": _sha256(d), "extra": extra}
-            for d, w, extra in zip(dirs, weights, extras, strict=True)
+            {"model_dir": str(d), "weight": w, "sha256": _sha256(d), "extra": ck.extra}
+            | ({"added_voices": [v.id for v in new]} if new else {})
+            for d, w, ck, new in zip(dirs, weights, loaded, added, strict=True)
         ]
     }
     return checkpoint.save(first, out)
+
+
+def _missing_voices(ck: Checkpoint, widest: Checkpoint) -> list[VoiceInfo]:
+    """The voices `widest` added after all of `ck`'s (same ids and speaker rows, in order), which `ck` gets as
+    a fine-tune would start them; none where `ck` is not its parent that way (the identity check then names
+    the difference)."""
+    mine = _identity(ck)["voices"]
+    theirs = _identity(widest)["voices"]
+    if len(theirs) <= len(mine) or theirs[: len(mine)] != mine:
+        return []
+    return [v.info for v in widest.voices[len(mine) :]]
 
 
 def main(argv: list[str] | None = None) -> int:

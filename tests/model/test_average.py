@@ -11,12 +11,12 @@ from model_server.model.acoustic import AcousticConfig, AcousticModel
 from model_server.model.checkpoint import Checkpoint, ModelLoadError, Voice, VoiceInfo
 
 
-def _saved(path, seed, n_symbols=10, extra=None):
+def _saved(path, seed, n_symbols=10, extra=None, voices=("v0", "v1")):
     torch.manual_seed(seed)
     cfg = AcousticConfig(
-        n_symbols=n_symbols, n_speakers=2, d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2
+        n_symbols=n_symbols, n_speakers=len(voices), d_enc=16, d_model=32, headdim=16, d_state=8, n_layers=2
     )
-    voices = [Voice(VoiceInfo(f"v{i}", f"V{i}", "en", "female", "test"), i) for i in range(2)]
+    voices = [Voice(VoiceInfo(v, v.upper(), "en", "female", "test"), i) for i, v in enumerate(voices)]
     ck = Checkpoint(
         cfg, [f"s{i}" for i in range(n_symbols)], voices, AcousticModel(cfg), extra or {"run": seed}
     )
@@ -79,3 +79,32 @@ def test_one_directory_or_a_missing_one_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit):
         average.main([str(tmp_path / "a"), str(tmp_path / "nope"), "--out", str(tmp_path / "m")])
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_fine_tune_that_added_a_voice_averages_with_its_parent(tmp_path):
+    """The parent gets the added voice's speaker row as fine-tuning starts it (the mean of its rows); every
+    other tensor is the plain mean, and the record names the voice the parent was given."""
+    parent = _saved(tmp_path / "parent", 1)
+    child = _saved(tmp_path / "child", 2, voices=("v0", "v1", "v2"))
+    average.average([tmp_path / "parent", tmp_path / "child"], tmp_path / "m")
+    mean = checkpoint.load(tmp_path / "m")
+    assert [(v.info.id, v.speaker) for v in mean.voices] == [("v0", 0), ("v1", 1), ("v2", 2)]
+    emb = "encoder.speaker_emb.weight"
+    start = torch.cat([parent[emb], parent[emb].mean(0, keepdim=True)])
+    for k, t in mean.model.state_dict().items():
+        torch.testing.assert_close(t, ((start if k == emb else parent[k]) + child[k]) / 2)
+    record = json.loads((tmp_path / "m" / "config.json").read_text())["extra"]["averaged"]
+    assert [r.get("added_voices") for r in record] == [["v2"], None]
+    # either order: the added voice comes from whichever input has it
+    average.average([tmp_path / "child", tmp_path / "parent"], tmp_path / "m2")
+    torch.testing.assert_close(
+        checkpoint.load(tmp_path / "m2").model.state_dict()[emb], mean.model.state_dict()[emb]
+    )
+
+
+def test_voices_that_are_not_an_extension_are_refused(tmp_path):
+    _saved(tmp_path / "a", 1, voices=("v0", "v1"))
+    _saved(tmp_path / "b", 2, voices=("v0", "v9", "v2"))  # v1's row holds another voice: not a fine-tune of a
+    with pytest.raises(ModelLoadError, match="in its voices"):
+        average.average([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
