@@ -399,6 +399,11 @@ def merge_results(model_dir: Path, fresh: dict, judge: str) -> dict:
     return doc
 
 
+def _trained_heldout() -> list[str]:
+    """The languages with the second block of 12 held-out sentences (those the model is trained in)."""
+    return [code for code in CATALOG if code != "en" and len(heldout(code)) > 12]
+
+
 def _order(code: str) -> int:
     return list(CATALOG).index(code) if code in CATALOG else len(CATALOG)
 
@@ -453,13 +458,14 @@ def render_section(doc: dict, model_label: str) -> str:
         f"`{measured.EVALUATION_FILE}`.",
         "",
         "- Sentences: English `heldout_en.txt`; the other languages 12 natural everyday voice-agent sentences "
-        "each, 24 for the languages the model is trained in (es, it, pt, pl, hr, sr, ca, sk, ja: their support "
+        f"each, 24 for the languages the model is trained in ({', '.join(_trained_heldout())}: their support "
         "is decided on a 10-point line), `model_server/data/heldout/<code>.txt` (`text_intl.heldout_sentences`, "
         "a quarter with a number in digits, written for the project, never training text).",
         "- Metric: WER (word edits / reference words) where the language separates words, CER (character edits "
         "/ reference characters, spaces dropped) where it does not (the catalog's `spaces`: zh, ja, th). Both "
         "sides normalized alike: the project's normalizer for that language (numbers, dates, currencies to "
-        "words), Unicode NFKC, lower case, punctuation removed; Japanese compared as katakana.",
+        "words), Unicode NFKC, lower case, punctuation removed; Japanese compared as katakana, Romanian "
+        "without its diacritics (the judge mostly writes it without them).",
         "- Intervals: 95% bootstrap over sentences (2,000 resamples, seed 0); the gap resamples sentences paired.",
         f"- Teachers: what the judge heard from each teacher sentence is committed (`{TRANSCRIPT_CACHE.relative_to(ev.REPO_ROOT).as_posix()}`): "
         "espeak-ng's audio differs from run to run, so every run compares the model against the same teacher "
