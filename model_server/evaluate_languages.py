@@ -75,8 +75,9 @@ def language_codes(spec: str) -> list[str]:
 # often writes, come from old encodings that lacked them (in Turkish, ş is the letter itself).
 # Romanian is also compared without its diacritics (ă, â, î, ș, ț as a, a, i, s, t), on both sides: much
 # Romanian text is written without them, and so is what Whisper-base writes, for the teacher and the model
-# alike ("dupa" for "după", "in" for "în"). With them, a sentence heard right lost a third of its words: the
-# `jm_kumo` teacher scored 49.0 % WER at 7.3 % CER; folded, 37.5 % (2026-12-06, docs/model.md).
+# alike ("dupa" for "după", "in" for "în"). With them, words heard right counted as errors: the `jm_kumo`
+# teacher scored 49.0 % WER at 7.3 % CER on the first 12 held-out sentences; folded, 37.5 % (2026-12-06,
+# docs/model.md "Romanian through jm_kumo").
 _SAME_LETTERS = {"ro": str.maketrans("şţșțăâî", "ststaai")}
 
 
