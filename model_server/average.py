@@ -30,11 +30,15 @@ def _identity(ck: Checkpoint) -> dict:
     """What two checkpoints must share to be averaged (everything but the weights and voice settings); the
     voices first, so that different voices are named as such rather than as a different speaker count."""
     return {
-        "voices": [(v.info.id, v.info.language, v.speaker) for v in ck.voices],
+        "voices": _voice_rows(ck),
         "model": ck.config.to_dict(),
         "symbols": ck.symbols,
         "frontend": ck.length_marks,
     }
+
+
+def _voice_rows(ck: Checkpoint) -> list[tuple[str, str, int]]:
+    return [(v.info.id, v.info.language, v.speaker) for v in ck.voices]
 
 
 def _sha256(model_dir: Path) -> str:
@@ -98,8 +102,7 @@ def _missing_voices(ck: Checkpoint, widest: Checkpoint) -> list[VoiceInfo]:
     """The voices `widest` added after all of `ck`'s (same ids and speaker rows, in order), which `ck` gets as
     a fine-tune would start them; none where `ck` is not its parent that way (the identity check then names
     the difference)."""
-    mine = _identity(ck)["voices"]
-    theirs = _identity(widest)["voices"]
+    mine, theirs = _voice_rows(ck), _voice_rows(widest)
     if len(theirs) <= len(mine) or theirs[: len(mine)] != mine:
         return []
     return [v.info for v in widest.voices[len(mine) :]]
