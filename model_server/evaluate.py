@@ -369,7 +369,12 @@ def main(argv: list[str] | None = None) -> int:
         help="auto: the model directory's learned vocoder when it has one (as the server does)",
     )
     ap.add_argument("--languages", default="", help="per-language intelligibility instead: all or it,ja,...")
-    ap.add_argument("--voices", default=",".join(TEACHERS), help="English voices to evaluate")
+    ap.add_argument(
+        "--voices",
+        default=None,
+        help="voices to evaluate: English voices (default: all of them); with --against any voice both models "
+        "have (default: the baseline's supported voices and its English ones)",
+    )
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
     ap.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
     ap.add_argument("--wav-dir", type=Path, default=Path("data/eval"), help="where the audio is kept")
@@ -393,7 +398,26 @@ def main(argv: list[str] | None = None) -> int:
         help="also measure other open voices (Piper joe, Kokoro-82M, espeak-ng; requirements-peers.txt) and "
         "every system's time to first audio and real-time factor",
     )
+    ap.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="BASELINE",
+        help="compare --model with this model instead: paired differences per voice (evaluate_paired); the "
+        "report defaults to comparison.md in --model's directory",
+    )
+    ap.add_argument(
+        "--fail-on-worse",
+        action="store_true",
+        help="--against: exit 1 when a voice is worse (more errors or lower DistillMOS, at 95 %%)",
+    )
     args = ap.parse_args(argv)
+    if args.against is not None:
+        from model_server import evaluate_paired
+
+        return evaluate_paired.run(args)
+    if args.fail_on_worse:
+        ap.error("--fail-on-worse needs --against")
     if args.report is None:
         args.report = default_report(args.model)
     if args.languages:
@@ -401,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return evaluate_languages.run(args)
     torch.set_num_threads(args.threads)
-    voices = [v for v in args.voices.split(",") if v]
+    voices = [v for v in (args.voices or ",".join(TEACHERS)).split(",") if v]
     unknown = [v for v in voices if v not in TEACHERS]
     if unknown and not args.no_teacher:  # the model alone needs no teacher: a fine-tuned voice is scored too
         raise SystemExit(
