@@ -136,6 +136,9 @@ def run(args) -> int:
     wanted = (
         [v for v in args.voices.split(",") if v] if args.voices else default_voices(baseline, args.against)
     )
+    if not args.voices and not measured.read_results(args.against):
+        print(f"{args.against} has no evaluation.json measured on its weights: comparing its English voices "
+              "(--voices names others)", flush=True)  # fmt: skip
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
     mos = None if args.no_mos else ev.MosJudge()
