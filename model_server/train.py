@@ -16,6 +16,11 @@ rows and catalog entries are exported unchanged (embeddings get no weight decay)
 towards the voices trained, so judge the others again before shipping such a model. On CUDA the Mamba-2
 layers run mamba-ssm's Triton kernels forward and backward, under bf16 autocast (the SSM recurrence and the
 losses in float32); the path taken is logged and kept in the model's config (extra.mamba2_path).
+
+--ema DECAY keeps an exponential moving average of the weights (torch's `AveragedModel`, updated after every
+step) and saves, validates and exports the average instead of the last step's weights: a short fine-tune at
+a high rate leaves its last step wherever the last batches pushed it, and the average smooths that out (the
+mean of two runs did the same by hand for round 30). The live weights stay in state.pt for --resume.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import random
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -170,6 +175,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="weight of the L1 loss on the features' frame-to-frame changes (0: per-frame L1 only)",
     )
     p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument(
+        "--ema",
+        type=float,
+        default=0.0,
+        metavar="DECAY",
+        help="save and export an exponential moving average of the weights, this decay per step (e.g. 0.998; "
+        "0: the last step's weights)",
+    )
     p.add_argument("--warmup", type=int, default=200, help="warm-up steps")
     p.add_argument("--checkpoint-minutes", type=float, default=5.0)
     p.add_argument("--log-every", type=int, default=25, help="steps between train.log lines")
@@ -198,6 +211,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--focus: voice weights need --focus-by voice")
     if args.delta_weight < 0 or not math.isfinite(args.delta_weight):
         p.error("--delta-weight must be >= 0")
+    if not 0.0 <= args.ema < 1.0:
+        p.error("--ema must be in [0, 1) (0: off)")
     if args.lr <= 0 or args.checkpoint_minutes <= 0:
         p.error("--lr and --checkpoint-minutes must be > 0")
     if args.resume and args.init:
@@ -480,14 +495,36 @@ def lr_at(step: int, frac: float, args) -> float:
     return args.lr * warm * (0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, frac))))
 
 
-def save_run(run_dir: Path, ckpt: Checkpoint, opt, step: int, elapsed_s: float, budget_s: float, extra: dict):
+def save_run(
+    run_dir: Path, ckpt: Checkpoint, opt, step: int, elapsed_s: float, budget_s: float, extra: dict, ema=None
+):
+    """runs/<name>/last (the model dir: the moving average's weights with --ema) and state.pt (optimizer,
+    step, clock; with --ema also the live weights and the average's state, which --resume needs)."""
     ckpt.extra = {**ckpt.extra, **extra, "step": step, "trained_minutes": round(elapsed_s / 60, 2)}
-    checkpoint.save(ckpt, run_dir / "last")
+    checkpoint.save(replace(ckpt, model=ema.module) if ema is not None else ckpt, run_dir / "last")
+    state = {"optimizer": opt.state_dict(), "step": step, "elapsed_s": elapsed_s, "budget_s": budget_s}
+    if ema is not None:
+        state.update(live=ckpt.model.state_dict(), ema=ema.state_dict(), ema_decay=ckpt.extra["ema"])
     tmp = run_dir / "state.pt.tmp"
-    torch.save(
-        {"optimizer": opt.state_dict(), "step": step, "elapsed_s": elapsed_s, "budget_s": budget_s}, tmp
-    )
+    torch.save(state, tmp)
     os.replace(tmp, run_dir / "state.pt")
+
+
+def moving_average(model, decay: float, state: dict | None):
+    """The --ema average of `model`'s weights (None when decay is 0), restored from a resumed run's state."""
+    saved = (state or {}).get("ema_decay", 0.0)
+    if state is not None and saved != decay:
+        raise SystemExit(f"--resume: the run was trained with --ema {saved:g}; resume it with the same")
+    if not decay:
+        return None
+    from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
+
+    if state is not None:  # runs/<name>/last holds the average; training goes on from the live weights
+        model.load_state_dict(state["live"])
+    ema = AveragedModel(model, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=True)
+    if state is not None:
+        ema.load_state_dict(state["ema"])
+    return ema
 
 
 def setup_logging(run_dir: Path) -> None:
@@ -591,6 +628,11 @@ def main(argv: list[str] | None = None) -> int:
         lr=args.lr,
         betas=(0.9, 0.98),
     )
+    ema = moving_average(model, args.ema, state)
+    ckpt.extra.pop("ema", None)  # an --init model's own average says nothing about this run
+    if ema is not None:
+        ckpt.extra["ema"] = args.ema
+        log.info("saving the moving average of the weights (decay %g per step)", args.ema)
     step, elapsed_before = 0, 0.0
     if state is not None:
         opt.load_state_dict(state["optimizer"])
@@ -602,16 +644,18 @@ def main(argv: list[str] | None = None) -> int:
     log.info("device %s, Mamba-2 path %s%s", device, mamba2_path, ", bf16 autocast" if use_amp else "")
 
     def validate() -> float | None:
+        """Validation loss of the weights that are saved (the moving average with --ema)."""
         if not val:
             return None
-        model.eval()
+        net = ema.module if ema is not None else model
+        net.eval()
         vr = random.Random(1)
         losses = []
         with torch.no_grad(), torch.autocast(device.type, dtype=amp_dtype, enabled=use_amp):
             for i in range(0, len(val), args.batch):
                 batch = make_batch(val[i : i + args.batch], args.crop, vr, device)
-                losses.append(float(compute_loss(model, batch, args.crop)["loss"]))
-        model.train()
+                losses.append(float(compute_loss(net, batch, args.crop)["loss"]))
+        net.train()
         return sum(losses) / len(losses)
 
     from tqdm import tqdm
@@ -646,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
         losses["loss"].backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+        if ema is not None:
+            ema.update_parameters(model)
         step += 1
         n_frames = int(batch[6].sum())
         frames_seen += n_frames
@@ -682,6 +728,7 @@ def main(argv: list[str] | None = None) -> int:
                 elapsed_before + time.monotonic() - t_start,
                 total_budget,
                 {"val_loss": v},
+                ema,
             )
             last_ckpt = time.monotonic()
     bar.close()
@@ -701,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
         "mamba2_path": mamba2_path,
         "frames_per_s": round(frames_total / max(train_s, 1e-9), 1),  # decoder frames, this invocation
     }
-    save_run(run_dir, ckpt, opt, step, total, total_budget, run_info)
+    save_run(run_dir, ckpt, opt, step, total, total_budget, run_info, ema)
     if args.export:
         args.export.mkdir(parents=True, exist_ok=True)
         for name in (checkpoint.CONFIG_FILE, checkpoint.WEIGHTS_FILE):

@@ -101,6 +101,7 @@ def test_finetune_adds_a_speaker_row(tmp_path, dataset_factory):
         (["--device", "tpu"], "--device"),
         (["--minutes", "-1"], "--minutes"),
         (["--delta-weight", "-0.5"], "--delta-weight"),
+        (["--ema", "1"], "--ema"),
     ],
 )
 def test_bad_arguments(argv, message, capsys):
@@ -283,3 +284,50 @@ def test_training_logs_the_delta_term_and_leaves_it_out_at_weight_zero(tmp_path,
     _run(tmp_path, data, "--max-steps", "3", "--log-every", "1", "--name", "d0", "--delta-weight", "0")
     assert " delta " in (tmp_path / "runs" / "d1" / "train.log").read_text()
     assert " delta " not in (tmp_path / "runs" / "d0" / "train.log").read_text()
+
+
+def _weights(path):
+    return checkpoint.load(path).model.state_dict()
+
+
+def test_ema_exports_the_moving_average_and_resumes_it(tmp_path, dataset_factory):
+    """--ema 0.5 over two steps is the mean of the weights after step 1 and step 2 (the first update copies);
+    the run resumed after step 1 ends with the same average, and the live weights carry on in state.pt."""
+    data = dataset_factory(tmp_path / "dataset")
+    slow = ("--minutes", "1000", "--warmup", "1")  # the cosine barely moves: both runs see the same rates
+    assert _run(tmp_path, data, "--name", "one", "--max-steps", "1", *slow) == 0
+    assert _run(tmp_path, data, "--name", "two", "--max-steps", "2", *slow) == 0
+    one, two = _weights(tmp_path / "runs" / "one" / "last"), _weights(tmp_path / "runs" / "two" / "last")
+    export = tmp_path / "export"
+    assert (
+        _run(
+            tmp_path, data, "--name", "e", "--max-steps", "2", "--ema", "0.5", "--export", str(export), *slow
+        )
+        == 0
+    )
+    averaged = checkpoint.load(export)
+    assert averaged.extra["ema"] == 0.5 and averaged.extra["step"] == 2
+    for k, w in averaged.model.state_dict().items():
+        torch.testing.assert_close(w, (one[k] + two[k]) / 2, rtol=1e-4, atol=1e-6)
+    live = torch.load(tmp_path / "runs" / "e" / "state.pt", weights_only=True)["live"]
+    torch.testing.assert_close(
+        live["decoder.out_proj.weight"], two["decoder.out_proj.weight"], rtol=1e-4, atol=1e-6
+    )
+    assert not torch.allclose(
+        averaged.model.state_dict()["decoder.out_proj.weight"], two["decoder.out_proj.weight"]
+    )
+
+    # --resume: the run's live weights carry on (not the average in last/), and the average keeps its count
+    run = tmp_path / "runs" / "e"
+    with pytest.raises(SystemExit, match="--ema 0.5"):
+        _run(tmp_path, data, "--name", "e", "--resume", "--max-steps", "2", *slow)
+    assert _run(tmp_path, data, "--name", "e", "--resume", "--max-steps", "2", "--ema", "0.5", *slow) == 0
+    state = torch.load(run / "state.pt", weights_only=True)
+    torch.testing.assert_close(state["live"], live)  # no step taken: saved back as they were
+    assert _run(tmp_path, data, "--name", "e", "--resume", "--max-steps", "3", "--ema", "0.5", *slow) == 0
+    live3 = torch.load(run / "state.pt", weights_only=True)["live"]
+    for k, w in _weights(run / "last").items():  # an update of the average, not a fresh copy of step 3
+        torch.testing.assert_close(w, (averaged.model.state_dict()[k] + live3[k]) / 2, rtol=1e-4, atol=1e-6)
+    # a fine-tune from the averaged model without --ema does not claim one
+    assert _run(tmp_path, data, "--name", "ft", "--init", str(export), "--max-steps", "1", *slow) == 0
+    assert "ema" not in checkpoint.load(tmp_path / "runs" / "ft" / "last").extra
