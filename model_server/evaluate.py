@@ -126,6 +126,12 @@ def bootstrap_ci(
     return float(lo), float(hi)
 
 
+def paired_rate_diff_ci(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """95% bootstrap interval of error rate(a) - error rate(b) from per-sentence (edits, units) rows of the
+    same sentences, resampled together (paired)."""
+    return bootstrap_ci(np.hstack([a, b]), lambda x: wer_of(x[:, :2]) - wer_of(x[:, 2:]))
+
+
 def ensure_eval_deps() -> Path:
     """Install requirements-eval.txt into .venv-eval (--no-deps, on first use or when the file changed) and
     put it on sys.path. Returns the folder."""

@@ -336,10 +336,8 @@ def evaluate_voice(
     m_err = unit_errors(sentences, model_hyps, v.language)
     entry["model_score"], entry["model_ci"] = _score(m_err)
     entry["model_cer"] = round(ev.wer_of(unit_errors(sentences, model_hyps, v.language, "cer")), 2)
-    paired = np.hstack([m_err, t_err])
     entry["gap"] = entry["model_score"] - entry["teacher_score"]
-    entry["gap_ci"] = [round(x, 2) for x in
-                       ev.bootstrap_ci(paired, lambda x: ev.wer_of(x[:, :2]) - ev.wer_of(x[:, 2:]))]  # fmt: skip
+    entry["gap_ci"] = [round(x, 2) for x in ev.paired_rate_diff_ci(m_err, t_err)]
     for ex, h in zip(entry["examples"], model_hyps[:2], strict=True):
         ex["model"] = h
     return entry

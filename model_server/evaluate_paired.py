@@ -36,6 +36,9 @@ def default_voices(baseline_rt, baseline_dir: Path) -> list[str]:
     """The voices a release must not lose: the baseline's supported voices (its evaluation.json, measured on
     its weights), and its English voices whether measured or not."""
     support = measured.voice_support(baseline_dir, baseline_rt.voices)
+    if not any(support.values()):
+        print(f"{baseline_dir} has no voice measured as supported on its weights (evaluation.json): comparing "
+              "its English voices (--voices names others)", flush=True)  # fmt: skip
     return [v for v, info in baseline_rt.voices.items() if support[v] or info.language == "en"]
 
 
@@ -63,7 +66,6 @@ def compare_voice(candidate, baseline, voice: str, sentences: list[str], asr, mo
     language = baseline.voices[voice].language
     c_err, c_mos = _judged(candidate, voice, sentences, language, asr, mos)
     b_err, b_mos = _judged(baseline, voice, sentences, language, asr, mos)
-    paired = np.hstack([c_err, b_err])
     entry = {
         "language": language,
         "metric": CATALOG[language].metric,
@@ -71,9 +73,7 @@ def compare_voice(candidate, baseline, voice: str, sentences: list[str], asr, mo
         "candidate_score": round(ev.wer_of(c_err), 2),
         "baseline_score": round(ev.wer_of(b_err), 2),
         "score_diff": round(ev.wer_of(c_err) - ev.wer_of(b_err), 2),
-        "score_diff_ci": [
-            round(x, 2) for x in ev.bootstrap_ci(paired, lambda x: ev.wer_of(x[:, :2]) - ev.wer_of(x[:, 2:]))
-        ],  # fmt: skip
+        "score_diff_ci": [round(x, 2) for x in ev.paired_rate_diff_ci(c_err, b_err)],
     }
     mos_ci = None
     if mos is not None:
@@ -136,9 +136,6 @@ def run(args) -> int:
     wanted = (
         [v for v in args.voices.split(",") if v] if args.voices else default_voices(baseline, args.against)
     )
-    if not args.voices and not measured.read_results(args.against):
-        print(f"{args.against} has no evaluation.json measured on its weights: comparing its English voices "
-              "(--voices names others)", flush=True)  # fmt: skip
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
     mos = None if args.no_mos else ev.MosJudge()
