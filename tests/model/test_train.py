@@ -331,3 +331,44 @@ def test_ema_exports_the_moving_average_and_resumes_it(tmp_path, dataset_factory
     # a fine-tune from the averaged model without --ema does not claim one
     assert _run(tmp_path, data, "--name", "ft", "--init", str(export), "--max-steps", "1", *slow) == 0
     assert "ema" not in checkpoint.load(tmp_path / "runs" / "ft" / "last").extra
+
+
+def test_compile_trains_the_same_weights(tmp_path, dataset_factory, monkeypatch):
+    """--compile runs the decoder's training step through torch.compile: two steps from the same start give
+    the eager run's weights (to float rounding), the model is saved and exported as itself, the first step
+    is logged with its compile time; it refuses mamba-ssm's kernels, which it is not for.
+
+    Dynamo traces the decoder and AOTAutograd its backward as in a real run; torch's "aot_eager" backend
+    then runs that graph instead of inductor, whose C++ compile takes one to two minutes from a cold cache
+    on two cores (a real run's numbers: docs/model.md "Training")."""
+    compile_ = torch.compile
+    monkeypatch.setattr(torch, "compile", lambda module, **kw: compile_(module, backend="aot_eager", **kw))
+    data = dataset_factory(tmp_path / "dataset")
+    assert _run(tmp_path, data, "--name", "eager", "--max-steps", "2", "--warmup", "1") == 0
+    export = tmp_path / "export"
+    compiled_run = (
+        "--name",
+        "comp",
+        "--max-steps",
+        "2",
+        "--warmup",
+        "1",
+        "--compile",
+        "--export",
+        str(export),
+    )
+    assert _run(tmp_path, data, *compiled_run) == 0
+    assert _run(tmp_path, data, "--name", "one", "--max-steps", "1", "--warmup", "1") == 0
+    eager, compiled = _weights(tmp_path / "runs" / "eager" / "last"), _weights(export)
+    assert compiled.keys() == eager.keys()
+    for k, w in compiled.items():
+        torch.testing.assert_close(w, eager[k], rtol=0, atol=1e-6)
+    one = _weights(tmp_path / "runs" / "one" / "last")
+    moved = (compiled["decoder.out_proj.weight"] - one["decoder.out_proj.weight"]).abs().max()
+    print("MOVED", float(moved), max(float((compiled[k] - eager[k]).abs().max()) for k in compiled))
+    assert moved > 1e-5  # the second step moved the weights ten times the tolerance
+    assert "first step in" in (tmp_path / "runs" / "comp" / "train.log").read_text()
+    assert "first step in" not in (tmp_path / "runs" / "eager" / "train.log").read_text()
+    assert set(SpeechRuntime.load(export).voices) == {"en_female_slt", "en_male_kal"}
+    with pytest.raises(SystemExit, match="--compile: the decoder runs mamba-ssm's kernels"):
+        train.compiled_decoder(checkpoint.load(export).model, "triton")
