@@ -442,8 +442,13 @@ _ABBREVIATIONS = {
     "lt": {"tel.": "telefonas", "t. y.": "tai yra", "pvz.": "pavyzdžiui", "Nr.": "numeris", "nr.": "numeris"},
     "et": {"tel.": "telefon", "nt": "näiteks", "nr": "number", "Nr": "number"},
     "tr": {"Cad.": "Caddesi", "Sok.": "Sokak", "Mah.": "Mahallesi", "Dr.": "Doktor", "vb.": "ve benzeri"},
-    "id": {"Jl.": "Jalan", "No.": "Nomor", "Kec.": "Kecamatan", "Kab.": "Kabupaten"},
-    "ms": {"Jln.": "Jalan", "No.": "Nombor", "Tkt.": "Tingkat"},
+    # "dr." is Indonesian's title of a physician ("dr. Sari"; "Dr." the same, and how Whisper writes "dokter")
+    "id": {"Jl.": "Jalan", "No.": "Nomor", "Kec.": "Kecamatan", "Kab.": "Kabupaten", "dr.": "dokter",
+           "Dr.": "dokter", "drg.": "dokter gigi", "Bpk.": "Bapak", "Sdr.": "Saudara", "Yth.": "yang terhormat",
+           "tgl.": "tanggal", "Tgl.": "tanggal", "telp.": "telepon", "Telp.": "telepon", "dll.": "dan lain-lain",
+           "dsb.": "dan sebagainya"},
+    "ms": {"Jln.": "Jalan", "No.": "Nombor", "Tkt.": "Tingkat", "Dr.": "Doktor", "En.": "Encik", "Pn.": "Puan",
+           "tel.": "telefon", "Tel.": "telefon", "dll.": "dan lain-lain"},
     "vi": {"Q.": "Quận", "TP.HCM": "Thành phố Hồ Chí Minh", "TP.": "Thành phố"},
     # the Christian era, which espeak-ng read as a bare vowel ("ई.") or as letters ("इ.स.", "খ্রি.")
     "hi": {"ई.": "ईस्वी", "ई.पू.": "ईसा पूर्व"},

@@ -328,7 +328,7 @@ _LOCAL_PHONE = {
 # "№" is the word for number in the Cyrillic languages (NFKC would make it the letters "No").
 _NUMERO = {"ru": "номер", "uk": "номер", "bg": "номер", "kk": "нөмір"}
 # Short forms that may end a sentence (the others are titles, streets and the like before a name).
-_ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox."})
+_ENDING_ABBREVIATIONS = frozenset({"ecc.", "itd.", "т.д.", "vb.", "aprox.", "dll.", "dsb."})
 # How a price per unit says its "/" ("9,99 €/mese" -> "al mese"), and the units written short after it.
 _PER_WORD = {
     "it": lambda unit: "al" if unit in ("mese", "giorno", "anno", "minuto") else "a",
