@@ -52,7 +52,11 @@ CASES = [
     # titles, as a physician's office says them; a list's "dll." at the end keeps the sentence's stop
     ("id", "Janji temu dengan dr. Sari pukul 10.", "Janji temu dengan dokter Sari pukul sepuluh."),
     ("id", "Anda dengan Dr. Budi hari Rabu.", "Anda dengan Dokter Budi hari Rabu."),
-    ("id", "Jadwal drg. Rina, Bpk. Andi dan Sdr. Joko.", "Jadwal dokter gigi Rina, Bapak Andi dan Saudara Joko."),
+    (
+        "id",
+        "Jadwal drg. Rina, Bpk. Andi dan Sdr. Joko.",
+        "Jadwal dokter gigi Rina, Bapak Andi dan Saudara Joko.",
+    ),
     ("id", "Yth. Ibu Dewi, tgl. 5 Mei", "Yang terhormat Ibu Dewi, tanggal lima Mei"),
     ("id", "Bawa KTP, kartu BPJS, dll.", "Bawa KTP, kartu BPJS, dan lain-lain."),
     ("id", "Telp. 021 555 0142", "Telepon nol dua satu, lima lima lima, nol satu empat dua"),
