@@ -149,7 +149,7 @@ def test_japanese_is_taught_by_kokoro(tmp_path):
     assert "nothing Kokoro can say" in kokoro.render_one("jf_alpha", "「」").error
     # Kokoro's own times fit its Japanese sound best where they are, and better than DTW (before 2026-12-05)
     timing = tmp_path / "timing.json"
-    assert teacher_timing.main(["--voices", "ja_female_alpha", "--sentences", "4", "--shifts=-2,0,2", "--dtw",
+    assert teacher_timing.main(["--voices", "ja_female_alpha", "--sentences", "2", "--shifts=-2,0,2", "--dtw",
                                 "--out", str(timing)]) == 0  # fmt: skip
     fit = json.loads(timing.read_text())["ja_female_alpha"]
     assert fit["teacher"]["best_shift"] == 0 and fit["teacher"]["spread"]["0"] < fit["dtw"]["spread"]["0"]
@@ -219,7 +219,7 @@ def test_kokoro_reads_espeak_ipa_in_other_languages(tmp_path):
     assert list(ru) == ["n", ";", "V"] and ru[";"] > 0
     # the corrected times fit the sound best where they are, and better than the DTW timing they replace
     timing = tmp_path / "timing.json"
-    assert teacher_timing.main(["--voices", "es_male_kumo", "--sentences", "6", "--shifts=-4,-1,0,1", "--dtw",
+    assert teacher_timing.main(["--voices", "es_male_kumo", "--sentences", "3", "--shifts=-4,-1,0,1", "--dtw",
                                 "--out", str(timing)]) == 0  # fmt: skip
     fit = json.loads(timing.read_text())["es_male_kumo"]
     assert fit["teacher"]["best_shift"] in (-1, 0, 1) and fit["teacher"]["spread"]["0"] < fit["dtw"]["spread"]["0"]
