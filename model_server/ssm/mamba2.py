@@ -49,7 +49,9 @@ def _segsum(x: torch.Tensor) -> torch.Tensor:
     Built from a masked cumsum rather than cumsum differences, which lose precision (the SSD reference)."""
     t = x.shape[-1]
     x = x.unsqueeze(-1).expand(*x.shape, t)
-    not_strict, not_keep = _masks(t) if x.device.type == "cpu" else _make_masks(t, x.device)
+    # the cached CPU masks for eager calls; a compiled graph (train --compile) builds them itself
+    cached = x.device.type == "cpu" and not torch.compiler.is_compiling()
+    not_strict, not_keep = _masks(t) if cached else _make_masks(t, x.device)
     out = torch.cumsum(x.masked_fill(not_strict, 0.0), dim=-2)
     return out.masked_fill(not_keep, -math.inf)
 
