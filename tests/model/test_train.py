@@ -365,7 +365,6 @@ def test_compile_trains_the_same_weights(tmp_path, dataset_factory, monkeypatch)
         torch.testing.assert_close(w, eager[k], rtol=0, atol=1e-6)
     one = _weights(tmp_path / "runs" / "one" / "last")
     moved = (compiled["decoder.out_proj.weight"] - one["decoder.out_proj.weight"]).abs().max()
-    print("MOVED", float(moved), max(float((compiled[k] - eager[k]).abs().max()) for k in compiled))
     assert moved > 1e-5  # the second step moved the weights ten times the tolerance
     assert "first step in" in (tmp_path / "runs" / "comp" / "train.log").read_text()
     assert "first step in" not in (tmp_path / "runs" / "eager" / "train.log").read_text()
