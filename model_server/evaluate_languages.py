@@ -23,6 +23,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from num2words import num2words
@@ -237,42 +238,70 @@ def teacher_transcripts(
 ) -> list[str | None]:
     """The judge's transcript of each sentence spoken by the voice's teacher (None: the teacher failed),
     rendering and transcribing only the sentences `cache` lacks."""
-    return teacher_judgements(asr, v, sentences, cache)[0]
+    return teacher_judgements(asr, v, sentences, cache).heard
 
 
-def vocoded_judge(postfilter) -> str:
-    """What `MOS_JUDGE` scores for "our vocoder resynthesizing the teacher": the vocoder's version (which names
-    its output, `vocoder.VOCODER_VERSION`) and the voice's post-filter (`checkpoint.Postfilter`) are part of it,
-    so an audible change to either measures again and a refactor does not."""
-    return f"{MOS_JUDGE} of vocoder {vocoder.VOCODER_VERSION}, post-filter {postfilter.strength:g} / {postfilter.order}"
+def vocoded_judge(postfilter, judge: str | None = None) -> str:
+    """What `judge` (default `MOS_JUDGE`; or `JUDGE`'s transcript) measures of "our vocoder resynthesizing the teacher":
+    the vocoder's version (which names its output, `vocoder.VOCODER_VERSION`) and the voice's post-filter
+    (`checkpoint.Postfilter`) are part of it, so an audible change to either measures again and a refactor
+    does not."""
+    return (
+        f"{judge or MOS_JUDGE} of vocoder {vocoder.VOCODER_VERSION}, post-filter {postfilter.strength:g} / "
+        f"{postfilter.order}"
+    )
+
+
+class TeacherJudgements(NamedTuple):
+    """Per sentence spoken by a voice's teacher (None where it failed): the judge's transcript, and with a MOS
+    judge the teacher's DistillMOS, and our vocoder's resynthesizing it, scored and transcribed."""
+
+    heard: list[str | None]
+    teacher_mos: list[float | None] | None = None
+    vocoded_mos: list[float | None] | None = None
+    vocoded_heard: list[str | None] | None = None
 
 
 def teacher_judgements(
     asr, v: VoiceUnderTest, sentences: list[str], cache: TranscriptCache | None = None, mos=None,
     postfilter=None,
-) -> tuple[list[str | None], list[float | None] | None, list[float | None] | None]:  # fmt: skip
-    """Per sentence spoken by the voice's teacher: the judge's transcript, and with `mos` (a `MosJudge`) the
-    teacher's DistillMOS and that of our vocoder (with `postfilter`) resynthesizing it; None where the teacher
-    failed. A teacher is rendered only for the sentences `cache` lacks something of, and a measurement
-    already in it is kept (espeak-ng's audio differs from run to run)."""
+) -> TeacherJudgements:  # fmt: skip
+    """What the judges make of the voice's teacher on `sentences`: its transcripts, and with `mos` (a
+    `MosJudge`) its DistillMOS and the DistillMOS and transcripts of our vocoder (with `postfilter`)
+    resynthesizing it, which is what the vocoder alone costs the voice. A teacher is rendered only for the
+    sentences `cache` lacks something of, and a measurement already in it is kept (espeak-ng's audio differs
+    from run to run)."""
     cache = cache or TranscriptCache(None)
-    judges = [JUDGE] + ([MOS_JUDGE, vocoded_judge(postfilter or DEFAULT_POSTFILTER)] if mos else [])
+    postfilter = postfilter or DEFAULT_POSTFILTER
+    judges = [JUDGE] + (
+        [MOS_JUDGE, vocoded_judge(postfilter), vocoded_judge(postfilter, JUDGE)] if mos else []
+    )
     keys = [[cache.key(v, s, j) for j in judges] for s in sentences]
     todo = [i for i, ks in enumerate(keys) if any(k not in cache.entries for k in ks)]
     if todo:
-        measure = [lambda a: asr(a, v.language)]
-        if mos:
-            lifter = (postfilter or DEFAULT_POSTFILTER).vocoder_settings()["lifter"]
-            measure += [mos, lambda a: mos(ev.resynthesize(a, TEACHER_RATE, lifter), vocoder.SAMPLE_RATE)]
+        lifter = postfilter.vocoder_settings()["lifter"]
         audio = render_teacher(v.teacher, v.language, [sentences[i] for i in todo])
         for i, a in zip(todo, audio, strict=True):
-            for key, how in zip(keys[i], measure, strict=True):
-                if key not in cache.entries:
-                    cache.entries[key] = None if a is None else _rounded(how(a))
+            wanted = [j for j, key in enumerate(keys[i]) if key not in cache.entries]
+            for j, value in zip(wanted, _judge_teacher(a, wanted, asr, mos, v.language, lifter), strict=True):
+                cache.entries[keys[i][j]] = value
         cache.save()
-    heard, *scores = ([cache.entries[row[j]] for row in keys] for j in range(len(judges)))
-    teacher_mos, vocoded_mos = scores or (None, None)
-    return heard, teacher_mos, vocoded_mos
+    return TeacherJudgements(*([cache.entries[row[j]] for row in keys] for j in range(len(judges))))
+
+
+def _judge_teacher(audio, wanted: list[int], asr, mos, language: str, lifter) -> list:
+    """`teacher_judgements`' measurements number `wanted` (0 transcript, 1 DistillMOS, 2 and 3 DistillMOS and
+    transcript of our vocoder resynthesizing it) of one teacher sentence; all None if the teacher failed."""
+    if audio is None:
+        return [None] * len(wanted)
+    vocoded = ev.resynthesize(audio, TEACHER_RATE, lifter) if {2, 3} & set(wanted) else None
+    measure = {
+        0: lambda: asr(audio, language),
+        1: lambda: mos(audio),
+        2: lambda: mos(vocoded, vocoder.SAMPLE_RATE),
+        3: lambda: asr(ev.to_judge_rate(vocoded, vocoder.SAMPLE_RATE), language),
+    }
+    return [_rounded(measure[j]()) for j in wanted]
 
 
 def _rounded(value):
@@ -300,7 +329,9 @@ def evaluate_voice(
         entry["skipped"] = "imported recordings: no teacher to compare with"
         return entry
     postfilter = rt.voices[v.id].postfilter if v.in_model else None
-    heard, teacher_mos, vocoded_mos = teacher_judgements(asr, v, sentences, cache, mos, postfilter)
+    heard, teacher_mos, vocoded_mos, vocoded_heard = teacher_judgements(
+        asr, v, sentences, cache, mos, postfilter
+    )
     said = [h is not None for h in heard]
     if not all(said):  # scored on the sentences the teacher could say, both sides
         entry["teacher_failed"] = said.count(False)
@@ -317,6 +348,10 @@ def evaluate_voice(
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
     # CER beside WER: how close the judge's hearing is in characters where whole words fail
     entry["teacher_cer"] = round(ev.wer_of(unit_errors(sentences, teacher_hyps, v.language, "cer")), 2)
+    if vocoded_heard is not None:  # the vocoder alone: the teacher's own features resynthesized
+        vocoded_hyps = [h for h, ok in zip(vocoded_heard, said, strict=True) if ok]
+        entry["vocoded_score"], entry["vocoded_ci"] = _score(unit_errors(sentences, vocoded_hyps, v.language))
+        entry["vocoded_cer"] = round(ev.wer_of(unit_errors(sentences, vocoded_hyps, v.language, "cer")), 2)
     entry["examples"] = [
         {"reference": s, "teacher": h} for s, h in zip(sentences[:2], teacher_hyps[:2], strict=True)
     ]
@@ -372,7 +407,7 @@ def evaluate_languages(
             entry = evaluate_voice(rt, asr, v, sentences, wav_dir, cache, mos)
             done[v.id] = entry
             print(f"{v.id} ({code}, {entry['metric'].upper()}): teacher {entry.get('teacher_score')}, "
-                  f"model {entry.get('model_score')} -> {status_of(entry)}; DistillMOS teacher "
+                  f"vocoded {entry.get('vocoded_score')}, model {entry.get('model_score')} -> {status_of(entry)}; DistillMOS teacher "
                   f"{entry.get('teacher_mos')}, vocoded {entry.get('vocoded_mos')}, model {entry.get('model_mos')}",
                   flush=True)  # fmt: skip
         results.update(done)
@@ -473,6 +508,9 @@ def render_section(doc: dict, model_label: str) -> str:
         f"its teacher (the goal: {measured.GOAL_MARGIN:g}) and the judge understands the teacher (at most "
         f"{measured.JUDGE_CEILING:g} % errors: a teacher Whisper-base mostly fails on leaves nothing to compare); "
         "the server lists that in `/voices` (`supported`).",
+        "- Vocoder column: the judge's error rate on our vocoder (with the voice's post-filter) resynthesizing the "
+        "teacher from its own features, no model between: what the vocoder alone costs the voice, which the model "
+        "cannot win back (measured with DistillMOS, so not by `--no-mos` runs; `-` where not yet measured).",
         "- CER column: character error rates of teacher / model on every language (for zh, ja, th the metric "
         "itself), to show how near the judge's hearing is where whole words fail; the status uses the metric.",
         f"- DistillMOS column: predicted naturalness (1-5, {MOS_JUDGE}) of the teacher / our vocoder "
@@ -482,9 +520,10 @@ def render_section(doc: dict, model_label: str) -> str:
         "",
         summary_line(doc),
         "",
-        "| language | voice | teacher | metric | n | teacher % [95% CI] | model % [95% CI] | gap, points [95% CI] "
+        "| language | voice | teacher | metric | n | teacher % [95% CI] | vocoder % [95% CI] | model % [95% CI] "
+        "| gap, points [95% CI] "
         "| CER teacher / model % | DistillMOS teacher / vocoder / model | status |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for voice, e in doc["voices"].items():
         gap = (
@@ -494,6 +533,7 @@ def render_section(doc: dict, model_label: str) -> str:
         lines.append(
             f"| {name} (`{e['language']}`) | `{voice}` | `{e['teacher']}` | {e['metric'].upper()} | "
             f"{e['sentences']} | {_fmt(e.get('teacher_score'), e.get('teacher_ci'))} | "
+            f"{_fmt(e.get('vocoded_score'), e.get('vocoded_ci'))} | "
             f"{_fmt(e.get('model_score'), e.get('model_ci'))} | {gap} | {_cer(e)} | {_mos(e)} | {status_of(e)} |"
         )
     lines += ["", "First transcripts per voice (reference -> teacher / model):", ""]

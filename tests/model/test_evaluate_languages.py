@@ -187,6 +187,9 @@ def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge, mos):
         low, high = it[f"{system}_mos_ci"]
         assert 1.0 <= low <= it[f"{system}_mos"] <= high <= 5.0, (system, it)
     assert it["model_mos"] < min(it["teacher_mos"], it["vocoded_mos"]), it
+    # and what the judge hears of that resynthesis: the vocoder alone costs less than random weights
+    assert 0.0 <= it["vocoded_ci"][0] <= it["vocoded_score"] <= it["vocoded_ci"][1], it
+    assert it["vocoded_score"] < it["model_score"] and 0.0 <= it["vocoded_cer"] <= 100.0, it
     assert it["metric"] == "wer" and it["sentences"] == 2
     # Festival's Italian is understood (43 % WER on 10 CLDR sentences; the natural held-out ones may score 0)
     assert 0 <= it["teacher_score"] < 100.0 and it["examples"][0]["teacher"], it["examples"]
@@ -282,10 +285,13 @@ def test_teacher_naturalness_is_cached_beside_its_transcripts(tmp_path, judge, m
     v = evaluate_languages.VoiceUnderTest("es_x", "es", "espeak:es", False)
     sentences = evaluate_languages.heldout("es", 2)
     path = tmp_path / "teacher-transcripts.json"
-    heard, teacher, vocoded = evaluate_languages.teacher_judgements(
+    first = evaluate_languages.teacher_judgements(
         judge, v, sentences, evaluate_languages.TranscriptCache(path), mos
     )
+    heard, teacher, vocoded, vocoded_heard = first
     assert all(heard) and all(1.0 <= x <= 5.0 for x in teacher + vocoded), (teacher, vocoded)
+    # what the judge hears of our vocoder resynthesizing the teacher: its own transcripts, another key
+    assert all(isinstance(h, str) and h for h in vocoded_heard) and len(vocoded_heard) == len(sentences)
     # without a MOS judge: transcripts only, from the same entries
     assert (
         evaluate_languages.teacher_transcripts(judge, v, sentences, evaluate_languages.TranscriptCache(path))
@@ -296,17 +302,19 @@ def test_teacher_naturalness_is_cached_beside_its_transcripts(tmp_path, judge, m
     again = evaluate_languages.teacher_judgements(
         judge, v, sentences, evaluate_languages.TranscriptCache(path), mos
     )
-    assert again == (heard, teacher, vocoded) and rendered == []  # all three read back, nothing rendered
+    assert again == first and rendered == []  # all four read back, nothing rendered
     # another post-filter is another vocoder measurement: the teacher is rendered again for it, and what was
     # measured before (its transcript and its own score) is kept
     sharper = checkpoint.Postfilter(0.8, 48)
     assert evaluate_languages.vocoded_judge(sharper) != evaluate_languages.vocoded_judge(
         checkpoint.DEFAULT_POSTFILTER
     )
-    heard2, teacher2, vocoded2 = evaluate_languages.teacher_judgements(
+    again2 = evaluate_languages.teacher_judgements(
         judge, v, sentences, evaluate_languages.TranscriptCache(path), mos, sharper
     )
+    heard2, teacher2, vocoded2, _ = again2
     assert rendered == [sentences] and (heard2, teacher2) == (heard, teacher) and vocoded2 != vocoded
+    assert again2.vocoded_heard is not None
 
 
 def test_the_section_counts_statuses_and_shows_cer_beside_wer():
@@ -316,6 +324,7 @@ def test_the_section_counts_statuses_and_shows_cer_beside_wer():
 
     doc = {"weights_sha256": "ab" * 32, "judge": "J", "updated": "now", "voices": {
         "en_a": entry("en", 2.0, 3.0, teacher_cer=1.0, model_cer=1.5, teacher_mos=4.5, vocoded_mos=3.9,
+                      vocoded_score=2.5, vocoded_ci=[1, 4],
                       model_mos=3.456, model_mos_ci=[3.3, 3.6]),
         "it_b": entry("it", 20.0, 25.0, teacher_cer=8.0, model_cer=12.25),
         "es_c": entry("es", 60.0, 70.0),
@@ -331,6 +340,9 @@ def test_the_section_counts_statuses_and_shows_cer_beside_wer():
     )
     section = evaluate_languages.render_section(doc, "m")
     assert "| 8.0 / 12.2 | - | supported |" in section and "| - | - | unmeasured" in section
+    # the vocoder alone (the teacher resynthesized) between the teacher and the model; "-" where not measured
+    assert "| 2.0 [0.0, 1.0] | 2.5 [1.0, 4.0] | 3.0 [0.0, 1.0] |" in section
+    assert "| 20.0 [0.0, 1.0] | - | 25.0 [0.0, 1.0] |" in section
     assert "| 1.0 / 1.5 | 4.50 / 3.90 / 3.46 [3.30, 3.60] | supported (goal met) |" in section
     # the secondary CER counts characters on a language scored by words
     assert evaluate_languages.score_units("Hola, amigo", "es") == ["hola", "amigo"]
@@ -348,6 +360,8 @@ def test_the_shipped_teacher_scores_follow_from_the_committed_teacher_transcript
     entries = measured.read_results(DEFAULT_MODEL_DIR)["voices"]
     scored = {vid: e for vid, e in entries.items() if e.get("teacher_score") is not None}
     assert len(scored) >= 60  # all but the languages Whisper lacks
+    postfilters = {v.info.id: v.info.postfilter for v in checkpoint.load(DEFAULT_MODEL_DIR).voices}
+    checked_vocoded = 0
     for vid, entry in scored.items():
         v = evaluate_languages.VoiceUnderTest(vid, entry["language"], entry["teacher"], True)
         sentences = evaluate_languages.heldout(v.language)
@@ -364,3 +378,12 @@ def test_the_shipped_teacher_scores_follow_from_the_committed_teacher_transcript
         # and its naturalness: the teacher's DistillMOS is the mean of the committed per-sentence scores
         scores = [cache.entries[cache.key(v, s, evaluate_languages.MOS_JUDGE)] for s, _ in said]
         assert entry["teacher_mos"] == pytest.approx(float(np.mean(scores)), abs=1e-3), vid
+        # and what the judge heard of our vocoder resynthesizing the teacher, where it was measured
+        if entry.get("vocoded_score") is not None:
+            postfilter = postfilters.get(vid) or checkpoint.DEFAULT_POSTFILTER
+            judge = evaluate_languages.vocoded_judge(postfilter, evaluate_languages.JUDGE)
+            vocoded = [cache.entries[cache.key(v, s, judge)] for s, _ in said]
+            errors = evaluate_languages.unit_errors([s for s, _ in said], vocoded, v.language)
+            assert evaluate.wer_of(errors) == pytest.approx(entry["vocoded_score"]), vid
+            checked_vocoded += 1
+    assert checked_vocoded >= 5  # the languages measured since the column exists
