@@ -242,10 +242,10 @@ def teacher_transcripts(
 
 
 def vocoded_judge(postfilter, judge: str | None = None) -> str:
-    """What `judge` (default `MOS_JUDGE`; or `JUDGE`'s transcript) measures of "our vocoder resynthesizing the teacher":
-    the vocoder's version (which names its output, `vocoder.VOCODER_VERSION`) and the voice's post-filter
-    (`checkpoint.Postfilter`) are part of it, so an audible change to either measures again and a refactor
-    does not."""
+    """What `judge` (default `MOS_JUDGE`; or `JUDGE`'s transcript) measures of "our vocoder resynthesizing the
+    teacher": the vocoder's version (which names its output, `vocoder.VOCODER_VERSION`) and the voice's
+    post-filter (`checkpoint.Postfilter`) are part of it, so an audible change to either measures again and a
+    refactor does not."""
     return (
         f"{judge or MOS_JUDGE} of vocoder {vocoder.VOCODER_VERSION}, post-filter {postfilter.strength:g} / "
         f"{postfilter.order}"
@@ -348,8 +348,10 @@ def evaluate_voice(
     entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
     # CER beside WER: how close the judge's hearing is in characters where whole words fail
     entry["teacher_cer"] = round(ev.wer_of(unit_errors(sentences, teacher_hyps, v.language, "cer")), 2)
-    if vocoded_heard is not None:  # the vocoder alone: the teacher's own features resynthesized
-        vocoded_hyps = [h for h, ok in zip(vocoded_heard, said, strict=True) if ok]
+    vocoded_hyps = [h for h, ok in zip(vocoded_heard or [], said, strict=False) if ok]
+    # the vocoder alone (the teacher's own features resynthesized), where every sentence the teacher said has it
+    # (a teacher transcript committed from another machine and a render failing here would leave a gap)
+    if vocoded_heard is not None and None not in vocoded_hyps:
         entry["vocoded_score"], entry["vocoded_ci"] = _score(unit_errors(sentences, vocoded_hyps, v.language))
         entry["vocoded_cer"] = round(ev.wer_of(unit_errors(sentences, vocoded_hyps, v.language, "cer")), 2)
     entry["examples"] = [

@@ -387,3 +387,24 @@ def test_the_shipped_teacher_scores_follow_from_the_committed_teacher_transcript
             assert evaluate.wer_of(errors) == pytest.approx(entry["vocoded_score"]), vid
             checked_vocoded += 1
     assert checked_vocoded >= 5  # the languages measured since the column exists
+
+
+def test_the_vocoder_column_is_left_empty_where_a_resynthesis_was_not_heard(tmp_path, judge, mos):
+    """A teacher transcript committed from another machine and a render that failed here leave a sentence with no
+    vocoded transcript: the voice is scored without the vocoder column rather than crashing the run."""
+    v = evaluate_languages.VoiceUnderTest("es_x", "es", "espeak:es", False)
+    sentences = evaluate_languages.heldout("es", 2)
+    cache = evaluate_languages.TranscriptCache(tmp_path / "teacher-transcripts.json")
+    postfilter = checkpoint.DEFAULT_POSTFILTER
+    heard_by_vocoder = evaluate_languages.vocoded_judge(postfilter, evaluate_languages.JUDGE)
+    for s in sentences:  # everything cached: nothing is rendered
+        cache.entries[cache.key(v, s)] = s
+        cache.entries[cache.key(v, s, evaluate_languages.MOS_JUDGE)] = 4.0
+        cache.entries[cache.key(v, s, evaluate_languages.vocoded_judge(postfilter))] = 3.5
+        cache.entries[cache.key(v, s, heard_by_vocoder)] = "hola"
+    cache.entries[cache.key(v, sentences[1], heard_by_vocoder)] = None
+    entry = evaluate_languages.evaluate_voice(None, judge, v, sentences, None, cache, mos)
+    assert entry["teacher_score"] == 0.0 and entry["vocoded_mos"] == 3.5 and "vocoded_score" not in entry
+    cache.entries[cache.key(v, sentences[1], heard_by_vocoder)] = sentences[1]
+    entry = evaluate_languages.evaluate_voice(None, judge, v, sentences, None, cache, mos)
+    assert 0.0 < entry["vocoded_score"] < 100.0 and entry["sentences"] == 2
