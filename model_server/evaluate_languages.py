@@ -16,6 +16,7 @@ section of docs/evaluation.md.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 import re
@@ -280,28 +281,19 @@ def teacher_judgements(
     todo = [i for i, ks in enumerate(keys) if any(k not in cache.entries for k in ks)]
     if todo:
         lifter = postfilter.vocoder_settings()["lifter"]
+        # each judge's measurement of (teacher audio, its resynthesis by our vocoder, made once on first use)
+        measure = [lambda a, vocoded: asr(a, v.language)]
+        if mos:
+            measure += [lambda a, vocoded: mos(a), lambda a, vocoded: mos(vocoded(), vocoder.SAMPLE_RATE),
+                        lambda a, vocoded: asr(ev.to_judge_rate(vocoded(), vocoder.SAMPLE_RATE), v.language)]  # fmt: skip
         audio = render_teacher(v.teacher, v.language, [sentences[i] for i in todo])
         for i, a in zip(todo, audio, strict=True):
-            wanted = [j for j, key in enumerate(keys[i]) if key not in cache.entries]
-            for j, value in zip(wanted, _judge_teacher(a, wanted, asr, mos, v.language, lifter), strict=True):
-                cache.entries[keys[i][j]] = value
+            vocoded = functools.cache(lambda a=a: ev.resynthesize(a, TEACHER_RATE, lifter))
+            for key, how in zip(keys[i], measure, strict=True):
+                if key not in cache.entries:
+                    cache.entries[key] = None if a is None else _rounded(how(a, vocoded))
         cache.save()
     return TeacherJudgements(*([cache.entries[row[j]] for row in keys] for j in range(len(judges))))
-
-
-def _judge_teacher(audio, wanted: list[int], asr, mos, language: str, lifter) -> list:
-    """`teacher_judgements`' measurements number `wanted` (0 transcript, 1 DistillMOS, 2 and 3 DistillMOS and
-    transcript of our vocoder resynthesizing it) of one teacher sentence; all None if the teacher failed."""
-    if audio is None:
-        return [None] * len(wanted)
-    vocoded = ev.resynthesize(audio, TEACHER_RATE, lifter) if {2, 3} & set(wanted) else None
-    measure = {
-        0: lambda: asr(audio, language),
-        1: lambda: mos(audio),
-        2: lambda: mos(vocoded, vocoder.SAMPLE_RATE),
-        3: lambda: asr(ev.to_judge_rate(vocoded, vocoder.SAMPLE_RATE), language),
-    }
-    return [_rounded(measure[j]()) for j in wanted]
 
 
 def _rounded(value):
@@ -344,16 +336,12 @@ def evaluate_voice(
         for name, scores in (("teacher", teacher_mos), ("vocoded", vocoded_mos)):
             _put_mos(entry, name, [x for x, ok in zip(scores, said, strict=True) if ok and x is not None])
     teacher_hyps = [h for h in heard if h is not None]
-    t_err = unit_errors(sentences, teacher_hyps, v.language)
-    entry["teacher_score"], entry["teacher_ci"] = _score(t_err)
-    # CER beside WER: how close the judge's hearing is in characters where whole words fail
-    entry["teacher_cer"] = round(ev.wer_of(unit_errors(sentences, teacher_hyps, v.language, "cer")), 2)
-    vocoded_hyps = [h for h, ok in zip(vocoded_heard or [], said, strict=False) if ok]
-    # the vocoder alone (the teacher's own features resynthesized), where every sentence the teacher said has it
-    # (a teacher transcript committed from another machine and a render failing here would leave a gap)
-    if vocoded_heard is not None and None not in vocoded_hyps:
-        entry["vocoded_score"], entry["vocoded_ci"] = _score(unit_errors(sentences, vocoded_hyps, v.language))
-        entry["vocoded_cer"] = round(ev.wer_of(unit_errors(sentences, vocoded_hyps, v.language, "cer")), 2)
+    t_err = _put_errors(entry, "teacher", sentences, teacher_hyps, v.language)
+    if vocoded_heard is not None:  # the vocoder alone: the teacher's own features resynthesized
+        vocoded_hyps = [h for h, ok in zip(vocoded_heard, said, strict=True) if ok]
+        # a teacher transcript committed from another machine and a render failing here leave a gap: no column
+        if None not in vocoded_hyps:
+            _put_errors(entry, "vocoded", sentences, vocoded_hyps, v.language)
     entry["examples"] = [
         {"reference": s, "teacher": h} for s, h in zip(sentences[:2], teacher_hyps[:2], strict=True)
     ]
@@ -370,14 +358,22 @@ def evaluate_voice(
             model_mos.append(mos(audio, rt.sample_rate))
     if mos:
         _put_mos(entry, "model", model_mos)
-    m_err = unit_errors(sentences, model_hyps, v.language)
-    entry["model_score"], entry["model_ci"] = _score(m_err)
-    entry["model_cer"] = round(ev.wer_of(unit_errors(sentences, model_hyps, v.language, "cer")), 2)
+    m_err = _put_errors(entry, "model", sentences, model_hyps, v.language)
     entry["gap"] = entry["model_score"] - entry["teacher_score"]
     entry["gap_ci"] = [round(x, 2) for x in ev.paired_rate_diff_ci(m_err, t_err)]
     for ex, h in zip(entry["examples"], model_hyps[:2], strict=True):
         ex["model"] = h
     return entry
+
+
+def _put_errors(entry: dict, system: str, sentences: list[str], hyps: list[str], language: str) -> np.ndarray:
+    """`<system>_score` (the language's metric), its 95% bootstrap interval and `<system>_cer` of the judge's
+    transcripts `hyps`, into `entry`; returns the per-sentence errors (for the paired gap)."""
+    errors = unit_errors(sentences, hyps, language)
+    entry[f"{system}_score"], entry[f"{system}_ci"] = _score(errors)
+    # CER beside WER: how close the judge's hearing is in characters where whole words fail
+    entry[f"{system}_cer"] = round(ev.wer_of(unit_errors(sentences, hyps, language, "cer")), 2)
+    return errors
 
 
 def _put_mos(entry: dict, system: str, scores: list[float]) -> None:
