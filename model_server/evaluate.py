@@ -194,8 +194,10 @@ class WhisperJudge:
     """Whisper-base on the CPU (int8), greedy at temperature 0, one utterance at a time, language forced,
     no NO_REPEAT_NGRAM-gram of tokens repeated."""
 
-    def __init__(self, threads: int = 2, cache: Path = WHISPER_CACHE):
+    def __init__(self, threads: int = 2, cache: Path = WHISPER_CACHE, no_repeat_ngram: int = NO_REPEAT_NGRAM):
         from faster_whisper import WhisperModel
+
+        self.no_repeat_ngram = no_repeat_ngram  # 0 turns the loop guard off (the guard's own test compares)
 
         self.model = WhisperModel(
             str(whisper_model_dir(cache)), device="cpu", compute_type="int8", cpu_threads=threads
@@ -211,7 +213,7 @@ class WhisperJudge:
             temperature=0.0,
             condition_on_previous_text=False,
             vad_filter=False,
-            no_repeat_ngram_size=NO_REPEAT_NGRAM,
+            no_repeat_ngram_size=self.no_repeat_ngram,
         )
         return " ".join(seg.text.strip() for seg in segments).strip()
 

@@ -152,7 +152,7 @@ def mos():
     return evaluate.MosJudge()
 
 
-def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
+def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge, monkeypatch):
     # Greedy Whisper-base heard this espeak-ng Afrikaans sentence as "U mo, u mo, u mo, ..." for 445
     # characters: the WER then counted the loop, not the voice.
     # espeak-ng's audio depends on what its process rendered before (docs/model.md, "Evaluation"): render in a
@@ -163,11 +163,14 @@ def test_the_judge_does_not_loop_on_a_voice_it_follows_poorly(judge):
     sentence = evaluate_languages.heldout("af")[0]
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
         (audio,) = pool.submit(evaluate_languages.render_teacher, "espeak:af+f3", "af", [sentence]).result()
-    heard = judge(audio, "af").split()
-    # the loop ran to the decoder's length limit (about 150 words); a poor hearing of these 7 words varies from
-    # run to run on a loaded machine (19 words once in a full CI run: "U mo m'n m'n m' m' ..."), so the bound
-    # separates a loop from a poor hearing, not one poor hearing from another
-    assert 0 < len(heard) <= 4 * len(sentence.split()), heard
+    guarded = judge(audio, "af")
+    monkeypatch.setattr(judge, "no_repeat_ngram", 0)
+    unguarded = judge(audio, "af")
+    # What the guarded judge hears of this poorly followed sentence depends on the CPU's int8 kernels (12 words
+    # on one machine, 32 of "m'n m' m' ..." on CI's), so it is compared with the unguarded judge on the same
+    # audio in the same run: that one loops to the decoder's length limit, the guarded one stops well short.
+    assert len(unguarded) >= 4 * len(sentence), unguarded
+    assert 0 < len(guarded) <= len(unguarded) / 2, guarded
 
 
 def test_a_real_run_scores_teacher_and_untrained_model(model_dir, judge, mos):
