@@ -2,11 +2,12 @@
 
     nice -n 10 .venv/bin/python tools/vocoder_resynth.py --sentences 20 --systems teacher,current
 
-For each English voice it renders the first N held-out sentences with the voice's teacher once, extracts
-the features with the data pipeline's analysis (`vocoder.analyze`), resynthesizes them with each system, and
-judges every clip with `make evaluate`'s judges (Whisper-base WER, DistillMOS; same functions, same
-bootstrap). Renders, features and per-system scores are cached in --cache, so adding a system only costs
-its own synthesis and judging. Systems:
+For each voice (the English ones by default; any catalog voice with --voices, judged in its own language on
+its own held-out sentences, WER or CER as the per-language table scores it) it renders the first N held-out
+sentences with the voice's teacher once, extracts the features with the data pipeline's analysis
+(`vocoder.analyze`), resynthesizes them with each system, and judges every clip with `make evaluate`'s judges
+(Whisper-base, DistillMOS; same functions, same bootstrap). Renders, features and per-system scores are cached
+in --cache, so adding a system only costs its own synthesis and judging. Systems:
 
 * ``teacher``: the teacher's audio itself (the ceiling);
 * ``current``: `vocoder.HarmonicNoiseSynth` as this checkout has it, at its native rate;
@@ -18,6 +19,9 @@ its own synthesis and judging. Systems:
   at its own rate (24 kHz);
 * ``world``: WORLD's own synthesizer (pyworld) fed the same 48-bin envelope and 7-band aperiodicity,
   expanded back to its 513 bins: what the feature interface allows a classic vocoder.
+* ``world-full`` / ``world-full@<ms>``: WORLD's own analysis of the teacher (Harvest F0, CheapTrick's 513-bin
+  envelope, D4C's aperiodicity) and its synthesizer, at the features' 12.5 ms frames or the period given: what
+  source-filter resynthesis keeps with nothing reduced to the feature interface.
 
 It prints a Markdown table (mean and 95% CI per system) and the synthesis speed of each torch system
 (one stream, one thread, 32-frame chunks).
@@ -40,19 +44,43 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model_server import evaluate, vocoder  # noqa: E402
+from model_server import evaluate, evaluate_languages, vocoder  # noqa: E402
+from model_server.data.voices import ALL_VOICES  # noqa: E402
+from model_server.frontend.languages import CATALOG  # noqa: E402
 
 CHUNK = 32  # frames per call in the speed measurement (the server's steady chunk size)
 
 
-def render_teacher(voice: str, sentences: list[str]) -> tuple[list, int]:
-    """(renders with int16 audio, sample rate): `make evaluate`'s own renderer where it has one (teachers of
-    any kind), else the Festival teacher it names."""
-    if hasattr(evaluate, "render_teacher"):
-        return evaluate.render_teacher(voice, sentences)
-    from model_server.data import festival
+def language_of(voice: str) -> str:
+    if voice not in ALL_VOICES:
+        raise SystemExit(f"unknown voice {voice!r}; known: {', '.join(sorted(ALL_VOICES))}")
+    return ALL_VOICES[voice].language
 
-    return festival.render_batch(evaluate.TEACHERS[voice], sentences), festival.SAMPLE_RATE
+
+def metric_of(voice: str) -> str:
+    return CATALOG[language_of(voice)].metric.upper()
+
+
+def heldout_sentences(voice: str, limit: int) -> list[str]:
+    """The first `limit` held-out sentences of the voice's language (English: `make evaluate`'s 40)."""
+    return evaluate_languages.heldout(language_of(voice), limit)
+
+
+def render_teacher(voice: str, sentences: list[str]) -> list[tuple[np.ndarray, int]]:
+    """(float audio, sample rate) per sentence: the English teachers as `make evaluate` renders them, the
+    others as the per-language evaluation does (its normalized text, 16 kHz)."""
+    language = language_of(voice)
+    if language == "en":
+        renders, rate = evaluate.render_teacher(voice, sentences)
+        failed = [(i, r.error) for i, r in enumerate(renders) if r.audio is None]
+        audio = [None if r.audio is None else r.audio.astype(np.float32) / 32768.0 for r in renders]
+    else:
+        rate = evaluate_languages.TEACHER_RATE
+        audio = evaluate_languages.render_teacher(ALL_VOICES[voice].teacher, language, sentences)
+        failed = [(i, "see above") for i, a in enumerate(audio) if a is None]
+    if failed:
+        raise SystemExit(f"the {voice} teacher failed on sentence(s) {failed}")
+    return [(a, rate) for a in audio]
 
 
 def teacher_features(voice: str, sentences: list[str], cache: Path) -> list[dict]:
@@ -62,12 +90,8 @@ def teacher_features(voice: str, sentences: list[str], cache: Path) -> list[dict
     paths = [folder / f"{i:02d}.npz" for i in range(len(sentences))]
     todo = [i for i, p in enumerate(paths) if not p.is_file()]
     if todo:
-        renders, rate = render_teacher(voice, [sentences[i] for i in todo])
-        for i, r in zip(todo, renders, strict=True):
-            if r.audio is None:
-                raise SystemExit(f"the {voice} teacher failed on sentence {i}: {r.error}")
-            feats = vocoder.analyze(r.audio.astype(np.float32) / 32768.0, rate)
-            np.savez(paths[i], audio=r.audio, rate=rate, feats=feats)
+        for i, (audio, rate) in zip(todo, render_teacher(voice, [sentences[i] for i in todo]), strict=True):
+            np.savez(paths[i], audio=audio, rate=rate, feats=vocoder.analyze(audio, rate))
     return [dict(np.load(p)) for p in paths]
 
 
@@ -131,6 +155,25 @@ def world_resynth(feats: np.ndarray) -> np.ndarray:
                          vocoder.FRAME_PERIOD_MS).astype(np.float32)  # fmt: skip
 
 
+def world_full_resynth(
+    audio: np.ndarray, rate: int, period_ms: float = vocoder.FRAME_PERIOD_MS
+) -> np.ndarray:
+    """WORLD analysis and synthesis at full resolution, 16 kHz (Harvest F0: DIO lost a few more points on the
+    Indonesian teacher, docs/model.md "Where the vocoder loses words")."""
+    pw = vocoder._pw()
+    x = audio.astype(np.float64)
+    if rate != vocoder.SAMPLE_RATE:
+        import soxr
+
+        x = soxr.resample(x, rate, vocoder.SAMPLE_RATE, quality="HQ")
+    fs = vocoder.SAMPLE_RATE
+    f0, t = pw.harvest(x, fs, f0_floor=vocoder.F0_FLOOR, f0_ceil=vocoder.F0_CEIL, frame_period=period_ms)
+    f0 = pw.stonemask(x, f0, t, fs)
+    sp = pw.cheaptrick(x, f0, t, fs, f0_floor=vocoder.F0_FLOOR, fft_size=vocoder.WORLD_FFT)
+    ap = pw.d4c(x, f0, t, fs, fft_size=vocoder.WORLD_FFT)
+    return pw.synthesize(f0, sp, ap, fs, period_ms).astype(np.float32)
+
+
 def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
     """Real-time factor of one stream on one thread, 32-frame chunks (CPU s / audio s, so a busy host
     inflates it less than wall time would)."""
@@ -165,9 +208,9 @@ def score_key(system: str) -> str:
     return key
 
 
-def judge(clips: list[tuple[np.ndarray, int]], sentences: list[str], asr, mos) -> dict:
-    hyps = [asr(a, "en", rate) for a, rate in clips]
-    errors = evaluate.word_errors(sentences, hyps, "en")
+def judge(clips: list[tuple[np.ndarray, int]], sentences: list[str], language: str, asr, mos) -> dict:
+    hyps = [asr(a, language, rate) for a, rate in clips]
+    errors = evaluate_languages.unit_errors(sentences, hyps, language)
     scores = np.array([mos(a, rate) for a, rate in clips])
     return {"errors": errors.tolist(), "mos": scores.tolist(), "hyps": hyps}
 
@@ -184,21 +227,24 @@ def summarize(entry: dict) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--voices", default=",".join(evaluate.TEACHERS))
-    ap.add_argument("--sentences", type=int, default=20, help="first N held-out sentences per voice")
+    ap.add_argument("--voices", default=",".join(evaluate.TEACHERS), help="any catalog voice ids")
+    ap.add_argument("--sentences", type=int, default=20, help="first N held-out sentences per voice (0: all)")
     ap.add_argument("--systems", default="teacher,current")
     ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "vocoder-resynth")
     ap.add_argument("--rescore", action="store_true", help="judge again even if scores are cached")
     ap.add_argument("--judge-threads", type=int, default=1)
     args = ap.parse_args(argv)
 
-    sentences = evaluate.read_sentences(evaluate.HELDOUT)[: args.sentences]
     voices = [v for v in args.voices.split(",") if v]
+    for voice in voices:
+        language_of(voice)  # an unknown voice fails here, before the judges install
     systems = [s for s in args.systems.split(",") if s]
     evaluate.ensure_eval_deps()
     judges = None
-    table, speeds = {}, {}
+    table, speeds, counts = {}, {}, {}
     for voice in voices:
+        sentences = heldout_sentences(voice, args.sentences)
+        counts[voice] = len(sentences)
         data = teacher_features(voice, sentences, args.cache / "teacher")
         for system in systems:
             score_path = args.cache / "scores" / voice / f"{score_key(system)}-{len(sentences)}.json"
@@ -206,6 +252,12 @@ def main(argv: list[str] | None = None) -> int:
                 clips = [(d["audio"], int(d["rate"])) for d in data]
             elif system == "world":
                 clips = [(world_resynth(d["feats"]), vocoder.SAMPLE_RATE) for d in data]
+            elif system.partition("@")[0] == "world-full":
+                period = float(system.partition("@")[2] or vocoder.FRAME_PERIOD_MS)
+                clips = [
+                    (world_full_resynth(d["audio"], int(d["rate"]), period), vocoder.SAMPLE_RATE)
+                    for d in data
+                ]
             else:
                 synth, rate = torch_system(system)
                 clips = [(synthesize_torch(synth, d["feats"]), rate) for d in data]
@@ -216,15 +268,18 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 if judges is None:
                     judges = (evaluate.WhisperJudge(threads=args.judge_threads), evaluate.MosJudge())
-                entry = judge(clips, sentences, *judges)
+                entry = judge(clips, sentences, language_of(voice), *judges)
                 score_path.parent.mkdir(parents=True, exist_ok=True)
                 score_path.write_text(json.dumps(entry))
             table[(voice, system)] = summarize(entry)
             s = table[(voice, system)]
-            print(f"{voice} {system}: WER {s['wer']:.1f}, DistillMOS {s['mos']:.2f}", flush=True)
+            print(
+                f"{voice} {system}: {metric_of(voice)} {s['wer']:.1f}, DistillMOS {s['mos']:.2f}", flush=True
+            )
 
-    print(f"\n{len(sentences)} held-out sentences per voice; 95% bootstrap CIs over sentences\n")
-    print("| voice | system | Whisper WER % | DistillMOS |")
+    per_voice = ", ".join(f"{v} {n}" for v, n in counts.items())
+    print(f"\nheld-out sentences per voice: {per_voice}; 95% bootstrap CIs over sentences\n")
+    print("| voice | system | Whisper WER (CER where the language has no spaces) % | DistillMOS |")
     print("|---|---|---|---|")
     for (voice, system), s in table.items():
         print(
