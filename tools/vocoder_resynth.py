@@ -159,7 +159,7 @@ def world_full_resynth(
     audio: np.ndarray, rate: int, period_ms: float = vocoder.FRAME_PERIOD_MS
 ) -> np.ndarray:
     """WORLD analysis and synthesis at full resolution, 16 kHz (Harvest F0: DIO lost a few more points on the
-    Indonesian teacher, docs/model.md "Where the vocoder loses words")."""
+    Indonesian teacher, docs/model.md "Where the vocoder loses the words")."""
     pw = vocoder._pw()
     x = audio.astype(np.float64)
     if rate != vocoder.SAMPLE_RATE:
