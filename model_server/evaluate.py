@@ -198,7 +198,6 @@ class WhisperJudge:
         from faster_whisper import WhisperModel
 
         self.no_repeat_ngram = no_repeat_ngram  # 0 turns the loop guard off (the guard's own test compares)
-
         self.model = WhisperModel(
             str(whisper_model_dir(cache)), device="cpu", compute_type="int8", cpu_threads=threads
         )

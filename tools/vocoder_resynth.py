@@ -49,6 +49,7 @@ from model_server.data.voices import ALL_VOICES  # noqa: E402
 from model_server.frontend.languages import CATALOG  # noqa: E402
 
 CHUNK = 32  # frames per call in the speed measurement (the server's steady chunk size)
+NOT_TORCH = ("teacher", "world", "world-full")  # systems with no torch synthesizer to time
 
 
 def language_of(voice: str) -> str:
@@ -174,6 +175,22 @@ def world_full_resynth(
     return pw.synthesize(f0, sp, ap, fs, period_ms).astype(np.float32)
 
 
+def clips_of(system: str, data: list[dict]) -> list[tuple[np.ndarray, int]]:
+    """(audio, rate) per sentence of `system` resynthesizing the cached teacher renders and features."""
+    if system == "teacher":
+        return [(d["audio"], int(d["rate"])) for d in data]
+    if system == "world":
+        return [(world_resynth(d["feats"]), vocoder.SAMPLE_RATE) for d in data]
+    name, _, period = system.partition("@")
+    if name == "world-full":
+        period_ms = float(period or vocoder.FRAME_PERIOD_MS)
+        return [
+            (world_full_resynth(d["audio"], int(d["rate"]), period_ms), vocoder.SAMPLE_RATE) for d in data
+        ]
+    synth, rate = torch_system(system)
+    return [(synthesize_torch(synth, d["feats"]), rate) for d in data]
+
+
 def speed(synth, rate: int, feats_list: list[np.ndarray]) -> float:
     """Real-time factor of one stream on one thread, 32-frame chunks (CPU s / audio s, so a busy host
     inflates it less than wall time would)."""
@@ -248,27 +265,14 @@ def main(argv: list[str] | None = None) -> int:
         data = teacher_features(voice, sentences, args.cache / "teacher")
         for system in systems:
             score_path = args.cache / "scores" / voice / f"{score_key(system)}-{len(sentences)}.json"
-            if system == "teacher":
-                clips = [(d["audio"], int(d["rate"])) for d in data]
-            elif system == "world":
-                clips = [(world_resynth(d["feats"]), vocoder.SAMPLE_RATE) for d in data]
-            elif system.partition("@")[0] == "world-full":
-                period = float(system.partition("@")[2] or vocoder.FRAME_PERIOD_MS)
-                clips = [
-                    (world_full_resynth(d["audio"], int(d["rate"]), period), vocoder.SAMPLE_RATE)
-                    for d in data
-                ]
-            else:
-                synth, rate = torch_system(system)
-                clips = [(synthesize_torch(synth, d["feats"]), rate) for d in data]
-                if system not in speeds:
-                    speeds[system] = speed(synth, rate, [d["feats"] for d in data[:5]])
+            if system.partition("@")[0] not in NOT_TORCH and system not in speeds:
+                speeds[system] = speed(*torch_system(system), [d["feats"] for d in data[:5]])
             if score_path.is_file() and not args.rescore:
                 entry = json.loads(score_path.read_text())
-            else:
+            else:  # synthesized only to be judged: cached scores cost no synthesis (WORLD's Harvest is slow)
                 if judges is None:
                     judges = (evaluate.WhisperJudge(threads=args.judge_threads), evaluate.MosJudge())
-                entry = judge(clips, sentences, language_of(voice), *judges)
+                entry = judge(clips_of(system, data), sentences, language_of(voice), *judges)
                 score_path.parent.mkdir(parents=True, exist_ok=True)
                 score_path.write_text(json.dumps(entry))
             table[(voice, system)] = summarize(entry)
