@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from model_server.data.text_words import WORD_SHARE
 from model_server.data.voices import VOICES, resolve_voices, voices_for_languages
 from model_server.frontend.languages import CATALOG
 
@@ -27,6 +28,11 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hours-scale", type=float, default=1.0,
                    help="multiply every voice's default hours (1.5 h Festival English, 4.5 h heart, 40 min es/de/fr)")
     p.add_argument("--seed", type=int, default=0, help="text generator seed")
+    p.add_argument("--word-share", type=float, default=WORD_SHARE,
+                   help="fraction of the sentences of each non-English voice taught by Kokoro or espeak-ng drawn from "
+                        "the language's everyday words (wordfreq; data/text_words.py) instead of its grammar or CLDR "
+                        f"phrases (default "
+                        f"{WORD_SHARE:g}; 0: the text of rounds up to 37)")
     p.add_argument("--workers", type=int, default=2, help="render/analysis processes")
     p.add_argument("--max-render-seconds", type=float, default=0.0,
                    help="time box for the render stage (0: none): at that time the workers stop and the "
@@ -87,6 +93,8 @@ def main_build(argv: list[str]) -> int:
         raise SystemExit(f"--hours-scale must be > 0, got {args.hours_scale}")
     if args.workers < 1:
         raise SystemExit(f"--workers must be >= 1, got {args.workers}")
+    if not 0.0 <= args.word_share <= 1.0:
+        raise SystemExit(f"--word-share must be within [0, 1], got {args.word_share}")
     if args.max_render_seconds < 0:
         raise SystemExit(f"--max-render-seconds must be >= 0, got {args.max_render_seconds}")
     try:
@@ -99,7 +107,8 @@ def main_build(argv: list[str]) -> int:
     from model_server.data import build, frontend_bridge
 
     t0 = time.perf_counter()
-    batches = build.plan(voices, args.out, args.hours_scale, args.seed, frontend_bridge.normalize)
+    batches = build.plan(voices, args.out, args.hours_scale, args.seed, frontend_bridge.normalize,
+                         word_share=args.word_share)
     t_plan = time.perf_counter() - t0
     rstats = build.render_all(batches, args.workers, progress=not args.no_progress,
                               max_seconds=args.max_render_seconds)

@@ -607,11 +607,33 @@ class SimpleGenerator:
         return s
 
 
-def generate_sentences(language: str, count: int, seed: int = 0, exclude: set[str] | None = None) -> list[str]:
+def generate_sentences(
+    language: str, count: int, seed: int | str = 0, exclude: set[str] | None = None, word_share: float = 0.0
+) -> list[str]:
     """`count` distinct sentences for `language`, deterministic for a given seed.
 
     Held-out evaluation sentences (and anything in `exclude`, compared with `canonical`) are skipped.
+    `word_share`: the fraction drawn from the language's everyday words (`text_words`) rather than its grammar
+    or CLDR phrases, mixed in a seeded order; English keeps its grammar only (its voices already speak as their
+    teachers do), as does a language without a word list.
     """
+    if not 0.0 <= word_share <= 1.0:
+        raise ValueError(f"word_share must be within [0, 1], got {word_share!r}")
+    from model_server.data import text_words
+
+    n_words = round(count * word_share) if language != "en" and text_words.has_vocabulary(language) else 0
+    out = _grammar_sentences(language, count - n_words, seed, exclude)
+    if not n_words:
+        return out
+    heldout_path = HELDOUT_DIR / f"{language}.txt"
+    heldout = tuple(read_sentences(heldout_path)) if heldout_path.is_file() else ()
+    taken = {canonical(s) for s in out} | set(exclude or ())
+    out += text_words.word_sentences(language, n_words, seed, taken, heldout)
+    random.Random(f"statespeak-mix/{language}/{seed}").shuffle(out)
+    return out
+
+
+def _grammar_sentences(language: str, count: int, seed: int | str, exclude: set[str] | None) -> list[str]:
     if language not in LANGUAGES:
         # The other catalog languages: phrases from CLDR (data/text_intl.py), no hand-written text.
         from model_server.data import text_intl
