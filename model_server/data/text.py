@@ -621,7 +621,8 @@ def generate_sentences(
         raise ValueError(f"word_share must be within [0, 1], got {word_share!r}")
     from model_server.data import text_words
 
-    n_words = round(count * word_share) if language != "en" and text_words.has_vocabulary(language) else 0
+    use_words = word_share > 0 and language != "en" and text_words.has_vocabulary(language)
+    n_words = round(count * word_share) if use_words else 0  # wordfreq is imported only where words are drawn
     out = _grammar_sentences(language, count - n_words, seed, exclude)
     if not n_words:
         return out

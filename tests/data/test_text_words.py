@@ -130,3 +130,13 @@ def test_the_data_cli_refuses_a_share_outside_zero_to_one(share, tmp_path):
     with pytest.raises(SystemExit, match="--word-share must be within"):
         cli.main(["--out", str(tmp_path), "--voices", "id_male_kumo", "--word-share", share])
     assert not (tmp_path / "cache").exists()  # refused before anything renders
+
+
+def test_without_word_sentences_wordfreq_is_not_needed(monkeypatch):
+    import sys
+
+    W.vocabulary.cache_clear()
+    monkeypatch.setitem(sys.modules, "wordfreq", None)  # as on a host without it: importing raises
+    assert len(T.generate_sentences("id", 5, seed=1)) == 5
+    with pytest.raises(ImportError):
+        T.generate_sentences("id", 5, seed=1, word_share=0.5)
