@@ -237,3 +237,13 @@ def test_a_stopped_job_takes_its_worker_processes_with_it(tmp_path):
     assert not _alive(child)
     job.stop()  # again: harmless
     assert "$ -c import subprocess" in (tmp_path / "out" / "run.log").read_text()
+
+
+def test_the_device_render_asks_for_no_word_sentences(tmp_path):
+    """wordfreq is not among the carried wheels: a non-English --voice must not need it on the device."""
+    from model_server.data import __main__ as data_cli
+
+    cmd = gpu_train.render_cmd(gpu_train.parse_args(["--voice", "fr_female_f2"]), tmp_path)
+    assert cmd[:2] == ["-m", "model_server.data"]
+    parsed = data_cli._build_parser().parse_args(cmd[2:])  # flags the data CLI accepts
+    assert parsed.word_share == 0 and parsed.voices == "fr_female_f2" and parsed.out == tmp_path

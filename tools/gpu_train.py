@@ -330,9 +330,10 @@ def kernel_grad_check() -> dict:
 
 # -- 2-4. data, baseline, training ------------------------------------------------------------------------
 def render_cmd(args, data: Path) -> list[str]:
+    # --word-share 0: wordfreq (a 57 MB wheel) does not fit the carry; English voices never draw words anyway
     return ["-m", "model_server.data", "--voices", args.voice, "--hours-scale", f"{args.hours_scale:g}",
             "--workers", str(args.workers), "--max-render-seconds", f"{args.render_seconds:g}",
-            "--out", str(data), "--no-progress"]  # fmt: skip
+            "--word-share", "0", "--out", str(data), "--no-progress"]  # fmt: skip
 
 
 def render(run: Run, args, data: Path, job: Job) -> dict:
