@@ -4,8 +4,8 @@ The other training text (`text.py`'s small grammars for es/de/fr, `text_intl.py`
 rest) carries numbers, dates, currencies and names well, but few of the words people say: the French grammar
 knows two dozen nouns, and the CLDR phrases are country names, months and units. A model trained on them
 speaks those well and everything else poorly: on Indonesian text drawn like its training text the shipped
-model was as intelligible as its teacher's vocoded audio, on the held-out voice-agent sentences 8-10 points
-worse (docs/model.md, "Where the model loses the words").
+model was as intelligible as its teacher's vocoded audio, on the held-out voice-agent sentences 7-12 points
+behind it (docs/model.md, "Where the model loses the words").
 
 So part of each language's training text is drawn from its most frequent words (wordfreq's "best" list, the
 top `VOCABULARY` words that are written in letters): 4 to 10 words a sentence, about half of them from the
@@ -30,7 +30,7 @@ from model_server.frontend.languages import CATALOG
 
 __all__ = ["VOCABULARY", "WORD_SHARE", "has_vocabulary", "vocabulary", "word_sentences"]
 
-WORD_SHARE = 0.5  # `python -m model_server.data`'s default share of word sentences per non-English voice
+WORD_SHARE = 0.5  # `python -m model_server.data`'s default share for non-English Kokoro/espeak-ng voices
 
 VOCABULARY = 8000  # most frequent words per language the sentences are drawn from
 COMMON = 300  # the most frequent of them, drawn for about half of each sentence's words
