@@ -165,21 +165,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.data is not None:
             data = load_dataset(args.data, [voice])[voice]
             step = max(1, len(data.utterances) // 24)
-            utts = data.utterances[::step][:24]
-            sentences, frames = [u.text for u in utts], [np.asarray(data.frames(u)) for u in utts]
+            utts = data.utterances[::step][: args.sentences or 24]
+            sentences = [u.text for u in utts]
             source = f"data-{args.data.resolve().parent.name}"
         else:
             sentences = evaluate_languages.heldout(language, args.sentences)
             found, data = teacher_utterances(voice, sentences, args.cache / voice)
             kept = [i for i, u in enumerate(found) if u is not None]
             sentences, utts = [sentences[i] for i in kept], [found[i] for i in kept]
-            frames = [np.asarray(data.frames(u)) for u in utts]
-        if args.sentences:
-            sentences, utts, frames = (
-                sentences[: args.sentences],
-                utts[: args.sentences],
-                frames[: args.sentences],
-            )
+        frames = [np.asarray(data.frames(u)) for u in utts]
         tracks = [model_tracks(rt, voice, u, f.astype(np.float32)) for u, f in zip(utts, frames, strict=True)]
         speak = vocoder_for(rt, voice)
         for system in systems:
