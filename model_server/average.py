@@ -98,6 +98,23 @@ def average(
     return checkpoint.save(first, out)
 
 
+def describe(extra: dict) -> str | None:
+    """One line on how weights this module wrote were made (from their config's `extra`, the record `average`
+    writes): each input's share, directory, weights hash and own run; None for weights it did not write."""
+    record = extra.get("averaged")
+    if not record:
+        return None
+
+    def one(a: dict) -> str:
+        run = a["extra"]
+        facts = [f"weights {a['sha256'][:12]}..."]
+        facts += [f"{run['trained_minutes']} min, step {run['step']}"] if "step" in run else []
+        return f"{a['weight']:g} x `{a['model_dir']}` ({', '.join(facts)})"
+
+    inputs = "; ".join(one(a) for a in record)
+    return f"the weighted mean of {len(record)} fine-tunes (`python -m model_server.average`): {inputs}"
+
+
 def _missing_voices(ck: Checkpoint, widest: Checkpoint) -> list[VoiceInfo]:
     """The voices `widest` added after all of `ck`'s (same ids and speaker rows, in order), which `ck` gets as
     a fine-tune would start them; none where `ck` is not its parent that way (the identity check then names

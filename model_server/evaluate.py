@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from rapidfuzz.distance import Levenshtein
 
-from model_server import vocoder
+from model_server import average, vocoder
 from model_server.data.text import read_sentences
 from model_server.data.voices import VOICES
 from model_server.frontend.normalize import normalize
@@ -555,22 +555,12 @@ def keep_language_section(path: Path, report: str) -> str:
 
 def training_summary(extra: dict) -> str:
     """How the weights were made, from their config's `extra`, for the report's Model line: the last run's
-    minutes and step, or, for weights `model_server.average` wrote, the mean's weights and each input's run."""
+    minutes and step, or what `model_server.average` recorded of a mean's inputs."""
     if "step" in extra:
         last = "last fine-tune: " if "init" in extra else ""
         return f", {last}{extra.get('trained_minutes')} min of training, step {extra['step']}"
-    averaged = extra.get("averaged")
-    if not averaged:
-        return ""
-
-    def one(a: dict) -> str:
-        run = a.get("extra", {})
-        facts = [f"weights {a['sha256'][:12]}..."] if "sha256" in a else []
-        facts += [f"{run['trained_minutes']} min, step {run['step']}"] if "step" in run else []
-        return f"{a['weight']:g} x `{a['model_dir']}`" + (f" ({', '.join(facts)})" if facts else "")
-
-    inputs = "; ".join(one(a) for a in averaged)
-    return f", the weighted mean of {len(averaged)} fine-tunes (`python -m model_server.average`): {inputs}"
+    mean = average.describe(extra)
+    return f", {mean}" if mean else ""
 
 
 def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: float) -> str:
