@@ -43,7 +43,7 @@ SCRIPTS = {
 
 # The languages the model is trained in carry 24: their support is decided on a 10-point line, which 12
 # sentences' intervals (20-30 points wide) could not tell apart.
-TWENTY_FOUR = frozenset("es it pt pl hr sr ca sk ja ro id ru".split())
+TWENTY_FOUR = frozenset("es it pt pl hr sr ca sk ja ro id ru de fr ur ms".split())
 
 
 def sentences(code: str) -> list[str]:
