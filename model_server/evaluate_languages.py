@@ -109,10 +109,10 @@ def score_units(text: str, language: str, metric: str | None = None) -> list[str
 
 def unit_errors(refs: list[str], hyps: list[str], language: str, metric: str | None = None) -> np.ndarray:
     """Per sentence: (edits, reference units), shape (n, 2): the rows the bootstrap resamples."""
-    rows = []
-    for r, h in zip(refs, hyps, strict=True):
-        ref = score_units(r, language, metric)
-        rows.append((ev.edit_distance(ref, score_units(h, language, metric)), len(ref)))
+    rows = [
+        ev.sentence_errors(score_units(r, language, metric), score_units(h, language, metric))
+        for r, h in zip(refs, hyps, strict=True)
+    ]
     return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
 
 
@@ -497,7 +497,9 @@ def render_section(doc: dict, model_label: str) -> str:
         "/ reference characters, spaces dropped) where it does not (the catalog's `spaces`: zh, ja, th). Both "
         "sides normalized alike: the project's normalizer for that language (numbers, dates, currencies to "
         "words), Unicode NFKC, lower case, punctuation removed; Japanese compared as katakana, Romanian "
-        "without its diacritics (the judge mostly writes it without them).",
+        "without its diacritics (the judge mostly writes it without them). A sentence counts at most as many "
+        "edits as its reference has units: a transcript the judge loops on (hundreds of words for one "
+        "sentence) is that sentence missed, not a score over 100 % that outweighs the rest.",
         "- Intervals: 95% bootstrap over sentences (2,000 resamples, seed 0); the gap resamples sentences paired.",
         f"- Teachers: what the judge heard from each teacher sentence is committed (`{TRANSCRIPT_CACHE.relative_to(ev.REPO_ROOT).as_posix()}`): "
         "espeak-ng's audio differs from run to run, so every run compares the model against the same teacher "

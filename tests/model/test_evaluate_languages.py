@@ -45,6 +45,10 @@ def test_both_sides_normalized_alike():
     assert rows.tolist() == [[1, 5]]
     rows = evaluate_languages.unit_errors(["你好世界"], ["你好"], "zh")
     assert rows.tolist() == [[2, 4]] and evaluate.wer_of(rows) == 50.0
+    rows = evaluate_languages.unit_errors(["你好世界"], ["你好" * 40], "zh")  # a loop: the sentence missed
+    assert rows.tolist() == [[4, 4]]
+    rows = evaluate_languages.unit_errors(["Dobar dan."], ["dobar dan " + "13 " * 50], "hr")
+    assert rows.tolist() == [[2, 2]]
 
 
 def test_heldout_sentences_are_never_training_text():
