@@ -391,6 +391,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--sentences", type=Path, default=HELDOUT)
     ap.add_argument("--limit", type=int, default=0, help="only the first N sentences (0: all)")
+    ap.add_argument(
+        "--confirm",
+        action="store_true",
+        help="--languages: score the confirmation block (data/heldout/confirm/<code>.txt) instead of the held-out "
+        "sentences, once after a round's pick; its own report section, and nothing decided on it",
+    )
     ap.add_argument("--wav-dir", type=Path, default=Path("data/eval"), help="where the audio is kept")
     ap.add_argument(
         "--report",
@@ -432,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
         return evaluate_paired.run(args)
     if args.fail_on_worse:
         ap.error("--fail-on-worse needs --against")
+    if args.confirm and not args.languages:
+        ap.error("--confirm needs --languages")
     if args.report is None:
         args.report = default_report(args.model)
     if args.languages:
@@ -548,12 +556,17 @@ NOTES_MARKER = "<!-- hand-written notes below: make evaluate keeps them -->"
 
 def keep_language_section(path: Path, report: str) -> str:
     """`report` with what this run does not measure carried over from the report at `path`: the per-language
-    section (`--languages` runs write it) and the hand-written notes after NOTES_MARKER."""
+    section and the confirmation block's (`--languages` runs write them) and the hand-written notes after
+    NOTES_MARKER."""
     from model_server import evaluate_languages
 
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    section = evaluate_languages.existing_section(old)
-    report = evaluate_languages.replace_section(report, section) if section else report
+    for markers in (
+        (evaluate_languages.SECTION_START, evaluate_languages.SECTION_END),
+        (evaluate_languages.CONFIRM_START, evaluate_languages.CONFIRM_END),
+    ):
+        section = evaluate_languages.existing_section(old, markers)
+        report = evaluate_languages.replace_section(report, section, markers) if section else report
     at = old.find(NOTES_MARKER)
     if at >= 0:
         report = report.rstrip("\n") + "\n\n" + old[at:].rstrip("\n") + "\n"

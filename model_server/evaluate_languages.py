@@ -11,6 +11,11 @@ catalog teacher only (status "no voice in the model").
 The results go to ``<model dir>/evaluation.json`` (merged with earlier runs on the same weights; see
 `model.measured`), which the server reads to mark voices supported, and to a table in the per-language
 section of docs/evaluation.md.
+
+`--confirm` scores a second block instead, 12 more sentences per language (`data/heldout/confirm/<code>.txt`,
+`text_intl.confirm_sentences`), judged once on weights a round picked among its checkpoints by the held-out
+sentences: what that pick reads optimistically. Its results go under the evaluation file's "confirm" key, which
+decides nothing, and to their own section of the report (`render_confirm_section`).
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ from model_server.model import measured
 from model_server.model.checkpoint import DEFAULT_POSTFILTER
 
 __all__ = [
+    "CONFIRM_END",
+    "CONFIRM_START",
     "SECTION_END",
     "SECTION_START",
     "TranscriptCache",
@@ -47,6 +54,7 @@ __all__ = [
     "heldout",
     "language_codes",
     "merge_results",
+    "render_confirm_section",
     "render_section",
     "replace_section",
     "score_units",
@@ -58,17 +66,31 @@ __all__ = [
 
 SECTION_START = "<!-- per-language intelligibility: start (python -m model_server.evaluate --languages) -->"
 SECTION_END = "<!-- per-language intelligibility: end -->"
+CONFIRM_START = (
+    "<!-- confirmation block: start (python -m model_server.evaluate --languages all --confirm) -->"
+)
+CONFIRM_END = "<!-- confirmation block: end -->"
+CONFIRM_KEY = "confirm"  # the evaluation file's key for the confirmation block's entries (beside "voices")
 _DIGITS = re.compile(r"\d+")
 _HIRAGANA = {c: c + 0x60 for c in range(0x3041, 0x3097)}  # hiragana -> katakana (same sound)
 
 
-def language_codes(spec: str) -> list[str]:
-    """Catalog codes from "all" or "it,ja,..."; SystemExit naming unknown codes."""
-    codes = list(CATALOG) if spec.strip() == "all" else [c.strip() for c in spec.split(",") if c.strip()]
+def language_codes(spec: str, confirm: bool = False) -> list[str]:
+    """Catalog codes from "all" or "it,ja,..."; SystemExit naming unknown codes. With `confirm`, "all" is
+    the languages with a confirmation block, and a listed language without one is named."""
+    from model_server.data.text_intl import confirm_languages
+
+    choices = confirm_languages() if confirm else list(CATALOG)
+    codes = choices if spec.strip() == "all" else [c.strip() for c in spec.split(",") if c.strip()]
     unknown = [c for c in codes if c not in CATALOG]
     if unknown or not codes:
         raise SystemExit(
             f"--languages: unknown language(s) {unknown}; choose all or from {','.join(CATALOG)}"
+        )
+    lacking = [c for c in codes if c not in choices]
+    if lacking:
+        raise SystemExit(
+            f"--confirm: no confirmation sentences for {lacking}; languages with them: {','.join(choices)}"
         )
     return codes
 
@@ -116,13 +138,16 @@ def unit_errors(refs: list[str], hyps: list[str], language: str, metric: str | N
     return np.asarray(rows, dtype=np.float64).reshape(-1, 2)
 
 
-def heldout(language: str, limit: int = 0) -> list[str]:
-    """The language's held-out sentences (never training text), the first `limit` of them if given."""
-    if language == "en":
+def heldout(language: str, limit: int = 0, confirm: bool = False) -> list[str]:
+    """The language's held-out sentences (never training text), the first `limit` of them if given; with
+    `confirm`, its confirmation block instead (FileNotFoundError naming a language without one)."""
+    from model_server.data.text_intl import confirm_sentences, heldout_sentences
+
+    if confirm:
+        sentences = list(confirm_sentences(language))
+    elif language == "en":
         sentences = ev.read_sentences(ev.HELDOUT)
     else:
-        from model_server.data.text_intl import heldout_sentences
-
         sentences = list(heldout_sentences(language))
     return sentences[:limit] if limit else sentences
 
@@ -394,12 +419,14 @@ def evaluate_languages(
     on_language=None,
     cache: TranscriptCache | None = None,
     mos=None,
+    confirm: bool = False,
 ) -> dict:
-    """voice id -> entry (see `evaluate_voice`) for every voice under test in `codes`; `on_language` gets
-    each language's entries as soon as they are measured (the run keeps them if a later language fails)."""
+    """voice id -> entry (see `evaluate_voice`) for every voice under test in `codes`, on their held-out
+    sentences or (`confirm`) their confirmation block; `on_language` gets each language's entries as soon as
+    they are measured (the run keeps them if a later language fails)."""
     results = {}
     for code in codes:
-        sentences = heldout(code, limit)
+        sentences = heldout(code, limit, confirm)
         done = {}
         for v in voices_under_test(rt, code):
             entry = evaluate_voice(rt, asr, v, sentences, wav_dir, cache, mos)
@@ -414,16 +441,18 @@ def evaluate_languages(
     return results
 
 
-def merge_results(model_dir: Path, fresh: dict, judge: str) -> dict:
-    """Earlier results on the same weights, updated with `fresh`; written to the model's evaluation file."""
+def merge_results(model_dir: Path, fresh: dict, judge: str, key: str = "voices") -> dict:
+    """Earlier results on the same weights, updated with `fresh` under `key` ("voices", which the server
+    reads, or `CONFIRM_KEY`); written to the model's evaluation file."""
     digest = measured.weights_digest(model_dir)
     doc = measured.read_results(model_dir) or {"format": measured.FORMAT, "weights_sha256": digest,
                                                "voices": {}}  # fmt: skip
     doc["judge"] = judge
     doc["support_margin_points"] = measured.SUPPORT_MARGIN
     doc["updated"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    doc["voices"].update(fresh)
-    doc["voices"] = dict(sorted(doc["voices"].items(), key=lambda kv: (_order(kv[1]["language"]), kv[0])))
+    block = doc.setdefault(key, {})
+    block.update(fresh)
+    doc[key] = dict(sorted(block.items(), key=lambda kv: (_order(kv[1]["language"]), kv[0])))
     path = Path(model_dir) / measured.EVALUATION_FILE
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -545,22 +574,90 @@ def render_section(doc: dict, model_label: str) -> str:
     return "\n".join(lines)
 
 
-def replace_section(report: str, section: str) -> str:
-    """`report` with its per-language section replaced by `section`; a report without one gets it before
-    its first "## " heading (after the introduction), or at the end."""
-    start, end = report.find(SECTION_START), report.find(SECTION_END)
+def render_confirm_section(doc: dict, model_label: str) -> str:
+    """The confirmation block's section of docs/evaluation.md: each voice's gap to its teacher on the held-out
+    sentences (which a round's pick among checkpoints read) beside its gap on the confirmation block (which
+    nothing was picked on), from the evaluation file's document."""
+    held, confirm = doc.get("voices", {}), doc.get(CONFIRM_KEY, {})
+    rows, shifts = [], []
+    for voice, c in confirm.items():
+        h = held.get(voice, {})
+        if c.get("gap") is None:
+            continue
+        picked = h.get("gap") is not None and measured.is_supported(h)
+        if picked:
+            shifts.append(c["gap"] - h["gap"])
+        rows.append(
+            f"| {CATALOG[c['language']].name} (`{c['language']}`) | `{voice}` | {c['metric'].upper()} | "
+            f"{_pair(h.get('teacher_score'), c['teacher_score'])} | {_pair(h.get('model_score'), c['model_score'])} | "
+            + ("-" if h.get("gap") is None else f"{h['gap']:+.1f}")
+            + f" | {c['gap']:+.1f} [{c['gap_ci'][0]:+.1f}, {c['gap_ci'][1]:+.1f}] | "
+            f"{status_of(h) if h else '-'} | {status_of(c)} |"
+        )  # fmt: skip
+    summary = "No voice measured on both blocks yet."
+    if shifts:
+        behind = sum(1 for x in shifts if x > 0)
+        summary = (
+            f"**On the {len(shifts)} voices supported on the held-out sentences, the gap to the teacher is "
+            f"{float(np.mean(shifts)):+.1f} points on the confirmation block against the held-out sentences "
+            f"(mean; median {float(np.median(shifts)):+.1f}; wider on {behind}, narrower or level on "
+            f"{len(shifts) - behind})**: the held-out column's optimism, if positive, and chance: 12 sentences "
+            "are a wide sample."
+        )
+    lines = [
+        CONFIRM_START,
+        "## Confirmation block",
+        "",
+        f"Model `{model_label}`, judged by {doc.get('judge', JUDGE)}. Rerun: `python -m model_server.evaluate "
+        "--languages all --confirm` (or a list such as `de,id`).",
+        "",
+        "A round picks its weights among checkpoints by the held-out sentences above, so for a voice near its "
+        f"{measured.SUPPORT_MARGIN:g}-point line the table above reads optimistically. The confirmation block is "
+        "12 more everyday sentences per language (3 with digits; `model_server/data/heldout/confirm/<code>.txt`, "
+        "never training text), scored the same way once on the weights after the pick. It decides nothing: "
+        "`/voices` follows the held-out table. Its sentences' content words may occur in the word sentences of "
+        "the training text, which the held-out sentences' do not, so if anything it reads the model kindly.",
+        "",
+        summary,
+        "",
+        "| language | voice | metric | teacher % held-out / confirm | model % held-out / confirm | gap held-out "
+        "| gap confirm [95% CI] | status held-out | status on the confirmation block alone |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+        CONFIRM_END,
+    ]
+    return "\n".join(lines)
+
+
+def _pair(held, confirm) -> str:
+    return ("-" if held is None else f"{held:.1f}") + f" / {confirm:.1f}"
+
+
+def replace_section(
+    report: str, section: str, markers: tuple[str, str] = (SECTION_START, SECTION_END)
+) -> str:
+    """`report` with its section between `markers` (default: the per-language one) replaced by `section`. A
+    report without it gets the confirmation block after its per-language section, and any other section
+    before its first "## " heading (after the introduction); else at the end."""
+    start, end = report.find(markers[0]), report.find(markers[1])
     if start >= 0 and end > start:
-        return report[:start] + section + report[end + len(SECTION_END) :]
+        return report[:start] + section + report[end + len(markers[1]) :]
+    after = report.find(SECTION_END)
+    if markers[0] == CONFIRM_START and after >= 0:
+        after += len(SECTION_END)
+        return report[:after] + "\n\n" + section + report[after:]
     first = report.find("\n## ")
     if first >= 0:
         return report[: first + 1] + section + "\n\n" + report[first + 1 :]
     return report.rstrip("\n") + "\n\n" + section + "\n"
 
 
-def existing_section(report: str) -> str | None:
-    """The per-language section of an earlier report, to carry it over when the report is rewritten."""
-    start, end = report.find(SECTION_START), report.find(SECTION_END)
-    return report[start : end + len(SECTION_END)] if start >= 0 and end > start else None
+def existing_section(report: str, markers: tuple[str, str] = (SECTION_START, SECTION_END)) -> str | None:
+    """The section between `markers` (default: the per-language one) of an earlier report, to carry it over
+    when the report is rewritten."""
+    start, end = report.find(markers[0]), report.find(markers[1])
+    return report[start : end + len(markers[1])] if start >= 0 and end > start else None
 
 
 def run(args) -> int:
@@ -570,14 +667,16 @@ def run(args) -> int:
     from model_server.model.runtime import SpeechRuntime
 
     torch.set_num_threads(args.threads)
-    codes = language_codes(args.languages)
+    confirm = getattr(args, "confirm", False)
+    codes = language_codes(args.languages, confirm)
     rt = SpeechRuntime.load(args.model, vocoder_choice=args.vocoder)
     ev.ensure_eval_deps()
     asr = ev.WhisperJudge(threads=args.judge_threads)
     mos = None if args.no_mos else ev.MosJudge()
     cache = TranscriptCache(TRANSCRIPT_CACHE)
-    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir, cache=cache, mos=mos,
-                       on_language=lambda done: merge_results(Path(args.model), done, judge=JUDGE))  # fmt: skip
+    key = CONFIRM_KEY if confirm else "voices"
+    evaluate_languages(rt, asr, codes, args.limit, args.wav_dir, cache=cache, mos=mos, confirm=confirm,
+                       on_language=lambda done: merge_results(Path(args.model), done, JUDGE, key))  # fmt: skip
     doc = measured.read_results(args.model)
     model_label = Path(args.model).resolve()
     try:
@@ -589,8 +688,12 @@ def run(args) -> int:
         if args.report.is_file()
         else "# Evaluation of the shipped model\n"
     )
+    if confirm:
+        section, markers = render_confirm_section(doc, str(model_label)), (CONFIRM_START, CONFIRM_END)
+    else:
+        section, markers = render_section(doc, str(model_label)), (SECTION_START, SECTION_END)
     args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(replace_section(old, render_section(doc, str(model_label))), encoding="utf-8")
+    args.report.write_text(replace_section(old, section, markers), encoding="utf-8")
     print(f"wrote {Path(args.model) / measured.EVALUATION_FILE} and {args.report}")
     return 0
 

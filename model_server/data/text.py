@@ -19,6 +19,8 @@ from pathlib import Path
 
 HELDOUT_PATH = Path(__file__).with_name("heldout_en.txt")
 HELDOUT_DIR = Path(__file__).with_name("heldout")  # <code>.txt: the other languages' held-out sentences
+# <code>.txt: a second block, judged once after a round's pick among checkpoints (which reads the first block)
+CONFIRM_DIR = HELDOUT_DIR / "confirm"
 LANGUAGES = ("en", "es", "de", "fr")
 
 
@@ -36,6 +38,15 @@ def read_sentences(path: Path) -> list[str]:
 def load_heldout(path: Path | None = None) -> set[str]:
     """Canonical keys of the held-out sentences (`HELDOUT_PATH`, read at call time; '#' lines are comments)."""
     return {canonical(s) for s in read_sentences(path or HELDOUT_PATH)}
+
+
+def confirm_keys(language: str) -> set[str]:
+    """Canonical keys of `language`'s confirmation sentences (`CONFIRM_DIR/<code>.txt`; none without one).
+
+    Training text skips them as it skips the held-out sentences. Only whole sentences: their words stay in the
+    word sentences' draw (`text_words`), since banning them would redraw every dataset's text for its seed."""
+    path = CONFIRM_DIR / f"{language}.txt"
+    return {canonical(s) for s in read_sentences(path)} if path.is_file() else set()
 
 
 def _w(s: str) -> list[str]:
@@ -612,7 +623,8 @@ def generate_sentences(
 ) -> list[str]:
     """`count` distinct sentences for `language`, deterministic for a given seed.
 
-    Held-out evaluation sentences (and anything in `exclude`, compared with `canonical`) are skipped.
+    Held-out evaluation sentences, confirmation sentences (`confirm_keys`) and anything in `exclude` (compared
+    with `canonical`) are skipped.
     `word_share`: the fraction drawn from the language's everyday words (`text_words`) rather than its grammar
     or CLDR phrases, mixed in a seeded order; English keeps its grammar only (its voices already speak as their
     teachers do), as does a language without a word list.
@@ -620,6 +632,8 @@ def generate_sentences(
     if not 0.0 <= word_share <= 1.0:
         raise ValueError(f"word_share must be within [0, 1], got {word_share!r}")
     from model_server.data import text_words
+
+    exclude = set(exclude or ()) | confirm_keys(language)
 
     use_words = word_share > 0 and language != "en" and text_words.has_vocabulary(language)
     n_words = round(count * word_share) if use_words else 0  # wordfreq is imported only where words are drawn

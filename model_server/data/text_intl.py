@@ -16,7 +16,8 @@ reading, `normalize_intl`), as they reach the model.
 Held-out sentences (`heldout_sentences`) are natural everyday voice-agent speech instead, so that a speech
 recognizer can judge them: `data/heldout/<code>.txt`, 12 sentences per language (3 with a number in
 digits) written for this project (its license) and not reviewed by native speakers. `generate_sentences`
-never produces one of them (compared with `text.canonical`).
+never produces one of them (compared with `text.canonical`), nor (through `text.generate_sentences`) one of a
+language's confirmation sentences (`confirm_sentences`).
 """
 
 from __future__ import annotations
@@ -31,10 +32,10 @@ from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 from babel.units import UnknownUnitError, format_unit
 
-from model_server.data.text import HELDOUT_DIR, canonical, read_sentences
+from model_server.data.text import CONFIRM_DIR, HELDOUT_DIR, canonical, read_sentences
 from model_server.frontend.languages import CATALOG
 
-__all__ = ["generate_sentences", "heldout_sentences"]
+__all__ = ["confirm_languages", "confirm_sentences", "generate_sentences", "heldout_sentences"]
 
 _UNITS = ("length-kilometer", "length-meter", "mass-kilogram", "volume-liter", "duration-minute",
           "duration-hour", "duration-day", "temperature-celsius", "digital-gigabyte", "speed-kilometer-per-hour")  # fmt: skip
@@ -145,6 +146,25 @@ def heldout_sentences(language: str) -> tuple[str, ...]:
     if not path.is_file():
         raise FileNotFoundError(f"no held-out sentences for language {language!r}: {path} is missing")
     return tuple(read_sentences(path))
+
+
+def confirm_sentences(language: str) -> tuple[str, ...]:
+    """The confirmation block of `language` (`CONFIRM_DIR/<code>.txt`): 12 more everyday sentences, never
+    training text, judged once after a round has picked its weights on the held-out sentences, to measure how
+    optimistic that pick reads them. FileNotFoundError naming the language where it has none."""
+    _locale(language)  # ValueError naming an unknown language
+    path = CONFIRM_DIR / f"{language}.txt"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no confirmation sentences for language {language!r}: {path} is missing; languages with them: "
+            f"{','.join(confirm_languages())}"
+        )
+    return tuple(read_sentences(path))
+
+
+def confirm_languages() -> list[str]:
+    """The catalog languages with a confirmation block, in catalog order."""
+    return [code for code in CATALOG if (CONFIRM_DIR / f"{code}.txt").is_file()]
 
 
 def generate_sentences(

@@ -415,3 +415,79 @@ def test_the_vocoder_column_is_left_empty_where_a_resynthesis_was_not_heard(tmp_
     cache.entries[cache.key(v, sentences[1], heard_by_vocoder)] = sentences[1]
     entry = evaluate_languages.evaluate_voice(None, judge, v, sentences, None, cache, mos)
     assert 0.0 < entry["vocoded_score"] < 100.0 and entry["sentences"] == 2
+
+
+def test_the_confirmation_block_is_its_own_sentences_languages_and_file_key(model_dir):
+    from model_server.data import text_intl
+
+    de = evaluate_languages.heldout("de", confirm=True)
+    assert de == list(text_intl.confirm_sentences("de")) and len(de) == 12
+    assert not set(de) & set(evaluate_languages.heldout("de"))
+    with pytest.raises(FileNotFoundError, match="no confirmation sentences for language 'en'"):
+        evaluate_languages.heldout("en", confirm=True)
+    assert evaluate_languages.language_codes("all", confirm=True) == text_intl.confirm_languages()
+    assert evaluate_languages.language_codes("de,id", confirm=True) == ["de", "id"]
+    with pytest.raises(
+        SystemExit, match=r"--confirm: no confirmation sentences for \['fi'\]; languages with them: es"
+    ):
+        evaluate_languages.language_codes("de,fi", confirm=True)
+    # its results sit beside the held-out ones and decide nothing: a voice within its line on the
+    # confirmation block alone is not marked supported
+    near = {"language": "it", "teacher": "t", "metric": "wer", "sentences": 12, "teacher_score": 20.0,
+            "teacher_ci": [10, 30], "model_score": 25.0, "model_ci": [15, 35], "gap": 5.0, "gap_ci": [0, 9]}  # fmt: skip
+    doc = evaluate_languages.merge_results(
+        model_dir, {"it_female_x": near}, "test", evaluate_languages.CONFIRM_KEY
+    )
+    assert doc["voices"] == {} and list(doc["confirm"]) == ["it_female_x"]
+    assert measured.voice_support(model_dir, ["it_female_x"]) == {"it_female_x": False}
+    doc = evaluate_languages.merge_results(model_dir, {"it_female_x": {**near, "model_score": 22.0}}, "test")
+    assert (
+        doc["confirm"]["it_female_x"]["model_score"] == 25.0
+        and doc["voices"]["it_female_x"]["model_score"] == 22.0
+    )
+
+
+def test_the_confirmation_section_sets_each_gap_beside_the_held_out_one(tmp_path):
+    def entry(language, teacher, model, ci=(-5.0, 15.0)):
+        return {"language": language, "teacher": "t", "metric": "wer", "sentences": 12, "teacher_score": teacher,
+                "teacher_ci": [0, 1], "model_score": model, "model_ci": [0, 1], "gap": model - teacher,
+                "gap_ci": list(ci)}  # fmt: skip
+
+    doc = {"judge": "J", "voices": {"de_a": entry("de", 28.0, 37.0), "id_b": entry("id", 22.0, 38.0),
+                                    "ru_c": entry("ru", 37.0, 43.0)},
+           "confirm": {"de_a": entry("de", 20.0, 34.0), "id_b": entry("id", 25.0, 30.0),
+                       "ru_c": entry("ru", 30.0, 34.0)}}  # fmt: skip
+    section = evaluate_languages.render_confirm_section(doc, "m")
+    # de: 9 -> 14 points behind (outside its line on this block alone); ru: 6 -> 4; id was not supported, so
+    # it is listed but not in the mean shift over the supported voices: (+5 - 2) / 2
+    assert (
+        "| German (`de`) | `de_a` | WER | 28.0 / 20.0 | 37.0 / 34.0 | +9.0 | +14.0 [-5.0, +15.0] | supported | not supported |"
+        in section
+    )
+    assert (
+        "| `id_b` | WER | 22.0 / 25.0 | 38.0 / 30.0 | +16.0 | +5.0 [-5.0, +15.0] | not supported | supported |"
+        in section
+    )
+    assert (
+        "**On the 2 voices supported on the held-out sentences, the gap to the teacher is +1.5 points"
+        in section
+    )
+    assert "wider on 1, narrower or level on 1" in section
+    # in the report after the per-language section, replaced in place, and carried over by the English run
+    main = evaluate_languages.render_section({**doc, "weights_sha256": "ab" * 32, "updated": "now"}, "m")
+    report = evaluate_languages.replace_section("# E\n\nintro\n\n## Speed\n\nfast\n", main)
+    markers = (evaluate_languages.CONFIRM_START, evaluate_languages.CONFIRM_END)
+    report = evaluate_languages.replace_section(report, section, markers)
+    assert report.index(evaluate_languages.SECTION_END) < report.index(markers[0]) < report.index("## Speed")
+    again = evaluate_languages.replace_section(report, section.replace("+14.0 [", "+13.0 ["), markers)
+    assert again.count(markers[0]) == 1 and "+13.0 [" in again and "+14.0 [" not in again
+    path = tmp_path / "evaluation.md"
+    path.write_text(again)
+    kept = evaluate.keep_language_section(path, "# E\n\nnew\n")
+    assert main in kept and section.replace("+14.0 [", "+13.0 [") in kept
+
+
+def test_confirm_without_languages_is_refused_before_anything_loads(capsys):
+    with pytest.raises(SystemExit):
+        evaluate.main(["--confirm"])
+    assert "--confirm needs --languages" in capsys.readouterr().err
