@@ -579,20 +579,22 @@ def render_confirm_section(doc: dict, model_label: str) -> str:
     sentences (which a round's pick among checkpoints read) beside its gap on the confirmation block (which
     nothing was picked on), from the evaluation file's document."""
     held, confirm = doc.get("voices", {}), doc.get(CONFIRM_KEY, {})
-    rows, shifts = [], []
+    rows, shifts, pooled_in = [], [], []
     for voice, c in confirm.items():
         h = held.get(voice, {})
         if c.get("gap") is None:
             continue
-        picked = h.get("gap") is not None and measured.is_supported(h)
-        if picked:
+        pooled = pooled_gap(h, c)
+        if h.get("gap") is not None and measured.is_supported(h):
             shifts.append(c["gap"] - h["gap"])
+            pooled_in.append(None if pooled is None else pooled <= measured.SUPPORT_MARGIN)
         rows.append(
             f"| {CATALOG[c['language']].name} (`{c['language']}`) | `{voice}` | {c['metric'].upper()} | "
             f"{_pair(h.get('teacher_score'), c['teacher_score'])} | {_pair(h.get('model_score'), c['model_score'])} | "
             + ("-" if h.get("gap") is None else f"{h['gap']:+.1f}")
             + f" | {c['gap']:+.1f} [{c['gap_ci'][0]:+.1f}, {c['gap_ci'][1]:+.1f}] | "
-            f"{status_of(h) if h else '-'} | {status_of(c)} |"
+            + ("-" if pooled is None else f"{pooled:+.1f}")
+            + f" | {status_of(h) if h else '-'} | {status_of(c)} |"
         )  # fmt: skip
     summary = "No voice measured on both blocks yet."
     if shifts:
@@ -602,7 +604,14 @@ def render_confirm_section(doc: dict, model_label: str) -> str:
             f"{float(np.mean(shifts)):+.1f} points on the confirmation block against the held-out sentences "
             f"(mean; median {float(np.median(shifts)):+.1f}; wider on {behind}, narrower or level on "
             f"{len(shifts) - behind})**: the held-out column's optimism, if positive, and chance: 12 sentences "
-            "are a wide sample."
+            f"are a wide sample. On both blocks together, {pooled_in.count(True)} of these {len(shifts)} are within "
+            f"{measured.SUPPORT_MARGIN:g} points of their teachers and {pooled_in.count(False)} are not"
+            + (
+                f"; {pooled_in.count(None)} cannot be said (the judge fails the teacher on a block)"
+                if None in pooled_in
+                else ""
+            )
+            + "."
         )
     lines = [
         CONFIRM_START,
@@ -620,14 +629,39 @@ def render_confirm_section(doc: dict, model_label: str) -> str:
         "",
         summary,
         "",
+        "The gap on both blocks weighs each block's rates by its reference words (characters for ja): one sample "
+        "of 36 sentences (`pooled_gap`).",
+        "",
         "| language | voice | metric | teacher % held-out / confirm | model % held-out / confirm | gap held-out "
-        "| gap confirm [95% CI] | status held-out | status on the confirmation block alone |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| gap confirm [95% CI] | gap, both blocks | status held-out | status on the confirmation block alone |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
         "",
         CONFIRM_END,
     ]
     return "\n".join(lines)
+
+
+def pooled_gap(held: dict, confirm: dict) -> float | None:
+    """The model's gap to its teacher on the held-out sentences and the confirmation block as one sample: each
+    block's rates weighted by its reference units (words, or characters where the language writes no spaces),
+    which the two blocks' entries imply exactly. None where either block lacks a gap, was scored on fewer
+    sentences than it has (`--limit`, a sentence the teacher failed on), or the judge fails the teacher on
+    either (above its ceiling a gap compares nothing)."""
+    if held.get("gap") is None or confirm.get("gap") is None:
+        return None
+    if max(held["teacher_score"], confirm["teacher_score"]) > measured.JUDGE_CEILING:
+        return None
+    language = confirm["language"]
+    blocks = [(held, heldout(language)), (confirm, heldout(language, confirm=True))]
+    if any(e["sentences"] != len(s) or e.get("teacher_failed") for e, s in blocks):
+        return None
+    units = [sum(len(score_units(x, language)) for x in s) for _, s in blocks]
+
+    def rate(key: str) -> float:
+        return sum(e[key] * u for (e, _), u in zip(blocks, units, strict=True)) / sum(units)
+
+    return rate("model_score") - rate("teacher_score")
 
 
 def _pair(held, confirm) -> str:

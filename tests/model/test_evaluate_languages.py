@@ -448,31 +448,54 @@ def test_the_confirmation_block_is_its_own_sentences_languages_and_file_key(mode
 
 
 def test_the_confirmation_section_sets_each_gap_beside_the_held_out_one(tmp_path):
-    def entry(language, teacher, model, ci=(-5.0, 15.0)):
-        return {"language": language, "teacher": "t", "metric": "wer", "sentences": 12, "teacher_score": teacher,
+    def entry(language, teacher, model, n, ci=(-5.0, 15.0)):
+        return {"language": language, "teacher": "t", "metric": "wer", "sentences": n, "teacher_score": teacher,
                 "teacher_ci": [0, 1], "model_score": model, "model_ci": [0, 1], "gap": model - teacher,
                 "gap_ci": list(ci)}  # fmt: skip
 
-    doc = {"judge": "J", "voices": {"de_a": entry("de", 28.0, 37.0), "id_b": entry("id", 22.0, 38.0),
-                                    "ru_c": entry("ru", 37.0, 43.0)},
-           "confirm": {"de_a": entry("de", 20.0, 34.0), "id_b": entry("id", 25.0, 30.0),
-                       "ru_c": entry("ru", 30.0, 34.0)}}  # fmt: skip
+    held = {
+        "de_a": entry("de", 28.0, 37.0, 24),
+        "id_b": entry("id", 22.0, 38.0, 24),
+        "ru_c": entry("ru", 37.0, 43.0, 5),
+    }
+    confirm = {
+        "de_a": entry("de", 20.0, 34.0, 12),
+        "id_b": entry("id", 25.0, 30.0, 12),
+        "ru_c": entry("ru", 30.0, 34.0, 12),
+    }
+    doc = {"judge": "J", "voices": held, "confirm": confirm}
+    # both blocks as one sample: between the two gaps, nearer the held-out one (24 sentences against 12)
+    both = evaluate_languages.pooled_gap(held["de_a"], confirm["de_a"])
+    assert 9.0 < both < 11.5
+    assert evaluate_languages.pooled_gap(
+        held["de_a"], {**confirm["de_a"], "model_score": 29.0}
+    ) == pytest.approx(9.0)
+    assert (
+        evaluate_languages.pooled_gap(held["ru_c"], confirm["ru_c"]) is None
+    )  # held-out scored on 5 of 24 (--limit)
+    assert (
+        evaluate_languages.pooled_gap(held["de_a"], {**confirm["de_a"], "teacher_score": 60.0}) is None
+    )  # ceiling
     section = evaluate_languages.render_confirm_section(doc, "m")
     # de: 9 -> 14 points behind (outside its line on this block alone); ru: 6 -> 4; id was not supported, so
     # it is listed but not in the mean shift over the supported voices: (+5 - 2) / 2
     assert (
-        "| German (`de`) | `de_a` | WER | 28.0 / 20.0 | 37.0 / 34.0 | +9.0 | +14.0 [-5.0, +15.0] | supported | not supported |"
-        in section
+        "| German (`de`) | `de_a` | WER | 28.0 / 20.0 | 37.0 / 34.0 | +9.0 | +14.0 [-5.0, +15.0] | "
+        f"{both:+.1f} | supported | not supported |" in section
     )
+    assert "| `id_b` | WER | 22.0 / 25.0 | 38.0 / 30.0 | +16.0 | +5.0 [-5.0, +15.0] | " in section
     assert (
-        "| `id_b` | WER | 22.0 / 25.0 | 38.0 / 30.0 | +16.0 | +5.0 [-5.0, +15.0] | not supported | supported |"
-        in section
+        "| `ru_c` | WER | 37.0 / 30.0 | 43.0 / 34.0 | +6.0 | +4.0 [-5.0, +15.0] | - | supported |" in section
     )
     assert (
         "**On the 2 voices supported on the held-out sentences, the gap to the teacher is +1.5 points"
         in section
     )
     assert "wider on 1, narrower or level on 1" in section
+    assert (
+        "On both blocks together, 0 of these 2 are within 10 points of their teachers and 1 are not; 1 cannot"
+        in section
+    )
     # in the report after the per-language section, replaced in place, and carried over by the English run
     main = evaluate_languages.render_section({**doc, "weights_sha256": "ab" * 32, "updated": "now"}, "m")
     report = evaluate_languages.replace_section("# E\n\nintro\n\n## Speed\n\nfast\n", main)
