@@ -54,6 +54,7 @@ __all__ = [
     "heldout",
     "language_codes",
     "merge_results",
+    "pooled_gap",
     "render_confirm_section",
     "render_section",
     "replace_section",
@@ -62,6 +63,7 @@ __all__ = [
     "summary_line",
     "teacher_transcripts",
     "unit_errors",
+    "write_report",
 ]
 
 SECTION_START = "<!-- per-language intelligibility: start (python -m model_server.evaluate --languages) -->"
@@ -617,8 +619,9 @@ def render_confirm_section(doc: dict, model_label: str) -> str:
         CONFIRM_START,
         "## Confirmation block",
         "",
-        f"Model `{model_label}`, judged by {doc.get('judge', JUDGE)}. Rerun: `python -m model_server.evaluate "
-        "--languages all --confirm` (or a list such as `de,id`).",
+        f"Model `{model_label}` (weights SHA-256 `{doc.get('weights_sha256', '')[:12]}...`), judged by "
+        f"{doc.get('judge', JUDGE)}. Rerun: `python -m model_server.evaluate --languages all --confirm` (or a list "
+        "such as `de,id`).",
         "",
         "A round picks its weights among checkpoints by the held-out sentences above, so for a voice near its "
         f"{measured.SUPPORT_MARGIN:g}-point line the table above reads optimistically. The confirmation block is "
@@ -717,19 +720,23 @@ def run(args) -> int:
         model_label = model_label.relative_to(Path.cwd())
     except ValueError:
         pass
-    old = (
-        args.report.read_text(encoding="utf-8")
-        if args.report.is_file()
-        else "# Evaluation of the shipped model\n"
-    )
-    if confirm:
-        section, markers = render_confirm_section(doc, str(model_label)), (CONFIRM_START, CONFIRM_END)
-    else:
-        section, markers = render_section(doc, str(model_label)), (SECTION_START, SECTION_END)
-    args.report.parent.mkdir(parents=True, exist_ok=True)
-    args.report.write_text(replace_section(old, section, markers), encoding="utf-8")
+    write_report(args.report, doc, str(model_label), confirm)
     print(f"wrote {Path(args.model) / measured.EVALUATION_FILE} and {args.report}")
     return 0
+
+
+def write_report(path: Path, doc: dict, model_label: str, confirm: bool = False) -> None:
+    """The report at `path` with this run's section rendered from the evaluation file's `doc`: the per-language
+    one, or (`confirm`) the confirmation block's. A held-out run renders the confirmation section again too
+    where the report or the weights have one, so that its held-out columns and its weights are the table's."""
+    report = path.read_text(encoding="utf-8") if path.is_file() else "# Evaluation of the shipped model\n"
+    confirm_markers = (CONFIRM_START, CONFIRM_END)
+    if not confirm:
+        report = replace_section(report, render_section(doc, model_label))
+    if confirm or doc.get(CONFIRM_KEY) or existing_section(report, confirm_markers):
+        report = replace_section(report, render_confirm_section(doc, model_label), confirm_markers)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report, encoding="utf-8")
 
 
 JUDGE = (

@@ -514,3 +514,43 @@ def test_confirm_without_languages_is_refused_before_anything_loads(capsys):
     with pytest.raises(SystemExit):
         evaluate.main(["--confirm"])
     assert "--confirm needs --languages" in capsys.readouterr().err
+
+
+def test_a_held_out_run_renders_the_confirmation_section_again_for_its_weights(tmp_path):
+    def entry(teacher, model, n):
+        return {"language": "de", "teacher": "t", "metric": "wer", "sentences": n, "teacher_score": teacher,
+                "teacher_ci": [0, 1], "model_score": model, "model_ci": [0, 1], "gap": model - teacher,
+                "gap_ci": [0, 1]}  # fmt: skip
+
+    path = tmp_path / "evaluation.md"
+    old = {"judge": "J", "weights_sha256": "aa" * 32, "updated": "then",
+           "voices": {"de_a": entry(28.0, 37.0, 24)}, "confirm": {"de_a": entry(20.0, 34.0, 12)}}  # fmt: skip
+    evaluate_languages.write_report(path, old, "m")
+    evaluate_languages.write_report(path, old, "m", confirm=True)
+    assert "| +9.0 | +14.0 [+0.0, +1.0] |" in path.read_text() and "`aaaaaaaaaaaa...`" in path.read_text()
+    # the same weights measured again on the held-out sentences: the confirmation rows follow the new gap
+    again = {**old, "voices": {"de_a": entry(28.0, 36.0, 24)}}
+    evaluate_languages.write_report(path, again, "m")
+    assert "| +8.0 | +14.0 [+0.0, +1.0] |" in path.read_text()
+    # new weights: their evaluation file has no confirmation block yet, so neither has the section
+    new = {
+        "judge": "J",
+        "weights_sha256": "bb" * 32,
+        "updated": "now",
+        "voices": {"de_a": entry(28.0, 30.0, 24)},
+    }
+    evaluate_languages.write_report(path, new, "m")
+    text = path.read_text()
+    assert (
+        "No voice measured on both blocks yet." in text
+        and "+14.0 [" not in text
+        and "`bbbbbbbbbbbb...`" in text
+    )
+    assert (
+        text.count(evaluate_languages.CONFIRM_START) == 1
+        and text.count(evaluate_languages.SECTION_START) == 1
+    )
+    # and a report that never had one does not get an empty one
+    fresh = tmp_path / "candidate.md"
+    evaluate_languages.write_report(fresh, new, "m")
+    assert evaluate_languages.CONFIRM_START not in fresh.read_text()
