@@ -451,7 +451,9 @@ def merge_results(model_dir: Path, fresh: dict, judge: str, key: str = "voices")
                                                "voices": {}}  # fmt: skip
     doc["judge"] = judge
     doc["support_margin_points"] = measured.SUPPORT_MARGIN
-    doc["updated"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # each block its own stamp: the per-language section shows when its table was measured
+    stamp = "updated" if key == "voices" else f"{key}_updated"
+    doc[stamp] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     block = doc.setdefault(key, {})
     block.update(fresh)
     doc[key] = dict(sorted(block.items(), key=lambda kv: (_order(kv[1]["language"]), kv[0])))
@@ -620,7 +622,7 @@ def render_confirm_section(doc: dict, model_label: str) -> str:
         "## Confirmation block",
         "",
         f"Model `{model_label}` (weights SHA-256 `{doc.get('weights_sha256', '')[:12]}...`), judged by "
-        f"{doc.get('judge', JUDGE)}. Rerun: `python -m model_server.evaluate --languages all --confirm` (or a list "
+        f"{doc.get('judge', JUDGE)}; measured {doc.get(CONFIRM_KEY + '_updated', '-')}. Rerun: `python -m model_server.evaluate --languages all --confirm` (or a list "
         "such as `de,id`).",
         "",
         "A round picks its weights among checkpoints by the held-out sentences above, so for a voice near its "

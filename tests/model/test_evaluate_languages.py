@@ -439,12 +439,15 @@ def test_the_confirmation_block_is_its_own_sentences_languages_and_file_key(mode
         model_dir, {"it_female_x": near}, "test", evaluate_languages.CONFIRM_KEY
     )
     assert doc["voices"] == {} and list(doc["confirm"]) == ["it_female_x"]
+    stamp = doc["confirm_updated"]
+    assert "updated" not in doc  # the held-out table's stamp is the held-out runs' own
     assert measured.voice_support(model_dir, ["it_female_x"]) == {"it_female_x": False}
     doc = evaluate_languages.merge_results(model_dir, {"it_female_x": {**near, "model_score": 22.0}}, "test")
     assert (
         doc["confirm"]["it_female_x"]["model_score"] == 25.0
         and doc["voices"]["it_female_x"]["model_score"] == 22.0
     )
+    assert doc["confirm_updated"] == stamp and doc["updated"] >= stamp
 
 
 def test_the_confirmation_section_sets_each_gap_beside_the_held_out_one(tmp_path):
