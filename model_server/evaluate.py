@@ -561,10 +561,7 @@ def keep_language_section(path: Path, report: str) -> str:
     from model_server import evaluate_languages
 
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    for markers in (
-        (evaluate_languages.SECTION_START, evaluate_languages.SECTION_END),
-        (evaluate_languages.CONFIRM_START, evaluate_languages.CONFIRM_END),
-    ):
+    for markers in (evaluate_languages.SECTION_MARKERS, evaluate_languages.CONFIRM_MARKERS):
         section = evaluate_languages.existing_section(old, markers)
         report = evaluate_languages.replace_section(report, section, markers) if section else report
     at = old.find(NOTES_MARKER)

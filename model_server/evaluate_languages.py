@@ -45,8 +45,10 @@ from model_server.model.checkpoint import DEFAULT_POSTFILTER
 
 __all__ = [
     "CONFIRM_END",
+    "CONFIRM_MARKERS",
     "CONFIRM_START",
     "SECTION_END",
+    "SECTION_MARKERS",
     "SECTION_START",
     "TranscriptCache",
     "VoiceUnderTest",
@@ -72,6 +74,7 @@ CONFIRM_START = (
     "<!-- confirmation block: start (python -m model_server.evaluate --languages all --confirm) -->"
 )
 CONFIRM_END = "<!-- confirmation block: end -->"
+SECTION_MARKERS, CONFIRM_MARKERS = (SECTION_START, SECTION_END), (CONFIRM_START, CONFIRM_END)
 CONFIRM_KEY = "confirm"  # the evaluation file's key for the confirmation block's entries (beside "voices")
 _DIGITS = re.compile(r"\d+")
 _HIRAGANA = {c: c + 0x60 for c in range(0x3041, 0x3097)}  # hiragana -> katakana (same sound)
@@ -658,24 +661,30 @@ def pooled_gap(held: dict, confirm: dict) -> float | None:
     if max(held["teacher_score"], confirm["teacher_score"]) > measured.JUDGE_CEILING:
         return None
     language = confirm["language"]
-    blocks = [(held, heldout(language)), (confirm, heldout(language, confirm=True))]
-    if any(e["sentences"] != len(s) or e.get("teacher_failed") for e, s in blocks):
+    blocks = [(held, _block_size(language, False)), (confirm, _block_size(language, True))]
+    if any(e["sentences"] != n or e.get("teacher_failed") for e, (n, _) in blocks):
         return None
-    units = [sum(len(score_units(x, language)) for x in s) for _, s in blocks]
+    units = sum(u for _, (_, u) in blocks)
 
     def rate(key: str) -> float:
-        return sum(e[key] * u for (e, _), u in zip(blocks, units, strict=True)) / sum(units)
+        return sum(e[key] * u for e, (_, u) in blocks) / units
 
     return rate("model_score") - rate("teacher_score")
+
+
+@functools.cache
+def _block_size(language: str, confirm: bool) -> tuple[int, int]:
+    """(sentences, reference units) of a language's held-out or confirmation block: the same for every voice in
+    it, so the normalizer reads each block once per process."""
+    sentences = heldout(language, confirm=confirm)
+    return len(sentences), sum(len(score_units(s, language)) for s in sentences)
 
 
 def _pair(held, confirm) -> str:
     return ("-" if held is None else f"{held:.1f}") + f" / {confirm:.1f}"
 
 
-def replace_section(
-    report: str, section: str, markers: tuple[str, str] = (SECTION_START, SECTION_END)
-) -> str:
+def replace_section(report: str, section: str, markers: tuple[str, str] = SECTION_MARKERS) -> str:
     """`report` with its section between `markers` (default: the per-language one) replaced by `section`. A
     report without it gets the confirmation block after its per-language section, and any other section
     before its first "## " heading (after the introduction); else at the end."""
@@ -683,7 +692,7 @@ def replace_section(
     if start >= 0 and end > start:
         return report[:start] + section + report[end + len(markers[1]) :]
     after = report.find(SECTION_END)
-    if markers[0] == CONFIRM_START and after >= 0:
+    if markers == CONFIRM_MARKERS and after >= 0:
         after += len(SECTION_END)
         return report[:after] + "\n\n" + section + report[after:]
     first = report.find("\n## ")
@@ -692,7 +701,7 @@ def replace_section(
     return report.rstrip("\n") + "\n\n" + section + "\n"
 
 
-def existing_section(report: str, markers: tuple[str, str] = (SECTION_START, SECTION_END)) -> str | None:
+def existing_section(report: str, markers: tuple[str, str] = SECTION_MARKERS) -> str | None:
     """The section between `markers` (default: the per-language one) of an earlier report, to carry it over
     when the report is rewritten."""
     start, end = report.find(markers[0]), report.find(markers[1])
@@ -732,11 +741,10 @@ def write_report(path: Path, doc: dict, model_label: str, confirm: bool = False)
     one, or (`confirm`) the confirmation block's. A held-out run renders the confirmation section again too
     where the report or the weights have one, so that its held-out columns and its weights are the table's."""
     report = path.read_text(encoding="utf-8") if path.is_file() else "# Evaluation of the shipped model\n"
-    confirm_markers = (CONFIRM_START, CONFIRM_END)
     if not confirm:
         report = replace_section(report, render_section(doc, model_label))
-    if confirm or doc.get(CONFIRM_KEY) or existing_section(report, confirm_markers):
-        report = replace_section(report, render_confirm_section(doc, model_label), confirm_markers)
+    if confirm or doc.get(CONFIRM_KEY) or existing_section(report, CONFIRM_MARKERS):
+        report = replace_section(report, render_confirm_section(doc, model_label), CONFIRM_MARKERS)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(report, encoding="utf-8")
 

@@ -57,6 +57,29 @@ def sentences(code: str) -> list[str]:
     return read_sentences(HELDOUT_DIR / f"{code}.txt")
 
 
+def assert_everyday_length(code: str, s: str) -> None:
+    assert s == unicodedata.normalize("NFC", s), s
+    if CATALOG[code].spaces:
+        assert 6 <= len(s.split()) <= 14, s
+    else:  # zh, ja, th: letters and digits, not counting combining vowel and tone marks
+        assert 8 <= sum(unicodedata.category(ch)[0] in "LN" for ch in s) <= 25, s
+
+
+def assert_in_script(code: str, s: str) -> None:
+    prefixes = SCRIPTS.get(code, ("LATIN",))
+    least = 0.9 if code in SCRIPTS else 1.0  # a non-Latin sentence may hold a loanword or unit in Latin
+    letters = [ch for ch in s if ch.isalpha()]
+    in_script = [ch for ch in letters if unicodedata.name(ch, "").startswith(prefixes)]
+    assert letters and len(in_script) >= least * len(letters), (s, set(letters) - set(in_script))
+
+
+def assert_spoken_in_the_shipped_inventory(fe: Frontend, s: str) -> None:
+    units = fe.text_to_units(s)
+    words = [u for u in units if u.kind == "word"]
+    assert words and all(u.symbols for u in words), s  # no word spoken as nothing
+    assert set(units_to_symbols(units)) <= SHIPPED_SYMBOLS, s
+
+
 def test_every_language_but_english_has_a_file_and_nothing_else_does():
     assert sorted(p.stem for p in HELDOUT_DIR.glob("*.txt")) == sorted(CODES)
     with pytest.raises(FileNotFoundError, match=r"no held-out sentences for language 'en'"):
@@ -75,31 +98,20 @@ def test_twelve_or_twentyfour_distinct_everyday_sentences_a_quarter_with_digits(
     for block in (held[:12], held[12:]):  # each 12 as the first: `--limit 12` scores the first block alone
         assert sum(any(ch.isdigit() for ch in s) for s in block) == len(block) // 4
     for s in held:
-        assert s == unicodedata.normalize("NFC", s), s
-        if CATALOG[code].spaces:
-            assert 6 <= len(s.split()) <= 14, s
-        else:  # zh, ja, th: letters and digits, not counting combining vowel and tone marks
-            assert 8 <= sum(unicodedata.category(ch)[0] in "LN" for ch in s) <= 25, s
+        assert_everyday_length(code, s)
 
 
 @pytest.mark.parametrize("code", CODES)
 def test_sentences_are_in_the_language_script(code):
-    prefixes = SCRIPTS.get(code, ("LATIN",))
-    least = 0.9 if code in SCRIPTS else 1.0  # a non-Latin sentence may hold a loanword or unit in Latin
     for s in sentences(code):
-        letters = [ch for ch in s if ch.isalpha()]
-        in_script = [ch for ch in letters if unicodedata.name(ch, "").startswith(prefixes)]
-        assert letters and len(in_script) >= least * len(letters), (s, set(letters) - set(in_script))
+        assert_in_script(code, s)
 
 
 @pytest.mark.parametrize("code", CODES)
 def test_the_frontend_speaks_every_sentence_in_the_shipped_inventory(code):
     fe = Frontend(code)  # what the server's planner and the data pipeline use
     for s in sentences(code):
-        units = fe.text_to_units(s)
-        words = [u for u in units if u.kind == "word"]
-        assert words and all(u.symbols for u in words), s  # no word spoken as nothing
-        assert set(units_to_symbols(units)) <= SHIPPED_SYMBOLS, s
+        assert_spoken_in_the_shipped_inventory(fe, s)
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -135,20 +147,10 @@ def test_confirmation_sentences_are_twelve_everyday_ones_spoken_in_the_shipped_i
     assert all(line.startswith("#") for line in header) and "not reviewed by a native speaker" in header[1]
     assert not {canonical(s) for s in block} & {canonical(s) for s in sentences(code)}  # not the first block
     fe = Frontend(code)
-    prefixes = SCRIPTS.get(code, ("LATIN",))
     for s in block:
-        assert s == unicodedata.normalize("NFC", s), s
-        if CATALOG[code].spaces:
-            assert 6 <= len(s.split()) <= 14, s
-        else:
-            assert 8 <= sum(unicodedata.category(ch)[0] in "LN" for ch in s) <= 25, s
-        letters = [ch for ch in s if ch.isalpha()]
-        in_script = [ch for ch in letters if unicodedata.name(ch, "").startswith(prefixes)]
-        assert len(in_script) >= (0.9 if code in SCRIPTS else 1.0) * len(letters), s
-        units = fe.text_to_units(s)
-        words = [u for u in units if u.kind == "word"]
-        assert words and all(u.symbols for u in words), s
-        assert set(units_to_symbols(units)) <= SHIPPED_SYMBOLS, s
+        assert_everyday_length(code, s)
+        assert_in_script(code, s)
+        assert_spoken_in_the_shipped_inventory(fe, s)
     assert confirm_keys(code) == {canonical(s) for s in block}
 
 
